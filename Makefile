@@ -1,0 +1,34 @@
+# Set-up and everyday commands. `make run` and `make test` build the virtual environment
+# on first use, so a fresh machine needs nothing else.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: venv run test lint bench dist dist-test clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+run: venv
+	$(BIN)/drr
+
+test: venv
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+
+lint: venv
+	$(BIN)/ruff check engine hardware gui resources tests
+	$(BIN)/ruff format --check engine hardware gui resources tests
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+bench: venv
+	QT_QPA_PLATFORM=offscreen $(BIN)/drr bench
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

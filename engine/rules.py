@@ -1,0 +1,392 @@
+"""The Rules Submission (§ 601a.2): one TOML file of the operator's approved game options.
+
+`load_rules(path)` reads and validates it against § 617b.12; every violation names its key
+path and the clause it breaks. Values are exact (Fraction for odds, Decimal for money).
+Schema 1 is documented in docs/rules-submission.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from engine.bets import Bet, BetKind
+from engine.errors import RulesError
+
+SCHEMA = 1
+LUCKY_COUNTS_ALLOWED = (1, 3, 5, 10)  # § 617b.12(e)
+LUCKY_ODDS_MIN, LUCKY_ODDS_MAX = Fraction(49), Fraction(499)  # § 617b.12(f), straight up
+BONUS_MIN, BONUS_MAX = Fraction(29), Fraction(4999)  # § 617b.12(l), straight up
+BONUS_ROUNDS = 6  # § 617b.12(h)
+BOXES_PER_ROUND = 5
+MULTIPLIER_BOXES = (5, 4, 3, 2, 2, 1)  # § 617b.12(h)(1)-(5)
+CASH_OUT_FROM_ROUND = 3  # § 617b.12(j): "following round 2"
+RANDOM_PICK_ROUNDS = (1, 2)  # § 617b.12(i)(1)
+
+# § 617b.12(f) and (l) ranges for an n-number inside wager, as "to 1" odds.
+LUCKY_RANGE_BY_SIZE = {n: (Fraction(49, n), Fraction(499, n)) for n in (1, 2, 3, 4, 6)}
+BONUS_RANGE_BY_SIZE = {
+    1: (Fraction(29), Fraction(4999)),
+    2: (Fraction(14), Fraction(4999, 2)),
+    3: (Fraction(9), Fraction(4999, 3)),
+    4: (Fraction(13, 2), Fraction(4999, 4)),
+    6: (Fraction(4), Fraction(4999, 6)),
+}
+
+PAYOUT_KEYS = ("straight", "split", "street", "corner", "six_line", "even_money", "dozen", "column")
+_PAYOUT_KEY_OF_KIND = {
+    BetKind.STRAIGHT: "straight",
+    BetKind.SPLIT: "split",
+    BetKind.STREET: "street",
+    BetKind.TRIO: "street",
+    BetKind.CORNER: "corner",
+    BetKind.FIRST_FOUR: "corner",
+    BetKind.SIX_LINE: "six_line",
+    BetKind.RED: "even_money",
+    BetKind.BLACK: "even_money",
+    BetKind.ODD: "even_money",
+    BetKind.EVEN: "even_money",
+    BetKind.LOW: "even_money",
+    BetKind.HIGH: "even_money",
+    BetKind.DOZEN: "dozen",
+    BetKind.COLUMN: "column",
+}
+
+_ALLOWED_KEYS: dict[str, set[str] | None] = {
+    "": {"schema", "name", "description", "payouts", "wagers", "lucky", "bonus", "limits"},
+    "payouts": set(PAYOUT_KEYS),
+    "wagers": {"trios", "first_four", "unit", "rounding"},
+    "lucky": {"counts", "odds"},
+    "bonus": {"timer_seconds", "rounds"},
+    "limits": {"minimum", "maximum_inside", "maximum_outside", "maximum_per_player"},
+}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Table limits per wager and per player and round (None = no limit)."""
+
+    minimum: Decimal | None = None
+    maximum_inside: Decimal | None = None
+    maximum_outside: Decimal | None = None
+    maximum_per_player: Decimal | None = None
+
+
+@dataclass(frozen=True)
+class RulesSubmission:
+    """A validated Rules Submission. Build it with `load_rules` or `parse_rules`."""
+
+    name: str
+    base_odds: Mapping[str, Fraction]  # PAYOUT_KEYS -> "N to 1"
+    trios: bool
+    first_four: bool
+    unit: Decimal
+    rounding: Decimal
+    lucky_counts: Mapping[int, int]  # k -> weight
+    lucky_odds: Mapping[Fraction, int]  # straight-up X -> weight
+    bonus_timer_seconds: int
+    bonus_rounds: tuple[Mapping[Fraction, int], ...]  # six tables: multiplier -> weight
+    limits: Limits
+    sha256: str  # identity of the exact text that was loaded
+    description: str = ""
+
+    def base_payout(self, bet: Bet) -> Fraction:
+        """The base "N to 1" odds of a bet (neither Lucky nor Bonus)."""
+        return self.base_odds[_PAYOUT_KEY_OF_KIND[bet.kind]]
+
+    @property
+    def max_bonus(self) -> Fraction:
+        """Largest possible bonus-game outcome: the sum of each round's largest multiplier."""
+        return sum((max(t) for t in self.bonus_rounds), Fraction(0))
+
+
+@dataclass(frozen=True)
+class Violation:
+    key: str
+    clause: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.message} ({self.clause})"
+
+
+def load_rules(path: str | Path) -> RulesSubmission:
+    """Read and validate a Rules Submission file; RulesError lists every violation."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise RulesError(f"{p}: cannot read the Rules Submission: {exc.strerror or exc}") from None
+    return parse_rules(raw, source=str(p))
+
+
+def default_rules_path() -> Path:
+    from resources import resource_path
+
+    return resource_path("rules", "default.toml")
+
+
+def load_default_rules() -> RulesSubmission:
+    return load_rules(default_rules_path())
+
+
+def parse_rules(raw: bytes, source: str = "<rules>") -> RulesSubmission:
+    try:
+        doc = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise RulesError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesError(f"{source}: not valid TOML: {exc}") from None
+    violations, rules = _validate(doc, hashlib.sha256(raw).hexdigest())
+    if violations or rules is None:
+        lines = [str(v) for v in violations]
+        raise RulesError(
+            f"{source}: {len(lines)} violation(s) of § 617b.12:\n  " + "\n  ".join(lines), violations=lines
+        )
+    return rules
+
+
+def check_rules_file(path: str | Path) -> tuple[RulesSubmission | None, list[str]]:
+    """(rules, []) when valid, (None, messages) otherwise: never raises for a bad file."""
+    try:
+        return load_rules(path), []
+    except RulesError as exc:
+        return None, exc.violations or [exc.message]
+
+
+# --- validation -----------------------------------------------------------------------------
+
+
+class _Checker:
+    def __init__(self) -> None:
+        self.violations: list[Violation] = []
+
+    def bad(self, key: str, clause: str, message: str) -> None:
+        self.violations.append(Violation(key, clause, message))
+
+    def table(self, doc: Mapping[str, Any], key: str, clause: str) -> Mapping[str, Any]:
+        value = doc.get(key)
+        if value is None:
+            self.bad(key, clause, "missing table")
+            return {}
+        if not isinstance(value, Mapping):
+            self.bad(key, clause, "must be a table")
+            return {}
+        return value
+
+    def number(self, value: Any, key: str, clause: str) -> Fraction | None:
+        """A positive exact number from an int, a decimal string or a float written in TOML."""
+        if isinstance(value, bool):
+            self.bad(key, clause, f"must be a number, not {value!r}")
+            return None
+        try:
+            if isinstance(value, int):
+                result = Fraction(value)
+            elif isinstance(value, float | str):
+                # A TOML float like 6.5 is exact in binary; go through its shortest repr so
+                # 0.1-style values mean what the author wrote.
+                result = Fraction(Decimal(str(value)))
+            else:
+                raise TypeError
+        except (TypeError, ValueError, InvalidOperation):
+            self.bad(key, clause, f"must be a number, not {value!r}")
+            return None
+        if result <= 0:
+            self.bad(key, clause, f"must be positive, not {value!r}")
+            return None
+        return result
+
+    def decimal(self, value: Any, key: str, clause: str) -> Decimal | None:
+        number = self.number(value, key, clause)
+        if number is None:
+            return None
+        dec = Decimal(str(value))
+        if not dec.is_finite():
+            self.bad(key, clause, f"must be a finite amount, not {value!r}")
+            return None
+        return dec
+
+    def weight(self, value: Any, key: str, clause: str) -> int | None:
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            self.bad(key, clause, f"weight must be a positive integer, not {value!r}")
+            return None
+        return value
+
+    def weighted(self, value: Any, key: str, clause: str) -> dict[Fraction, int]:
+        if not isinstance(value, Mapping) or not value:
+            self.bad(key, clause, "must be a non-empty table of value = weight")
+            return {}
+        out: dict[Fraction, int] = {}
+        for k, w in value.items():
+            num = self.number(k, f"{key}.{k}", clause)
+            wt = self.weight(w, f"{key}.{k}", clause)
+            if num is not None and wt is not None:
+                if num in out:
+                    self.bad(f"{key}.{k}", clause, "repeats a value")
+                out[num] = wt
+        return out
+
+
+def _unknown_keys(c: _Checker, doc: Mapping[str, Any]) -> None:
+    for section, allowed in _ALLOWED_KEYS.items():
+        table = doc if section == "" else doc.get(section)
+        if not isinstance(table, Mapping) or allowed is None:
+            continue
+        for key in table:
+            if key not in allowed:
+                path = key if section == "" else f"{section}.{key}"
+                c.bad(path, "docs/rules-submission.md", "unknown key (a typo would silently change nothing)")
+
+
+def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesSubmission | None]:
+    c = _Checker()
+    _unknown_keys(c, doc)
+    if doc.get("schema") != SCHEMA:
+        c.bad("schema", "docs/rules-submission.md", f"must be {SCHEMA}, not {doc.get('schema')!r}")
+    name = doc.get("name")
+    if not isinstance(name, str) or not name.strip():
+        c.bad("name", "§ 601a.2", "must be a non-empty string")
+        name = ""
+    description = doc.get("description", "")
+    if not isinstance(description, str):
+        c.bad("description", "docs/rules-submission.md", "must be a string")
+        description = ""
+
+    # Base payouts: Chapter 617a single-zero roulette as varied by this game (§ 617b.12(b)).
+    payouts = c.table(doc, "payouts", "§ 617b.12(b)")
+    base: dict[str, Fraction] = {}
+    for key in PAYOUT_KEYS:
+        if key not in payouts:
+            if payouts:
+                c.bad(f"payouts.{key}", "§ 617b.12(b)", "missing")
+            continue
+        value = c.number(payouts[key], f"payouts.{key}", "§ 617b.12(b)")
+        if value is not None:
+            base[key] = value
+    for n, key in ((1, "straight"), (2, "split"), (3, "street"), (4, "corner"), (6, "six_line")):
+        low, high = BONUS_RANGE_BY_SIZE[n]
+        if key in base and not low <= base[key] <= high:
+            c.bad(
+                f"payouts.{key}",
+                "§ 617b.12(l)",
+                f"{_fmt(base[key])} to 1 is outside the {n}-number range {_fmt(low)} to {_fmt(high)} to 1",
+            )
+
+    wagers = doc.get("wagers", {})
+    if not isinstance(wagers, Mapping):
+        c.bad("wagers", "§ 617a.3(e)", "must be a table")
+        wagers = {}
+    trios = wagers.get("trios", True)
+    first_four = wagers.get("first_four", True)
+    for key, flag in (("trios", trios), ("first_four", first_four)):
+        if not isinstance(flag, bool):
+            c.bad(f"wagers.{key}", "§ 617a.3(e)", f"must be true or false, not {flag!r}")
+    unit = c.decimal(wagers.get("unit", "0.01"), "wagers.unit", "§ 601a.2")
+    rounding = c.decimal(wagers.get("rounding", "0.01"), "wagers.rounding", "§ 601a.2")
+
+    # Lucky Numbers: how many (§ 617b.12(e)) and their straight-up odds (§ 617b.12(f)).
+    lucky = c.table(doc, "lucky", "§ 617b.12(e)")
+    counts: dict[int, int] = {}
+    raw_counts = lucky.get("counts") if lucky else None
+    if lucky and (not isinstance(raw_counts, Mapping) or not raw_counts):
+        c.bad("lucky.counts", "§ 617b.12(e)", "must be a non-empty table of count = weight")
+    elif isinstance(raw_counts, Mapping):
+        for k, w in raw_counts.items():
+            key = f"lucky.counts.{k}"
+            try:
+                count = int(str(k))
+            except ValueError:
+                count = -1
+            if count not in LUCKY_COUNTS_ALLOWED:
+                c.bad(key, "§ 617b.12(e)", f"the RNG selects 1, 3, 5 or 10 Lucky Numbers, not {k!r}")
+            wt = c.weight(w, key, "§ 617b.12(e)")
+            if count in LUCKY_COUNTS_ALLOWED and wt is not None:
+                counts[count] = wt
+    odds: dict[Fraction, int] = {}
+    if lucky:
+        odds = c.weighted(lucky.get("odds"), "lucky.odds", "§ 617b.12(f)")
+        for x in odds:
+            if not LUCKY_ODDS_MIN <= x <= LUCKY_ODDS_MAX:
+                c.bad(f"lucky.odds.{_fmt(x)}", "§ 617b.12(f)", f"straight-up Lucky payout {_fmt(x)} to 1 is outside 49 to 1 - 499 to 1")
+
+    # Bonus game: six rounds (§ 617b.12(h)), timer (§ 617b.12(i)), payout range (§ 617b.12(k),(l)).
+    bonus = c.table(doc, "bonus", "§ 617b.12(h)")
+    timer = bonus.get("timer_seconds", 20) if bonus else 20
+    if isinstance(timer, bool) or not isinstance(timer, int) or not 5 <= timer <= 300:
+        c.bad("bonus.timer_seconds", "§ 617b.12(i)", f"must be a whole number of seconds from 5 to 300, not {timer!r}")
+        timer = 20
+    rounds: list[dict[Fraction, int]] = []
+    raw_rounds = bonus.get("rounds") if bonus else None
+    if bonus:
+        if not isinstance(raw_rounds, list) or len(raw_rounds) != BONUS_ROUNDS:
+            got = len(raw_rounds) if isinstance(raw_rounds, list) else type(raw_rounds).__name__
+            c.bad("bonus.rounds", "§ 617b.12(h)", f"must list exactly six round tables, not {got}")
+        else:
+            rounds = [c.weighted(t, f"bonus.rounds[{i + 1}]", "§ 617b.12(h)") for i, t in enumerate(raw_rounds)]
+    if len(rounds) == BONUS_ROUNDS and all(rounds):
+        low1 = min(rounds[0])
+        if low1 < BONUS_MIN:
+            c.bad(
+                "bonus.rounds[1]",
+                "§ 617b.12(k),(l)",
+                f"smallest round-1 multiplier {_fmt(low1)} is below 29 to 1, the least a bonus game may pay",
+            )
+        top = sum((max(t) for t in rounds), Fraction(0))
+        if top > BONUS_MAX:
+            c.bad(
+                "bonus.rounds",
+                "§ 617b.12(l)",
+                f"the largest possible sum of six picks is {_fmt(top)}, above the 4,999 to 1 maximum",
+            )
+        # The n-number rule B/n must stay inside (l)'s range for every inside wager size.
+        for n, (lo, hi) in BONUS_RANGE_BY_SIZE.items():
+            if low1 >= BONUS_MIN and top <= BONUS_MAX and (low1 / n < lo or top / n > hi):
+                c.bad("bonus.rounds", "§ 617b.12(l)", f"{n}-number bonus payouts leave {_fmt(lo)}-{_fmt(hi)} to 1")
+    if odds:
+        for n, (lo, hi) in LUCKY_RANGE_BY_SIZE.items():
+            if min(odds) / n < lo or max(odds) / n > hi:
+                c.bad("lucky.odds", "§ 617b.12(f)", f"{n}-number Lucky payouts leave {_fmt(lo)}-{_fmt(hi)} to 1")
+
+    limits_doc = doc.get("limits", {})
+    limits = Limits()
+    if not isinstance(limits_doc, Mapping):
+        c.bad("limits", "§ 601a.2", "must be a table")
+    else:
+        values = {k: c.decimal(v, f"limits.{k}", "§ 601a.2") for k, v in limits_doc.items() if k in _ALLOWED_KEYS["limits"]}  # type: ignore[operator]
+        limits = Limits(**{k: v for k, v in values.items() if v is not None})
+
+    if c.violations or unit is None or rounding is None:
+        return c.violations, None
+    return [], RulesSubmission(
+        name=str(name).strip(),
+        description=description,
+        base_odds=base,
+        trios=bool(trios),
+        first_four=bool(first_four),
+        unit=unit,
+        rounding=rounding,
+        lucky_counts=dict(sorted(counts.items())),
+        lucky_odds=dict(sorted(odds.items())),
+        bonus_timer_seconds=timer,
+        bonus_rounds=tuple(dict(sorted(t.items())) for t in rounds),
+        limits=limits,
+        sha256=sha,
+    )
+
+
+def _fmt(x: Fraction) -> str:
+    """An odds value for messages: whole numbers plain, others as a short decimal."""
+    if x.denominator == 1:
+        return str(x.numerator)
+    return f"{float(x):.4f}".rstrip("0").rstrip(".")
+
+
+def format_odds(x: Fraction) -> str:
+    """Exact odds as used in the JSON contracts: "199" or "199/2"."""
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"

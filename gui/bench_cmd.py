@@ -1,0 +1,57 @@
+"""`drr bench`: run the benchmarks of every layer and print their figures.
+
+Each layer keeps its benchmarks in a `bench` module exposing
+`BENCHMARKS: dict[str, Callable[[], dict[str, float]]]` (a group name to a function that
+measures and returns named figures). Figures are measurements, never pass/fail tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import time
+from collections.abc import Callable
+
+BENCH_MODULES: tuple[str, ...] = ("engine.bench",)
+
+
+def collect() -> dict[str, Callable[[], dict[str, float]]]:
+    found: dict[str, Callable[[], dict[str, float]]] = {}
+    for name in BENCH_MODULES:
+        found.update(importlib.import_module(name).BENCHMARKS)
+    return found
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("bench", help="run the benchmarks and print their figures")
+    p.add_argument("--json", action="store_true", help="one JSON object {figure: value}")
+    p.add_argument("--only", action="append", metavar="GROUP", help="run only this group (repeatable)")
+    p.add_argument("--list", action="store_true", help="list the benchmark groups and exit")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    groups = collect()
+    if args.list:
+        for name in groups:
+            print(name)
+        return 0
+    wanted = args.only or list(groups)
+    unknown = [g for g in wanted if g not in groups]
+    if unknown:
+        print(f"drr bench: unknown group(s) {', '.join(unknown)}; see drr bench --list", file=sys.stderr)
+        return 2
+    figures: dict[str, float] = {}
+    for name in wanted:
+        started = time.perf_counter()
+        result = groups[name]()
+        figures.update(result)
+        if not args.json:
+            for key, value in result.items():
+                print(f"{key:40s} {value:>14,.3f}")
+            print(f"  ({name}: {time.perf_counter() - started:.1f} s)", file=sys.stderr)
+    if args.json:
+        print(json.dumps(figures, sort_keys=True))
+    return 0
