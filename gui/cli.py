@@ -3,14 +3,31 @@
 This module sits at the top of the layer stack so it may reach engine, hardware and
 gui commands; it imports each command module only to register its arguments, and
 each handler imports its own heavy dependencies (Qt, numpy, SQLAlchemy) lazily.
+
+Settings convention (one mechanism for every command, see engine/config.py):
+- A command declares the common options ``--db``, ``--table``, ``--wheel``, ``--rules``,
+  ``--station``, ``--protocol`` and the serial options (``--baudrate``, ``--bytesize``,
+  ``--parity``, ``--stopbits``, ``--rtscts``/``--xonxoff`` as BooleanOptionalAction,
+  ``--read-timeout``, ``--write-timeout``) with ``default=None`` and does NOT fall back itself.
+- After parsing, `main` loads the installation's settings file once and fills each of those
+  options the user left at None from it, else from the embedded default
+  (`engine.config.fill_from_settings`); a value the user typed always wins. A value that is
+  still None afterwards means "the layer's own embedded default" (the store's SQLite journal,
+  the shipped Rules Submission). Handlers also get the effective settings as ``args.settings``.
+- A command that must run even when the settings file is broken (``drr config check``) sets
+  ``load_settings=False`` on its parser.
+- Logging to the rotating JSON-lines file is set up here, once (``--log-level``,
+  env ``DRR_LOG_LEVEL``, settings ``logging.level``).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from engine import __version__
 from engine.errors import DrrError
@@ -19,6 +36,7 @@ from engine.errors import DrrError
 COMMAND_MODULES: tuple[str, ...] = (
     "engine.cli.rules_cmd",
     "engine.cli.settle_cmd",
+    "engine.cli.config_cmd",
     "gui.bench_cmd",
 )
 
@@ -29,6 +47,20 @@ def build_parser() -> argparse.ArgumentParser:
         description="Diamond Rush Roulette table system. With no command: start the croupier station.",
     )
     parser.add_argument("--version", action="version", version=f"drr {__version__}")
+    parser.add_argument(
+        "--config",
+        dest="config_file",
+        type=Path,
+        metavar="FILE",
+        help="settings file to use (default: $DRR_CONFIG, else settings.toml in the user config dir)",
+    )
+    parser.add_argument(
+        "--log-level",
+        default=None,
+        type=str.upper,
+        choices=("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"),
+        help="level of the log file (default: $DRR_LOG_LEVEL, else the settings file, else INFO)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
@@ -44,11 +76,31 @@ def _default_command() -> Callable[[argparse.Namespace], int]:
     return module.run_default  # type: ignore[no-any-return]
 
 
+def _apply_settings(args: argparse.Namespace) -> None:
+    """Load the settings file, fill the options left at None, set up logging (the convention above)."""
+    from engine import config, logs
+
+    if not getattr(args, "load_settings", True):
+        # The settings file may be the broken thing being checked; run on the embedded defaults.
+        args.settings = config.Settings()
+        return
+    settings = config.load_settings(getattr(args, "config_file", None))
+    args.settings = config.fill_from_settings(args, settings)
+    logs.setup_logging(args.settings)
+    logging.getLogger("drr").debug(
+        "command started",
+        extra=logs.context(
+            command=getattr(args, "command", None), version=__version__, **logs.process_fields()
+        ),
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
     try:
+        _apply_settings(args)
         if func is None:
             return _default_command()(args)
         return int(func(args) or 0)

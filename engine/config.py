@@ -1,0 +1,599 @@
+"""Installation settings: one TOML file per table PC or workstation, validated key by key.
+
+Where the file is (first found wins, files are never merged):
+
+1. the file named by the environment variable ``DRR_CONFIG`` (it must exist);
+2. ``settings.toml`` in the user's config directory (platformdirs, app "diamond-rush-roulette"),
+   e.g. ``~/.config/diamond-rush-roulette/settings.toml`` or
+   ``%LOCALAPPDATA%\\diamond-rush-roulette\\settings.toml``;
+3. ``settings.toml`` in the machine-wide config directory (e.g. ``/etc/xdg/diamond-rush-roulette/``),
+   where a casino's IT puts one file for every user of the PC.
+
+With no file the embedded defaults below apply, so a fresh install starts as a demo table on the
+virtual wheel. Every key is optional; an unknown key or a value of the wrong type is refused with a
+message naming the key and the file (`drr config check` lists every problem at once).
+
+Precedence: command line > settings file > embedded default. The command-line half lives in
+``gui/cli.py``: commands declare the common options (``--db``, ``--table``, ``--wheel``,
+``--rules``, ``--station``, ``--protocol`` and the serial options) with ``default=None``; after parsing,
+the dispatcher fills every option still None from these settings (see `fill_from_settings`), so a
+command reads ``args.db`` etc. and gets the effective value. ``None`` that survives the fill means
+"the layer's own embedded default" (for ``--db``: the store's SQLite journal in the user data
+directory; for ``--rules``: the shipped Rules Submission).
+
+This module is engine-layer: stdlib and platformdirs only (no Qt, no serial).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import tomllib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+from engine.errors import DrrError
+
+APP_NAME = "diamond-rush-roulette"
+SETTINGS_FILE_NAME = "settings.toml"
+CONFIG_ENV = "DRR_CONFIG"
+LOG_LEVEL_ENV = "DRR_LOG_LEVEL"
+
+STATIONS = ("croupier", "display", "surveillance", "pitboss")
+PARITIES = ("N", "E", "O", "M", "S")  # pyserial's PARITY_* letters
+BYTESIZES = (5, 6, 7, 8)
+STOPBITS = (1, 1.5, 2)
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+DB_SCHEMES = ("sqlite", "sqlite+pysqlite", "postgresql", "postgres", "postgresql+psycopg")
+_WHEEL_SPEC = re.compile(r"^(sim|serial:.+|replay:.+)$")
+
+# Origins of an effective value, as `drr config show` prints them.
+DEFAULT, FILE, ENVIRONMENT, COMMAND_LINE = "default", "file", "environment", "command line"
+
+
+class ConfigError(DrrError):
+    """A settings file that cannot be read or holds bad keys; carries every problem."""
+
+    def __init__(self, message: str, problems: list[str] | None = None, exit_code: int | None = None) -> None:
+        super().__init__(message, exit_code)
+        self.problems = problems or [message]
+
+
+@dataclass(frozen=True)
+class SerialSettings:
+    """How the wheel's serial port is opened (pyserial's names). The SS2 guide says 9600 8N1."""
+
+    baudrate: int = 9600
+    bytesize: int = 8
+    parity: str = "N"
+    stopbits: float = 1
+    rtscts: bool = False  # the real capture's operator ran RTS/CTS; the guide says no flow control
+    xonxoff: bool = False
+    read_timeout: float = 0.5  # seconds a read waits before the link checks its health
+    write_timeout: float = 2.0  # seconds before a command write counts as failed
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The effective settings of this installation; `origins` says where each key's value came from."""
+
+    table_id: str = "1"
+    station: str = "croupier"
+    wheel: str = "sim"
+    wheel_protocol: str = "ss2"
+    serial: SerialSettings = field(default_factory=SerialSettings)
+    database_url: str | None = None  # None: the store's SQLite journal in the user data directory
+    rules_path: Path | None = None  # None: the shipped resources/rules/default.toml
+    large_payout_threshold: Decimal = Decimal("10000.00")
+    silent_table_minutes: int = 15
+    bias_alert_p_value: float = 0.001
+    log_dir: Path | None = None  # None: platformdirs' user log directory
+    capture_dir: Path | None = None  # None: a `captures` folder inside the log directory
+    log_level: str = "INFO"
+    log_max_bytes: int = 5 * 1024 * 1024
+    log_backups: int = 10
+    source: Path | None = None  # the settings file read, None when only defaults apply
+    origins: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def effective_log_dir(self) -> Path:
+        if self.log_dir is not None:
+            return self.log_dir
+        from platformdirs import user_log_dir
+
+        return Path(user_log_dir(APP_NAME))
+
+    @property
+    def effective_capture_dir(self) -> Path:
+        """Where the wheel link writes its raw serial capture files: beside the logs by default."""
+        return self.capture_dir if self.capture_dir is not None else self.effective_log_dir / "captures"
+
+    def origin(self, key: str) -> str:
+        return self.origins.get(key, DEFAULT)
+
+    def value(self, key: str) -> Any:
+        """The effective value of a dotted key such as ``wheel.serial.baudrate``."""
+        return _get(self, KEYS[key].attr)
+
+
+# --- the keys -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Key:
+    """One settings key: its dotted TOML name, where it lands in `Settings`, and how it is checked."""
+
+    name: str  # dotted TOML key, e.g. "wheel.serial.baudrate"
+    attr: str  # dotted attribute path in Settings, e.g. "serial.baudrate"
+    convert: Callable[[Any], Any]  # TOML value -> typed value; raises ValueError with a reason
+    help: str
+    cli: tuple[str, ...] = ()  # argparse dests that override this key
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"must be a string, not {_show(value)}")
+    return value
+
+
+def _nonempty(value: Any) -> str:
+    text = _text(value).strip()
+    if not text:
+        raise ValueError("must not be empty")
+    return text
+
+
+def _table_id(value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    text = _nonempty(value)
+    # The same rule as the store's (engine/store/db.py): the id names the table's SQLite file.
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", text):
+        raise ValueError(
+            f"must be 1-64 letters, digits, '.', '_' or '-' (starting with a letter or digit), not {text!r}"
+        )
+    return text
+
+
+def _choice(choices: Iterable[str]) -> Callable[[Any], str]:
+    allowed = tuple(choices)
+
+    def convert(value: Any) -> str:
+        text = _text(value)
+        if text not in allowed:
+            raise ValueError(f"must be one of {', '.join(allowed)}, not {text!r}")
+        return text
+
+    return convert
+
+
+def _wheel(value: Any) -> str:
+    text = _nonempty(value)
+    if not _WHEEL_SPEC.match(text):
+        raise ValueError(f"must be sim, serial:PORT or replay:FILE, not {text!r}")
+    return text
+
+
+def _integer(low: int, high: int | None = None) -> Callable[[Any], int]:
+    def convert(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"must be an integer, not {_show(value)}")
+        if value < low or (high is not None and value > high):
+            bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+            raise ValueError(f"must be {bound}, not {value}")
+        return value
+
+    return convert
+
+
+def _seconds(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"must be a number of seconds, not {_show(value)}")
+    if not 0 <= value <= 3600:
+        raise ValueError(f"must be between 0 and 3600 seconds, not {value}")
+    return float(value)
+
+
+def _boolean(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"must be true or false, not {_show(value)}")
+    return value
+
+
+def _parity(value: Any) -> str:
+    return _choice(PARITIES)(_text(value).upper() if isinstance(value, str) else value)
+
+
+def _stopbits(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value not in STOPBITS:
+        raise ValueError(f"must be 1, 1.5 or 2, not {_show(value)}")
+    return float(value) if value == 1.5 else int(value)
+
+
+def _money(value: Any) -> Decimal:
+    # Amounts are written as strings ("10000.00") so they stay exact; a TOML integer is exact too.
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise ValueError(f'must be an amount written as a string like "10000.00", not {_show(value)}')
+    try:
+        amount = Decimal(str(value))
+    except InvalidOperation:
+        raise ValueError(f"must be an amount, not {value!r}") from None
+    if not amount.is_finite() or amount <= 0:
+        raise ValueError(f"must be a positive amount, not {value!r}")
+    return amount
+
+
+def _p_value(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError(f"must be a probability between 0 and 1, not {_show(value)}")
+    try:
+        p = float(value)
+    except ValueError:
+        raise ValueError(f"must be a probability between 0 and 1, not {value!r}") from None
+    if not 0 < p < 1:
+        raise ValueError(f"must be strictly between 0 and 1, not {value!r}")
+    return p
+
+
+def _database_url(value: Any) -> str | None:
+    text = _text(value).strip()
+    if not text:
+        return None  # "" in the file: the store's embedded default
+    if "://" not in text:
+        return text  # a plain file path: the store opens it as SQLite
+    scheme = text.split("://", 1)[0].lower()
+    if scheme not in DB_SCHEMES:
+        raise ValueError(f"must be sqlite:///PATH, a file path or postgresql://…, not scheme {scheme!r}")
+    return text
+
+
+def _optional_path(value: Any) -> Path | None:
+    text = _text(value).strip()
+    if not text:
+        return None
+    return Path(os.path.expandvars(text)).expanduser()
+
+
+def _log_level(value: Any) -> str:
+    return _choice(LOG_LEVELS)(_text(value).upper() if isinstance(value, str) else value)
+
+
+KEY_LIST: tuple[Key, ...] = (
+    Key("table.id", "table_id", _table_id, 'this table\'s id in the journal, e.g. "4" or "T04"', ("table",)),
+    Key(
+        "table.station",
+        "station",
+        _choice(STATIONS),
+        "station started by plain `drr`: " + ", ".join(STATIONS),
+        ("station",),
+    ),
+    Key(
+        "wheel.spec",
+        "wheel",
+        _wheel,
+        "sim (virtual wheel), serial:PORT (e.g. serial:/dev/ttyS0, serial:COM3) or replay:FILE (a capture)",
+        ("wheel",),
+    ),
+    Key("wheel.protocol", "wheel_protocol", _nonempty, "wheel protocol name (ss2, plain)", ("protocol",)),
+    Key(
+        "wheel.serial.baudrate",
+        "serial.baudrate",
+        _integer(50, 4_000_000),
+        "baud rate (SS2: 9600)",
+        ("baudrate", "baud"),
+    ),
+    Key("wheel.serial.bytesize", "serial.bytesize", _integer(5, 8), "data bits: 5, 6, 7 or 8", ("bytesize",)),
+    Key("wheel.serial.parity", "serial.parity", _parity, "N, E, O, M or S", ("parity",)),
+    Key("wheel.serial.stopbits", "serial.stopbits", _stopbits, "1, 1.5 or 2", ("stopbits",)),
+    Key("wheel.serial.rtscts", "serial.rtscts", _boolean, "hardware flow control RTS/CTS", ("rtscts",)),
+    Key("wheel.serial.xonxoff", "serial.xonxoff", _boolean, "software flow control XON/XOFF", ("xonxoff",)),
+    Key(
+        "wheel.serial.read_timeout",
+        "serial.read_timeout",
+        _seconds,
+        "seconds a read waits",
+        ("read_timeout",),
+    ),
+    Key(
+        "wheel.serial.write_timeout",
+        "serial.write_timeout",
+        _seconds,
+        "seconds before a write fails",
+        ("write_timeout",),
+    ),
+    Key(
+        "database.url",
+        "database_url",
+        _database_url,
+        "SQLAlchemy URL; empty: the SQLite journal in the user data directory",
+        ("db",),
+    ),
+    Key(
+        "rules.path",
+        "rules_path",
+        _optional_path,
+        "Rules Submission TOML; empty: the shipped default",
+        ("rules",),
+    ),
+    Key(
+        "thresholds.large_payout",
+        "large_payout_threshold",
+        _money,
+        "a payout above this amount needs a pit boss's approval",
+    ),
+    Key(
+        "thresholds.silent_table_minutes",
+        "silent_table_minutes",
+        _integer(1, 24 * 60),
+        "surveillance alert when a table records no spin for this long",
+    ),
+    Key(
+        "thresholds.bias_alert_p_value",
+        "bias_alert_p_value",
+        _p_value,
+        "surveillance bias alert when a test's p-value falls below this",
+    ),
+    Key("paths.log_dir", "log_dir", _optional_path, "log folder; empty: the platform's user log directory"),
+    Key(
+        "paths.capture_dir",
+        "capture_dir",
+        _optional_path,
+        "wheel serial capture folder; empty: `captures` inside the log folder",
+    ),
+    Key("logging.level", "log_level", _log_level, "DEBUG, INFO, WARNING, ERROR or CRITICAL", ("log_level",)),
+    Key("logging.max_bytes", "log_max_bytes", _integer(64 * 1024), "size at which a log file rotates"),
+    Key("logging.backups", "log_backups", _integer(1, 1000), "how many rotated log files are kept"),
+)
+KEYS: dict[str, Key] = {key.name: key for key in KEY_LIST}
+TABLES: frozenset[str] = frozenset(
+    ".".join(k.name.split(".")[:i]) for k in KEY_LIST for i in range(1, k.name.count(".") + 1)
+)
+# argparse dest -> settings key, for the dispatcher's fill-in.
+CLI_KEYS: dict[str, str] = {dest: key.name for key in KEY_LIST for dest in key.cli}
+
+
+# --- locating and loading -----------------------------------------------------------------------
+
+
+def user_settings_path() -> Path:
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir(APP_NAME)) / SETTINGS_FILE_NAME
+
+
+def site_settings_path() -> Path:
+    from platformdirs import site_config_dir
+
+    return Path(site_config_dir(APP_NAME)) / SETTINGS_FILE_NAME
+
+
+def settings_path(environ: Mapping[str, str] | None = None) -> Path | None:
+    """The settings file in use: $DRR_CONFIG, else the user's file, else the machine's, else None."""
+    env = os.environ if environ is None else environ
+    named = env.get(CONFIG_ENV, "").strip()
+    if named:
+        return Path(named).expanduser()
+    for candidate in (user_settings_path(), site_settings_path()):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_settings(path: str | Path | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+    """The effective settings from `path` (or the file `settings_path` finds) over the defaults.
+
+    Raises ConfigError naming the file and every bad key. `DRR_LOG_LEVEL` in the environment
+    overrides `logging.level`.
+    """
+    env = os.environ if environ is None else environ
+    source = Path(path) if path is not None else settings_path(env)
+    settings = Settings()
+    if source is not None:
+        values, problems = read_settings_file(source)
+        if problems:
+            raise ConfigError(f"{problems[0]} (see drr config check)", problems)
+        settings = _apply(settings, values, FILE)
+        settings = dataclasses.replace(settings, source=source)
+    level = env.get(LOG_LEVEL_ENV, "").strip()
+    if level:
+        try:
+            settings = _apply(settings, {"logging.level": _log_level(level)}, ENVIRONMENT)
+        except ValueError as exc:
+            raise ConfigError(f"{LOG_LEVEL_ENV}: {exc}") from None
+    return settings
+
+
+def read_settings_file(path: Path) -> tuple[dict[str, Any], list[str]]:
+    """({dotted key: typed value}, problems): every problem names the file and the key; never raises."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}, [f"{path}: no such settings file"]
+    except OSError as exc:
+        return {}, [f"{path}: cannot read: {exc.strerror or exc}"]
+    try:
+        doc = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return {}, [f"{path}: not UTF-8 text"]
+    except tomllib.TOMLDecodeError as exc:
+        return {}, [f"{path}: not valid TOML: {exc}"]
+    values: dict[str, Any] = {}
+    problems: list[str] = []
+    _walk(doc, "", path, values, problems)
+    for name, value in values.items():
+        # A relative path in the file means relative to the file, not to wherever drr was started.
+        if isinstance(value, Path) and not value.is_absolute():
+            values[name] = path.parent / value
+    return values, problems
+
+
+def _walk(
+    doc: Mapping[str, Any], prefix: str, path: Path, values: dict[str, Any], problems: list[str]
+) -> None:
+    for name, value in doc.items():
+        dotted = f"{prefix}{name}"
+        if dotted in KEYS:
+            try:
+                values[dotted] = KEYS[dotted].convert(value)
+            except ValueError as exc:
+                problems.append(f"{path}: {dotted}: {exc}")
+        elif dotted in TABLES:
+            if isinstance(value, Mapping):
+                _walk(value, dotted + ".", path, values, problems)
+            else:
+                problems.append(f"{path}: {dotted}: must be a table ([{dotted}]), not {_show(value)}")
+        else:
+            problems.append(f"{path}: {dotted}: unknown key{_suggest(dotted)}")
+
+
+def _suggest(dotted: str) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(dotted, [*KEYS, *TABLES], n=1, cutoff=0.75)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def with_overrides(
+    settings: Settings,
+    values: Mapping[str, Any],
+    origin: str = COMMAND_LINE,
+    labels: Mapping[str, str] | None = None,
+) -> Settings:
+    """Settings with the given dotted keys replaced (values checked like the file's); for the CLI.
+
+    `labels` names each key as the user wrote it (e.g. "--wheel") for the error message.
+    """
+    checked: dict[str, Any] = {}
+    for name, value in values.items():
+        key = KEYS[name]
+        if isinstance(value, Path):
+            value = str(value)
+        try:
+            checked[name] = key.convert(value)
+        except ValueError as exc:
+            label = (labels or {}).get(name, name)
+            raise ConfigError(f"{label}: {exc}", exit_code=2) from None
+    return _apply(settings, checked, origin)
+
+
+def _apply(settings: Settings, values: Mapping[str, Any], origin: str) -> Settings:
+    top: dict[str, Any] = {}
+    serial: dict[str, Any] = {}
+    for name, value in values.items():
+        attr = KEYS[name].attr
+        if attr.startswith("serial."):
+            serial[attr.removeprefix("serial.")] = value
+        else:
+            top[attr] = value
+    if serial:
+        top["serial"] = dataclasses.replace(settings.serial, **serial)
+    origins = dict(settings.origins)
+    origins.update(dict.fromkeys(values, origin))
+    return dataclasses.replace(settings, **top, origins=origins)
+
+
+# --- the command line's fill-in -----------------------------------------------------------------
+
+
+def fill_from_settings(args: Any, settings: Settings) -> Settings:
+    """Apply the convention to a parsed argparse namespace; return the settings with CLI overrides.
+
+    For each common option the command declared (an attribute of `args` named in `CLI_KEYS`):
+    a value the user gave overrides the settings (origin "command line"); a value left None is
+    filled from the settings file, else from the embedded default. Options whose default is not
+    None were not declared by the convention and are left alone.
+    """
+    given_dests = [
+        dest
+        for dest in CLI_KEYS
+        if hasattr(args, dest) and getattr(args, dest) is not None and _overridable(getattr(args, dest))
+    ]
+    given = {CLI_KEYS[dest]: getattr(args, dest) for dest in given_dests}
+    labels = {CLI_KEYS[dest]: "--" + dest.replace("_", "-") for dest in given_dests}
+    effective = with_overrides(settings, given, labels=labels) if given else settings
+    for dest, name in CLI_KEYS.items():
+        if hasattr(args, dest) and getattr(args, dest) is None:
+            value = effective.value(name)
+            if value is not None:
+                setattr(args, dest, value if not isinstance(value, Path) else Path(value))
+    return effective
+
+
+def _overridable(value: Any) -> bool:
+    # A command may use one of these dest names for something else (e.g. a list); leave it alone.
+    return isinstance(value, str | int | float | bool | Path)
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+
+def _get(obj: Any, attr: str) -> Any:
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _show(value: Any) -> str:
+    kind = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "an array"}.get(
+        type(value), "a table" if isinstance(value, Mapping) else type(value).__name__
+    )
+    return f"{kind} ({value!r})" if not isinstance(value, Mapping | list) else kind
+
+
+def describe(settings: Settings) -> dict[str, dict[str, Any]]:
+    """{dotted key: {"value": JSON-able value, "origin": ...}} for every key, for `drr config show`."""
+    out: dict[str, dict[str, Any]] = {}
+    for key in KEY_LIST:
+        value = settings.value(key.name)
+        if isinstance(value, Decimal | Path):
+            value = str(value)
+        out[key.name] = {"value": value, "origin": settings.origin(key.name)}
+    return out
+
+
+def derived_paths(settings: Settings) -> dict[str, str]:
+    """Folders the settings imply when left empty (shown by `drr config show`)."""
+    paths = {
+        "log_dir": str(settings.effective_log_dir),
+        "capture_dir": str(settings.effective_capture_dir),
+    }
+    try:
+        from engine.store.db import redact, resolve_url
+
+        paths["database"] = redact(resolve_url(settings.database_url, settings.table_id))
+    except (ImportError, DrrError):
+        pass  # the store is optional here: show what can be shown
+    return paths
+
+
+def template() -> str:
+    """A commented settings file holding every key at its default (`drr config init` writes it)."""
+    defaults = Settings()
+    lines = [
+        "# Diamond Rush Roulette — installation settings (see docs/configuration.md).",
+        "# Every key is optional: delete a line to use the embedded default shown here.",
+        "# A command-line option (--db, --table, --wheel, --rules, ...) overrides the value here.",
+    ]
+    current = ""
+    for key in KEY_LIST:
+        table, _, leaf = key.name.rpartition(".")
+        if table != current:
+            lines += ["", f"[{table}]"]
+            current = table
+        lines.append(f"{leaf} = {_toml(defaults.value(key.name))}".ljust(36) + f"# {key.help}")
+    return "\n".join(lines) + "\n"
+
+
+def _toml(value: Any) -> str:
+    if value is None:
+        return '""'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{text}"'

@@ -1,0 +1,85 @@
+"""The structured log: JSON lines with extras, rotation, idempotent set-up, a fallback when unwritable."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine import logs
+from engine.config import Settings
+
+
+@pytest.fixture(autouse=True)
+def _restore_root_logger() -> Iterator[None]:
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
+    yield
+    for handler in list(root.handlers):
+        if handler not in handlers:
+            root.removeHandler(handler)
+            handler.close()
+    root.setLevel(level)
+
+
+def ours() -> list[logging.Handler]:
+    return [h for h in logging.getLogger().handlers if getattr(h, "_drr_handler", False)]
+
+
+def test_each_record_is_one_json_object_with_its_extras(tmp_path: Path) -> None:
+    path = logs.setup_logging(Settings(log_dir=tmp_path))
+    assert path == tmp_path / "drr.jsonl"
+    assert (tmp_path / "captures").is_dir()  # the wheel's capture folder sits beside the logs
+    log = logging.getLogger("hardware.serial_link")
+    log.info("wheel connected", extra=logs.context(port="/dev/ttyS0", table="4", name="clash"))
+    log.debug("below the level: not written")
+    try:
+        raise ValueError("bad byte")
+    except ValueError:
+        log.exception("line dropped")
+    for handler in ours():
+        handler.flush()
+    first, second = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
+    assert first["level"] == "INFO" and first["logger"] == "hardware.serial_link"
+    assert first["message"] == "wheel connected"
+    assert (first["port"], first["table"], first["name_"]) == ("/dev/ttyS0", "4", "clash")
+    assert first["time"].endswith("+00:00") and isinstance(first["pid"], int)
+    assert second["level"] == "ERROR" and "ValueError: bad byte" in second["exception"]
+
+
+def test_the_file_rotates_and_keeps_the_configured_backups(tmp_path: Path) -> None:
+    settings = dataclasses.replace(Settings(log_dir=tmp_path), log_max_bytes=2_000, log_backups=2)
+    logs.setup_logging(settings)
+    log = logging.getLogger("rotation")
+    for i in range(200):
+        log.warning("entry %d %s", i, "x" * 50)
+    names = sorted(p.name for p in tmp_path.glob("drr.jsonl*"))
+    assert names == ["drr.jsonl", "drr.jsonl.1", "drr.jsonl.2"]
+    assert all(p.stat().st_size <= 2_000 for p in tmp_path.glob("drr.jsonl*"))
+    newest = json.loads((tmp_path / "drr.jsonl").read_text().splitlines()[-1])
+    assert newest["message"].startswith("entry 199 ")
+
+
+def test_setting_up_twice_leaves_one_handler_writing_to_the_new_place(tmp_path: Path) -> None:
+    logs.setup_logging(Settings(log_dir=tmp_path / "a"))
+    logs.setup_logging(Settings(log_dir=tmp_path / "b"), level="warning")
+    assert len(ours()) == 1 and logging.getLogger().level == logging.WARNING
+    logging.getLogger("x").warning("here")
+    assert not (tmp_path / "a" / "drr.jsonl").exists()
+    assert "here" in (tmp_path / "b" / "drr.jsonl").read_text()
+
+
+def test_an_unwritable_log_folder_falls_back_to_warnings_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    assert logs.setup_logging(Settings(log_dir=blocker / "logs")) is None
+    logging.getLogger("x").info("dropped")
+    logging.getLogger("x").warning("sensor fault 4")
+    err = capsys.readouterr().err
+    assert "cannot write logs to" in err and "sensor fault 4" in err and "dropped" not in err

@@ -1,0 +1,223 @@
+"""The settings file: defaults, loading, validation messages, locating it, and the precedence rules."""
+
+from __future__ import annotations
+
+import argparse
+import tomllib
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from engine import config
+from engine.config import COMMAND_LINE, DEFAULT, FILE, ConfigError, Settings
+
+
+def write(tmp_path: Path, text: str, name: str = "settings.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_defaults_are_a_demo_table_on_the_virtual_wheel() -> None:
+    s = Settings()
+    assert (s.table_id, s.station, s.wheel, s.wheel_protocol) == ("1", "croupier", "sim", "ss2")
+    assert (s.serial.baudrate, s.serial.bytesize, s.serial.parity, s.serial.stopbits) == (9600, 8, "N", 1)
+    assert not s.serial.rtscts and not s.serial.xonxoff
+    assert s.database_url is None and s.rules_path is None
+    assert s.large_payout_threshold == Decimal("10000.00")
+    assert all(s.origin(k) == DEFAULT for k in config.KEYS)
+
+
+def test_every_key_of_a_file_is_read_with_its_type_and_origin(tmp_path: Path) -> None:
+    rules = write(tmp_path, "", "house.toml")
+    path = write(
+        tmp_path,
+        """
+        [table]
+        id = "T04"
+        station = "display"
+        [wheel]
+        spec = "serial:/dev/ttyUSB0"
+        [wheel.serial]
+        baudrate = 19200
+        parity = "e"
+        stopbits = 1.5
+        rtscts = true
+        read_timeout = 1
+        [database]
+        url = "postgresql+psycopg://drr@floor-db/casino"
+        [rules]
+        path = "house.toml"
+        [thresholds]
+        large_payout = "2500.50"
+        silent_table_minutes = 30
+        bias_alert_p_value = 0.0001
+        [logging]
+        level = "debug"
+        """.replace("\n        ", "\n"),
+    )
+    s = config.load_settings(path, environ={})
+    assert s.source == path
+    assert (s.table_id, s.station, s.wheel) == ("T04", "display", "serial:/dev/ttyUSB0")
+    assert (s.serial.baudrate, s.serial.parity, s.serial.stopbits, s.serial.rtscts) == (19200, "E", 1.5, True)
+    assert s.serial.read_timeout == 1.0 and s.serial.bytesize == 8
+    assert s.database_url == "postgresql+psycopg://drr@floor-db/casino"
+    assert s.rules_path == rules  # relative to the settings file, not to the working directory
+    assert s.large_payout_threshold == Decimal("2500.50")
+    assert (s.silent_table_minutes, s.bias_alert_p_value, s.log_level) == (30, 0.0001, "DEBUG")
+    assert s.origin("wheel.serial.baudrate") == FILE
+    assert s.origin("wheel.serial.bytesize") == DEFAULT
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "words"),
+    [
+        ('[table]\nidd = "4"\n', "table.idd", "unknown key (did you mean table.id?)"),
+        ('[wheel.serial]\nbaudrate = "9600"\n', "wheel.serial.baudrate", "must be an integer"),
+        ('[wheel.serial]\nparity = "X"\n', "wheel.serial.parity", "must be one of N, E, O, M, S"),
+        ("[wheel.serial]\nstopbits = 3\n", "wheel.serial.stopbits", "must be 1, 1.5 or 2"),
+        ("[wheel.serial]\nrtscts = 1\n", "wheel.serial.rtscts", "must be true or false"),
+        ("[wheel.serial]\nbytesize = 9\n", "wheel.serial.bytesize", "between 5 and 8"),
+        ('[wheel]\nspec = "usb"\n', "wheel.spec", "sim, serial:PORT or replay:FILE"),
+        ('[table]\nstation = "bar"\n', "table.station", "croupier, display, surveillance, pitboss"),
+        ('[table]\nid = "../x"\n', "table.id", "letters, digits"),
+        ('[database]\nurl = "mysql://x/y"\n', "database.url", "scheme 'mysql'"),
+        ("[thresholds]\nlarge_payout = 2500.5\n", "thresholds.large_payout", "written as a string"),
+        ('[thresholds]\nlarge_payout = "-1"\n', "thresholds.large_payout", "positive amount"),
+        ("[thresholds]\nbias_alert_p_value = 1.5\n", "thresholds.bias_alert_p_value", "between 0 and 1"),
+        ("[thresholds]\nsilent_table_minutes = 0\n", "thresholds.silent_table_minutes", "between 1 and 1440"),
+        ('[logging]\nlevel = "LOUD"\n', "logging.level", "DEBUG, INFO"),
+        ('wheel = "sim"\n', "wheel", "must be a table ([wheel])"),
+        ('colour = "red"\n', "colour", "unknown key"),
+    ],
+)
+def test_a_bad_key_is_refused_naming_the_file_and_the_key(
+    tmp_path: Path, text: str, key: str, words: str
+) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as caught:
+        config.load_settings(path, environ={})
+    assert caught.value.problems == [caught.value.problems[0]]
+    problem = caught.value.problems[0]
+    assert problem.startswith(f"{path}: {key}: "), problem
+    assert words in problem
+
+
+def test_every_problem_is_reported_not_only_the_first(tmp_path: Path) -> None:
+    path = write(tmp_path, '[table]\nid = ""\nstation = 4\n[wheel.serial]\nbaudrate = -1\nflow = "rts"\n')
+    _, problems = config.read_settings_file(path)
+    keys = [p.split(": ")[1] for p in problems]
+    assert keys == ["table.id", "table.station", "wheel.serial.baudrate", "wheel.serial.flow"]
+
+
+def test_unreadable_files_get_one_clear_problem(tmp_path: Path) -> None:
+    assert config.read_settings_file(tmp_path / "nope.toml")[1] == [
+        f"{tmp_path / 'nope.toml'}: no such settings file"
+    ]
+    bad = write(tmp_path, "[table\nid = 1\n")
+    (problem,) = config.read_settings_file(bad)[1]
+    assert problem.startswith(f"{bad}: not valid TOML:")
+    binary = tmp_path / "bin.toml"
+    binary.write_bytes(b"\xff\xfe\x00")
+    assert config.read_settings_file(binary)[1] == [f"{binary}: not UTF-8 text"]
+
+
+def test_the_environment_variable_names_the_file_and_a_missing_one_is_an_error(tmp_path: Path) -> None:
+    path = write(tmp_path, '[table]\nid = "9"\n')
+    assert config.settings_path({"DRR_CONFIG": str(path)}) == path
+    assert config.load_settings(environ={"DRR_CONFIG": str(path)}).table_id == "9"
+    with pytest.raises(ConfigError, match="no such settings file"):
+        config.load_settings(environ={"DRR_CONFIG": str(tmp_path / "missing.toml")})
+
+
+def test_user_file_is_found_before_the_machine_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    user, site = tmp_path / "user" / "settings.toml", tmp_path / "site" / "settings.toml"
+    monkeypatch.setattr(config, "user_settings_path", lambda: user)
+    monkeypatch.setattr(config, "site_settings_path", lambda: site)
+    assert config.settings_path({}) is None
+    site.parent.mkdir()
+    site.write_text('[table]\nid = "site"\n')
+    assert config.load_settings(environ={}).table_id == "site"
+    user.parent.mkdir()
+    user.write_text('[table]\nid = "user"\n')
+    assert config.load_settings(environ={}).table_id == "user"
+
+
+def test_log_level_from_the_environment_beats_the_file(tmp_path: Path) -> None:
+    path = write(tmp_path, '[logging]\nlevel = "ERROR"\n')
+    s = config.load_settings(path, environ={"DRR_LOG_LEVEL": "debug"})
+    assert (s.log_level, s.origin("logging.level")) == ("DEBUG", "environment")
+    with pytest.raises(ConfigError, match="DRR_LOG_LEVEL"):
+        config.load_settings(path, environ={"DRR_LOG_LEVEL": "chatty"})
+
+
+def test_template_holds_every_key_at_its_default_and_loads_cleanly(tmp_path: Path) -> None:
+    text = config.template()
+    doc = tomllib.loads(text)
+    assert {f"{table}.{key}" for table, key in _flatten(doc)} == set(config.KEYS)
+    path = write(tmp_path, text)
+    loaded = config.load_settings(path, environ={})
+    assert config.describe(loaded) == {
+        k: {"value": v["value"], "origin": FILE} for k, v in config.describe(Settings()).items()
+    }
+
+
+def _flatten(doc: dict[str, object], prefix: str = "") -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for key, value in doc.items():
+        if isinstance(value, dict):
+            out += _flatten(value, f"{prefix}{key}.")
+        else:
+            out.append((prefix.rstrip("."), key))
+    return out
+
+
+# --- the command line's fill-in (precedence: command line > file > default) --------------------
+
+
+def parse(argv: list[str], *, table_default: object = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser()
+    p.add_argument("--db", default=None)
+    p.add_argument("--table", default=table_default)
+    p.add_argument("--wheel", default=None)
+    p.add_argument("--rules", type=Path, default=None)
+    p.add_argument("--baudrate", type=int, default=None)
+    p.add_argument("--rtscts", action=argparse.BooleanOptionalAction, default=None)
+    return p.parse_args(argv)
+
+
+def test_unset_options_are_filled_from_the_file_else_the_default(tmp_path: Path) -> None:
+    path = write(tmp_path, '[wheel]\nspec = "serial:COM3"\n[wheel.serial]\nrtscts = true\n')
+    args = parse([])
+    effective = config.fill_from_settings(args, config.load_settings(path, environ={}))
+    assert (args.wheel, args.rtscts) == ("serial:COM3", True)  # from the file
+    assert (args.table, args.baudrate) == ("1", 9600)  # embedded defaults
+    assert args.db is None and args.rules is None  # None: the store's / shipped default
+    assert effective.origin("wheel.spec") == FILE and effective.origin("table.id") == DEFAULT
+
+
+def test_a_typed_option_beats_the_file(tmp_path: Path) -> None:
+    path = write(tmp_path, '[table]\nid = "7"\n[wheel]\nspec = "serial:COM3"\n[rules]\npath = "r.toml"\n')
+    args = parse(
+        ["--table", "12", "--wheel", "sim", "--baudrate", "4800", "--no-rtscts", "--rules", "x.toml"]
+    )
+    effective = config.fill_from_settings(args, config.load_settings(path, environ={}))
+    assert (args.table, args.wheel, args.baudrate, args.rtscts) == ("12", "sim", 4800, False)
+    assert args.rules == Path("x.toml")
+    assert effective.table_id == "12" and effective.serial.baudrate == 4800 and not effective.serial.rtscts
+    assert {effective.origin(k) for k in ("table.id", "wheel.spec", "rules.path")} == {COMMAND_LINE}
+
+
+def test_an_option_outside_the_convention_is_left_alone(tmp_path: Path) -> None:
+    path = write(tmp_path, '[table]\nid = "7"\n')
+    args = parse([], table_default="house")  # declared with its own default: not ours to fill
+    config.fill_from_settings(args, config.load_settings(path, environ={}))
+    assert args.table == "house"
+    assert not hasattr(args, "station")  # an option a command did not declare is not invented
+
+
+def test_a_bad_command_line_value_names_the_option() -> None:
+    with pytest.raises(ConfigError, match=r"^--wheel: must be sim, serial:PORT or replay:FILE") as caught:
+        config.fill_from_settings(parse(["--wheel", "usb0"]), Settings())
+    assert caught.value.exit_code == 2
