@@ -47,7 +47,9 @@ INSIDE_KINDS = frozenset(
         BetKind.SIX_LINE,
     }
 )
-EVEN_MONEY_KINDS = frozenset({BetKind.RED, BetKind.BLACK, BetKind.ODD, BetKind.EVEN, BetKind.LOW, BetKind.HIGH})
+EVEN_MONEY_KINDS = frozenset(
+    {BetKind.RED, BetKind.BLACK, BetKind.ODD, BetKind.EVEN, BetKind.LOW, BetKind.HIGH}
+)
 OUTSIDE_KINDS = EVEN_MONEY_KINDS | {BetKind.DOZEN, BetKind.COLUMN}
 
 # Names accepted where a bet is given by numbers (`drr settle`): trios are streets and first
@@ -254,6 +256,8 @@ def _bet_from_wire(data: Mapping[str, Any], *, trios: bool, first_four: bool) ->
                 f"numbers {'-'.join(map(str, sorted(bet.numbers)))} form a {bet.wire_name}, not a {name}"
             )
         return bet
+    if not isinstance(name, str):
+        raise ValueError(f"unknown bet {name!r}")
     try:
         kind = BetKind(name)
     except ValueError:

@@ -28,3 +28,11 @@ class RulesError(DrrError):
     def __init__(self, message: str, violations: list[str] | None = None) -> None:
         super().__init__(message)
         self.violations = violations or []
+
+
+class BonusOutcomeMissing(DrrError):
+    """A player won on the Bonus Number with an inside wager but their bonus game has no outcome yet."""
+
+
+class IllegalTransition(DrrError):
+    """An event that the round or the bonus game cannot accept in its current state."""

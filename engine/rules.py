@@ -58,13 +58,14 @@ _PAYOUT_KEY_OF_KIND = {
     BetKind.COLUMN: "column",
 }
 
+LIMIT_KEYS = ("minimum", "maximum_inside", "maximum_outside", "maximum_per_player")
 _ALLOWED_KEYS: dict[str, set[str] | None] = {
     "": {"schema", "name", "description", "payouts", "wagers", "lucky", "bonus", "limits"},
     "payouts": set(PAYOUT_KEYS),
     "wagers": {"trios", "first_four", "unit", "rounding"},
     "lucky": {"counts", "odds"},
     "bonus": {"timer_seconds", "rounds"},
-    "limits": {"minimum", "maximum_inside", "maximum_outside", "maximum_per_player"},
+    "limits": set(LIMIT_KEYS),
 }
 
 
@@ -313,13 +314,21 @@ def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesS
         odds = c.weighted(lucky.get("odds"), "lucky.odds", "§ 617b.12(f)")
         for x in odds:
             if not LUCKY_ODDS_MIN <= x <= LUCKY_ODDS_MAX:
-                c.bad(f"lucky.odds.{_fmt(x)}", "§ 617b.12(f)", f"straight-up Lucky payout {_fmt(x)} to 1 is outside 49 to 1 - 499 to 1")
+                c.bad(
+                    f"lucky.odds.{_fmt(x)}",
+                    "§ 617b.12(f)",
+                    f"straight-up Lucky payout {_fmt(x)} to 1 is outside 49 to 1 - 499 to 1",
+                )
 
     # Bonus game: six rounds (§ 617b.12(h)), timer (§ 617b.12(i)), payout range (§ 617b.12(k),(l)).
     bonus = c.table(doc, "bonus", "§ 617b.12(h)")
     timer = bonus.get("timer_seconds", 20) if bonus else 20
     if isinstance(timer, bool) or not isinstance(timer, int) or not 5 <= timer <= 300:
-        c.bad("bonus.timer_seconds", "§ 617b.12(i)", f"must be a whole number of seconds from 5 to 300, not {timer!r}")
+        c.bad(
+            "bonus.timer_seconds",
+            "§ 617b.12(i)",
+            f"must be a whole number of seconds from 5 to 300, not {timer!r}",
+        )
         timer = 20
     rounds: list[dict[Fraction, int]] = []
     raw_rounds = bonus.get("rounds") if bonus else None
@@ -328,7 +337,9 @@ def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesS
             got = len(raw_rounds) if isinstance(raw_rounds, list) else type(raw_rounds).__name__
             c.bad("bonus.rounds", "§ 617b.12(h)", f"must list exactly six round tables, not {got}")
         else:
-            rounds = [c.weighted(t, f"bonus.rounds[{i + 1}]", "§ 617b.12(h)") for i, t in enumerate(raw_rounds)]
+            rounds = [
+                c.weighted(t, f"bonus.rounds[{i + 1}]", "§ 617b.12(h)") for i, t in enumerate(raw_rounds)
+            ]
     if len(rounds) == BONUS_ROUNDS and all(rounds):
         low1 = min(rounds[0])
         if low1 < BONUS_MIN:
@@ -347,18 +358,26 @@ def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesS
         # The n-number rule B/n must stay inside (l)'s range for every inside wager size.
         for n, (lo, hi) in BONUS_RANGE_BY_SIZE.items():
             if low1 >= BONUS_MIN and top <= BONUS_MAX and (low1 / n < lo or top / n > hi):
-                c.bad("bonus.rounds", "§ 617b.12(l)", f"{n}-number bonus payouts leave {_fmt(lo)}-{_fmt(hi)} to 1")
+                c.bad(
+                    "bonus.rounds",
+                    "§ 617b.12(l)",
+                    f"{n}-number bonus payouts leave {_fmt(lo)}-{_fmt(hi)} to 1",
+                )
     if odds:
         for n, (lo, hi) in LUCKY_RANGE_BY_SIZE.items():
             if min(odds) / n < lo or max(odds) / n > hi:
-                c.bad("lucky.odds", "§ 617b.12(f)", f"{n}-number Lucky payouts leave {_fmt(lo)}-{_fmt(hi)} to 1")
+                c.bad(
+                    "lucky.odds", "§ 617b.12(f)", f"{n}-number Lucky payouts leave {_fmt(lo)}-{_fmt(hi)} to 1"
+                )
 
     limits_doc = doc.get("limits", {})
     limits = Limits()
     if not isinstance(limits_doc, Mapping):
         c.bad("limits", "§ 601a.2", "must be a table")
     else:
-        values = {k: c.decimal(v, f"limits.{k}", "§ 601a.2") for k, v in limits_doc.items() if k in _ALLOWED_KEYS["limits"]}  # type: ignore[operator]
+        values = {
+            k: c.decimal(v, f"limits.{k}", "§ 601a.2") for k, v in limits_doc.items() if k in LIMIT_KEYS
+        }
         limits = Limits(**{k: v for k, v in values.items() if v is not None})
 
     if c.violations or unit is None or rounding is None:

@@ -1,0 +1,150 @@
+"""`drr settle ROUND.json|-`: settle a round given as JSON (the electronic betting terminal contract).
+
+Input: {"lucky": {"17": "199", ...}, "bonus_number": 8, "result": 17,
+        "bonus_odds": {"anna": "129"}, "wagers": [{"id", "player", "bet", "numbers"|"which", "amount"}]}
+Output (stdout, exit 0): {"result": 17, "wagers": [{"id", "kind", "odds", "payout"}, ...],
+        "total_wagered": "...", "total_paid": "..."}; odds are exact fractions ("199/2").
+An illegal wager exits 2 with one line on stderr naming the wager and the reason; any other
+bad input exits 1 with one line. Nothing is written to stdout on an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fractions import Fraction
+
+    from engine.bets import Wager
+    from engine.rng import Draw
+    from engine.rules import RulesSubmission
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "settle",
+        help="settle a round given as JSON (Lucky/Bonus draw, result, bonus outcomes, wagers)",
+        description=__doc__.split("\n", 1)[1] if __doc__ else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("round_file", metavar="ROUND.json", help="the round as JSON, or - for stdin")
+    p.add_argument("--rules", metavar="FILE", help="Rules Submission TOML (default: the shipped one)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from engine.rules import load_default_rules, load_rules
+    from engine.settlement import settle_round
+
+    rules = load_rules(args.rules) if args.rules else load_default_rules()
+    doc = _read_json(args.round_file)
+    draw, result, bonus_odds, wagers = parse_round(doc, rules)
+    settled = settle_round(wagers, result, draw, bonus_odds, rules)
+    sys.stdout.write(json.dumps(settled.to_wire(), indent=2) + "\n")
+    return 0
+
+
+def _read_json(name: str) -> Any:
+    import json
+
+    from engine.errors import DrrError
+
+    label = "stdin" if name == "-" else name
+    try:
+        text = sys.stdin.read() if name == "-" else open(name, encoding="utf-8").read()  # noqa: SIM115
+    except OSError as exc:
+        raise DrrError(f"{label}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise DrrError(f"{label}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DrrError(
+            f"{label}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
+
+
+def parse_round(doc: Any, rules: RulesSubmission) -> tuple[Draw, int, dict[str, Fraction], list[Wager]]:
+    """The draw, result, bonus outcomes and wagers of a `drr settle` document (DrrError naming
+    the bad field; IllegalWager, exit 2, for a wager)."""
+    from engine.bets import wager_from_wire
+    from engine.errors import DrrError, IllegalWager
+    from engine.rng import Draw
+    from engine.rules import LUCKY_ODDS_MAX, LUCKY_ODDS_MIN
+    from engine.settlement import check_bonus_outcome
+
+    if not isinstance(doc, Mapping):
+        raise DrrError("the round must be a JSON object with lucky, bonus_number, result and wagers")
+    unknown = sorted(set(doc) - {"lucky", "bonus_number", "result", "bonus_odds", "wagers"})
+    if unknown:
+        raise DrrError(f"unknown field(s) {', '.join(unknown)} in the round")
+
+    raw_lucky = doc.get("lucky")
+    if not isinstance(raw_lucky, Mapping):
+        raise DrrError('"lucky" must be an object of Lucky Number -> straight-up odds, e.g. {"17": "199"}')
+    lucky: dict[int, Fraction] = {}
+    for key, value in raw_lucky.items():
+        number = _pocket(key, f"lucky: key {key!r}")
+        odds = _odds(value, f"lucky.{key}")
+        if not LUCKY_ODDS_MIN <= odds <= LUCKY_ODDS_MAX:
+            raise DrrError(f"lucky.{key}: {value} to 1 is outside 49 to 1 - 499 to 1 (§ 617b.12(f))")
+        lucky[number] = odds
+    bonus_number = _pocket(doc.get("bonus_number"), "bonus_number")
+    if bonus_number in lucky:
+        raise DrrError(f"bonus_number {bonus_number} is also a Lucky Number (§ 617b.12(e))")
+    result = _pocket(doc.get("result"), "result")
+
+    raw_bonus = doc.get("bonus_odds", {})
+    if not isinstance(raw_bonus, Mapping):
+        raise DrrError('"bonus_odds" must be an object of player -> straight-up odds, e.g. {"anna": "129"}')
+    bonus_odds = {
+        str(player): check_bonus_outcome(str(player), _odds(value, f"bonus_odds.{player}"))
+        for player, value in raw_bonus.items()
+    }
+
+    raw_wagers = doc.get("wagers")
+    if not isinstance(raw_wagers, list):
+        raise DrrError('"wagers" must be a list of wager objects')
+    wagers: list[Wager] = []
+    seen: set[str] = set()
+    for i, item in enumerate(raw_wagers):
+        wager = wager_from_wire(
+            item, unit=rules.unit, trios=rules.trios, first_four=rules.first_four, position=i
+        )
+        if wager.id in seen:
+            raise IllegalWager(f"wager {wager.id}: the id repeats an earlier wager")
+        seen.add(wager.id)
+        wagers.append(wager)
+    return Draw(lucky, bonus_number), result, bonus_odds, wagers
+
+
+def _pocket(value: Any, what: str) -> int:
+    from engine.errors import DrrError
+
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 36:
+        raise DrrError(f"{what}: {value!r} is not a number 0-36")
+    return value
+
+
+def _odds(value: Any, what: str) -> Fraction:
+    """Exact "to 1" odds from "199", "199/2", "99.5" or an integer; floats are refused."""
+    from fractions import Fraction
+
+    from engine.errors import DrrError
+
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise DrrError(f'{what}: odds {value!r} must be a string such as "199" or "199/2" (or an integer)')
+    try:
+        odds = Fraction(value.strip() if isinstance(value, str) else value)
+    except (ValueError, ZeroDivisionError):
+        raise DrrError(f"{what}: {value!r} is not an exact number of odds") from None
+    if odds <= 0:
+        raise DrrError(f"{what}: odds {value!r} must be positive")
+    return odds

@@ -1,0 +1,245 @@
+"""Settlement of wagers: what each wager wins, exactly, and why (§ 617b.12(f), (g), (l)).
+
+Public API (used by the table service, `drr settle` and the game math):
+
+- `settle_wager(wager, result, draw, bonus_odds, rules) -> Settlement`: one wager.
+- `settle_round(wagers, result, draw, bonus_odds, rules) -> RoundSettlement`: every wager
+  of a round, with `total_wagered` and `total_paid`.
+- `players_needing_bonus(wagers, result, draw)`: who must play a bonus game before the
+  round can be settled (an inside wager covering the Bonus Number when it hits).
+- `payout_of(amount, odds, rounding)`: the rounding rule on its own.
+
+Rules applied, in this order, to a wager covering n numbers when the ball lands on `result`:
+- the wager does not cover `result` -> `lose` (zero loses every outside wager);
+- inside wager, `result` is a Lucky Number with straight-up X -> `lucky`, X/n to 1;
+- inside wager, `result` is the Bonus Number -> `bonus`, B/n to 1, B that player's bonus
+  outcome (`bonus_odds[player]`; missing -> BonusOutcomeMissing: run the bonus game first);
+- otherwise -> `base`, the Rules Submission's base odds (outside wagers are always base).
+
+A payout is what the wager wins: amount x odds rounded DOWN to a multiple of
+`rules.rounding`. The stake is returned on top of it and is not part of `payout`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import ROUND_FLOOR, Context, Decimal, DivisionByZero, Inexact, InvalidOperation, Overflow
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
+
+from engine.errors import BonusOutcomeMissing, DrrError
+from engine.rng import Draw
+
+if TYPE_CHECKING:
+    from engine.bets import Wager
+    from engine.rules import RulesSubmission
+
+WinKind = Literal["lucky", "bonus", "base", "lose"]
+LUCKY: Final = "lucky"
+BONUS: Final = "bonus"
+BASE: Final = "base"
+LOSE: Final = "lose"
+
+BONUS_OUTCOME_MIN, BONUS_OUTCOME_MAX = Fraction(29), Fraction(4999)  # § 617b.12(l), straight up
+
+# One exact context for all money arithmetic: wide enough for any table, and any inexact
+# step raises instead of rounding silently. divide_int is exact floor division here.
+_MONEY = Context(prec=60, rounding=ROUND_FLOOR, traps=[InvalidOperation, DivisionByZero, Overflow, Inexact])
+_ZERO_ODDS: Final = Fraction(0)
+
+DrawLike = Draw | tuple[Mapping[int, Fraction], int]
+
+
+class Settlement(NamedTuple):
+    """The outcome of one wager. `payout` excludes the stake, which is returned on a win."""
+
+    wager: Wager
+    kind: WinKind
+    odds: Fraction  # "to 1"; 0 for a losing wager
+    payout: Decimal
+
+    @property
+    def won(self) -> bool:
+        return self.kind != LOSE
+
+    @property
+    def returned(self) -> Decimal:
+        """What goes back to the player: payout plus stake on a win, nothing on a loss."""
+        return self.payout + self.wager.amount if self.kind != LOSE else self.payout
+
+    def to_wire(self) -> dict[str, Any]:
+        """The `drr settle` form: id, kind, exact odds ("199/2") and payout."""
+        odds = self.odds
+        return {
+            "id": self.wager.id,
+            "kind": self.kind,
+            "odds": str(odds.numerator) if odds.denominator == 1 else f"{odds.numerator}/{odds.denominator}",
+            "payout": str(self.payout),
+        }
+
+
+@dataclass(frozen=True)
+class RoundSettlement:
+    """Every wager of a round settled, in the order given."""
+
+    result: int
+    settlements: tuple[Settlement, ...]
+    total_wagered: Decimal
+    total_paid: Decimal  # what the wagers won; stakes not included
+    total_returned: Decimal  # handed back to players: winnings plus the stakes of winning wagers
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "result": self.result,
+            "wagers": [s.to_wire() for s in self.settlements],
+            "total_wagered": str(self.total_wagered),
+            "total_paid": str(self.total_paid),
+        }
+
+
+def payout_of(amount: Decimal, odds: Fraction, rounding: Decimal) -> Decimal:
+    """amount x odds rounded down to a multiple of `rounding` (exact; never float)."""
+    units = _MONEY.divide_int(
+        _MONEY.multiply(amount, Decimal(odds.numerator)), _MONEY.multiply(Decimal(odds.denominator), rounding)
+    )
+    return _MONEY.multiply(units, rounding)
+
+
+def as_draw(draw: DrawLike) -> Draw:
+    """A Draw from a Draw or a (lucky mapping, bonus number) pair."""
+    if isinstance(draw, Draw):
+        return draw
+    lucky, bonus = draw
+    return Draw({n: Fraction(x) for n, x in lucky.items()}, bonus)
+
+
+def check_bonus_outcome(player: str, odds: Fraction) -> Fraction:
+    """The straight-up bonus outcome if it lies in § 617b.12(l)'s 29-4,999 to 1, else DrrError."""
+    if not BONUS_OUTCOME_MIN <= odds <= BONUS_OUTCOME_MAX:
+        raise DrrError(
+            f"bonus outcome of player {player!r} is {odds} to 1, outside 29 to 1 - 4,999 to 1 (§ 617b.12(l))"
+        )
+    return odds
+
+
+def players_needing_bonus(wagers: Iterable[Wager], result: int, draw: DrawLike) -> tuple[str, ...]:
+    """Players with an inside wager covering `result` when it is the Bonus Number, in wager order."""
+    d = as_draw(draw)
+    if result != d.bonus_number:
+        return ()
+    seen: dict[str, None] = {}
+    for w in wagers:
+        if w.bet.inside and result in w.bet.numbers:
+            seen.setdefault(w.player, None)
+    return tuple(seen)
+
+
+def settle_wager(
+    wager: Wager,
+    result: int,
+    draw: DrawLike,
+    bonus_odds: Mapping[str, Fraction],
+    rules: RulesSubmission,
+) -> Settlement:
+    """Settle one wager (see the module docstring for the rules)."""
+    d = as_draw(draw)
+    bet = wager.bet
+    if result not in bet.numbers:
+        return Settlement(wager, LOSE, _ZERO_ODDS, payout_of(wager.amount, _ZERO_ODDS, rules.rounding))
+    kind: WinKind = BASE
+    if bet.inside:
+        lucky = d.lucky.get(result)
+        if lucky is not None:
+            kind, odds = LUCKY, lucky / bet.size
+        elif result == d.bonus_number:
+            b = bonus_odds.get(wager.player)
+            if b is None:
+                raise _missing(wager, result)
+            kind, odds = BONUS, check_bonus_outcome(wager.player, Fraction(b)) / bet.size
+        else:
+            odds = rules.base_payout(bet)
+    else:
+        odds = rules.base_payout(bet)
+    return Settlement(wager, kind, odds, payout_of(wager.amount, odds, rules.rounding))
+
+
+def _missing(wager: Wager, result: int) -> BonusOutcomeMissing:
+    return BonusOutcomeMissing(
+        f"wager {wager.id}: player {wager.player!r} won on the Bonus Number {result} and has no "
+        "bonus-game outcome; the bonus game must be played before settlement"
+    )
+
+
+class _Odds:
+    """Odds of one winning class of bets, with the Decimal factors of its payout precomputed."""
+
+    __slots__ = ("divisor", "kind", "multiplier", "odds")
+
+    def __init__(self, kind: WinKind, odds: Fraction, rounding: Decimal) -> None:
+        self.kind = kind
+        self.odds = odds
+        self.multiplier = Decimal(odds.numerator)
+        self.divisor = _MONEY.multiply(Decimal(odds.denominator), rounding)
+
+
+def settle_round(
+    wagers: Sequence[Wager],
+    result: int,
+    draw: DrawLike,
+    bonus_odds: Mapping[str, Fraction],
+    rules: RulesSubmission,
+) -> RoundSettlement:
+    """Settle every wager of a round. Same answers as `settle_wager`, computed faster: the odds
+    of every winning (kind, size) class are worked out once per round."""
+    d = as_draw(draw)
+    if not (isinstance(result, int) and 0 <= result <= 36) or isinstance(result, bool):
+        raise DrrError(f"result {result!r} is not a number 0-36")
+    rounding = rules.rounding
+    zero = _MONEY.multiply(Decimal(0), rounding)
+    lucky = d.lucky.get(result)
+    on_bonus = result == d.bonus_number
+    base: dict[Any, _Odds] = {}
+    special: dict[tuple[str, int], _Odds] = {}  # (player or "", size) -> lucky/bonus odds
+    checked_bonus: dict[str, Fraction] = {}
+
+    mul = _MONEY.multiply
+    div = _MONEY.divide_int
+    out: list[Settlement] = []
+    append = out.append
+    total_wagered = Decimal(0)
+    total_paid = zero
+    stakes_back = Decimal(0)
+    add = _MONEY.add
+    for w in wagers:
+        amount = w.amount
+        total_wagered = add(total_wagered, amount)
+        bet = w.bet
+        if result not in bet.numbers:
+            append(Settlement(w, LOSE, _ZERO_ODDS, zero))
+            continue
+        if bet.inside and (lucky is not None or on_bonus):
+            player = "" if lucky is not None else w.player
+            key = (player, len(bet.numbers))
+            o = special.get(key)
+            if o is None:
+                if lucky is not None:
+                    o = _Odds(LUCKY, lucky / key[1], rounding)
+                else:
+                    b = checked_bonus.get(player)
+                    if b is None:
+                        raw = bonus_odds.get(player)
+                        if raw is None:
+                            raise _missing(w, result)
+                        b = checked_bonus[player] = check_bonus_outcome(player, Fraction(raw))
+                    o = _Odds(BONUS, b / key[1], rounding)
+                special[key] = o
+        else:
+            o = base.get(bet.kind)
+            if o is None:
+                o = base[bet.kind] = _Odds(BASE, rules.base_payout(bet), rounding)
+        payout = mul(div(mul(amount, o.multiplier), o.divisor), rounding)
+        total_paid = add(total_paid, payout)
+        stakes_back = add(stakes_back, amount)
+        append(Settlement(w, o.kind, o.odds, payout))
+    return RoundSettlement(result, tuple(out), total_wagered, total_paid, add(total_paid, stakes_back))
