@@ -37,6 +37,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "engine.cli.rules_cmd",
     "engine.cli.settle_cmd",
     "engine.cli.config_cmd",
+    "hardware.cli",
     "gui.bench_cmd",
 )
 

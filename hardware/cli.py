@@ -1,0 +1,150 @@
+"""`drr wheel …`: simulate a wheel, replay a capture, decode a capture, list serial ports.
+
+Top-level imports stay light (argparse, stdlib); each handler imports what it needs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    wheel = sub.add_parser("wheel", help="wheel sensor: simulate, replay, decode, ports")
+    wsub = wheel.add_subparsers(dest="wheel_command", metavar="WHEEL_COMMAND", required=True)
+
+    sim = wsub.add_parser("simulate", help="run a virtual SS2 wheel (on a pseudo-terminal or in-process)")
+    sim.add_argument(
+        "--pty", action="store_true", help="serve on a pseudo-terminal and print its device path"
+    )
+    sim.add_argument("--link", metavar="PATH", help="with --pty: also make PATH a symlink to the device")
+    sim.add_argument("--speed", type=_speed, default=1.0, metavar="X", help="time factor (2 = twice as fast)")
+    sim.add_argument(
+        "--faults",
+        default="",
+        metavar="LIST",
+        help="comma list: torn[=P], launch, miss, noball, fault, silence[=S]; KIND@N puts it in game N",
+    )
+    sim.add_argument("--seed", type=int, help="seed the results (tests only; default: OS CSPRNG)")
+    sim.add_argument(
+        "--mode", type=int, default=1157, help="operating mode *o (1157 arcade, 1159 host starts)"
+    )
+    sim.add_argument("--games", type=int, default=0, help="stop after this many results (0 = run forever)")
+    sim.set_defaults(func=run_simulate)
+
+    rep = wsub.add_parser("replay", help="play a capture file to a pseudo-terminal or decode it live")
+    rep.add_argument("capture", metavar="CAPTURE")
+    rep.add_argument(
+        "--speed", type=_speed, default=1.0, metavar="X", help="time factor (0 = as fast as possible)"
+    )
+    rep.add_argument("--pty", action="store_true", help="write the RX lines into a pseudo-terminal")
+    rep.add_argument("--link", metavar="PATH", help="with --pty: also make PATH a symlink to the device")
+    rep.set_defaults(func=run_replay)
+
+    dec = wsub.add_parser("decode", help="decode a capture file into wheel events")
+    dec.add_argument("file", metavar="FILE")
+    dec.add_argument("--protocol", default="ss2", help="wheel protocol (ss2, plain)")
+    dec.add_argument("--json", action="store_true", help="one JSON object per event")
+    dec.add_argument("--results", action="store_true", help="only game results, one JSON line each")
+    dec.set_defaults(func=run_decode)
+
+    ports = wsub.add_parser("ports", help="list serial ports")
+    ports.add_argument("--json", action="store_true")
+    ports.set_defaults(func=run_ports)
+
+
+def _speed(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"speed {text!r} is not a number") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"speed {text!r} must be a finite number >= 0")
+    return value
+
+
+def run_decode(args: argparse.Namespace) -> int:
+    import logging
+
+    from hardware.decode import DecodeSummary, decode_capture
+    from hardware.events import UnreadableLine, WheelResult
+    from hardware.protocol import get_protocol
+
+    # Unreadable lines are data here: summarised below, not logged one by one.
+    logging.getLogger("hardware.protocol").setLevel(logging.ERROR)
+    protocol = get_protocol(args.protocol)
+    summary = DecodeSummary()
+    reasons: dict[str, int] = {}
+    out = sys.stdout
+    try:
+        for event in decode_capture(args.file, protocol, summary):
+            if isinstance(event, UnreadableLine):
+                reasons[event.reason] = reasons.get(event.reason, 0) + 1
+            if args.results:
+                if isinstance(event, WheelResult):
+                    out.write(json.dumps(event.result_line()) + "\n")
+            elif args.json:
+                out.write(json.dumps(event.to_json()) + "\n")
+            else:
+                out.write(event.describe() + "\n")
+    except BrokenPipeError:  # `drr wheel decode … | head` is normal use
+        sys.stderr.close()
+        return 0
+    bad = protocol.unreadable_count
+    print(
+        f"{args.file}: {summary.lines} lines, {bad} unreadable (skipped), "
+        f"{len(summary.malformed)} not in capture format",
+        file=sys.stderr,
+    )
+    for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
+        print(f"  {count:6d}  {reason}", file=sys.stderr)
+    for lineno, text, reason in summary.malformed[:10]:
+        print(f"  line {lineno}: {reason}: {text[:80]!r}", file=sys.stderr)
+    return 0
+
+
+def run_ports(args: argparse.Namespace) -> int:
+    from hardware.serial_link import list_ports
+
+    ports = list_ports()
+    if args.json:
+        print(json.dumps(ports))
+    elif not ports:
+        print("no serial ports found", file=sys.stderr)
+    for port in [] if args.json else ports:
+        print(f"{port['device']:20s} {port['description']}  {port['hwid']}")
+    return 0
+
+
+def run_simulate(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from hardware.virtual_wheel import FaultPlan, VirtualWheel, serve_on_pty
+
+    faults = FaultPlan.parse(args.faults)
+    wheel = VirtualWheel(speed=args.speed, faults=faults, seed=args.seed, mode=args.mode)
+    if args.pty:
+        return asyncio.run(serve_on_pty(wheel, link=args.link, games=args.games))
+    return asyncio.run(_print_sim(wheel, args.games))
+
+
+async def _print_sim(wheel: object, games: int) -> int:
+    from hardware.virtual_wheel import VirtualWheel
+
+    assert isinstance(wheel, VirtualWheel)
+    async for line in wheel.lines():
+        print(line, flush=True)
+        if games and wheel.results_played >= games and line.startswith("*X;2"):
+            return 0
+    return 0
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from hardware.replay import replay_print, replay_to_pty
+
+    if args.pty:
+        return asyncio.run(replay_to_pty(args.capture, speed=args.speed, link=args.link))
+    return asyncio.run(replay_print(args.capture, speed=args.speed))

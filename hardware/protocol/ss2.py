@@ -1,0 +1,378 @@
+"""Cammegh Slingshot 2 (SS2) protocol: a lenient line parser and the stateful event deriver.
+
+Parsing is strict about what a field may hold and lenient about everything around it (CR/LF,
+padding, NULs): a status line whose fields do not fit is unreadable, never guessed at. A line
+torn by lost bytes is cut at every `*` so the parser resynchronises on the next packet start
+(`*X;4;14*X;*X;4;146; 9;0;158;0` yields two unreadable fragments and one good status line).
+
+The deriver turns the 2 Hz status stream into events following the vendor guide's handling
+rules (see `../../shared/docs/wheel-protocol-ss2.md` § 7): flag 8 is ignored for the first 3 s of
+state 3, then reported as a failed launch; state 3 with flag 2 is a miss-spin (void); flag 1 in
+state 4 is ignored for 5 s, then reported as ball not detected. A result is emitted once per
+game although the wheel repeats its state-5 line for many seconds; counter gaps, wraps after 256
+and power-cycle restarts are reported as such.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from hardware.events import (
+    WARNING_ADVICE,
+    BallLaunched,
+    BallNotDetected,
+    BonusNumber,
+    CommandReply,
+    GameCounterWrapped,
+    GameNumberGap,
+    GameStarted,
+    LaunchFailed,
+    MissSpin,
+    NoMoreBets,
+    ResultMismatch,
+    RotorSpeed,
+    SelfTest,
+    SensorEvent,
+    TableClosed,
+    WarningChanged,
+    WheelEvent,
+    WheelRestart,
+    WheelResult,
+    decode_warnings,
+)
+from hardware.protocol.base import Protocol, register_protocol
+
+LAUNCH_GRACE = timedelta(seconds=3)  # guide § 7: flag 8 clears once state 3 begins; ignore 3 s
+NO_BALL_GRACE = timedelta(seconds=5)  # guide § 7: flag 1 in state 4, ignore >= 5 s (10 lines)
+SPEED_STEP = Decimal("0.5")  # rpm change worth an event; the reading jitters by 0.1-0.2
+GAME_COUNTER_MAX = 256
+
+SELF_TEST_CODES: dict[int, str] = {
+    0: "ok",
+    1: "hardware fault",
+    2: "no ball",
+    3: "no ball position",
+    4: "wrong ball direction",
+    5: "motor fault",
+    6: "encoder failed or not calibrated",
+    7: "cannot play clockwise",
+    8: "cannot play anticlockwise",
+    11: "sensor 1 stuck on",
+    12: "sensor 2 stuck on",
+    13: "sensor 3 stuck on",
+    21: "sensor 1 stuck off",
+    22: "sensor 2 stuck off",
+    23: "sensor 3 stuck off",
+    100: "test timed out",
+}
+
+_ZEROS = {"00": 37, "000": 38, "0000": 39}
+_PADDING = " \t\0\x0b\x0c"
+
+
+def parse_number(text: str) -> int | None:
+    """A winning number as the wheel prints it (`" 7"`, `"24"`, `"00"`); None if it is not one."""
+    value = text.strip(" ")
+    if value in _ZEROS:
+        return _ZEROS[value]
+    if 1 <= len(value) <= 2 and value.isascii() and value.isdigit():
+        number = int(value)
+        if number <= 36:
+            return number
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """One `*X;state;spin;win;flags;speed;dir` line."""
+
+    state: int
+    game: int
+    win: int | None
+    flags: int
+    speed_tenths: int
+    clockwise: bool
+
+    @property
+    def rpm(self) -> Decimal:
+        return Decimal(self.speed_tenths) / 10
+
+
+def parse_status(text: str) -> Status | str:
+    """A status line, or the reason it cannot be read."""
+    fields = text.split(";")
+    if len(fields) != 7 or fields[0] != "*X":
+        return f"status line with {len(fields)} fields, expected 7"
+    state, game, win, flags, speed, direction = fields[1:]
+    if not (len(state) == 1 and state in "1234567"):
+        return f"status state {state!r} is not 1-7"
+    if not (len(game) == 3 and game.isascii() and game.isdigit()):
+        return f"status game {game!r} is not 3 digits"
+    win_number: int | None = None
+    if win.strip(" "):
+        win_number = parse_number(win)
+        if win_number is None or len(win) > 4:
+            return f"status result {win!r} is not a number"
+    elif len(win) > 2:
+        return f"status result {win!r} is not a number"
+    if not (len(flags) == 1 and flags in "0123456789ABCDEFabcdef"):
+        return f"status flags {flags!r} are not one hex digit"
+    if not (len(speed) == 3 and speed.isascii() and speed.isdigit()):
+        return f"status speed {speed!r} is not 3 digits"
+    if direction not in ("0", "1"):
+        return f"status direction {direction!r} is not 0 or 1"
+    return Status(int(state), int(game), win_number, int(flags, 16), int(speed), direction == "0")
+
+
+def _printable(text: str) -> bool:
+    return all(" " <= ch <= "~" or ch == "\t" for ch in text)
+
+
+def _reply_status(text: str) -> str:
+    words = text.split()
+    if not words:
+        return "value"
+    for word, status in (("OK", "ok"), ("NO", "no"), ("BUSY", "busy")):
+        if words[0] == word or words[-1] == word or words[-1].startswith(word + "("):
+            return status
+    return "value"
+
+
+@register_protocol
+class SS2Protocol(Protocol):
+    """Decoder for the Cammegh SS2 / SS2 TT serial protocol (wheel -> host lines)."""
+
+    name = "ss2"
+    accepts_commands = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._last: Status | None = None
+        self._state_since: datetime | None = None
+        self._epoch = 0  # bumped on restart / wrap / backward jump: game numbers repeat after it
+        self._reported: set[tuple[int, int]] = set()
+        self._pending_number: int | None = None
+        self._miss_spin_done = False
+        self._launch_failed_done = False
+        self._no_ball_since: datetime | None = None
+        self._no_ball_done = False
+        self._speed: tuple[Decimal, bool] | None = None
+        self._status_polls = 0
+
+    # -- host side ---------------------------------------------------------------------------
+
+    def note_command(self, raw: str, time: datetime) -> None:
+        if "X" in self.reply_keys(raw):
+            self._status_polls = min(self._status_polls + 1, 8)
+
+    def reply_keys(self, command: str) -> tuple[str, ...]:
+        text = command.strip(_PADDING + "\r\n")
+        if not text.startswith("*") or len(text) < 2:
+            return ()
+        key = text[1]
+        if key == "T":
+            # `*T z` is answered `*Z OK`; the guide also prints a bare `T OK`.
+            return ("T", "Z")
+        if key == " ":
+            return ("",)
+        return (key,)
+
+    # -- wheel side ---------------------------------------------------------------------------
+
+    def _decode(self, raw: str, time: datetime) -> list[WheelEvent]:
+        line = raw.strip(_PADDING)
+        if not line:
+            return []
+        if "*" not in line:
+            return self._decode_bare(line, time)
+        events: list[WheelEvent] = []
+        head, _, tail = line.partition("*")
+        if head.strip(_PADDING):
+            events.append(self.unreadable(head, "torn line: text before the packet start '*'", time))
+        # A `*s r` log page carries binary-ish bytes that may include '*': never cut it.
+        fragments = ["*" + tail] if tail.startswith("s r ") else ["*" + part for part in tail.split("*")]
+        for fragment in fragments:
+            events.extend(self._decode_packet(fragment.rstrip(_PADDING), time))
+        return events
+
+    def _decode_bare(self, line: str, time: datetime) -> list[WheelEvent]:
+        number = parse_number(line)
+        if number is not None:
+            # The winning-number line precedes the first state-5 status line; the result is
+            # emitted from the status line (it carries the game), this one cross-checks it.
+            self._pending_number = number
+            return []
+        words = line.split()
+        if len(words) == 2 and len(words[0]) == 1 and words[0].isalpha() and _printable(line):
+            # The guide prints some replies without their '*' (`T OK`): accept them as replies.
+            return [self._reply(words[0], words[1], time)]
+        return [self.unreadable(line, "not a packet and not a winning number", time, self._game)]
+
+    def _decode_packet(self, text: str, time: datetime) -> list[WheelEvent]:
+        game = self._game
+        if not _printable(text):
+            return [self.unreadable(text, "non-printable bytes in packet", time, game)]
+        if text.startswith("*X"):
+            status = parse_status(text)
+            if isinstance(status, str):
+                return [self.unreadable(text, status, time, game)]
+            return self._on_status(status, text, time)
+        if text.startswith("*Y;"):
+            return self._decode_bonus(text, time)
+        if ";" in text:
+            return [self.unreadable(text, "unknown packet with ';' (torn status line?)", time, game)]
+        if len(text) == 1:
+            return [self.unreadable(text, "empty packet", time, game)]
+        if text.startswith(("*bs ", "*bn ")):
+            value = text[4:].strip()
+            if value.isascii() and value.isdigit():
+                kind = "ball-at-sensor" if text[2] == "s" else "ball-in-pocket"
+                return [SensorEvent(game=game, time=time, kind=kind, value=int(value))]
+            return [self.unreadable(text, "sensor event without a number", time, game)]
+        key = text[1] if text[1] != " " else ""
+        rest = text[2:].strip(" \t")
+        if key == "F" and rest and rest.isascii() and rest.isdigit():
+            code = int(rest)
+            meaning = SELF_TEST_CODES.get(code, "unknown code")
+            return [SelfTest(game=game, time=time, code=rest, meaning=meaning)]
+        return [self._reply(key, rest, time)]
+
+    def _reply(self, key: str, rest: str, time: datetime) -> CommandReply:
+        return CommandReply(game=self._game, time=time, command=key, text=rest, status=_reply_status(rest))
+
+    def _decode_bonus(self, text: str, time: datetime) -> list[WheelEvent]:
+        parts = text.split(";")
+        if len(parts) in (3, 4) and all(p.isascii() and p.isdigit() for p in parts[1:]):
+            days = int(parts[3]) if len(parts) == 4 else None
+            return [
+                BonusNumber(
+                    game=self._game, time=time, slot=int(parts[1]), value=int(parts[2]), licence_days=days
+                )
+            ]
+        return [self.unreadable(text, "bonus line is not *Y;k;nnn[;dd]", time, self._game)]
+
+    @property
+    def _game(self) -> int | None:
+        return self._last.game if self._last is not None else None
+
+    # -- deriving events from the status stream ------------------------------------------------
+
+    def _on_status(self, s: Status, raw: str, time: datetime) -> list[WheelEvent]:
+        events: list[WheelEvent] = []
+        if self._status_polls:
+            self._status_polls -= 1
+            events.append(CommandReply(game=s.game, time=time, command="X", text=raw, status="value"))
+        prev = self._last
+        self._last = s
+        game_changed = prev is not None and prev.game != s.game
+        if prev is not None and game_changed:
+            events.extend(self._on_counter(prev, s, time))
+        prev_flags = prev.flags if prev is not None else 0
+        if s.flags != prev_flags:
+            events.append(self._warning_change(prev_flags, s, time))
+        state_changed = prev is None or prev.state != s.state or game_changed
+        if state_changed:
+            self._state_since = time
+            self._miss_spin_done = False
+            self._launch_failed_done = False
+            self._no_ball_since = None
+            self._no_ball_done = False
+            starting = s.state in (1, 2)
+            if not starting or prev is None or prev.state not in (1, 2) or game_changed:
+                events.extend(self._state_event(s, time))
+        events.extend(self._handling_rules(s, time))
+        if s.state == 5 and s.win is not None and (self._epoch, s.game) not in self._reported:
+            self._reported.add((self._epoch, s.game))
+            number_line = self._pending_number
+            events.append(
+                WheelResult(
+                    game=s.game,
+                    time=time,
+                    number=s.win,
+                    warnings=decode_warnings(s.flags),
+                    number_line=number_line,
+                )
+            )
+            if number_line is not None and number_line != s.win:
+                events.append(
+                    ResultMismatch(game=s.game, time=time, number_line=number_line, status_number=s.win)
+                )
+        if s.state != 5 or s.win is not None:
+            # The number line belongs to the state-5 line right after it, and to nothing later.
+            self._pending_number = None
+        speed = (s.rpm, s.clockwise)
+        if self._speed is None or self._speed_moved(self._speed, speed):
+            self._speed = speed
+            events.append(
+                RotorSpeed(game=s.game, time=time, rpm=s.rpm, direction="cw" if s.clockwise else "ccw")
+            )
+        return events
+
+    @staticmethod
+    def _speed_moved(old: tuple[Decimal, bool], new: tuple[Decimal, bool]) -> bool:
+        (old_rpm, old_cw), (new_rpm, new_cw) = old, new
+        return old_cw != new_cw or abs(new_rpm - old_rpm) >= SPEED_STEP or (old_rpm == 0) != (new_rpm == 0)
+
+    def _on_counter(self, prev: Status, s: Status, time: datetime) -> list[WheelEvent]:
+        expected = prev.game % GAME_COUNTER_MAX + 1
+        if s.game == expected:
+            if prev.game == GAME_COUNTER_MAX:
+                self._new_epoch()
+                return [GameCounterWrapped(game=s.game, time=time, previous=prev.game)]
+            return []
+        # After a power cycle the counter restarts low and the result field is empty.
+        if (s.win is None and prev.win is not None) or (s.game == 1 and prev.game != GAME_COUNTER_MAX):
+            self._new_epoch()
+            return [WheelRestart(game=s.game, time=time, previous=prev.game)]
+        if s.game < prev.game:
+            self._new_epoch()
+        return [GameNumberGap(game=s.game, time=time, previous=prev.game, expected=expected)]
+
+    def _new_epoch(self) -> None:
+        self._epoch += 1
+        self._reported.clear()
+
+    def _warning_change(self, prev_flags: int, s: Status, time: datetime) -> WarningChanged:
+        before, after = set(decode_warnings(prev_flags)), decode_warnings(s.flags)
+        added = tuple(name for name in after if name not in before)
+        removed = tuple(name for name in decode_warnings(prev_flags) if name not in after)
+        advice = "; ".join(WARNING_ADVICE.get(name, name) for name in added) or "warning cleared"
+        return WarningChanged(
+            game=s.game, time=time, flags=s.flags, added=added, removed=removed, active=after, advice=advice
+        )
+
+    @staticmethod
+    def _state_event(s: Status, time: datetime) -> list[WheelEvent]:
+        if s.state in (1, 2):
+            return [GameStarted(game=s.game, time=time, state=s.state)]
+        if s.state == 3:
+            return [BallLaunched(game=s.game, time=time)]
+        if s.state == 4:
+            return [NoMoreBets(game=s.game, time=time)]
+        if s.state == 6:
+            return [TableClosed(game=s.game, time=time)]
+        if s.state == 7:
+            return [BallNotDetected(game=s.game, time=time, reason="state-7")]
+        return []
+
+    def _handling_rules(self, s: Status, time: datetime) -> list[WheelEvent]:
+        events: list[WheelEvent] = []
+        since = self._state_since or time
+        if s.state == 3 and s.flags & 2 and not self._miss_spin_done:
+            self._miss_spin_done = True
+            events.append(MissSpin(game=s.game, time=time))
+        if s.state == 3 and s.flags & 8 and not self._launch_failed_done and time - since > LAUNCH_GRACE:
+            self._launch_failed_done = True
+            seconds = Decimal((time - since).total_seconds()).quantize(Decimal("0.1"))
+            events.append(LaunchFailed(game=s.game, time=time, seconds=str(seconds)))
+        if s.state == 4 and s.flags & 1:
+            if self._no_ball_since is None:
+                self._no_ball_since = time
+            elif not self._no_ball_done and time - self._no_ball_since >= NO_BALL_GRACE:
+                self._no_ball_done = True
+                events.append(BallNotDetected(game=s.game, time=time, reason="no-ball-flag"))
+        else:
+            self._no_ball_since = None
+        return events

@@ -1,0 +1,280 @@
+"""SS2 parser and event deriver: framing, torn lines, handling rules, exactly-once results, fuzz."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hardware.events import (
+    BallLaunched,
+    BallNotDetected,
+    CommandReply,
+    GameCounterWrapped,
+    GameNumberGap,
+    GameStarted,
+    LaunchFailed,
+    MissSpin,
+    NoMoreBets,
+    ResultMismatch,
+    RotorSpeed,
+    SelfTest,
+    TableClosed,
+    UnreadableLine,
+    WarningChanged,
+    WheelEvent,
+    WheelRestart,
+    WheelResult,
+)
+from hardware.protocol import LineFramer, get_protocol
+from hardware.protocol.ss2 import SS2Protocol, parse_status
+
+T0 = datetime(2025, 9, 23, 9, 0, 0)
+
+
+def feed(protocol: SS2Protocol, lines: list[str], step: float = 0.5) -> list[WheelEvent]:
+    events: list[WheelEvent] = []
+    for i, line in enumerate(lines):
+        events.extend(protocol.feed_line(line, T0 + timedelta(seconds=step * i)))
+    return events
+
+
+def of(events: list[WheelEvent], cls: type) -> list:
+    return [e for e in events if isinstance(e, cls)]
+
+
+def ss2() -> SS2Protocol:
+    protocol = get_protocol("ss2")
+    assert isinstance(protocol, SS2Protocol)
+    return protocol
+
+
+def test_framer_accepts_cr_lf_and_both_and_keeps_partial_lines() -> None:
+    framer = LineFramer()
+    assert framer.feed(b"*P OK\r\n*u OK\r*X;2;001;  ;0;174;0\n\n") == [
+        "*P OK",
+        "*u OK",
+        "*X;2;001;  ;0;174;0",
+    ]
+    assert framer.feed(b"*X;5;0") == []
+    assert framer.pending == "*X;5;0"
+    assert framer.feed(b"02;28;0;172;0\r\n") == ["*X;5;002;28;0;172;0"]
+
+
+def test_framer_cuts_endless_garbage() -> None:
+    framer = LineFramer(max_line=10)
+    lines = framer.feed(b"x" * 35)
+    assert lines == ["x" * 10] * 3 and framer.pending == "x" * 5
+
+
+def test_status_fields() -> None:
+    status = parse_status("*X;2;094;33;A;163;0")
+    assert not isinstance(status, str)
+    assert (status.state, status.game, status.win, status.flags, status.rpm, status.clockwise) == (
+        2, 94, 33, 10, Decimal("16.3"), True,
+    )  # fmt: skip
+    blank = parse_status("*X;2;001;  ;0;174;1")
+    assert not isinstance(blank, str) and blank.win is None and not blank.clockwise
+    padded = parse_status("*X;5;011; 4;0;175;0")
+    assert not isinstance(padded, str) and padded.win == 4
+    double_zero = parse_status("*X;5;011;00;0;175;0")
+    assert not isinstance(double_zero, str) and double_zero.win == 37
+    for bad in ("*X;8;001;  ;0;174;0", "*X;2;01;  ;0;174;0", "*X;2;001;37;0;174;0", "*X;2;001;  ;G;174;0",
+                "*X;2;001;  ;0;17;0", "*X;2;001;  ;0;174;2", "*X;2;001;  ;0;174"):  # fmt: skip
+        assert isinstance(parse_status(bad), str), bad
+
+
+def test_one_game_gives_each_event_once_and_one_result() -> None:
+    lines = (
+        ["*X;2;007;24;0;162;1"] * 3
+        + ["*X;3;007;24;0;170;0"] * 4
+        + ["*X;4;007;24;0;171;0"] * 20
+        + ["15"]
+        + ["*X;5;007;15;0;181;0"] * 12
+        + ["*X;2;008;15;0;180;0"]
+    )
+    protocol = ss2()
+    events = feed(protocol, lines)
+    kinds = [e.type for e in events if not isinstance(e, RotorSpeed)]
+    assert kinds == ["game_started", "ball_launched", "no_more_bets", "result", "game_started"]
+    (result,) = of(events, WheelResult)
+    assert (result.game, result.number, result.warnings, result.number_line) == (7, 15, (), 15)
+    assert result.time == T0 + timedelta(seconds=0.5 * 28)  # the first state-5 line
+    assert result.to_json()["pocket"] == "15"
+    assert protocol.unreadable_count == 0
+
+
+def test_torn_and_noisy_state5_lines_do_not_repeat_the_result() -> None:
+    lines = [
+        "*X;4;009;24;0;171;0",
+        "*X;5;009;12;0;181;0",
+        "5;009;1",
+        "*X;4;0*X;5;009;12;0;181;0",
+        "  *X;5;009;12;0;180;0\0",
+    ]
+    protocol = ss2()
+    events = feed(protocol, lines)
+    assert [(e.game, e.number) for e in of(events, WheelResult)] == [(9, 12)]
+    assert [e.raw for e in of(events, UnreadableLine)] == ["5;009;1", "*X;4;0"]
+    assert protocol.unreadable_count == 2
+
+
+def test_result_without_number_line_and_mismatch() -> None:
+    events = feed(ss2(), ["*X;4;003;24;0;171;0", "*X;5;003;12;0;181;0"])
+    assert [(r.number, r.number_line) for r in of(events, WheelResult)] == [(12, None)]
+    events = feed(ss2(), ["*X;4;003;24;0;171;0", "13", "*X;5;003;12;0;181;0"])
+    assert [(m.number_line, m.status_number) for m in of(events, ResultMismatch)] == [(13, 12)]
+    # A stray number that is not followed by state 5 is not a result.
+    events = feed(ss2(), ["1", "*X;2;002;31;0;146;1", "*X;2;002;31;0;146;1"])
+    assert of(events, WheelResult) == []
+
+
+def test_counter_wrap_restart_and_gap_are_reported_not_results() -> None:
+    lines = [
+        "*X;5;256;10;0;170;0",
+        "*X;2;001;10;0;170;0",  # wrap
+        "*X;5;001;11;0;170;0",  # a genuine result of the wrapped game 1
+        "*X;2;002;11;0;170;0",
+        "*X;2;040;11;0;170;0",  # gap
+        "*X;2;001;  ;0;170;0",  # power cycle: low counter, result emptied
+        "*X;5;001;22;0;170;0",
+    ]
+    events = feed(ss2(), lines)
+    assert [(e.previous, e.game) for e in of(events, GameCounterWrapped)] == [(256, 1)]
+    assert [(e.previous, e.expected, e.game) for e in of(events, GameNumberGap)] == [(2, 3, 40)]
+    assert [(e.previous, e.game) for e in of(events, WheelRestart)] == [(40, 1)]
+    assert [(r.game, r.number) for r in of(events, WheelResult)] == [(256, 10), (1, 11), (1, 22)]
+
+
+def test_launch_flag_ignored_for_three_seconds_of_state_3() -> None:
+    retry = ["*X;2;005;20;8;000;0"] * 4 + ["*X;3;005;20;8;170;1"] * 6 + ["*X;3;005;20;0;170;1"] * 3
+    events = feed(ss2(), retry)  # flag 8 for 2.5 s of state 3, then clear: no failure
+    assert of(events, LaunchFailed) == []
+    assert [w.added for w in of(events, WarningChanged)] == [("launch_failed",), ()]
+    persisting = ["*X;3;005;20;8;170;1"] * 9
+    events = feed(ss2(), persisting)
+    (failed,) = of(events, LaunchFailed)
+    assert failed.time == T0 + timedelta(seconds=3.5) and failed.seconds == "3.5"
+
+
+def test_miss_spin_is_state_3_with_flag_2_only() -> None:
+    events = feed(ss2(), ["*X;2;007;24;2;162;1"] * 5)  # flag 2 in state 2 (capture b): a warning only
+    assert of(events, MissSpin) == []
+    events = feed(
+        ss2(), ["*X;3;007;24;0;162;1", "*X;3;007;24;2;162;1", "*X;3;007;24;2;162;1", "*X;2;007;24;0;10;1"]
+    )
+    assert [m.game for m in of(events, MissSpin)] == [7]
+
+
+def test_no_ball_flag_in_state_4_ignored_for_five_seconds() -> None:
+    short = ["*X;4;007;24;1;170;0"] * 10 + ["*X;4;007;24;0;170;0"]  # 4.5 s
+    assert of(feed(ss2(), short), BallNotDetected) == []
+    long = ["*X;4;007;24;1;170;0"] * 14
+    (event,) = of(feed(ss2(), long), BallNotDetected)
+    assert event.reason == "no-ball-flag" and event.time == T0 + timedelta(seconds=5)
+
+
+def test_states_6_and_7() -> None:
+    events = feed(ss2(), ["*X;4;007;24;0;170;0", "*X;7;007;24;0;170;0", "*X;6;007;24;4;000;0"])
+    assert [type(e) for e in events if not isinstance(e, (RotorSpeed, WarningChanged))] == [
+        NoMoreBets, BallNotDetected, TableClosed,
+    ]  # fmt: skip
+
+
+def test_replies_self_test_and_status_poll() -> None:
+    protocol = ss2()
+    protocol.note_command("*X", T0)
+    lines = ["*P NO", "*o BUSY", "*O 6 1 60 1158", "*T s 14.0 17.50000", "*) NO", "*  NO", "*F 5", "T OK"]
+    events = feed(protocol, [*lines, "*X;6;001;  ;0;000;0"])
+    replies = [(e.command, e.text, e.status) for e in of(events, CommandReply)]
+    assert replies == [
+        ("P", "NO", "no"),
+        ("o", "BUSY", "busy"),
+        ("O", "6 1 60 1158", "value"),
+        ("T", "s 14.0 17.50000", "value"),
+        (")", "NO", "no"),
+        ("", "NO", "no"),
+        ("T", "OK", "ok"),
+        ("X", "*X;6;001;  ;0;000;0", "value"),
+    ]
+    (test,) = of(events, SelfTest)
+    assert (test.code, test.meaning, test.reply_key()) == ("5", "motor fault", "F")
+    assert protocol.reply_keys("*T S") == ("T", "Z") and protocol.reply_keys("*P 1") == ("P",)
+
+
+def test_plain_protocol() -> None:
+    protocol = get_protocol("plain")
+    events = [e for line in ["7", " 7", "00", "", "x", "36"] for e in protocol.feed_line(line, T0)]
+    numbers = [(e.number, e.game) for e in events if isinstance(e, WheelResult)]
+    assert numbers == [(7, None), (7, None), (37, None), (36, None)]
+    assert protocol.unreadable_count == 1
+
+
+def test_event_dicts_are_plain() -> None:
+    event = GameStarted(game=3, time=T0, state=2)
+    assert event.to_json() == {
+        "type": "game_started",
+        "game": 3,
+        "time": "2025-09-23T09:00:00.000",
+        "state": 2,
+    }
+    result = WheelResult(game=151, time=T0, number=24, warnings=("no_ball",))
+    assert result.result_line() == {
+        "game": 151,
+        "number": 24,
+        "warnings": ["no_ball"],
+        "time": "2025-09-23T09:00:00.000",
+    }
+    assert BallLaunched(game=None, time=T0).to_json()["game"] is None
+    speed = RotorSpeed(game=1, time=T0, rpm=Decimal("16.3"), direction="ccw").to_json()
+    assert speed["rpm"] == "16.3" and speed["direction"] == "ccw"
+
+
+VALID = [
+    "*X;2;094;33;0;163;0",
+    "*X;5;002;28;0;172;0",
+    "*P OK",
+    "24",
+    " 7",
+    "*O 6 1 60 1158",
+    "*F 0",
+    "*Y;1;123;30",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.binary(max_size=80), max_size=20))
+def test_fuzz_random_bytes_never_raise(chunks: list[bytes]) -> None:
+    protocol, framer = ss2(), LineFramer()
+    for chunk in chunks:
+        for line in framer.feed(chunk):
+            for event in protocol.feed_line(line, T0):
+                event.to_json()
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(VALID), st.integers(0, 30), st.integers(0, 30), st.binary(max_size=4)),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_fuzz_mutated_lines_never_raise_and_results_stay_unique(
+    cuts: list[tuple[str, int, int, bytes]],
+) -> None:
+    protocol = ss2()
+    results: list[tuple[int | None, int]] = []
+    for line, start, length, insert in cuts:
+        data = line.encode()
+        mutated = data[:start] + insert + data[start + length :]
+        for event in protocol.feed_line(mutated.decode("latin-1"), T0):
+            if isinstance(event, WheelResult):
+                results.append((event.game, event.number))
+            elif not isinstance(event, UnreadableLine):
+                assert event.game is None or 0 <= event.game <= 999
+    # No restart/wrap/gap can happen with these lines except via mutated counters; a game's
+    # result is never repeated without one.
+    assert len(results) == len(set(results)) or protocol._epoch > 0
