@@ -14,12 +14,15 @@ virtual wheel. Every key is optional; an unknown key or a value of the wrong typ
 message naming the key and the file (`drr config check` lists every problem at once).
 
 Precedence: command line > settings file > embedded default. The command-line half lives in
-``gui/cli.py``: commands declare the common options (``--db``, ``--table``, ``--wheel``,
-``--rules``, ``--station``, ``--protocol`` and the serial options) with ``default=None``; after parsing,
-the dispatcher fills every option still None from these settings (see `fill_from_settings`), so a
-command reads ``args.db`` etc. and gets the effective value. ``None`` that survives the fill means
-"the layer's own embedded default" (for ``--db``: the store's SQLite journal in the user data
-directory; for ``--rules``: the shipped Rules Submission).
+``gui/cli.py``: a command declares the common options (``--db``, ``--table``, ``--wheel``,
+``--rules``, ``--station``, ``--protocol`` and the serial options ``--baudrate`` … ``--write-timeout``)
+with ``default=None`` through `add_settings_options` (or declares them itself and calls
+`mark_settings_options`); after parsing, the dispatcher fills every marked option still None from
+these settings (`fill_from_settings`), so a handler reads ``args.db`` etc. and gets the effective
+value, with no fallback code of its own. ``None`` that survives the fill means "the layer's own
+embedded default" (for ``--db``: the store's SQLite journal in the user data directory; for
+``--rules``: the shipped Rules Submission). An option where None means "every table" (a filter)
+is simply not marked.
 
 This module is engine-layer: stdlib and platformdirs only (no Qt, no serial).
 """
@@ -499,27 +502,81 @@ def _apply(settings: Settings, values: Mapping[str, Any], origin: str) -> Settin
 # --- the command line's fill-in -----------------------------------------------------------------
 
 
+SETTINGS_OPTIONS_ATTR = "settings_options"
+
+# argparse flags and types of the common options, as `add_settings_options` declares them.
+_OPTION_SPECS: dict[str, dict[str, Any]] = {
+    "db": {"metavar": "URL"},
+    "table": {"metavar": "ID"},
+    "station": {"choices": STATIONS},
+    "wheel": {"metavar": "SPEC"},
+    "protocol": {"metavar": "NAME"},
+    "rules": {"metavar": "FILE", "type": Path},
+    "baudrate": {"type": int, "metavar": "N"},
+    "bytesize": {"type": int, "choices": BYTESIZES},
+    "parity": {"type": str.upper, "choices": PARITIES},
+    "stopbits": {"type": float, "choices": STOPBITS},
+    "rtscts": {"action": "boolean"},
+    "xonxoff": {"action": "boolean"},
+    "read_timeout": {"type": float, "metavar": "S"},
+    "write_timeout": {"type": float, "metavar": "S"},
+}
+SERIAL_OPTIONS = (
+    "baudrate", "bytesize", "parity", "stopbits", "rtscts", "xonxoff", "read_timeout", "write_timeout",
+)  # fmt: skip
+
+
+def add_settings_options(parser: Any, *dests: str, help: Mapping[str, str] | None = None) -> None:
+    """Declare common options backed by the settings file on an argparse parser (default=None).
+
+    ``add_settings_options(p, "db", "table", "wheel")`` adds ``--db``, ``--table`` and ``--wheel``
+    and marks them, so the dispatcher fills whichever the user leaves out from the settings file,
+    else from the embedded default. `help` replaces the generic help text of an option.
+    """
+    import argparse
+
+    for dest in dests:
+        key = KEYS[CLI_KEYS[dest]]
+        spec = dict(_OPTION_SPECS[dest])
+        text = (help or {}).get(dest, key.help)
+        spec["help"] = f"{text} (default: settings {key.name})"
+        flag = "--" + dest.replace("_", "-")
+        if spec.pop("action", None) == "boolean":
+            parser.add_argument(flag, dest=dest, action=argparse.BooleanOptionalAction, default=None, **spec)
+        else:
+            parser.add_argument(flag, dest=dest, default=None, **spec)
+    mark_settings_options(parser, *dests)
+
+
+def mark_settings_options(parser: Any, *dests: str) -> None:
+    """Mark options a command already declared (with default=None) as filled from the settings."""
+    unknown = [d for d in dests if d not in CLI_KEYS]
+    if unknown:
+        raise ValueError(f"not settings-backed options: {', '.join(unknown)}")
+    already = tuple(parser.get_default(SETTINGS_OPTIONS_ATTR) or ())
+    parser.set_defaults(**{SETTINGS_OPTIONS_ATTR: already + tuple(d for d in dests if d not in already)})
+
+
 def fill_from_settings(args: Any, settings: Settings) -> Settings:
     """Apply the convention to a parsed argparse namespace; return the settings with CLI overrides.
 
-    For each common option the command declared (an attribute of `args` named in `CLI_KEYS`):
-    a value the user gave overrides the settings (origin "command line"); a value left None is
-    filled from the settings file, else from the embedded default. Options whose default is not
-    None were not declared by the convention and are left alone.
+    Only options the command marked (`add_settings_options` / `mark_settings_options`, plus the
+    top-level ``--log-level``) take part; an unmarked ``--table`` that filters ("None = every
+    table") is left alone. For each marked option a value the user typed overrides the settings
+    (origin "command line"); a value left None is filled from the settings file, else from the
+    embedded default; None that survives means the layer's own default (store file, shipped rules).
     """
-    given_dests = [
-        dest
-        for dest in CLI_KEYS
-        if hasattr(args, dest) and getattr(args, dest) is not None and _overridable(getattr(args, dest))
-    ]
+    marked = [*(getattr(args, SETTINGS_OPTIONS_ATTR, None) or ()), "log_level"]
+    dests = [d for d in dict.fromkeys(marked) if d in CLI_KEYS and hasattr(args, d)]
+    given_dests = [d for d in dests if getattr(args, d) is not None and _overridable(getattr(args, d))]
     given = {CLI_KEYS[dest]: getattr(args, dest) for dest in given_dests}
     labels = {CLI_KEYS[dest]: "--" + dest.replace("_", "-") for dest in given_dests}
     effective = with_overrides(settings, given, labels=labels) if given else settings
-    for dest, name in CLI_KEYS.items():
-        if hasattr(args, dest) and getattr(args, dest) is None:
-            value = effective.value(name)
+    for dest in dests:
+        if getattr(args, dest) is None:
+            value = effective.value(CLI_KEYS[dest])
             if value is not None:
-                setattr(args, dest, value if not isinstance(value, Path) else Path(value))
+                setattr(args, dest, value)
     return effective
 
 

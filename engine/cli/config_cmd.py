@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+from engine.config import SERIAL_OPTIONS, add_settings_options
 from engine.errors import DrrError
 
 
@@ -23,11 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     show.add_argument("--json", action="store_true", help="one JSON object instead of a table")
     # The common options, declared the conventional way (default=None), so an operator can preview
     # what a command would run with: `drr config show --table 4 --wheel serial:COM3`.
-    show.add_argument("--table", default=None, help="table id")
-    show.add_argument("--station", default=None, help="station")
-    show.add_argument("--wheel", default=None, help="sim, serial:PORT or replay:FILE")
-    show.add_argument("--db", default=None, help="database URL")
-    show.add_argument("--rules", type=Path, default=None, help="Rules Submission file")
+    add_settings_options(show, "table", "station", "wheel", "protocol", "db", "rules", *SERIAL_OPTIONS)
     show.set_defaults(func=run_show)
 
     check = actions.add_parser("check", help="validate a settings file: a summary, or every problem (exit 1)")

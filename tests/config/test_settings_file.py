@@ -176,14 +176,12 @@ def _flatten(doc: dict[str, object], prefix: str = "") -> list[tuple[str, str]]:
 # --- the command line's fill-in (precedence: command line > file > default) --------------------
 
 
-def parse(argv: list[str], *, table_default: object = None) -> argparse.Namespace:
+def parse(argv: list[str], *, mark_table: bool = True) -> argparse.Namespace:
     p = argparse.ArgumentParser()
-    p.add_argument("--db", default=None)
-    p.add_argument("--table", default=table_default)
-    p.add_argument("--wheel", default=None)
-    p.add_argument("--rules", type=Path, default=None)
-    p.add_argument("--baudrate", type=int, default=None)
-    p.add_argument("--rtscts", action=argparse.BooleanOptionalAction, default=None)
+    config.add_settings_options(p, "db", "wheel", "rules", "baudrate", "rtscts")
+    p.add_argument("--table", default=None)
+    if mark_table:
+        config.mark_settings_options(p, "table")
     return p.parse_args(argv)
 
 
@@ -209,12 +207,20 @@ def test_a_typed_option_beats_the_file(tmp_path: Path) -> None:
     assert {effective.origin(k) for k in ("table.id", "wheel.spec", "rules.path")} == {COMMAND_LINE}
 
 
-def test_an_option_outside_the_convention_is_left_alone(tmp_path: Path) -> None:
+def test_an_unmarked_option_is_left_alone(tmp_path: Path) -> None:
     path = write(tmp_path, '[table]\nid = "7"\n')
-    args = parse([], table_default="house")  # declared with its own default: not ours to fill
-    config.fill_from_settings(args, config.load_settings(path, environ={}))
-    assert args.table == "house"
+    args = parse([], mark_table=False)  # e.g. a --table filter where None means "every table"
+    effective = config.fill_from_settings(args, config.load_settings(path, environ={}))
+    assert args.table is None and args.wheel == "sim"
     assert not hasattr(args, "station")  # an option a command did not declare is not invented
+    args = parse(["--table", "9"], mark_table=False)
+    effective = config.fill_from_settings(args, config.load_settings(path, environ={}))
+    assert effective.table_id == "7"  # an unmarked option is not a settings override either
+
+
+def test_marking_an_unknown_option_is_a_programming_error() -> None:
+    with pytest.raises(ValueError, match="not settings-backed options: colour"):
+        config.mark_settings_options(argparse.ArgumentParser(), "colour")
 
 
 def test_a_bad_command_line_value_names_the_option() -> None:
