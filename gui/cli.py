@@ -8,9 +8,12 @@ Settings convention (one mechanism for every command, see engine/config.py):
 - A command declares the common options ``--db``, ``--table``, ``--wheel``, ``--rules``,
   ``--station``, ``--protocol`` and the serial options (``--baudrate``, ``--bytesize``,
   ``--parity``, ``--stopbits``, ``--rtscts``/``--xonxoff`` as BooleanOptionalAction,
-  ``--read-timeout``, ``--write-timeout``) with ``default=None`` and does NOT fall back itself.
-- After parsing, `main` loads the installation's settings file once and fills each of those
-  options the user left at None from it, else from the embedded default
+  ``--read-timeout``, ``--write-timeout``) with ``default=None`` through
+  ``engine.config.add_settings_options(parser, "db", "table", ...)`` (or declares them itself and
+  calls ``engine.config.mark_settings_options``), and does NOT fall back itself. A ``--table``
+  that filters (None = every table) is not marked and stays None.
+- After parsing, `main` loads the installation's settings file once and fills each marked
+  option the user left at None from it, else from the embedded default
   (`engine.config.fill_from_settings`); a value the user typed always wins. A value that is
   still None afterwards means "the layer's own embedded default" (the store's SQLite journal,
   the shipped Rules Submission). Handlers also get the effective settings as ``args.settings``.
