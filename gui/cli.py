@@ -41,6 +41,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "engine.cli.settle_cmd",
     "engine.cli.config_cmd",
     "hardware.cli",
+    "engine.cli.db_cmd",
+    "engine.cli.audit_cmd",
     "gui.bench_cmd",
 )
 

@@ -1,0 +1,34 @@
+"""Shared `--db` / `--table` arguments of the store commands (light: argparse only)."""
+
+from __future__ import annotations
+
+import argparse
+
+DB_HELP = (
+    "store URL: sqlite:///PATH, a file path or postgresql://user@host/db "
+    "(default: the table's SQLite file in the user data directory)"
+)
+
+
+def add_db(parser: argparse.ArgumentParser) -> None:
+    """`--db`, filled from the settings file (database.url) when left out."""
+    from engine.config import mark_settings_options
+
+    parser.add_argument("--db", metavar="URL", default=None, help=DB_HELP)
+    mark_settings_options(parser, "db")
+
+
+def add_table(parser: argparse.ArgumentParser, *, required: bool = False, help: str = "table id") -> None:
+    """`--table` as this command's own filter (dest `only_table`): left out, it means every table.
+
+    Its dest is not the settings convention's `table`, which would fill in the PC's own table id.
+    """
+    parser.add_argument("--table", dest="only_table", metavar="ID", required=required, help=help)
+
+
+def open_from_args(args: argparse.Namespace, *, migrate: bool = False):  # type: ignore[no-untyped-def]
+    """The store named by --db (and --table for the default file); never creates one unless `migrate`."""
+    from engine.store.db import DEFAULT_TABLE, open_store
+
+    table = getattr(args, "only_table", None) or DEFAULT_TABLE
+    return open_store(args.db, table=table, migrate=migrate)

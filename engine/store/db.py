@@ -1,0 +1,312 @@
+"""Opening a store: URL resolution, SQLite pragmas, migrations on open, owner locks, clear errors.
+
+`open_store(url, table=…)` accepts `sqlite:///PATH`, a bare file path, `postgresql+psycopg://…`
+(`postgresql://` and `postgres://` are read as psycopg 3) or nothing (the table's SQLite file in the
+platform's user data directory). Every database failure that reaches a person is translated to a
+one-line `DrrError` (`translate_errors`): locked file, full disk, corrupt file, unreachable server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import socket
+import sys
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+from sqlalchemy import event, exc
+from sqlalchemy.engine import Connection, Engine, make_url
+
+from engine.errors import DrrError
+from engine.store import schema
+from engine.store.canonical import now_text
+
+if TYPE_CHECKING:
+    from engine.store.journal import Journal
+
+APP_NAME = "diamond-rush-roulette"
+DEFAULT_TABLE = "1"
+BUSY_TIMEOUT_MS = 5000
+_TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def check_table_id(table: str) -> str:
+    if not _TABLE_ID.match(table):
+        raise DrrError(f"bad table id {table!r}: use 1-64 letters, digits, '.', '_' or '-'")
+    return table
+
+
+def default_db_path(table: str = DEFAULT_TABLE) -> Path:
+    import platformdirs
+
+    return platformdirs.user_data_path(APP_NAME) / f"table-{check_table_id(table)}.sqlite"
+
+
+def resolve_url(url: str | None, table: str = DEFAULT_TABLE) -> str:
+    """The SQLAlchemy URL for a `--db` value; refuses unknown schemes with the accepted ones named."""
+    if url is None or url == "":
+        return f"sqlite:///{default_db_path(table)}"
+    if "://" not in url:
+        return f"sqlite:///{Path(url).expanduser().absolute()}"
+    scheme = url.split("://", 1)[0].lower()
+    if scheme == "sqlite" or scheme == "sqlite+pysqlite":
+        return url
+    if scheme in ("postgresql", "postgres", "postgresql+psycopg"):
+        return "postgresql+psycopg://" + url.split("://", 1)[1]
+    raise DrrError(
+        f"unknown --db scheme {scheme!r} in {redact(url)}: use sqlite:///PATH, a file path or postgresql://…"
+    )
+
+
+def redact(url: str) -> str:
+    """The URL with any password hidden, for messages."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except exc.ArgumentError:
+        return url
+
+
+def _describe(error: BaseException) -> str:
+    orig = getattr(error, "orig", None) or error
+    return str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
+
+
+def database_error(error: exc.DBAPIError | exc.OperationalError, where: str) -> DrrError:
+    """A person-readable DrrError for a driver failure on the store `where`."""
+    text = _describe(error)
+    low = text.lower()
+    if "database is locked" in low or "database table is locked" in low:
+        return DrrError(
+            f"{where} is locked by another process (waited {BUSY_TIMEOUT_MS // 1000} s); nothing written"
+        )
+    if "disk is full" in low or "no space left" in low:
+        return DrrError(f"the disk holding {where} is full; nothing was written, the journal is intact")
+    if "not a database" in low or "malformed" in low or "corrupt" in low:
+        return DrrError(f"{where} is not a readable store (corrupt or not a SQLite file): {text}")
+    if "unable to open database" in low or "readonly" in low or "read-only" in low:
+        return DrrError(f"cannot open {where} for writing: {text}")
+    if "connection" in low or "could not" in low or "timeout" in low or "server" in low:
+        return DrrError(f"cannot reach the database {where}: {text}")
+    return DrrError(f"database error on {where}: {text}")
+
+
+@dataclass
+class OwnerClaim:
+    """This process owns a table's journal until `release()` (or until it dies: the OS lock goes with it)."""
+
+    store: Store
+    table: str
+    station: str
+    _fd: int | None = None
+    _pg: Connection | None = None
+    released: bool = False
+
+    def release(self) -> None:
+        if self.released:
+            return
+        self.released = True
+        with contextlib.suppress(DrrError), self.store.begin() as conn:
+            conn.execute(sa.delete(schema.owners).where(schema.owners.c.table_id == self.table))
+        if self._fd is not None:
+            _unlock_fd(self._fd)
+            os.close(self._fd)
+        if self._pg is not None:
+            with contextlib.suppress(exc.SQLAlchemyError):
+                self._pg.close()
+
+
+def _lock_fd(fd: int) -> bool:
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        import msvcrt
+
+        os.lseek(fd, 1 << 20, os.SEEK_SET)  # lock a byte far from the readable owner text
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
+
+
+def _unlock_fd(fd: int) -> None:
+    if sys.platform == "win32":  # pragma: no cover
+        import msvcrt
+
+        os.lseek(fd, 1 << 20, os.SEEK_SET)
+        with contextlib.suppress(OSError):
+            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+        return
+    import fcntl
+
+    fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def _owner_text(owner: dict[str, Any] | None) -> str:
+    if not owner:
+        return "another process"
+    get = owner.get
+    return f"{get('station', '?')} (pid {get('pid', '?')} on {get('host', '?')}, since {get('since', '?')})"
+
+
+@dataclass
+class Store:
+    """An open store: one SQLAlchemy engine plus what it needs to write safely and speak clearly."""
+
+    engine: Engine
+    url: str
+    path: Path | None
+    claims: list[OwnerClaim] = field(default_factory=list)
+    upgraded_from: str | None = None  # the schema revision found when open_store had to migrate
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.engine.dialect.name == "sqlite"
+
+    @property
+    def where(self) -> str:
+        return str(self.path) if self.path is not None else redact(self.url)
+
+    @contextlib.contextmanager
+    def begin(self) -> Iterator[Connection]:
+        """A write transaction (SQLite: BEGIN IMMEDIATE, so writers queue instead of deadlocking)."""
+        with translate_errors(self.where), self.engine.begin() as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[Connection]:
+        """A read transaction: one consistent snapshot, never blocks the table's writer."""
+        with translate_errors(self.where), self.engine.connect() as raw:
+            conn = raw.execution_options(drr_read=True)
+            with conn.begin():
+                yield conn
+
+    @property
+    def journal(self) -> Journal:
+        from engine.store.journal import Journal
+
+        return Journal(self)
+
+    def claim(self, table: str, station: str = "table") -> OwnerClaim:
+        """Become the one writer of `table`; refused, naming the owner, while another process holds it."""
+        check_table_id(table)
+        me = {"pid": os.getpid(), "host": socket.gethostname(), "station": station, "since": now_text()}
+        claim = OwnerClaim(self, table, station)
+        if self.path is not None:
+            lock_path = self.path.with_name(self.path.name + ".owner")
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            if not _lock_fd(fd):
+                os.close(fd)
+                try:
+                    owner = json.loads(lock_path.read_text(encoding="utf-8") or "null")
+                except (OSError, ValueError):
+                    owner = None
+                raise DrrError(f"table store {self.path} is already in use by {_owner_text(owner)}")
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps(me).encode(), 0)
+            os.fsync(fd)
+            claim._fd = fd
+        else:
+            conn = self.engine.connect()
+            key = zlib.crc32(f"drr-table:{table}".encode())
+            got = conn.execute(sa.text("SELECT pg_try_advisory_lock(:k)"), {"k": key}).scalar()
+            conn.commit()
+            if not got:
+                conn.close()
+                with self.read() as rc:
+                    row = rc.execute(
+                        sa.select(schema.owners).where(schema.owners.c.table_id == table)
+                    ).first()
+                raise DrrError(
+                    f"table {table} is already in use by {_owner_text(dict(row._mapping) if row else None)}"
+                )
+            claim._pg = conn
+        with self.begin() as conn:
+            conn.execute(sa.delete(schema.owners).where(schema.owners.c.table_id == table))
+            conn.execute(sa.insert(schema.owners).values(table_id=table, **me))
+        self.claims.append(claim)
+        return claim
+
+    def close(self) -> None:
+        for claim in self.claims:
+            claim.release()
+        self.claims.clear()
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+@contextlib.contextmanager
+def translate_errors(where: str) -> Iterator[None]:
+    try:
+        yield
+    except (exc.OperationalError, exc.DatabaseError, exc.InterfaceError) as error:
+        if isinstance(error, exc.IntegrityError):
+            raise
+        raise database_error(error, where) from error
+
+
+def _sqlite_engine(url: str) -> Engine:
+    engine = sa.create_engine(url)
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        # Transactions are ours (BEGIN IMMEDIATE below), not the sqlite3 module's implicit ones.
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA synchronous=FULL")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get("drr_read") else "BEGIN IMMEDIATE")
+
+    return engine
+
+
+def open_store(url: str | None = None, *, table: str = DEFAULT_TABLE, migrate: bool = True) -> Store:
+    """Open (and with `migrate`, create or upgrade) the store at `url`; see the module docstring."""
+    full = resolve_url(url, table)
+    parsed = make_url(full)
+    path: Path | None = None
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database in (None, "", ":memory:"):
+            raise DrrError("an in-memory SQLite store cannot be shared or kept; give a file path")
+        path = Path(parsed.database).expanduser().absolute()
+        if not path.exists():
+            if not migrate:
+                raise DrrError(f"no store at {path} (create it with: drr db upgrade --db {path})")
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise DrrError(f"cannot create the directory for {path}: {error.strerror}") from error
+        engine = _sqlite_engine(f"sqlite:///{path}")
+    else:
+        engine = sa.create_engine(full, connect_args={"connect_timeout": 5}, pool_pre_ping=True)
+    store = Store(engine, full, path)
+    try:
+        from engine.store.migrate import ensure_current
+
+        ensure_current(store, migrate=migrate)
+    except BaseException:
+        engine.dispose()
+        raise
+    return store

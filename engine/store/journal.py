@@ -1,0 +1,288 @@
+"""The write-ahead, hash-chained journal: append (durable before return), read, checkpoint.
+
+One chain per table id. An append runs in one database transaction that reads and advances the
+chain's head row (`chain_heads`, locked: SQLite `BEGIN IMMEDIATE`, PostgreSQL `SELECT … FOR UPDATE`),
+inserts the entry, updates the projections (`projections.apply`) and, every `CHECKPOINT_EVERY`
+entries, writes a checkpoint — so a killed process leaves the whole entry with its projections, or
+nothing. On SQLite the commit is fsynced (WAL, synchronous=FULL) before `append` returns.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from engine.store import schema
+from engine.store.canonical import GENESIS_HASH, canonical_json, entry_hash, format_time, now_text
+from engine.store.db import check_table_id
+
+if TYPE_CHECKING:
+    from engine.store.db import Store
+
+CHECKPOINT_EVERY = 1000
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One journal entry as stored; `payload_text` is the canonical JSON the hash covers."""
+
+    table: str
+    seq: int
+    time: str
+    user: str | None
+    round_id: str | None
+    type: str
+    payload_text: str
+    prev_hash: str
+    hash: str
+
+    @property
+    def payload(self) -> dict[str, Any]:
+        value: dict[str, Any] = json.loads(self.payload_text)
+        return value
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "table": self.table,
+            "seq": self.seq,
+            "time": self.time,
+            "user": self.user,
+            "round_id": self.round_id,
+            "type": self.type,
+            "payload": self.payload,
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
+        }
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event to append with `Journal.append_many`."""
+
+    table: str
+    type: str
+    payload: Mapping[str, Any] = field(default_factory=dict)
+    round_id: str | None = None
+    user: str | None = None
+    time: datetime | str | None = None
+
+
+def _row_to_entry(row: Any) -> Entry:
+    return Entry(
+        table=row.table_id,
+        seq=int(row.seq),
+        time=row.time,
+        user=row.user_name,
+        round_id=row.round_id,
+        type=row.type,
+        payload_text=row.payload,
+        prev_hash=row.prev_hash,
+        hash=row.hash,
+    )
+
+
+def _time_text(time: datetime | str | None) -> str:
+    if time is None:
+        return now_text()
+    if isinstance(time, datetime):
+        return format_time(time)
+    return time
+
+
+_READ_HEAD = sa.select(schema.chain_heads.c.seq, schema.chain_heads.c.hash).where(
+    schema.chain_heads.c.table_id == sa.bindparam("t")
+)
+_READ_HEAD_LOCKED = _READ_HEAD.with_for_update()
+
+
+def read_head(conn: Connection, table: str, *, lock: bool) -> tuple[int, str] | None:
+    sqlite = conn.dialect.name == "sqlite"
+    if lock and not sqlite:
+        row = _exec_fast(conn, "read_head_locked", _READ_HEAD_LOCKED, {"t": table}).first()
+    else:
+        row = _exec_fast(conn, "read_head", _READ_HEAD, {"t": table}).first()
+    return (int(row[0]), row[1]) if row else None
+
+
+_ADVANCE_HEAD = (
+    sa.update(schema.chain_heads)
+    .where(
+        schema.chain_heads.c.table_id == sa.bindparam("t"),
+        schema.chain_heads.c.seq == sa.bindparam("old_seq"),
+    )
+    .values(seq=sa.bindparam("new_seq"), hash=sa.bindparam("new_hash"))
+)
+
+
+def write_head(conn: Connection, table: str, old: tuple[int, str] | None, seq: int, hash_: str) -> None:
+    if old is None:
+        conn.execute(sa.insert(schema.chain_heads).values(table_id=table, seq=seq, hash=hash_))
+        return
+    done = _exec_fast(
+        conn,
+        "advance_head",
+        _ADVANCE_HEAD,
+        {"t": table, "old_seq": old[0], "new_seq": seq, "new_hash": hash_},
+    ).rowcount
+    if done != 1:  # the head moved under us: only possible without the row lock, i.e. a bug
+        raise RuntimeError(f"journal head of {table} moved during an append")
+
+
+_COMPILED: dict[tuple[str, str], Any] = {}
+
+
+def _exec_fast(conn: Connection, key: str, statement: Any, values: dict[str, Any]) -> Any:
+    """Execute a statement compiled once per dialect: the append path runs it thousands of times a second."""
+    compiled = _COMPILED.get((conn.dialect.name, key))
+    if compiled is None:
+        compiled = _COMPILED[(conn.dialect.name, key)] = statement.compile(dialect=conn.dialect)
+    if compiled.positional:
+        return conn.exec_driver_sql(compiled.string, tuple(values[k] for k in compiled.positiontup))
+    return conn.exec_driver_sql(compiled.string, values)
+
+
+_INSERT_ENTRY = sa.insert(schema.journal).values(
+    {c: sa.bindparam(c.name) for c in schema.journal.columns}  # type: ignore[misc]
+)
+
+
+def insert_entry(conn: Connection, entry: Entry, *, project: bool = True) -> None:
+    """Store one fully formed entry (its head row already locked) with its projections and checkpoint."""
+    _exec_fast(
+        conn,
+        "insert_entry",
+        _INSERT_ENTRY,
+        {
+            "table_id": entry.table,
+            "seq": entry.seq,
+            "time": entry.time,
+            "user_name": entry.user,
+            "round_id": entry.round_id,
+            "type": entry.type,
+            "payload": entry.payload_text,
+            "prev_hash": entry.prev_hash,
+            "hash": entry.hash,
+        },
+    )
+    if project:
+        from engine.store.projections import apply
+
+        apply(conn, entry)
+    if entry.seq % CHECKPOINT_EVERY == 0:
+        write_checkpoint(conn, entry.table, entry.seq, entry.hash, "interval")
+
+
+def write_checkpoint(conn: Connection, table: str, seq: int, hash_: str, reason: str) -> None:
+    cp = schema.checkpoints
+    exists = conn.execute(sa.select(cp.c.seq).where(cp.c.table_id == table, cp.c.seq == seq)).first()
+    if exists is None:
+        conn.execute(
+            sa.insert(cp).values(table_id=table, seq=seq, hash=hash_, time=now_text(), reason=reason)
+        )
+
+
+class Journal:
+    """Append to and read from the journal of a store (see the module docstring for the guarantees)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def append(
+        self,
+        table: str,
+        type: str,
+        payload: Mapping[str, Any] | None = None,
+        *,
+        round_id: str | None,
+        user: str | None,
+        time: datetime | str | None = None,
+    ) -> Entry:
+        """Append one event; it is durable (committed and fsynced) when this returns."""
+        return self.append_many([NewEvent(table, type, payload or {}, round_id, user, time)])[0]
+
+    def append_many(self, events: Iterable[NewEvent]) -> list[Entry]:
+        """Append events in order, all in one transaction: every one of them is stored, or none."""
+        with self.store.begin() as conn:
+            return self.append_in(conn, events)
+
+    def append_in(self, conn: Connection, events: Iterable[NewEvent]) -> list[Entry]:
+        """Append inside the caller's transaction (for callers that update their own rows with it)."""
+        heads: dict[str, tuple[tuple[int, str] | None, int, str]] = {}
+        written: list[Entry] = []
+        for event in events:
+            if event.table not in heads:
+                check_table_id(event.table)
+                old = read_head(conn, event.table, lock=True)
+                heads[event.table] = (old, *(old or (0, GENESIS_HASH)))
+            old, seq, prev = heads[event.table]
+            seq += 1
+            # Round-trip once so the stored text is exactly what a reader re-encodes (int keys become
+            # strings and re-sort as strings).
+            body = json.loads(canonical_json(dict(event.payload)))
+            text = canonical_json(body)
+            when = _time_text(event.time)
+            digest = entry_hash(
+                table=event.table,
+                seq=seq,
+                time=when,
+                user=event.user,
+                round_id=event.round_id,
+                type=event.type,
+                payload=body,
+                prev_hash=prev,
+            )
+            entry = Entry(event.table, seq, when, event.user, event.round_id, event.type, text, prev, digest)
+            insert_entry(conn, entry)
+            heads[event.table] = (old, seq, digest)
+            written.append(entry)
+        for table, (old, seq, digest) in heads.items():
+            if old is None or old[0] != seq:
+                write_head(conn, table, old, seq, digest)
+        return written
+
+    def head(self, table: str) -> tuple[int, str] | None:
+        """(seq, hash) of the chain's last entry, or None for an empty chain."""
+        with self.store.read() as conn:
+            return read_head(conn, table, lock=False)
+
+    def checkpoint(self, table: str, reason: str = "shutdown") -> tuple[int, str] | None:
+        """Record count + head hash now (clean shutdown); returns the head checkpointed."""
+        with self.store.begin() as conn:
+            head = read_head(conn, table, lock=True)
+            if head is not None:
+                write_checkpoint(conn, table, head[0], head[1], reason)
+            return head
+
+    def tables(self) -> list[str]:
+        with self.store.read() as conn:
+            return list(conn.execute(sa.select(schema.chain_heads.c.table_id).order_by("table_id")).scalars())
+
+    def entries(self, table: str, from_seq: int = 1, *, batch: int = 2000) -> Iterator[Entry]:
+        """The table's entries in chain order from `from_seq`, read in batches (constant memory)."""
+        seq = from_seq
+        j = schema.journal
+        while True:
+            with self.store.read() as conn:
+                rows = conn.execute(
+                    sa.select(j).where(j.c.table_id == table, j.c.seq >= seq).order_by(j.c.seq).limit(batch)
+                ).all()
+            for row in rows:
+                yield _row_to_entry(row)
+            if len(rows) < batch:
+                return
+            seq = int(rows[-1].seq) + 1
+
+    def round_entries(self, round_id: str, table: str | None = None) -> list[Entry]:
+        """Every entry of one round, in chain order."""
+        j = schema.journal
+        query = sa.select(j).where(j.c.round_id == round_id)
+        if table is not None:
+            query = query.where(j.c.table_id == table)
+        with self.store.read() as conn:
+            return [_row_to_entry(r) for r in conn.execute(query.order_by(j.c.table_id, j.c.seq))]

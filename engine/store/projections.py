@@ -1,0 +1,298 @@
+"""Projections kept in the same transaction as each journal entry: `rounds`, `number_counts`, `daily_totals`.
+
+Charts, history and statistics read these, never the journal. The table service emits exactly these
+event types (payload keys; money as decimal strings such as "12.50"; numbers 0..36):
+
+- `round.opened` {"game_number"?: int, "dealer"?: str}: new `rounds` row, status `open`.
+- `round.closed` {"lucky": [[number, "odds"], ...], "bonus_number": int}: the draw made at no more
+  bets (odds: the straight-up "X" of "X to 1", e.g. "199"); status `closed`.
+- `round.result` {"number": int, "manual"?: bool, "direction"?: "cw" | "ccw"}: status `result`; one spin
+  counted for the event's day and the rotor direction; Lucky/Bonus hits counted against the draw.
+- `round.result_corrected` {"old": int, "new": int, "reason": str}: the spin moves from old to new.
+- `round.bonus_started` {...}: status `bonus`.
+- `round.settled` {"wagered": "D", "paid": "D"}: status `settled`; money added to the day's totals.
+  `paid` is everything handed back to players, stakes of winning wagers included (win = wagered - paid).
+- `round.voided` {"reason": str}: status `void`; a settled round's money is taken back out of the
+  totals; a spin already counted stays counted (the ball did land).
+- `round.irregularity` {"kind": str, ...} (round_id optional): counted on the round and the day.
+- `history.imported` {"number": int, "time": ISO text, "direction"?: ..., "source"?: str}: a settled
+  round with source "import", counted for the day of its own `time`.
+
+All of these need the event's `round_id`, except `round.irregularity`.
+Every other type (wagers, RNG details, wheel messages, bonus picks, logins…) is journaled only.
+Days are UTC dates (`YYYY-MM-DD`) of the event's time (an imported round: its own `time`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from engine.errors import DrrError
+from engine.store import schema
+from engine.store.canonical import canonical_json, format_time, parse_time
+from engine.store.journal import Entry
+
+ROUND_OPENED = "round.opened"
+ROUND_CLOSED = "round.closed"
+ROUND_RESULT = "round.result"
+ROUND_RESULT_CORRECTED = "round.result_corrected"
+ROUND_BONUS_STARTED = "round.bonus_started"
+ROUND_SETTLED = "round.settled"
+ROUND_VOIDED = "round.voided"
+ROUND_IRREGULARITY = "round.irregularity"
+HISTORY_IMPORTED = "history.imported"
+
+STATUSES = ("open", "closed", "result", "bonus", "settled", "void")
+DIRECTIONS = ("cw", "ccw")
+
+
+def to_units(amount: Any, what: str = "amount") -> int:
+    """Money (Decimal or decimal text) as integer 1/10,000 units; refuses anything finer or not a number."""
+    try:
+        value = Decimal(str(amount))
+    except InvalidOperation:
+        raise DrrError(f"{what} {amount!r} is not a decimal amount") from None
+    scaled = value * schema.MONEY_SCALE
+    if not value.is_finite() or scaled != scaled.to_integral_value():
+        raise DrrError(f"{what} {amount!r} is finer than 1/{schema.MONEY_SCALE} of a unit")
+    return int(scaled)
+
+
+def from_units(units: int) -> Decimal:
+    """Integer 1/10,000 units back to Decimal, with at least two decimals ("12.50")."""
+    value = Decimal(units).scaleb(-4)
+    cents = value.quantize(Decimal("0.01"))
+    return cents if cents == value else value.normalize()
+
+
+def _number(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 36:
+        raise DrrError(f"{what} must be a number 0..36, got {value!r}")
+    return value
+
+
+def _direction(value: Any) -> str:
+    return value if value in DIRECTIONS else ""
+
+
+def _bump(conn: Connection, table: sa.Table, keys: dict[str, Any], deltas: dict[str, int]) -> None:
+    """Add `deltas` to the aggregate row `keys`, creating it at zero first if needed."""
+    deltas = {k: v for k, v in deltas.items() if v}
+    if not deltas:
+        return
+    where = [table.c[k] == v for k, v in keys.items()]
+    done = conn.execute(
+        sa.update(table).where(*where).values({table.c[k]: table.c[k] + v for k, v in deltas.items()})
+    ).rowcount
+    if not done:
+        row = {c.name: 0 for c in table.columns if c.name not in keys}
+        row.update(keys)
+        row.update(deltas)
+        conn.execute(sa.insert(table).values(row))
+
+
+def _round(conn: Connection, entry: Entry) -> Any:
+    r = schema.rounds
+    row = conn.execute(
+        sa.select(r).where(r.c.table_id == entry.table, r.c.round_id == entry.round_id)
+    ).first()
+    if row is None:
+        raise DrrError(f"{entry.type} for unknown round {entry.round_id!r} on table {entry.table}")
+    return row
+
+
+def _set_round(conn: Connection, entry: Entry, **values: Any) -> None:
+    r = schema.rounds
+    conn.execute(
+        sa.update(r).where(r.c.table_id == entry.table, r.c.round_id == entry.round_id).values(**values)
+    )
+
+
+def _lucky_numbers(lucky_text: str | None) -> list[int]:
+    return [int(pair[0]) for pair in json.loads(lucky_text)] if lucky_text else []
+
+
+def _count_spin(
+    conn: Connection, table: str, day: str, direction: str, number: int, row: Any, sign: int = 1
+) -> tuple[bool, bool]:
+    lucky = _lucky_numbers(row.lucky)
+    drawn = row.lucky is not None
+    lucky_hit = number in lucky
+    bonus_hit = row.bonus_number is not None and number == row.bonus_number
+    _bump(
+        conn,
+        schema.number_counts,
+        {"table_id": table, "day": day, "direction": direction, "number": number},
+        {"spins": sign},
+    )
+    _bump(
+        conn,
+        schema.daily_totals,
+        {"table_id": table, "day": day},
+        {
+            "spins": sign,
+            "drawn_spins": sign * drawn,
+            "lucky_drawn": sign * len(lucky),
+            "lucky_hits": sign * lucky_hit,
+            "bonus_hits": sign * bonus_hit,
+        },
+    )
+    return lucky_hit, bonus_hit
+
+
+def _opened(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+    conn.execute(
+        sa.insert(schema.rounds).values(
+            table_id=entry.table,
+            round_id=entry.round_id,
+            seq=entry.seq,
+            status="open",
+            source="table",
+            opened_at=entry.time,
+            dealer=p.get("dealer"),
+            game_number=p.get("game_number"),
+            lucky_count=0,
+            lucky_hit=False,
+            bonus_hit=False,
+            wagered=0,
+            paid=0,
+            manual=False,
+            irregularities=0,
+        )
+    )
+
+
+def _closed(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+    lucky = [[_number(pair[0], "lucky number"), str(pair[1])] for pair in p.get("lucky", [])]
+    bonus = p.get("bonus_number")
+    _round(conn, entry)
+    _set_round(
+        conn,
+        entry,
+        status="closed",
+        closed_at=entry.time,
+        lucky=canonical_json(lucky),
+        lucky_count=len(lucky),
+        bonus_number=None if bonus is None else _number(bonus, "bonus_number"),
+    )
+
+
+def _result(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+    number = _number(p.get("number"), "result number")
+    row = _round(conn, entry)
+    direction = _direction(p.get("direction"))
+    lucky_hit, bonus_hit = _count_spin(conn, entry.table, entry.time[:10], direction, number, row)
+    _set_round(
+        conn,
+        entry,
+        status="result",
+        result=number,
+        result_at=entry.time,
+        manual=bool(p.get("manual", False)),
+        direction=direction or None,
+        lucky_hit=lucky_hit,
+        bonus_hit=bonus_hit,
+    )
+
+
+def _corrected(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+    new = _number(p.get("new"), "corrected number")
+    row = _round(conn, entry)
+    if row.result is None:
+        raise DrrError(f"round {entry.round_id} has no result to correct")
+    day, direction = (row.result_at or entry.time)[:10], row.direction or ""
+    _count_spin(conn, entry.table, day, direction, row.result, row, sign=-1)
+    lucky_hit, bonus_hit = _count_spin(conn, entry.table, day, direction, new, row)
+    _set_round(conn, entry, result=new, lucky_hit=lucky_hit, bonus_hit=bonus_hit, manual=True)
+
+
+def _bonus(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+    _round(conn, entry)
+    _set_round(conn, entry, status="bonus")
+
+
+def _settled(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+    row = _round(conn, entry)
+    wagered = to_units(p.get("wagered", "0"), "wagered")
+    paid = to_units(p.get("paid", "0"), "paid")
+    was_settled = row.status == "settled"
+    _bump(
+        conn,
+        schema.daily_totals,
+        {"table_id": entry.table, "day": entry.time[:10]},
+        {
+            "settled": 0 if was_settled else 1,
+            "wagered": wagered - (row.wagered if was_settled else 0),
+            "paid": paid - (row.paid if was_settled else 0),
+        },
+    )
+    _set_round(conn, entry, status="settled", settled_at=entry.time, wagered=wagered, paid=paid)
+
+
+def _voided(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+    row = _round(conn, entry)
+    if row.status == "void":
+        raise DrrError(f"round {entry.round_id} is already void")
+    deltas = {"voided": 1}
+    if row.status == "settled":
+        deltas.update(settled=-1, wagered=-row.wagered, paid=-row.paid)
+    _bump(conn, schema.daily_totals, {"table_id": entry.table, "day": entry.time[:10]}, deltas)
+    _set_round(conn, entry, status="void", wagered=0, paid=0, note=str(p.get("reason", "")))
+
+
+def _irregularity(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+    if entry.round_id is not None:
+        row = _round(conn, entry)
+        _set_round(conn, entry, irregularities=row.irregularities + 1)
+    _bump(conn, schema.daily_totals, {"table_id": entry.table, "day": entry.time[:10]}, {"irregularities": 1})
+
+
+def _imported(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+    number = _number(p.get("number"), "imported number")
+    when = format_time(parse_time(str(p["time"]))) if p.get("time") else entry.time
+    direction = _direction(p.get("direction"))
+    _opened(conn, entry, {})
+    row = _round(conn, entry)
+    _count_spin(conn, entry.table, when[:10], direction, number, row)
+    _set_round(
+        conn,
+        entry,
+        status="settled",
+        source="import",
+        opened_at=when,
+        result_at=when,
+        settled_at=when,
+        result=number,
+        direction=direction or None,
+        note=p.get("source"),
+    )
+    _bump(conn, schema.daily_totals, {"table_id": entry.table, "day": when[:10]}, {"settled": 1})
+
+
+HANDLERS: dict[str, Callable[[Connection, Entry, dict[str, Any]], None]] = {
+    ROUND_OPENED: _opened,
+    ROUND_CLOSED: _closed,
+    ROUND_RESULT: _result,
+    ROUND_RESULT_CORRECTED: _corrected,
+    ROUND_BONUS_STARTED: _bonus,
+    ROUND_SETTLED: _settled,
+    ROUND_VOIDED: _voided,
+    ROUND_IRREGULARITY: _irregularity,
+    HISTORY_IMPORTED: _imported,
+}
+
+
+def apply(conn: Connection, entry: Entry) -> None:
+    """Update the projections for one entry (inside the entry's own transaction)."""
+    handler = HANDLERS.get(entry.type)
+    if handler is None:
+        return
+    if entry.round_id is None and entry.type != ROUND_IRREGULARITY:
+        raise DrrError(f"{entry.type} needs a round_id")
+    handler(conn, entry, entry.payload)

@@ -1,0 +1,156 @@
+"""The store's tables (SQLAlchemy 2 Core): one schema for SQLite at the table and PostgreSQL on the floor.
+
+Conventions that keep both engines byte-identical (the journal's hashes depend on it):
+- times are text, ISO 8601 UTC with microseconds and a `Z` (`2026-11-29T14:47:00.123456Z`); they sort
+  as text and never pass through a driver's time-zone handling;
+- money is an integer count of 1/10,000 of the currency unit (`MONEY_SCALE`), so sums are exact in SQL
+  on both engines (SQLite has no exact NUMERIC);
+- JSON documents are stored as canonical text (see `canonical.py`).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+MONEY_SCALE = 10_000
+
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(column_0_label)s",
+        "uq": "uq_%(table_name)s_%(column_0_name)s",
+        "ck": "ck_%(table_name)s_%(constraint_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+# The write-ahead, hash-chained journal: one chain per table id.
+journal = Table(
+    "journal",
+    metadata,
+    Column("table_id", String(64), primary_key=True),
+    Column("seq", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=False),
+    Column("time", String(32), nullable=False),
+    Column("user_name", String(64)),
+    Column("round_id", String(64)),
+    Column("type", String(64), nullable=False),
+    Column("payload", Text, nullable=False),
+    Column("prev_hash", String(64), nullable=False),
+    Column("hash", String(64), nullable=False),
+)
+Index("ix_journal_round", journal.c.round_id)
+
+# The head of each chain, updated in the same transaction as every append; also the writers' lock row.
+chain_heads = Table(
+    "chain_heads",
+    metadata,
+    Column("table_id", String(64), primary_key=True),
+    Column("seq", BigInteger, nullable=False),
+    Column("hash", String(64), nullable=False),
+)
+
+# Count + head hash, every CHECKPOINT_EVERY entries and at clean shutdown: truncation shows against these.
+checkpoints = Table(
+    "checkpoints",
+    metadata,
+    Column("table_id", String(64), primary_key=True),
+    Column("seq", BigInteger, primary_key=True, autoincrement=False),
+    Column("hash", String(64), nullable=False),
+    Column("time", String(32), nullable=False),
+    Column("reason", String(16), nullable=False),
+)
+
+# Who owns a table's journal right now (pid, host, station); the OS lock is what really excludes.
+owners = Table(
+    "owners",
+    metadata,
+    Column("table_id", String(64), primary_key=True),
+    Column("pid", Integer, nullable=False),
+    Column("host", String(255), nullable=False),
+    Column("station", String(64), nullable=False),
+    Column("since", String(32), nullable=False),
+)
+
+# Projection: one row per round, driven by the round.* / history.imported journal events.
+rounds = Table(
+    "rounds",
+    metadata,
+    Column("table_id", String(64), primary_key=True),
+    Column("round_id", String(64), primary_key=True),
+    Column("seq", BigInteger, nullable=False),  # journal seq of the event that created the row
+    Column("status", String(16), nullable=False),
+    Column("source", String(16), nullable=False),  # "table" or "import"
+    Column("opened_at", String(32), nullable=False),
+    Column("closed_at", String(32)),
+    Column("result_at", String(32)),
+    Column("settled_at", String(32)),
+    Column("result", Integer),
+    Column("lucky", Text),  # canonical JSON [[number, "odds"], ...]
+    Column("lucky_count", Integer, nullable=False, default=0),
+    Column("bonus_number", Integer),
+    Column("lucky_hit", Boolean, nullable=False, default=False),
+    Column("bonus_hit", Boolean, nullable=False, default=False),
+    Column("wagered", BigInteger, nullable=False, default=0),
+    Column("paid", BigInteger, nullable=False, default=0),
+    Column("manual", Boolean, nullable=False, default=False),
+    Column("irregularities", Integer, nullable=False, default=0),
+    Column("dealer", String(64)),
+    Column("direction", String(8)),
+    Column("game_number", Integer),
+    Column("note", Text),
+)
+Index("ix_rounds_table_seq", rounds.c.table_id, rounds.c.seq)
+Index("ix_rounds_table_opened", rounds.c.table_id, rounds.c.opened_at)
+Index("ix_rounds_round_id", rounds.c.round_id)
+
+# Aggregate: spins per number, per table, per UTC day, per rotor direction ("" when unknown).
+number_counts = Table(
+    "number_counts",
+    metadata,
+    Column("table_id", String(64), primary_key=True),
+    Column("day", String(10), primary_key=True),
+    Column("direction", String(8), primary_key=True),
+    Column("number", Integer, primary_key=True, autoincrement=False),
+    Column("spins", BigInteger, nullable=False),
+)
+
+# Aggregate: per table and UTC day, the draw hits and the money.
+daily_totals = Table(
+    "daily_totals",
+    metadata,
+    Column("table_id", String(64), primary_key=True),
+    Column("day", String(10), primary_key=True),
+    Column("spins", BigInteger, nullable=False, default=0),
+    Column("drawn_spins", BigInteger, nullable=False, default=0),  # spins whose round had a draw
+    Column("lucky_drawn", BigInteger, nullable=False, default=0),  # sum of k over those spins
+    Column("lucky_hits", BigInteger, nullable=False, default=0),
+    Column("bonus_hits", BigInteger, nullable=False, default=0),
+    Column("settled", BigInteger, nullable=False, default=0),
+    Column("voided", BigInteger, nullable=False, default=0),
+    Column("irregularities", BigInteger, nullable=False, default=0),
+    Column("wagered", BigInteger, nullable=False, default=0),
+    Column("paid", BigInteger, nullable=False, default=0),
+)
+
+# Users of every station; PINs as salted scrypt hashes.
+users = Table(
+    "users",
+    metadata,
+    Column("name", String(64), primary_key=True),
+    Column("role", String(16), nullable=False),
+    Column("pin_hash", String(255), nullable=False),
+    Column("disabled", Boolean, nullable=False, default=False),
+    Column("failures", Integer, nullable=False, default=0),
+    Column("locked_until", String(32)),
+    Column("created_at", String(32), nullable=False),
+)
