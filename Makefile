@@ -30,5 +30,20 @@ lint: venv
 bench: venv
 	QT_QPA_PLATFORM=offscreen $(BIN)/drr bench
 
+# The installable one-folder bundle dist/drr/ (PyInstaller, packaging/drr.spec); see docs/packaging.md.
+DIST_STAMP := $(VENV)/.dist-stamp
+
+$(DIST_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,dist]'
+	touch $(DIST_STAMP)
+
+dist: $(DIST_STAMP)
+	$(BIN)/pyinstaller --noconfirm --clean --log-level WARN --distpath dist --workpath build/pyinstaller packaging/drr.spec
+	@du -sh dist/drr
+
+# Runs the built bundle from a temporary folder with an empty environment (not part of .ci/run).
+dist-test: dist
+	packaging/dist_test.sh dist/drr $(BIN)/drr
+
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
