@@ -1,0 +1,568 @@
+"""The round state machine: pure, event-sourced, replayable (§ 617b.12(d), (e), (g); Chapter 617a).
+
+Phases::
+
+    NEW -> OPEN -> CLOSED -> RESULT -> [BONUS] -> SETTLED
+            |        ^  |       |                     (any phase before SETTLED) -> VOID
+            |        +--+-------+  no-spin / re-spin: same wagers, same draw, spin again
+            +-- result before close: recorded as an irregularity, the round stays OPEN
+
+- OPEN: wagers are placed and removed (limits of the Rules Submission enforced).
+- CLOSED: "no more bets"; the Lucky/Bonus draw is part of the BetsClosed event, because
+  § 617b.12(e) has the RNG run after all wagers are placed.
+- RESULT: the ball's number (from the sensor, or entered by hand with a reason).
+- BONUS: only when someone won on the Bonus Number with an inside wager; one BonusOutcome
+  per such player (the outcome of their bonus game, see engine.bonus_game).
+- SETTLED: the RoundSettled event carries the totals; replay recomputes and checks them.
+- VOID: cancelled with a reason; every wager is returned.
+
+Public API (for the table service, the journal and recall)::
+
+    state = RoundState.initial(rules)
+    state = apply(state, RoundOpened("r-1", rules.sha256))
+    state = apply(state, WagerPlaced(wager))          # IllegalWager (exit 2) if over a limit
+    state = apply(state, close_bets(state, rng))      # BetsClosed with the draw
+    state = apply(state, ResultRecorded(17))
+    state = apply(state, settle(state))               # RoundSettled (or BonusStarted first)
+    replay(rules, events) == state                    # the same events, the same state
+    event_from_json(e.to_json()) == e
+
+Illegal transitions raise IllegalTransition (a DrrError) naming the event and the phase.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from engine.bets import Bet, Wager, check_amount, inside_bet, wager_from_wire
+from engine.errors import DrrError, IllegalTransition, IllegalWager
+from engine.rng import Draw, Rng, draw_lucky_and_bonus
+from engine.settlement import RoundSettlement, check_bonus_outcome, players_needing_bonus, settle_round
+
+if TYPE_CHECKING:
+    from engine.rules import RulesSubmission
+
+
+class Phase(enum.StrEnum):
+    NEW = "new"
+    OPEN = "open"
+    CLOSED = "closed"
+    RESULT = "result"
+    BONUS = "bonus"
+    SETTLED = "settled"
+    VOID = "void"
+
+
+ResultSource = Literal["sensor", "manual"]
+
+
+def _frac(x: Fraction) -> str:
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+# --- events -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoundOpened:
+    """A new round opens for wagers under the Rules Submission with this sha256."""
+
+    type: ClassVar[str] = "round.opened"
+    round_id: str
+    rules_sha256: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "round_id": self.round_id, "rules_sha256": self.rules_sha256}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> RoundOpened:
+        return cls(str(d["round_id"]), str(d["rules_sha256"]))
+
+
+@dataclass(frozen=True)
+class WagerPlaced:
+    """A wager put on the felt while bets are open."""
+
+    type: ClassVar[str] = "round.wager_placed"
+    wager: Wager
+
+    def to_json(self) -> dict[str, Any]:
+        w = self.wager
+        return {"type": self.type, "id": w.id, "player": w.player, **w.bet.to_wire(), "amount": str(w.amount)}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> WagerPlaced:
+        # The bet's shape only here; the Rules Submission's switches, unit and limits are
+        # checked by apply(), which knows the rules.
+        raw = {k: v for k, v in d.items() if k not in ("type", "amount")}
+        shape = wager_from_wire({**raw, "amount": 1}, unit=Decimal(1))
+        amount = Decimal(str(d["amount"]))
+        return cls(Wager(shape.id, shape.player, shape.bet, amount))
+
+
+@dataclass(frozen=True)
+class WagerRemoved:
+    """A wager taken back off the felt while bets are open."""
+
+    type: ClassVar[str] = "round.wager_removed"
+    wager_id: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "wager_id": self.wager_id}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> WagerRemoved:
+        return cls(str(d["wager_id"]))
+
+
+@dataclass(frozen=True)
+class BetsClosed:
+    """ "No more bets": wagers are final and the RNG's Lucky/Bonus draw is made (§ 617b.12(e))."""
+
+    type: ClassVar[str] = "round.bets_closed"
+    draw: Draw
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "draw": self.draw.to_record()}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> BetsClosed:
+        return cls(Draw.from_record(d["draw"]))
+
+
+@dataclass(frozen=True)
+class ResultRecorded:
+    """The ball's number. A manual entry (sensor fault, misread correction) needs a reason."""
+
+    type: ClassVar[str] = "round.result"
+    number: int
+    source: ResultSource = "sensor"
+    reason: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "number": self.number, "source": self.source, "reason": self.reason}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> ResultRecorded:
+        return cls(int(d["number"]), d.get("source", "sensor"), str(d.get("reason", "")))
+
+
+@dataclass(frozen=True)
+class NoSpin:
+    """The spin does not count (ball in the rotor's direction, too few revolutions, ball left the
+    wheel...): same wagers, same draw, back to CLOSED awaiting a result."""
+
+    type: ClassVar[str] = "round.no_spin"
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "reason": self.reason}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> NoSpin:
+        return cls(str(d["reason"]))
+
+
+@dataclass(frozen=True)
+class ResultBeforeClose:
+    """A result arrived while bets were still open. It is not accepted (the draw must follow all
+    wagers, § 617b.12(e)); the round stays OPEN and the ball is spun again after closing."""
+
+    type: ClassVar[str] = "round.result_before_close"
+    number: int
+    reason: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "number": self.number, "reason": self.reason}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> ResultBeforeClose:
+        return cls(int(d["number"]), str(d.get("reason", "")))
+
+
+@dataclass(frozen=True)
+class BonusStarted:
+    """Players who won on the Bonus Number with an inside wager each play a bonus game (§ 617b.12(g))."""
+
+    type: ClassVar[str] = "round.bonus_started"
+    players: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "players": list(self.players)}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> BonusStarted:
+        return cls(tuple(str(p) for p in d["players"]))
+
+
+@dataclass(frozen=True)
+class BonusOutcome:
+    """The straight-up odds one player's bonus game produced."""
+
+    type: ClassVar[str] = "round.bonus_outcome"
+    player: str
+    odds: Fraction
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "player": self.player, "odds": _frac(self.odds)}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> BonusOutcome:
+        return cls(str(d["player"]), Fraction(str(d["odds"])))
+
+
+@dataclass(frozen=True)
+class RoundSettled:
+    """Every wager settled. The totals are journal facts; replay recomputes and compares them."""
+
+    type: ClassVar[str] = "round.settled"
+    total_wagered: Decimal
+    total_paid: Decimal
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "total_wagered": str(self.total_wagered),
+            "total_paid": str(self.total_paid),
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> RoundSettled:
+        return cls(Decimal(str(d["total_wagered"])), Decimal(str(d["total_paid"])))
+
+
+@dataclass(frozen=True)
+class RoundVoided:
+    """The round is cancelled (pit boss, with a reason): every wager is returned."""
+
+    type: ClassVar[str] = "round.voided"
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "reason": self.reason}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> RoundVoided:
+        return cls(str(d["reason"]))
+
+
+RoundEvent = (
+    RoundOpened
+    | WagerPlaced
+    | WagerRemoved
+    | BetsClosed
+    | ResultRecorded
+    | NoSpin
+    | ResultBeforeClose
+    | BonusStarted
+    | BonusOutcome
+    | RoundSettled
+    | RoundVoided
+)
+_EVENT_TYPES: dict[str, Any] = {
+    c.type: c
+    for c in (
+        RoundOpened,
+        WagerPlaced,
+        WagerRemoved,
+        BetsClosed,
+        ResultRecorded,
+        NoSpin,
+        ResultBeforeClose,
+        BonusStarted,
+        BonusOutcome,
+        RoundSettled,
+        RoundVoided,
+    )
+}
+
+
+def event_from_json(d: Mapping[str, Any]) -> RoundEvent:
+    """Any round event from its JSON form (ValueError naming what is wrong)."""
+    cls = _EVENT_TYPES.get(str(d.get("type")))
+    if cls is None:
+        raise ValueError(f"unknown round event type {d.get('type')!r}")
+    try:
+        event: RoundEvent = cls.from_json(d)
+    except (KeyError, TypeError, ValueError, ArithmeticError, DrrError) as exc:
+        raise ValueError(f"malformed {cls.type} event: {exc}") from None
+    return event
+
+
+# --- state --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Irregularity:
+    """A no-spin, a result before close, a manual result or a void, with its reason."""
+
+    kind: str
+    reason: str
+    number: int | None = None
+
+
+@dataclass(frozen=True)
+class RoundState:
+    """Everything known about one round; build it with `RoundState.initial` and `apply`."""
+
+    rules: RulesSubmission
+    phase: Phase = Phase.NEW
+    round_id: str = ""
+    wagers: tuple[Wager, ...] = ()
+    draw: Draw | None = None
+    result: int | None = None
+    result_source: ResultSource | None = None
+    bonus_players: tuple[str, ...] = ()
+    bonus_odds: Mapping[str, Fraction] = field(default_factory=dict)
+    settlement: RoundSettlement | None = None
+    irregularities: tuple[Irregularity, ...] = ()
+    no_spins: int = 0
+    void_reason: str = ""
+    events: int = 0  # how many events were applied
+
+    @classmethod
+    def initial(cls, rules: RulesSubmission) -> RoundState:
+        return cls(rules=rules)
+
+    @property
+    def returned_wagers(self) -> tuple[Wager, ...]:
+        """Wagers handed back because the round was voided."""
+        return self.wagers if self.phase is Phase.VOID else ()
+
+    def wager(self, wager_id: str) -> Wager | None:
+        return next((w for w in self.wagers if w.id == wager_id), None)
+
+    def player_total(self, player: str) -> Decimal:
+        return sum((w.amount for w in self.wagers if w.player == player), Decimal(0))
+
+
+def _refuse(event: RoundEvent, state: RoundState, why: str = "") -> IllegalTransition:
+    detail = f": {why}" if why else ""
+    return IllegalTransition(f"{event.type} is not allowed in phase {state.phase.value.upper()}{detail}")
+
+
+def _need_reason(event: RoundEvent, reason: str) -> None:
+    if not reason.strip():
+        raise IllegalTransition(f"{event.type} needs a reason")
+
+
+def _check_number(event: RoundEvent, number: int) -> None:
+    if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number <= 36:
+        raise IllegalTransition(f"{event.type}: {number!r} is not a number 0-36")
+
+
+def check_wager(state: RoundState, wager: Wager) -> None:
+    """IllegalWager (naming the wager) unless `wager` may join the round under the rules and limits."""
+    rules = state.rules
+    wid = wager.id
+    if not wid:
+        raise IllegalWager("a wager needs an id")
+    if state.wager(wid) is not None:
+        raise IllegalWager(f"wager {wid}: the id repeats an earlier wager")
+    if not wager.player:
+        raise IllegalWager(f"wager {wid}: has no player")
+    try:
+        check_amount(wager.amount, rules.unit)
+        if wager.bet.inside:
+            rebuilt: Bet = inside_bet(
+                sorted(wager.bet.numbers), trios=rules.trios, first_four=rules.first_four
+            )
+            if rebuilt != wager.bet:
+                raise ValueError(f"{wager.bet.label} is not a legal bet")
+    except ValueError as exc:
+        raise IllegalWager(f"wager {wid}: {exc}") from None
+    limits = rules.limits
+    amount = wager.amount
+    if limits.minimum is not None and amount < limits.minimum:
+        raise IllegalWager(f"wager {wid}: {amount} is below the table minimum {limits.minimum}")
+    top = limits.maximum_inside if wager.bet.inside else limits.maximum_outside
+    if top is not None and amount > top:
+        side = "inside" if wager.bet.inside else "outside"
+        raise IllegalWager(f"wager {wid}: {amount} is above the {side} maximum {top}")
+    cap = limits.maximum_per_player
+    if cap is not None and state.player_total(wager.player) + amount > cap:
+        raise IllegalWager(
+            f"wager {wid}: player {wager.player!r} would have {state.player_total(wager.player) + amount} "
+            f"on this round, above the maximum per player {cap}"
+        )
+
+
+def apply(state: RoundState, event: RoundEvent) -> RoundState:
+    """The state after `event`, or IllegalTransition/IllegalWager (the state is immutable)."""
+    s = state
+    p = s.phase
+    if isinstance(event, RoundOpened):
+        if p is not Phase.NEW:
+            raise _refuse(event, s, "the round is already open")
+        if event.rules_sha256 != s.rules.sha256:
+            raise IllegalTransition(
+                f"{event.type}: round {event.round_id} was opened under Rules Submission "
+                f"{event.rules_sha256[:12]}, not the loaded {s.rules.sha256[:12]}"
+            )
+        return replace(s, phase=Phase.OPEN, round_id=event.round_id, events=s.events + 1)
+    if isinstance(event, WagerPlaced):
+        if p is not Phase.OPEN:
+            raise _refuse(event, s, "no more bets")
+        check_wager(s, event.wager)
+        return replace(s, wagers=(*s.wagers, event.wager), events=s.events + 1)
+    if isinstance(event, WagerRemoved):
+        if p is not Phase.OPEN:
+            raise _refuse(event, s, "no more bets")
+        if s.wager(event.wager_id) is None:
+            raise IllegalTransition(f"{event.type}: no wager {event.wager_id!r} in this round")
+        kept = tuple(w for w in s.wagers if w.id != event.wager_id)
+        return replace(s, wagers=kept, events=s.events + 1)
+    if isinstance(event, ResultBeforeClose):
+        if p is not Phase.OPEN:
+            raise _refuse(event, s)
+        _check_number(event, event.number)
+        irregular = Irregularity(
+            "result_before_close", event.reason or "result before no more bets", event.number
+        )
+        return replace(s, irregularities=(*s.irregularities, irregular), events=s.events + 1)
+    if isinstance(event, BetsClosed):
+        if p is not Phase.OPEN:
+            raise _refuse(event, s)
+        if event.draw.rules_sha256 and event.draw.rules_sha256 != s.rules.sha256:
+            raise IllegalTransition(f"{event.type}: the draw was made under a different Rules Submission")
+        return replace(s, phase=Phase.CLOSED, draw=event.draw, events=s.events + 1)
+    if isinstance(event, ResultRecorded):
+        return _apply_result(s, event)
+    if isinstance(event, NoSpin):
+        if p not in (Phase.CLOSED, Phase.RESULT):
+            raise _refuse(event, s)
+        _need_reason(event, event.reason)
+        irregular = Irregularity("no_spin", event.reason, s.result)
+        return replace(
+            s,
+            phase=Phase.CLOSED,
+            result=None,
+            result_source=None,
+            no_spins=s.no_spins + 1,
+            irregularities=(*s.irregularities, irregular),
+            events=s.events + 1,
+        )
+    if isinstance(event, BonusStarted):
+        if p is not Phase.RESULT:
+            raise _refuse(event, s)
+        needed = _needing(s)
+        if not needed:
+            raise IllegalTransition(f"{event.type}: nobody won on the Bonus Number with an inside wager")
+        if tuple(event.players) != needed:
+            raise IllegalTransition(
+                f"{event.type}: players {list(event.players)} but {list(needed)} need a bonus game"
+            )
+        return replace(s, phase=Phase.BONUS, bonus_players=needed, events=s.events + 1)
+    if isinstance(event, BonusOutcome):
+        if p is not Phase.BONUS:
+            raise _refuse(event, s)
+        if event.player not in s.bonus_players:
+            raise IllegalTransition(f"{event.type}: player {event.player!r} has no bonus game in this round")
+        if event.player in s.bonus_odds:
+            raise IllegalTransition(f"{event.type}: player {event.player!r} already has a bonus outcome")
+        check_bonus_outcome(event.player, event.odds)
+        return replace(s, bonus_odds={**s.bonus_odds, event.player: event.odds}, events=s.events + 1)
+    if isinstance(event, RoundSettled):
+        return _apply_settled(s, event)
+    if isinstance(event, RoundVoided):
+        if p in (Phase.NEW, Phase.SETTLED, Phase.VOID):
+            raise _refuse(event, s, "only a round in play can be voided")
+        _need_reason(event, event.reason)
+        irregular = Irregularity("void", event.reason, s.result)
+        return replace(
+            s,
+            phase=Phase.VOID,
+            void_reason=event.reason,
+            irregularities=(*s.irregularities, irregular),
+            events=s.events + 1,
+        )
+    raise IllegalTransition(f"unknown round event {event!r}")  # pragma: no cover - the union is closed
+
+
+def _needing(s: RoundState) -> tuple[str, ...]:
+    assert s.draw is not None and s.result is not None
+    return players_needing_bonus(s.wagers, s.result, s.draw)
+
+
+def _apply_result(s: RoundState, event: ResultRecorded) -> RoundState:
+    _check_number(event, event.number)
+    if event.source not in ("sensor", "manual"):
+        raise IllegalTransition(f"{event.type}: source must be 'sensor' or 'manual', not {event.source!r}")
+    if event.source == "manual":
+        _need_reason(event, event.reason)
+    if s.phase is Phase.OPEN:
+        raise _refuse(event, s, "bets are still open (record it as a result before close)")
+    if s.phase is Phase.RESULT and event.source != "manual":
+        raise _refuse(event, s, "a result is already recorded; a correction is a manual result with a reason")
+    if s.phase not in (Phase.CLOSED, Phase.RESULT):
+        raise _refuse(event, s)
+    irregularities = s.irregularities
+    if event.source == "manual":
+        kind = "manual_result" if s.phase is Phase.CLOSED else "result_corrected"
+        irregularities = (*irregularities, Irregularity(kind, event.reason, event.number))
+    return replace(
+        s,
+        phase=Phase.RESULT,
+        result=event.number,
+        result_source=event.source,
+        irregularities=irregularities,
+        events=s.events + 1,
+    )
+
+
+def _apply_settled(s: RoundState, event: RoundSettled) -> RoundState:
+    if s.phase is Phase.RESULT:
+        if _needing(s):
+            raise _refuse(event, s, "players won on the Bonus Number: the bonus games come first")
+    elif s.phase is Phase.BONUS:
+        missing = [p for p in s.bonus_players if p not in s.bonus_odds]
+        if missing:
+            raise _refuse(event, s, f"bonus games not finished for {', '.join(missing)}")
+    else:
+        raise _refuse(event, s)
+    assert s.draw is not None and s.result is not None
+    settled = settle_round(s.wagers, s.result, s.draw, s.bonus_odds, s.rules)
+    if (settled.total_wagered, settled.total_paid) != (event.total_wagered, event.total_paid):
+        raise IllegalTransition(
+            f"{event.type}: totals {event.total_wagered}/{event.total_paid} differ from the settlement "
+            f"{settled.total_wagered}/{settled.total_paid}"
+        )
+    return replace(s, phase=Phase.SETTLED, settlement=settled, events=s.events + 1)
+
+
+def replay(rules: RulesSubmission, events: Iterable[RoundEvent]) -> RoundState:
+    """Fold `events` from the initial state: the same events always give the same state."""
+    state = RoundState.initial(rules)
+    for event in events:
+        state = apply(state, event)
+    return state
+
+
+# --- helpers that make the next event (the caller applies and journals it) ----------------------
+
+
+def close_bets(state: RoundState, rng: Rng) -> BetsClosed:
+    """The BetsClosed event with a fresh Lucky/Bonus draw (only when bets are open)."""
+    if state.phase is not Phase.OPEN:
+        raise IllegalTransition(f"cannot close bets in phase {state.phase.value.upper()}")
+    return BetsClosed(draw_lucky_and_bonus(state.rules, rng))
+
+
+def bonus_needed(state: RoundState) -> tuple[str, ...]:
+    """Players who must play a bonus game, once a result is in (() otherwise)."""
+    if state.phase is not Phase.RESULT:
+        return state.bonus_players if state.phase is Phase.BONUS else ()
+    return _needing(state)
+
+
+def settle(state: RoundState) -> RoundSettled:
+    """The RoundSettled event for a round whose result (and bonus outcomes) are in."""
+    if state.phase not in (Phase.RESULT, Phase.BONUS) or state.draw is None or state.result is None:
+        raise IllegalTransition(f"cannot settle in phase {state.phase.value.upper()}")
+    settled = settle_round(state.wagers, state.result, state.draw, state.bonus_odds, state.rules)
+    return RoundSettled(settled.total_wagered, settled.total_paid)
