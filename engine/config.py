@@ -52,7 +52,7 @@ BYTESIZES = (5, 6, 7, 8)
 STOPBITS = (1, 1.5, 2)
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 DB_SCHEMES = ("sqlite", "sqlite+pysqlite", "postgresql", "postgres", "postgresql+psycopg")
-_WHEEL_SPEC = re.compile(r"^(sim|serial:.+|replay:.+)$")
+_WHEEL_SPEC = re.compile(r"^(sim(:.+)?|serial:[^@]+(@.+)?|replay:.+)$")
 
 # Origins of an effective value, as `drr config show` prints them.
 DEFAULT, FILE, ENVIRONMENT, COMMAND_LINE = "default", "file", "environment", "command line"
@@ -101,6 +101,21 @@ class Settings:
     log_backups: int = 10
     source: Path | None = None  # the settings file read, None when only defaults apply
     origins: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def wheel_link_spec(self) -> str:
+        """The wheel spec for `hardware.wheel_source.open_wheel`, with the serial settings appended.
+
+        ``serial:/dev/ttyS0`` becomes ``serial:/dev/ttyS0@9600,8N1`` (plus ``,rtscts``/``,xonxoff``);
+        a spec that already carries its own ``@…`` line settings, and sim/replay, are kept as written.
+        """
+        if not self.wheel.startswith("serial:") or "@" in self.wheel:
+            return self.wheel
+        s = self.serial
+        stop = "1.5" if s.stopbits == 1.5 else str(int(s.stopbits))
+        words = [str(s.baudrate), f"{s.bytesize}{s.parity}{stop}"]
+        words += [flag for flag, on in (("rtscts", s.rtscts), ("xonxoff", s.xonxoff)) if on]
+        return f"{self.wheel}@{','.join(words)}"
 
     @property
     def effective_log_dir(self) -> Path:
@@ -641,11 +656,11 @@ def template() -> str:
         if table != current:
             lines += ["", f"[{table}]"]
             current = table
-        lines.append(f"{leaf} = {_toml(defaults.value(key.name))}".ljust(36) + f"# {key.help}")
+        lines.append(f"{leaf} = {toml_value(defaults.value(key.name))}".ljust(36) + f"# {key.help}")
     return "\n".join(lines) + "\n"
 
 
-def _toml(value: Any) -> str:
+def toml_value(value: Any) -> str:
     if value is None:
         return '""'
     if isinstance(value, bool):

@@ -227,3 +227,28 @@ def test_a_bad_command_line_value_names_the_option() -> None:
     with pytest.raises(ConfigError, match=r"^--wheel: must be sim, serial:PORT or replay:FILE") as caught:
         config.fill_from_settings(parse(["--wheel", "usb0"]), Settings())
     assert caught.value.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("wheel", "serial", "expected"),
+    [
+        ("serial:/dev/ttyS0", {}, "serial:/dev/ttyS0@9600,8N1"),
+        (
+            "serial:COM3",
+            {"baudrate": 19200, "parity": "E", "stopbits": 1.5, "rtscts": True},
+            "serial:COM3@19200,8E1.5,rtscts",
+        ),
+        ("serial:COM3", {"bytesize": 7, "stopbits": 2, "xonxoff": True}, "serial:COM3@9600,7N2,xonxoff"),
+        ("serial:/dev/ttyUSB0@4800,8N1", {"baudrate": 19200}, "serial:/dev/ttyUSB0@4800,8N1"),
+        ("sim:miss@2,torn=0.05", {}, "sim:miss@2,torn=0.05"),
+        ("replay:/var/log/a.log", {}, "replay:/var/log/a.log"),
+    ],
+)
+def test_the_wheel_link_spec_carries_the_serial_settings(
+    wheel: str, serial: dict[str, object], expected: str
+) -> None:
+    import dataclasses
+
+    settings = Settings(wheel=wheel, serial=dataclasses.replace(config.SerialSettings(), **serial))  # type: ignore[arg-type]
+    assert config.KEYS["wheel.spec"].convert(wheel) == wheel  # every one of these is a valid spec
+    assert settings.wheel_link_spec == expected
