@@ -43,7 +43,11 @@ COMMAND_MODULES: tuple[str, ...] = (
     "hardware.cli",
     "engine.cli.db_cmd",
     "engine.cli.audit_cmd",
+    "engine.cli.stats_cmd",
+    "engine.cli.history_cmd",
+    "engine.cli.users_cmd",
     "gui.bench_cmd",
+    "gui.commands",
 )
 
 

@@ -32,3 +32,15 @@ def open_from_args(args: argparse.Namespace, *, migrate: bool = False):  # type:
 
     table = getattr(args, "only_table", None) or DEFAULT_TABLE
     return open_store(args.db, table=table, migrate=migrate)
+
+
+def read_pin(prompt: str) -> str:
+    """A PIN typed without echo; a clear error when there is no terminal to type it on."""
+    import getpass
+    import sys
+
+    from engine.errors import DrrError
+
+    if not sys.stdin.isatty():
+        raise DrrError("no PIN given and no terminal to ask for one: pass --pin")
+    return getpass.getpass(prompt)

@@ -1,0 +1,106 @@
+"""`drr users add|list|disable`: the people who may use the stations, their roles and PINs."""
+
+from __future__ import annotations
+
+import argparse
+
+from engine.cli.store_args import add_db
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "users", help="add, list or disable users (roles: croupier, surveillance, pitboss, admin)"
+    )
+    usub = p.add_subparsers(dest="users_command", metavar="ACTION", required=True)
+
+    add = usub.add_parser("add", help="add a user (the first user of a store must be an admin)")
+    add.add_argument("name", metavar="NAME")
+    add.add_argument("--role", required=True, choices=("croupier", "surveillance", "pitboss", "admin"))
+    add.add_argument("--pin", metavar="PIN", help="4-12 digits (asked for, twice, when left out)")
+    _admin(add)
+    add_db(add)
+    add.set_defaults(func=run_add)
+
+    ls = usub.add_parser("list", help="list users, roles and lock-outs")
+    add_db(ls)
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(func=run_list)
+
+    dis = usub.add_parser("disable", help="disable a user (kept for the record)")
+    dis.add_argument("name", metavar="NAME")
+    _admin(dis)
+    add_db(dis)
+    dis.set_defaults(func=run_disable)
+
+
+def _admin(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--as", dest="admin", metavar="ADMIN", help="the admin doing this (needed once a store has one)"
+    )
+    p.add_argument("--admin-pin", metavar="PIN", help="that admin's PIN (asked for when left out)")
+
+
+def _login_admin(store, args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from engine.auth import AuthenticationFailed
+    from engine.cli.store_args import read_pin
+    from engine.store.users import authenticate, count_active_admins
+
+    if args.admin is None:
+        if count_active_admins(store):
+            raise AuthenticationFailed("this store has admins: name one with --as ADMIN (and --admin-pin)")
+        return None
+    pin = args.admin_pin if args.admin_pin is not None else read_pin(f"PIN for {args.admin}: ")
+    return authenticate(store, args.admin, pin, station="cli")
+
+
+def run_add(args: argparse.Namespace) -> int:
+    from engine.cli.store_args import open_from_args, read_pin
+    from engine.errors import DrrError
+    from engine.store.users import add_user
+
+    pin = args.pin
+    if pin is None:
+        pin = read_pin(f"new PIN for {args.name}: ")
+        if read_pin("the same PIN again: ") != pin:
+            raise DrrError("the two PINs differ; nothing changed")
+    with open_from_args(args, migrate=True) as store:
+        by = _login_admin(store, args)
+        add_user(store, args.name, args.role, pin, by=by)
+    print(f"user {args.name} added as {args.role}")
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    import json
+    from dataclasses import asdict
+
+    from engine.cli.store_args import open_from_args
+    from engine.store.users import list_users
+
+    with open_from_args(args) as store:
+        users = list_users(store)
+    for u in users:
+        if args.json:
+            print(json.dumps(asdict(u), sort_keys=True))
+        else:
+            state = (
+                "disabled"
+                if u.disabled
+                else (f"locked until {u.locked_until}" if u.locked_until else "active")
+            )
+            print(f"{u.name:<20} {u.role:<13} {state}")
+    return 0
+
+
+def run_disable(args: argparse.Namespace) -> int:
+    from engine.auth import AuthenticationFailed
+    from engine.cli.store_args import open_from_args
+    from engine.store.users import disable_user
+
+    with open_from_args(args) as store:
+        by = _login_admin(store, args)
+        if by is None:
+            raise AuthenticationFailed("disabling a user needs an admin: --as ADMIN")
+        disable_user(store, args.name, by=by)
+    print(f"user {args.name} disabled")
+    return 0

@@ -1,0 +1,355 @@
+"""Outcome statistics of a table: a pure function over counts (`compute_stats`) and the query layer.
+
+`compute_stats` takes what the aggregates hold (37 counts, counts per rotor direction, Lucky/Bonus
+hits, money) and returns plain JSON-ready data: chi-square goodness of fit to 1/37 (scipy), per-number
+z-scores with Bonferroni-corrected flags, the hottest wheel sector of 3, 5 and 9 neighbours with a
+Monte-Carlo-calibrated p-value, the even-money splits, dozens, columns, Lucky/Bonus hit rates against
+expectation and actual hold against a theoretical house edge.
+
+`table_stats(store, …)` reads the aggregates (`number_counts`, `daily_totals`), never the journal; a
+`last=N` window or a `since` that is not midnight reads the `rounds` rows it needs (indexed).
+
+Sector p-values: the null distribution of the largest circular window sum is simulated (numpy) for
+the sample size, standardised, and cached. Under the null every pocket is alike, so the distribution
+does not depend on which numbers are neighbours. Above 1,000 spins the sample size is rounded to two
+significant figures for the cache, so a live chart that gains one spin per round reuses it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from fractions import Fraction
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from engine.wheel_layout import BLACK, RED, WHEEL_ORDER
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from engine.store.db import Store
+
+POCKETS = 37
+SECTOR_WIDTHS = (3, 5, 9)
+MC_TRIALS = 4000
+DEFAULT_ALPHA = 0.01
+
+
+@dataclass
+class Tally:
+    """What the aggregates hold for a selection of spins (a table, a window, a time range)."""
+
+    counts: list[int] = field(default_factory=lambda: [0] * POCKETS)
+    by_direction: dict[str, list[int]] = field(default_factory=dict)  # "cw", "ccw", "" (unknown)
+    drawn_spins: int = 0  # spins whose round had a Lucky/Bonus draw
+    lucky_drawn: int = 0  # sum of k (Lucky Numbers lit) over those spins
+    lucky_hits: int = 0
+    bonus_hits: int = 0
+    settled: int = 0
+    wagered: Decimal = Decimal(0)
+    paid: Decimal = Decimal(0)
+
+    @property
+    def spins(self) -> int:
+        return sum(self.counts)
+
+
+# --- the pure part ------------------------------------------------------------------------------
+
+
+def chi_square(counts: Sequence[int]) -> dict[str, float | int | None]:
+    from scipy import stats
+
+    n = sum(counts)
+    if n == 0:
+        return {"statistic": None, "df": POCKETS - 1, "p_value": None}
+    result = stats.chisquare(counts)
+    return {"statistic": float(result.statistic), "df": POCKETS - 1, "p_value": float(result.pvalue)}
+
+
+def z_scores(counts: Sequence[int], alpha: float = DEFAULT_ALPHA) -> dict[str, Any]:
+    """Per-number z = (count - n/37) / sqrt(n p (1-p)); flagged when two-sided p < alpha/37."""
+    from scipy import stats
+
+    n = sum(counts)
+    p = 1 / POCKETS
+    threshold = alpha / POCKETS
+    if n == 0:
+        return {"z": [0.0] * POCKETS, "p_values": [1.0] * POCKETS, "flagged": [], "threshold": threshold}
+    sd = math.sqrt(n * p * (1 - p))
+    z = [(c - n * p) / sd for c in counts]
+    pv = [float(2 * stats.norm.sf(abs(v))) for v in z]
+    return {
+        "z": z,
+        "p_values": pv,
+        "flagged": [i for i, v in enumerate(pv) if v < threshold],
+        "threshold": threshold,
+    }
+
+
+def _bucket(spins: int) -> int:
+    if spins <= 1000:
+        return spins
+    digits = int(math.log10(spins)) - 1
+    return round(spins, -digits)
+
+
+@lru_cache(maxsize=64)
+def _null_maxima(spins: int, trials: int) -> dict[int, np.ndarray]:
+    """Standardised maxima of circular window sums under the null, sorted, per sector width."""
+    import numpy as np
+
+    rng = np.random.default_rng(617_012 + spins)  # fixed: the same store gives the same p-value
+    samples = rng.multinomial(spins, [1 / POCKETS] * POCKETS, size=trials)
+    out: dict[int, np.ndarray] = {}
+    for width in SECTOR_WIDTHS:
+        window = samples.copy()
+        for shift in range(1, width):
+            window += np.roll(samples, -shift, axis=1)
+        mean = spins * width / POCKETS
+        sd = math.sqrt(spins * width / POCKETS * (1 - width / POCKETS)) or 1.0
+        out[width] = np.sort((window.max(axis=1) - mean) / sd)
+    return out
+
+
+def hottest_sectors(counts: Sequence[int], trials: int = MC_TRIALS) -> dict[str, Any]:
+    """For 3, 5 and 9 neighbouring pockets: the sector with most hits and how surprising that is."""
+    import numpy as np
+
+    n = sum(counts)
+    ring = [counts[number] for number in WHEEL_ORDER]
+    result: dict[str, Any] = {}
+    null = _null_maxima(_bucket(n), trials) if n else {}
+    for width in SECTOR_WIDTHS:
+        sums = [sum(ring[(start + k) % POCKETS] for k in range(width)) for start in range(POCKETS)]
+        best = max(range(POCKETS), key=lambda s: (sums[s], -s))
+        expected = n * width / POCKETS
+        entry: dict[str, Any] = {
+            "numbers": [WHEEL_ORDER[(best + k) % POCKETS] for k in range(width)],
+            "count": sums[best],
+            "expected": expected,
+            "p_value": None,
+        }
+        if n:
+            sd = math.sqrt(n * width / POCKETS * (1 - width / POCKETS))
+            observed = (sums[best] - expected) / sd
+            sorted_null = null[width]
+            at_least = len(sorted_null) - int(np.searchsorted(sorted_null, observed - 1e-12, side="left"))
+            entry["p_value"] = (1 + at_least) / (1 + len(sorted_null))
+        result[str(width)] = entry
+    return result
+
+
+def splits(counts: Sequence[int]) -> dict[str, Any]:
+    def total(numbers: Any) -> int:
+        return sum(counts[i] for i in numbers)
+
+    low, high = range(1, 19), range(19, 37)
+    return {
+        "red_black_zero": {"red": total(RED), "black": total(BLACK), "zero": counts[0]},
+        "odd_even": {"odd": total(range(1, 37, 2)), "even": total(range(2, 37, 2))},
+        "low_high": {"low": total(low), "high": total(high)},
+        "dozens": [total(range(1 + 12 * d, 13 + 12 * d)) for d in range(3)],
+        "columns": [total(range(c, 37, 3)) for c in (1, 2, 3)],
+    }
+
+
+def _rate(hits: int, trials: int) -> float | None:
+    return hits / trials if trials else None
+
+
+def _money(value: Decimal) -> str:
+    return str(value)
+
+
+def compute_stats(
+    tally: Tally,
+    *,
+    expected_lucky_count: Fraction | None = None,
+    house_edge: Fraction | None = None,
+    alpha: float = DEFAULT_ALPHA,
+    trials: int = MC_TRIALS,
+) -> dict[str, Any]:
+    """Every figure of the surveillance charts for one tally (see the module docstring)."""
+    counts = list(tally.counts)
+    n = sum(counts)
+    expected_lucky = (
+        float(expected_lucky_count / POCKETS)
+        if expected_lucky_count is not None
+        else (tally.lucky_drawn / tally.drawn_spins / POCKETS if tally.drawn_spins else None)
+    )
+    win = tally.wagered - tally.paid
+    hold: dict[str, Any] = {
+        "rounds_settled": tally.settled,
+        "wagered": _money(tally.wagered),
+        "paid": _money(tally.paid),
+        "win": _money(win),
+        "actual": float(win / tally.wagered) if tally.wagered else None,
+        "theoretical": float(house_edge) if house_edge is not None else None,
+        "theoretical_win": _money(
+            (tally.wagered * house_edge.numerator / house_edge.denominator).quantize(Decimal("0.01"))
+        )
+        if house_edge is not None
+        else None,
+    }
+    directions = {}
+    for name, dcounts in sorted(tally.by_direction.items()):
+        directions[name or "unknown"] = {
+            "spins": sum(dcounts),
+            "counts": list(dcounts),
+            "chi_square": chi_square(dcounts),
+        }
+    return {
+        "spins": n,
+        "counts": counts,
+        "expected_per_number": n / POCKETS,
+        "chi_square": chi_square(counts),
+        "z_scores": z_scores(counts, alpha),
+        "sectors": hottest_sectors(counts, trials),
+        **splits(counts),
+        "by_direction": directions,
+        "lucky": {
+            "spins_with_draw": tally.drawn_spins,
+            "hits": tally.lucky_hits,
+            "rate": _rate(tally.lucky_hits, tally.drawn_spins),
+            "expected_rate": expected_lucky,
+            "expected_rate_as_drawn": tally.lucky_drawn / tally.drawn_spins / POCKETS
+            if tally.drawn_spins
+            else None,
+        },
+        "bonus": {
+            "spins_with_draw": tally.drawn_spins,
+            "hits": tally.bonus_hits,
+            "rate": _rate(tally.bonus_hits, tally.drawn_spins),
+            "expected_rate": 1 / POCKETS,
+        },
+        "hold": hold,
+    }
+
+
+def expected_lucky_count(lucky_counts: Mapping[int, int]) -> Fraction:
+    """E[k] of a Rules Submission's `lucky_counts` (k -> weight)."""
+    total = sum(lucky_counts.values())
+    return sum((Fraction(k * w, total) for k, w in lucky_counts.items()), Fraction(0))
+
+
+# --- the query layer ----------------------------------------------------------------------------
+
+
+def _day(moment: datetime | str | None) -> str | None:
+    if moment is None:
+        return None
+    from engine.store.canonical import format_time
+
+    return (format_time(moment) if isinstance(moment, datetime) else moment)[:10]
+
+
+def read_tally(
+    store: Store,
+    table: str | None = None,
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    last: int | None = None,
+) -> Tally:
+    """The tally of a table (or all tables) from the aggregates, or from `rounds` for a window."""
+    import sqlalchemy as sa
+
+    from engine.store import schema
+    from engine.store.canonical import format_time
+    from engine.store.projections import from_units
+
+    def whole_days(moment: datetime | None) -> bool:
+        return moment is None or (moment.hour, moment.minute, moment.second, moment.microsecond) == (
+            0,
+            0,
+            0,
+            0,
+        )
+
+    tally = Tally()
+    if last is not None or not (whole_days(since) and whole_days(until)):
+        r = schema.rounds
+        query = sa.select(
+            r.c.result, r.c.direction, r.c.lucky_count, r.c.lucky_hit, r.c.bonus_hit, r.c.status,
+            r.c.wagered, r.c.paid, r.c.closed_at, r.c.source,
+        ).where(r.c.result.is_not(None))  # fmt: skip
+        if table is not None:
+            query = query.where(r.c.table_id == table)
+        if since is not None:
+            query = query.where(r.c.opened_at >= format_time(since))
+        if until is not None:
+            query = query.where(r.c.opened_at < format_time(until))
+        if last is not None:
+            query = query.order_by(r.c.opened_at.desc()).limit(last)
+        wagered = paid = 0
+        with store.read() as conn:
+            for row in conn.execute(query):
+                tally.counts[row.result] += 1
+                tally.by_direction.setdefault(row.direction or "", [0] * POCKETS)[row.result] += 1
+                if row.closed_at is not None:
+                    tally.drawn_spins += 1
+                    tally.lucky_drawn += row.lucky_count
+                    tally.lucky_hits += bool(row.lucky_hit)
+                    tally.bonus_hits += bool(row.bonus_hit)
+                if row.status == "settled":
+                    tally.settled += 1
+                    wagered += row.wagered
+                    paid += row.paid
+        tally.wagered, tally.paid = from_units(wagered), from_units(paid)
+        return tally
+
+    nc, dt = schema.number_counts, schema.daily_totals
+    count_q = sa.select(nc.c.direction, nc.c.number, sa.func.sum(nc.c.spins)).group_by(
+        nc.c.direction, nc.c.number
+    )
+    total_q = sa.select(
+        *(sa.func.coalesce(sa.func.sum(dt.c[name]), 0) for name in
+          ("drawn_spins", "lucky_drawn", "lucky_hits", "bonus_hits", "settled", "wagered", "paid"))
+    )  # fmt: skip
+    if table is not None:
+        count_q = count_q.where(nc.c.table_id == table)
+        total_q = total_q.where(dt.c.table_id == table)
+    if since is not None:
+        count_q = count_q.where(nc.c.day >= _day(since))
+        total_q = total_q.where(dt.c.day >= _day(since))
+    if until is not None:
+        count_q = count_q.where(nc.c.day < _day(until))
+        total_q = total_q.where(dt.c.day < _day(until))
+    with store.read() as conn:
+        for direction, number, spins in conn.execute(count_q):
+            tally.counts[number] += int(spins)
+            tally.by_direction.setdefault(direction, [0] * POCKETS)[number] += int(spins)
+        totals = conn.execute(total_q).one()
+    tally.drawn_spins, tally.lucky_drawn, tally.lucky_hits, tally.bonus_hits, tally.settled = map(
+        int, totals[:5]
+    )
+    tally.wagered, tally.paid = from_units(int(totals[5])), from_units(int(totals[6]))
+    return tally
+
+
+def table_stats(
+    store: Store,
+    table: str | None = None,
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    last: int | None = None,
+    expected_lucky: Fraction | None = None,
+    house_edge: Fraction | None = None,
+    alpha: float = DEFAULT_ALPHA,
+) -> dict[str, Any]:
+    """`compute_stats` over the store's aggregates for a table (None: every table) and window."""
+    tally = read_tally(store, table, since=since, until=until, last=last)
+    result = compute_stats(tally, expected_lucky_count=expected_lucky, house_edge=house_edge, alpha=alpha)
+    result["table"] = table
+    result["window"] = {
+        "since": None if since is None else since.isoformat(),
+        "until": None if until is None else until.isoformat(),
+        "last": last,
+    }
+    return result

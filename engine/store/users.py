@@ -1,0 +1,205 @@
+"""Users of the stations in the store: salted scrypt PINs, lock-out after repeated failures, journaled.
+
+Every login, failed login, lock-out and change to a user is appended to the journal of the table the
+action concerns (`table`, "floor" for the back office) in the same transaction as the user row, so
+the count of failures and the record of them cannot disagree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import socket
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import sqlalchemy as sa
+
+from engine.auth import AuthenticationFailed, User, check_role, require
+from engine.errors import DrrError
+from engine.store import schema
+from engine.store.canonical import format_time, parse_time
+from engine.store.db import Store
+from engine.store.journal import NewEvent
+
+FLOOR = "floor"
+MAX_FAILURES = 5
+LOCKOUT = timedelta(minutes=15)
+SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
+_PIN = re.compile(r"^[0-9]{4,12}$")
+
+
+@dataclass(frozen=True)
+class UserInfo:
+    name: str
+    role: str
+    disabled: bool
+    failures: int
+    locked_until: str | None
+    created_at: str
+
+
+def hash_pin(pin: str) -> str:
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(pin.encode(), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P, dklen=32)
+    return f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${salt.hex()}${digest.hex()}"
+
+
+def pin_matches(pin: str, stored: str) -> bool:
+    try:
+        kind, n, r, p, salt, digest = stored.split("$")
+        if kind != "scrypt":
+            return False
+        got = hashlib.scrypt(pin.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p), dklen=32)
+    except ValueError:
+        return False
+    return hmac.compare_digest(got.hex(), digest)
+
+
+_DUMMY_HASH = hash_pin("0000")
+
+
+def check_pin(pin: str) -> str:
+    if not _PIN.match(pin):
+        raise DrrError("a PIN is 4 to 12 digits")
+    return pin
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _row(conn: sa.Connection, name: str) -> sa.Row | None:  # type: ignore[type-arg]
+    return conn.execute(sa.select(schema.users).where(schema.users.c.name == name)).first()
+
+
+def count_active_admins(store: Store) -> int:
+    u = schema.users
+    with store.read() as conn:
+        return int(
+            conn.execute(
+                sa.select(sa.func.count()).where(u.c.role == "admin", u.c.disabled.is_(False))
+            ).scalar_one()
+        )
+
+
+def add_user(
+    store: Store, name: str, role: str, pin: str, *, by: User | None, table: str = FLOOR
+) -> UserInfo:
+    """Add a user. `by` must be an admin, except for the very first admin of an empty store."""
+    if not _NAME.match(name):
+        raise DrrError(f"bad user name {name!r}: a letter, then letters, digits, '.', '_' or '-'")
+    check_role(role)
+    check_pin(pin)
+    if by is None:
+        if count_active_admins(store):
+            raise AuthenticationFailed("this store has admins: adding a user needs an admin's name and PIN")
+        if role != "admin":
+            raise DrrError("the first user of a store must be an admin")
+    else:
+        require(by, "manage_users")
+    created = format_time(_now())
+    with store.begin() as conn:
+        if _row(conn, name) is not None:
+            raise DrrError(f"user {name} already exists")
+        conn.execute(
+            sa.insert(schema.users).values(
+                name=name, role=role, pin_hash=hash_pin(pin), disabled=False, failures=0, created_at=created
+            )
+        )
+        store.journal.append_in(
+            conn, [NewEvent(table, "user.added", {"name": name, "role": role}, user=by.name if by else name)]
+        )
+    return UserInfo(name, role, False, 0, None, created)
+
+
+def list_users(store: Store) -> list[UserInfo]:
+    u = schema.users
+    with store.read() as conn:
+        rows = conn.execute(sa.select(u).order_by(u.c.name)).all()
+    return [
+        UserInfo(r.name, r.role, bool(r.disabled), r.failures, r.locked_until, r.created_at) for r in rows
+    ]
+
+
+def disable_user(store: Store, name: str, *, by: User, table: str = FLOOR) -> None:
+    require(by, "manage_users")
+    with store.begin() as conn:
+        row = _row(conn, name)
+        if row is None:
+            raise DrrError(f"no user {name}")
+        conn.execute(sa.update(schema.users).where(schema.users.c.name == name).values(disabled=True))
+        store.journal.append_in(conn, [NewEvent(table, "user.disabled", {"name": name}, user=by.name)])
+
+
+def authenticate(store: Store, name: str, pin: str, *, table: str = FLOOR, station: str = "cli") -> User:
+    """The user if `pin` is right and the account usable; every outcome journaled. Refusals never say why
+    beyond what the person at the screen may know (locked out until …, disabled)."""
+    now = _now()
+    where = {"station": station, "host": socket.gethostname()}
+    refusal: str | None = None
+    user: User | None = None
+    with store.begin() as conn:
+        row = _row(conn, name)
+        if row is None:
+            pin_matches(pin, _DUMMY_HASH)  # the same time as a real check: names cannot be probed
+            store.journal.append_in(
+                conn,
+                [
+                    NewEvent(
+                        table, "user.login_failed", {"name": name, "why": "unknown user", **where}, user=name
+                    )
+                ],
+            )
+            refusal = f"unknown user or wrong PIN for {name}"
+        elif row.disabled:
+            store.journal.append_in(
+                conn,
+                [NewEvent(table, "user.login_failed", {"name": name, "why": "disabled", **where}, user=name)],
+            )
+            refusal = f"user {name} is disabled"
+        elif row.locked_until is not None and parse_time(row.locked_until) > now:
+            store.journal.append_in(
+                conn,
+                [
+                    NewEvent(
+                        table, "user.login_failed", {"name": name, "why": "locked out", **where}, user=name
+                    )
+                ],
+            )
+            refusal = f"user {name} is locked out after {MAX_FAILURES} wrong PINs until {row.locked_until}"
+        elif not pin_matches(pin, row.pin_hash):
+            failures = row.failures + 1
+            values: dict[str, object] = {"failures": failures}
+            events = [
+                NewEvent(
+                    table,
+                    "user.login_failed",
+                    {"name": name, "why": "wrong PIN", "failures": failures, **where},
+                    user=name,
+                )
+            ]
+            refusal = f"unknown user or wrong PIN for {name}"
+            if failures >= MAX_FAILURES:
+                until = format_time(now + LOCKOUT)
+                values.update(failures=0, locked_until=until)
+                events.append(NewEvent(table, "user.locked_out", {"name": name, "until": until}, user=name))
+                refusal = f"wrong PIN: user {name} is now locked out until {until}"
+            conn.execute(sa.update(schema.users).where(schema.users.c.name == name).values(**values))
+            store.journal.append_in(conn, events)
+        else:
+            conn.execute(
+                sa.update(schema.users)
+                .where(schema.users.c.name == name)
+                .values(failures=0, locked_until=None)
+            )
+            store.journal.append_in(
+                conn, [NewEvent(table, "user.login", {"name": name, "role": row.role, **where}, user=name)]
+            )
+            user = User(name, row.role)
+    if user is None:
+        raise AuthenticationFailed(refusal or f"login refused for {name}")
+    return user
