@@ -47,6 +47,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "engine.cli.history_cmd",
     "engine.cli.users_cmd",
     "gui.bench_cmd",
+    "gui.commands",
 )
 
 

@@ -1,0 +1,226 @@
+"""Starting the stations: QApplication + qasync event loop, windows on screens, orderly shutdown.
+
+`run_default` is plain `drr` / `make run`: the croupier station with the player display and
+the bonus screen as separate windows (on a second screen when there is one), a wheel and the
+local table. `run_station` serves `drr gui --station …`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QEvent, QObject
+
+from engine.errors import DrrError
+
+STATIONS = ("croupier", "display", "bonus", "surveillance", "pitboss")
+
+
+def run_default(args: argparse.Namespace) -> int:
+    """Plain `drr`: croupier, player display and bonus screen with the built-in wheel."""
+    return run_station(
+        station="croupier",
+        wheel=getattr(args, "wheel", None) or "sim",
+        rules=getattr(args, "rules", None),
+        table_id=getattr(args, "table", None) or "T1",
+        all_windows=True,
+    )
+
+
+def _make_table(rules_path: str | None, table_id: str) -> Any:
+    from engine.rules import load_default_rules, load_rules
+    from gui.local_table import LocalTable
+
+    rules = load_rules(rules_path) if rules_path else load_default_rules()
+    return LocalTable(rules, table_id=table_id)
+
+
+def _place_on_screens(app: Any, windows: list[Any]) -> None:
+    """The croupier window on the primary screen, the others on the second screen if present."""
+    screens = app.screens()
+    for i, window in enumerate(windows):
+        screen = screens[min(i, len(screens) - 1)] if i and len(screens) > 1 else app.primaryScreen()
+        geometry = screen.availableGeometry()
+        window.setGeometry(geometry.adjusted(20, 20, -20, -20))
+        window.show()
+
+
+class WheelFeed:
+    """Feeds the wheel's events to the table and its health to the sensor indicator.
+
+    The wheel's "no more bets" (state 4) closes bets if the croupier has not; its result goes
+    to the croupier to confirm. Everything runs as tasks on the qasync loop, held in `tasks`
+    because asyncio keeps only weak references to running tasks.
+    """
+
+    HEALTH_PERIOD_S = 0.5
+
+    def __init__(self, table: Any, spec: str, speed: float = 1.0) -> None:
+        self.table = table
+        self.spec = spec
+        self.speed = speed
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.link: Any = None
+        self.warnings: tuple[str, ...] = ()
+
+    def start(self) -> None:
+        from hardware.wheel_source import open_wheel
+
+        self.link = open_wheel(self.spec, speed=self.speed)
+        self._spawn(self._pump())
+        self._spawn(self._health())
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self.tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self.table.irregularity.emit(f"wheel link stopped: {task.exception()}")
+
+    async def _pump(self) -> None:
+        async with self.link as wheel:
+            async for event in wheel.events():
+                self.on_event(event)
+
+    def on_event(self, event: Any) -> None:
+        from gui.view_model import Phase
+        from hardware import events as ev
+
+        if isinstance(event, ev.WheelResult):
+            self.table.wheel_result(event.number, "wheel")
+        elif isinstance(event, ev.NoMoreBets):
+            if self.table.phase is Phase.OPEN:
+                self.table.no_more_bets()
+        elif isinstance(event, ev.WarningChanged):
+            self.warnings = tuple(event.active)
+        elif isinstance(event, ev.MissSpin | ev.LaunchFailed | ev.BallNotDetected | ev.ResultMismatch):
+            self.table.irregularity.emit(f"wheel: {event.describe().split(maxsplit=3)[-1]}")
+
+    async def _health(self) -> None:
+        from gui.view_model import SensorHealth
+
+        while True:
+            h = self.link.health
+            warnings = self.warnings + (("wheel silent",) if h.silent else ())
+            self.table.set_sensor_health(SensorHealth(h.connected, h.source, h.last_line_age, warnings))
+            await asyncio.sleep(self.HEALTH_PERIOD_S)
+
+    async def stop(self) -> None:
+        for task in list(self.tasks):
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+def run_station(
+    *,
+    station: str,
+    wheel: str = "sim",
+    rules: str | None = None,
+    table_id: str = "T1",
+    all_windows: bool = False,
+    first_frame_exit: bool = False,
+) -> int:
+    if station not in STATIONS:
+        raise DrrError(f"unknown station {station!r}; choose one of {', '.join(STATIONS)}")
+    if station in ("surveillance", "pitboss"):
+        raise DrrError(f"the {station} station is not available in this build yet")
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    from gui import theme
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    app.setApplicationName("Diamond Rush Roulette")
+    app.setQuitOnLastWindowClosed(False)
+    theme.apply(app)
+    table = _make_table(rules, table_id)
+    windows = _build_windows(station, table, all_windows)
+    main = windows[0]
+
+    if first_frame_exit:
+
+        def report() -> None:
+            # Wall-clock time of the first painted frame: the benchmark subtracts its own spawn time.
+            print(f"first_frame_at {time.time():.6f}", flush=True)
+            app.quit()
+
+        main.firstPainted.connect(report)
+        main.show()
+        return app.exec()
+
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    link = WheelFeed(table, wheel)
+    closing = asyncio.Event()
+
+    def on_close() -> None:
+        closing.set()
+
+    # Closing the main window ends the station; the others are displays and may be re-opened.
+    main.installEventFilter(_CloseWatcher(on_close, main))
+
+    async def main_task() -> None:
+        try:
+            link.start()
+        except DrrError as exc:
+            table.irregularity.emit(f"no wheel: {exc.message}; enter results manually")
+        _place_on_screens(app, windows)
+        await closing.wait()
+        # Orderly shutdown: stop the wheel, let the table flush its journal, then close.
+        await link.stop()
+        await table.shutdown()
+        for window in windows:
+            window.close()
+
+    with loop:
+        loop.run_until_complete(main_task())
+    return 0
+
+
+def _build_windows(station: str, table: Any, all_windows: bool) -> list[Any]:
+    from gui.windows.bonus_screen import BonusScreen
+    from gui.windows.croupier import CroupierWindow
+    from gui.windows.player_display import PlayerDisplay
+
+    if station == "croupier":
+        windows: list[Any] = [CroupierWindow(table, table.players)]
+        if all_windows:
+            windows += [PlayerDisplay(table), BonusScreen(table)]
+        return windows
+    if station == "display":
+        return [PlayerDisplay(table)]
+    return [BonusScreen(table)]
+
+
+class _CloseWatcher(QObject):
+    """Turns closing the main window into the orderly shutdown."""
+
+    def __init__(self, on_close: Callable[[], None], window: QObject) -> None:
+        super().__init__(window)
+        self._on_close = on_close
+        self._window = window
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Close and obj is self._window:
+            self._on_close()
+        return False
+
+
+def offscreen_if_headless() -> None:
+    """Render without a display when there is none (screenshots, CI)."""
+    if (
+        sys.platform.startswith("linux")
+        and not os.environ.get("DISPLAY")
+        and not os.environ.get("WAYLAND_DISPLAY")
+    ):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

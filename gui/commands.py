@@ -1,0 +1,57 @@
+"""`drr gui` (start one station) and `drr screenshots DIR` (render every station to PNG).
+
+Only argparse at import time: Qt loads inside the handlers.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+STATIONS = ("croupier", "display", "bonus", "surveillance", "pitboss")
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("gui", help="start a station: croupier, display, bonus, surveillance or pitboss")
+    p.add_argument("--station", choices=STATIONS, default="croupier")
+    p.add_argument(
+        "--wheel", default=None, metavar="SPEC", help="sim | serial:PORT | replay:FILE (default sim)"
+    )
+    p.add_argument("--db", default=None, metavar="URL", help="journal database URL (default: local SQLite)")
+    p.add_argument("--table", default=None, metavar="ID", help="table id (default T1)")
+    p.add_argument("--rules", default=None, metavar="FILE", help="Rules Submission TOML (default: shipped)")
+    p.add_argument(
+        "--all-windows", action="store_true", help="with the croupier: player display and bonus screen too"
+    )
+    p.add_argument(
+        "--first-frame-exit", action="store_true", help="print the ms to the first painted frame and exit"
+    )
+    p.set_defaults(func=run_gui)
+
+    s = sub.add_parser("screenshots", help="render each station with demo data to PNG files in DIR")
+    s.add_argument("dir", type=Path, metavar="DIR")
+    s.set_defaults(func=run_screenshots)
+
+
+def run_gui(args: argparse.Namespace) -> int:
+    from gui.app import run_station
+
+    return run_station(
+        station=args.station,
+        wheel=args.wheel or "sim",
+        rules=args.rules,
+        table_id=args.table or "T1",
+        all_windows=args.all_windows,
+        first_frame_exit=args.first_frame_exit,
+    )
+
+
+def run_screenshots(args: argparse.Namespace) -> int:
+    from gui.app import offscreen_if_headless
+
+    offscreen_if_headless()
+    from gui.screenshots import render_all
+
+    for path in render_all(args.dir):
+        print(path)
+    return 0

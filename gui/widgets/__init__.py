@@ -1,0 +1,1 @@
+"""Reusable widgets of the stations: the felt, chips, the bonus panel, status strips."""

@@ -1,0 +1,1 @@
+"""Top-level windows of the stations: croupier, player display, bonus screen."""

@@ -1,0 +1,76 @@
+"""The bonus game screen: one panel per player in a bonus game, side by side.
+
+Panels appear when the table reports a bonus game and go when the next round starts; each
+pick, cash-out and preset goes to the table first and the panel redraws from its answer.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QPaintEvent
+from PySide6.QtWidgets import QGridLayout, QLabel, QMainWindow, QVBoxLayout, QWidget
+
+from gui.table_adapter import TableAdapter
+from gui.view_model import BonusView, Phase
+from gui.widgets.bonus_panel import BonusPanel
+
+
+class BonusScreen(QMainWindow):
+    firstPainted = Signal()  # the benchmark's "first frame"
+    _painted = False
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if not self._painted:
+            self._painted = True
+            self.firstPainted.emit()
+
+    COLUMNS = 2
+
+    def __init__(self, table: TableAdapter, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.table = table
+        self.setWindowTitle("Diamond Rush Roulette · Bonus game")
+        self.panels: dict[str, BonusPanel] = {}
+        central = QWidget()
+        self.setCentralWidget(central)
+        outer = QVBoxLayout(central)
+        outer.setContentsMargins(16, 12, 16, 12)
+        title = QLabel("BONUS GAME")
+        title.setStyleSheet("font-size: 24pt; font-weight: bold; color: #5fd4ff; letter-spacing: 4px;")
+        title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        outer.addWidget(title)
+        self.idle = QLabel("No bonus game is running.\nAn inside win on the Bonus Number starts one.")
+        self.idle.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.idle.setStyleSheet("font-size: 16pt; color: #9aa6b2;")
+        outer.addWidget(self.idle, 1)
+        self.grid = QGridLayout()
+        self.grid.setSpacing(14)
+        outer.addLayout(self.grid, 1)
+        table.bonusUpdated.connect(self.on_bonus)
+        table.phaseChanged.connect(self.on_phase)
+        for view in table.snapshot().bonus_games:
+            self.on_bonus(view)
+
+    def on_bonus(self, view: BonusView) -> None:
+        panel = self.panels.get(view.player)
+        if panel is None:
+            panel = BonusPanel(view.player)
+            panel.pickRequested.connect(self.table.bonus_pick)
+            panel.cashOutRequested.connect(self.table.bonus_cash_out)
+            panel.presetChanged.connect(self.table.bonus_set_preset)
+            panel.startRequested.connect(self.table.bonus_start)
+            panel.timedOut.connect(self.table.bonus_timeout)
+            n = len(self.panels)
+            self.grid.addWidget(panel, n // self.COLUMNS, n % self.COLUMNS)
+            self.panels[view.player] = panel
+        panel.set_view(view)
+        self.idle.setVisible(not self.panels)
+
+    def on_phase(self, phase: Phase) -> None:
+        if phase in (Phase.IDLE, Phase.OPEN):
+            for panel in self.panels.values():
+                self.grid.removeWidget(panel)
+                panel.deleteLater()
+            self.panels.clear()
+            self.idle.setVisible(True)

@@ -1,0 +1,668 @@
+"""The croupier station: the one next action big, the felt, players and chips, payouts, health.
+
+Everything shown comes from the table adapter's signals; every touch becomes a command to
+it. The window holds only what the croupier is choosing (selected player and chip value)
+and the result candidate the wheel reported, never game state.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from decimal import Decimal
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent, QIcon, QKeySequence, QPaintEvent, QShortcut
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QPushButton,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.bets import Bet, Wager
+from gui import theme
+from gui.table_adapter import TableAdapter
+from gui.view_model import Draw, HistoryEntry, PayLine, Phase, SensorHealth, WinKind, money, odds_text
+from gui.widgets.felt import FeltWidget
+from gui.widgets.status import HistoryStrip, SensorStatus, chip_pixmap
+
+CHIP_VALUES = (Decimal(1), Decimal(5), Decimal(25), Decimal(100), Decimal(500), Decimal(1000))
+NO_SPIN_REASONS = (
+    "ball spun in the same direction as the rotor",
+    "ball made fewer than four revolutions",
+    "ball left the wheel",
+    "foreign object on the wheel",
+)
+VOID_REASONS = ("wheel malfunction", "dispute resolved by the pit boss", "procedural error")
+PHASE_TEXT = {
+    Phase.IDLE: ("READY", "#9aa6b2"),
+    Phase.OPEN: ("BETS OPEN", "#38d67a"),
+    Phase.CLOSED: ("NO MORE BETS", "#f5c542"),
+    Phase.RESULT: ("RESULT", "#5fd4ff"),
+    Phase.BONUS: ("BONUS GAME", "#5fd4ff"),
+    Phase.SETTLED: ("SETTLED", "#9aa6b2"),
+    Phase.VOID: ("VOID", "#ff5a52"),
+}
+
+
+class ReasonDialog(QDialog):
+    """A confirmation that needs a reason (no-spin, void)."""
+
+    def __init__(
+        self, title: str, question: str, reasons: Sequence[str], parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.reason = QComboBox()
+        self.reason.setEditable(True)
+        self.reason.addItems(list(reasons))
+        label = QLabel(question)
+        label.setWordWrap(True)
+        buttons = QDialogButtonBox()
+        ok = buttons.addButton(title, QDialogButtonBox.ButtonRole.AcceptRole)
+        ok.setObjectName("danger")
+        buttons.addButton("Cancel", QDialogButtonBox.ButtonRole.RejectRole)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(label)
+        layout.addWidget(QLabel("Reason:"))
+        layout.addWidget(self.reason)
+        layout.addWidget(buttons)
+
+    def text(self) -> str:
+        return self.reason.currentText().strip()
+
+
+class ManualResultDialog(QDialog):
+    """Two-step manual result: enter the number, then enter the same number again."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Manual result")
+        self.first: int | None = None
+        self.number = QSpinBox()
+        self.number.setRange(0, 36)
+        self.number.setMinimumHeight(48)
+        self.number.setStyleSheet("font-size: 22pt;")
+        self.prompt = QLabel("The wheel sensor is not giving a result. Enter the winning number:")
+        self.prompt.setWordWrap(True)
+        self.error = QLabel("")
+        self.error.setObjectName("error")
+        self.ok = QPushButton("Next")
+        self.ok.setObjectName("primary")
+        self.ok.clicked.connect(self.step)
+        cancel = QPushButton("Cancel")
+        cancel.clicked.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.prompt)
+        layout.addWidget(self.number)
+        layout.addWidget(self.error)
+        row = QHBoxLayout()
+        row.addWidget(cancel)
+        row.addWidget(self.ok)
+        layout.addLayout(row)
+
+    def step(self) -> None:
+        value = self.number.value()
+        if self.first is None:
+            self.first = value
+            self.prompt.setText("Enter the winning number again to confirm (first entry hidden).")
+            self.number.setValue(0)
+            self.number.selectAll()
+            self.ok.setText("Confirm")
+            self.error.setText("")
+            return
+        if value != self.first:
+            self.first = None
+            self.error.setText("The two entries differ. Start again.")
+            self.prompt.setText("Enter the winning number:")
+            self.ok.setText("Next")
+            return
+        self.accept()
+
+    @property
+    def number_entered(self) -> int | None:
+        return self.first
+
+
+class ApprovalDialog(QDialog):
+    """Pit-boss approval of large payouts (the login module will check the PIN and role)."""
+
+    def __init__(self, total: Decimal, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Pit boss approval")
+        self.name = QLineEdit()
+        self.name.setPlaceholderText("pit boss")
+        self.pin = QLineEdit()
+        self.pin.setEchoMode(QLineEdit.EchoMode.Password)
+        self.pin.setPlaceholderText("PIN")
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel(f"Large payouts of {money(total)} need a pit boss's approval."))
+        layout.addWidget(self.name)
+        layout.addWidget(self.pin)
+        layout.addWidget(buttons)
+
+
+class CroupierWindow(QMainWindow):
+    firstPainted = Signal()
+
+    def __init__(self, table: TableAdapter, players: Sequence[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.table = table
+        self.setWindowTitle("Diamond Rush Roulette · Croupier")
+        self.players = tuple(players)
+        self.styles = theme.player_styles(self.players)
+        self.player = self.players[0] if self.players else ""
+        self.chip = CHIP_VALUES[1]
+        self.phase = Phase.IDLE
+        self.candidate: int | None = None
+        self.wagers: tuple[Wager, ...] = ()
+        self.pay_lines: tuple[PayLine, ...] = ()
+        self.approvals: tuple[str, ...] = ()
+        self.draw: Draw | None = None
+        self.bonus_running = False
+        self._painted = False
+        self._build()
+        self._shortcuts()
+        self._connect()
+        self._restore()
+
+    # --- construction -------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        central = QWidget()
+        self.setCentralWidget(central)
+        outer = QVBoxLayout(central)
+        outer.setContentsMargins(12, 10, 12, 10)
+        outer.setSpacing(8)
+
+        bar = QFrame()
+        bar.setObjectName("panel")
+        bar_layout = QHBoxLayout(bar)
+        bar_layout.setContentsMargins(14, 8, 14, 8)
+        self.round_label = QLabel("Round –")
+        self.round_label.setObjectName("dim")
+        self.phase_label = QLabel("READY")
+        self.phase_label.setMinimumWidth(230)
+        names = QVBoxLayout()
+        names.addWidget(self.round_label)
+        names.addWidget(self.phase_label)
+        bar_layout.addLayout(names)
+        self.action = QPushButton("Open bets")
+        self.action.setObjectName("primary")
+        self.action.setMinimumWidth(360)
+        self.action.clicked.connect(self.do_next_action)
+        bar_layout.addWidget(self.action, 1)
+        self.shortcut_hint = QLabel("Space")
+        self.shortcut_hint.setObjectName("dim")
+        bar_layout.addWidget(self.shortcut_hint)
+        bar_layout.addSpacing(12)
+        self.sensor = SensorStatus()
+        bar_layout.addWidget(self.sensor)
+        outer.addWidget(bar)
+
+        self.history = HistoryStrip()
+        outer.addWidget(self.history)
+
+        middle = QHBoxLayout()
+        self.felt = FeltWidget()
+        self.felt.set_rules(self.table.rules)
+        middle.addWidget(self.felt, 1)
+        middle.addWidget(self._side_panel())
+        outer.addLayout(middle, 5)
+
+        self.reason = QLabel("")
+        self.reason.setObjectName("reason")
+        outer.addWidget(self.reason)
+
+        bottom = QHBoxLayout()
+        self.lucky_table = QTableWidget(0, 6)
+        self.lucky_table.setHorizontalHeaderLabels(
+            ["Lucky", "straight", "split", "street", "corner", "six line"]
+        )
+        self._table_style(self.lucky_table)
+        lucky_box = self._titled("Lucky payouts", self.lucky_table)
+        bottom.addWidget(lucky_box, 2)
+        self.paying = QTableWidget(0, 5)
+        self.paying.setHorizontalHeaderLabels(["Player", "Wager", "Stake", "Odds", "Pays"])
+        self._table_style(self.paying)
+        self.paying.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        bottom.addWidget(self._titled("Paying list (player totals include stakes)", self.paying), 3)
+        bottom.addWidget(self._irregular_panel())
+        outer.addLayout(bottom, 2)
+
+    def _table_style(self, table: QTableWidget) -> None:
+        table.verticalHeader().setVisible(False)
+        table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        table.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
+        table.setAlternatingRowColors(True)
+        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+
+    def _titled(self, title: str, widget: QWidget) -> QFrame:
+        box = QFrame()
+        box.setObjectName("panel")
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(10, 8, 10, 10)
+        label = QLabel(title)
+        label.setObjectName("dim")
+        layout.addWidget(label)
+        layout.addWidget(widget)
+        return box
+
+    def _side_panel(self) -> QFrame:
+        side = QFrame()
+        side.setObjectName("panel")
+        side.setFixedWidth(300)
+        layout = QVBoxLayout(side)
+        layout.setContentsMargins(12, 10, 12, 10)
+        title = QLabel("Players")
+        title.setObjectName("dim")
+        layout.addWidget(title)
+        self.player_buttons: dict[str, QPushButton] = {}
+        group = QButtonGroup(self)
+        for i, name in enumerate(self.players):
+            b = QPushButton(name)
+            b.setObjectName("player")
+            b.setCheckable(True)
+            b.setIcon(QIcon(chip_pixmap(self.styles[name], 30)))
+            b.setToolTip(f"Select {name} ({i + 1})")
+            b.setStyleSheet("text-align: left; padding-left: 10px;")
+            b.clicked.connect(lambda _=False, n=name: self.select_player(n))
+            group.addButton(b)
+            layout.addWidget(b)
+            self.player_buttons[name] = b
+        if self.player:
+            self.player_buttons[self.player].setChecked(True)
+        chips_title = QLabel("Chip value (F1–F6)")
+        chips_title.setObjectName("dim")
+        layout.addSpacing(6)
+        layout.addWidget(chips_title)
+        grid = QGridLayout()
+        self.chip_buttons: dict[Decimal, QPushButton] = {}
+        chip_group = QButtonGroup(self)
+        for i, value in enumerate(CHIP_VALUES):
+            b = QPushButton(money(value).removesuffix(".00"))
+            b.setObjectName("chip")
+            b.setCheckable(True)
+            b.clicked.connect(lambda _=False, v=value: self.select_chip(v))
+            chip_group.addButton(b)
+            grid.addWidget(b, i // 3, i % 3)
+            self.chip_buttons[value] = b
+        self.chip_buttons[self.chip].setChecked(True)
+        layout.addLayout(grid)
+        row = QHBoxLayout()
+        self.undo_button = QPushButton(theme.icon("undo"), "Undo")
+        self.undo_button.setToolTip("Undo the selected player's last wager (Ctrl+Z)")
+        self.undo_button.clicked.connect(lambda: self.table.undo(self.player))
+        self.clear_button = QPushButton(theme.icon("clear"), "Clear player")
+        self.clear_button.setToolTip("Remove all the selected player's wagers (Delete)")
+        self.clear_button.clicked.connect(lambda: self.table.clear_player(self.player))
+        row.addWidget(self.undo_button)
+        row.addWidget(self.clear_button)
+        layout.addLayout(row)
+        layout.addSpacing(6)
+        self.totals = QLabel("")
+        self.totals.setWordWrap(True)
+        layout.addWidget(self.totals)
+        self.limits = QLabel(self._limits_text())
+        self.limits.setObjectName("dim")
+        self.limits.setWordWrap(True)
+        layout.addWidget(self.limits)
+        layout.addStretch(1)
+        return side
+
+    def _irregular_panel(self) -> QFrame:
+        box = QFrame()
+        box.setObjectName("panel")
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(10, 8, 10, 10)
+        self.manual_button = QPushButton(theme.icon("manual"), "Manual result (M)")
+        self.manual_button.clicked.connect(self.ask_manual_result)
+        self.approve_button = QPushButton(theme.icon("approve"), "Approve payouts (A)")
+        self.approve_button.clicked.connect(self.ask_approval)
+        self.no_spin_button = QPushButton(theme.icon("nospin"), "No-spin…")
+        self.no_spin_button.clicked.connect(self.ask_no_spin)
+        self.void_button = QPushButton(theme.icon("void"), "Void round…")
+        self.void_button.setObjectName("danger")
+        self.void_button.clicked.connect(self.ask_void)
+        for b in (self.manual_button, self.approve_button, self.no_spin_button, self.void_button):
+            layout.addWidget(b)
+        layout.addStretch(1)
+        return box
+
+    def _limits_text(self) -> str:
+        lim = self.table.rules.limits
+        parts = []
+        if lim.minimum is not None:
+            parts.append(f"min {money(lim.minimum)}")
+        if lim.maximum_inside is not None:
+            parts.append(f"inside max {money(lim.maximum_inside)}")
+        if lim.maximum_outside is not None:
+            parts.append(f"outside max {money(lim.maximum_outside)}")
+        if lim.maximum_per_player is not None:
+            parts.append(f"per player {money(lim.maximum_per_player)}")
+        return "Limits: " + (", ".join(parts) if parts else "none set")
+
+    def _shortcuts(self) -> None:
+        def key(seq: str, slot: object) -> None:
+            QShortcut(QKeySequence(seq), self, slot)  # type: ignore[call-overload]
+
+        key("Space", self.do_next_action)
+        key("Return", self.do_next_action)
+        key("O", self.table.open_bets)
+        key("N", self.table.no_more_bets)
+        key("C", self.table.confirm_result)
+        key("S", self.table.settle)
+        key("R", self.table.next_round)
+        key("M", self.ask_manual_result)
+        key("A", self.ask_approval)
+        key("Ctrl+Shift+N", self.ask_no_spin)
+        key("Ctrl+Shift+V", self.ask_void)
+        key("Ctrl+Z", lambda: self.table.undo(self.player))
+        key("Delete", lambda: self.table.clear_player(self.player))
+        for i, name in enumerate(self.players[:9]):
+            key(str(i + 1), lambda n=name: self.select_player(n))
+        for i, value in enumerate(CHIP_VALUES):
+            key(f"F{i + 1}", lambda v=value: self.select_chip(v))
+
+    def _connect(self) -> None:
+        t = self.table
+        t.phaseChanged.connect(self.on_phase)
+        t.wagersChanged.connect(self.on_wagers)
+        t.drawMade.connect(self.on_draw)
+        t.resultArrived.connect(self.on_result)
+        t.payoutsChanged.connect(self.on_payouts)
+        t.settled.connect(self.on_settled)
+        t.sensorHealth.connect(self.on_sensor)
+        t.irregularity.connect(self.show_reason)
+        t.refused.connect(self.show_reason)
+        t.historyChanged.connect(self.on_history)
+        self.felt.betClicked.connect(self.on_bet_clicked)
+        self.felt.betRemoveRequested.connect(self.on_bet_remove)
+
+    def _restore(self) -> None:
+        """Draw the table as it stands (a restart mid-round shows the round where it is)."""
+        snap = self.table.snapshot()
+        self.round_label.setText(f"Table {snap.table_id} · round {snap.round_no or '–'}")
+        self.candidate = snap.result
+        self.on_history(snap.history)
+        self.on_wagers(snap.wagers)
+        if snap.draw is not None:
+            self.on_draw(snap.draw)
+        if snap.pay_lines:
+            self.on_payouts(snap.pay_lines, snap.approvals_needed)
+        self.on_phase(snap.phase)
+
+    # --- choices of the croupier --------------------------------------------------------------
+
+    def select_player(self, name: str) -> None:
+        if name in self.player_buttons:
+            self.player = name
+            self.player_buttons[name].setChecked(True)
+            self._update_totals()
+
+    def select_chip(self, value: Decimal) -> None:
+        self.chip = value
+        self.chip_buttons[value].setChecked(True)
+
+    def on_bet_clicked(self, bet: Bet) -> None:
+        if self.phase is not Phase.OPEN:
+            self.show_reason(f"bets are not open: {PHASE_TEXT[self.phase][0].lower()}")
+            return
+        self.reason.setText("")
+        self.table.place_wager(self.player, bet, self.chip)
+
+    def on_bet_remove(self, bet: Bet) -> None:
+        self.table.remove_wager(self.player, bet)
+
+    # --- the next action ----------------------------------------------------------------------
+
+    def next_action(self) -> tuple[str, bool, str]:
+        """(label, enabled, why disabled) of the one big button."""
+        ph = self.phase
+        if ph is Phase.IDLE:
+            return "Open bets", True, ""
+        if ph is Phase.OPEN:
+            return "No more bets", True, ""
+        if ph is Phase.CLOSED:
+            if self.candidate is None:
+                return "Waiting for the ball…", False, "the wheel has not reported a result"
+            return f"Confirm {self.candidate}", True, ""
+        if ph in (Phase.RESULT, Phase.BONUS):
+            if self.bonus_running:
+                return "Bonus game running…", False, "wait for every bonus game to finish"
+            if self.approvals:
+                return "Settle (needs approval)", False, "large payouts need a pit boss's approval (A)"
+            return "Settle", True, ""
+        return "Next round", True, ""
+
+    def do_next_action(self) -> None:
+        ph = self.phase
+        _label, enabled, why = self.next_action()
+        if not enabled:
+            self.show_reason(why)
+            return
+        if ph is Phase.IDLE:
+            self.table.open_bets()
+        elif ph is Phase.OPEN:
+            self.table.no_more_bets()
+        elif ph is Phase.CLOSED:
+            self.table.confirm_result()
+        elif ph in (Phase.RESULT, Phase.BONUS):
+            self.table.settle()
+        else:
+            self.table.next_round()
+
+    def _refresh_action(self) -> None:
+        label, enabled, why = self.next_action()
+        self.action.setText(label)
+        self.action.setEnabled(enabled)
+        self.action.setToolTip(why)
+        text, colour_name = PHASE_TEXT[self.phase]
+        self.phase_label.setText(text)
+        self.phase_label.setStyleSheet(f"font-size: 20pt; font-weight: bold; color: {colour_name};")
+        self.manual_button.setEnabled(self.phase is Phase.CLOSED)
+        self.no_spin_button.setEnabled(self.phase is Phase.CLOSED)
+        self.void_button.setEnabled(self.phase in (Phase.OPEN, Phase.CLOSED, Phase.RESULT))
+        self.approve_button.setEnabled(bool(self.approvals))
+        open_ = self.phase is Phase.OPEN
+        self.undo_button.setEnabled(open_)
+        self.clear_button.setEnabled(open_)
+
+    # --- events from the table ----------------------------------------------------------------
+
+    def on_phase(self, phase: Phase) -> None:
+        if phase is not self.phase:
+            self.reason.setText("")
+        self.phase = phase
+        snap = self.table.snapshot()
+        self.round_label.setText(f"Table {snap.table_id} · round {snap.round_no or '–'}")
+        self.candidate = snap.result
+        if phase in (Phase.IDLE, Phase.OPEN):
+            self.draw = None
+            self.pay_lines = ()
+            self.approvals = ()
+            self.bonus_running = False
+            self.felt.set_draw({}, None)
+            self.felt.set_result(None)
+            self.lucky_table.setRowCount(0)
+            self.paying.setRowCount(0)
+        if phase is Phase.CLOSED:
+            self.felt.set_result(None)
+        self._refresh_action()
+
+    def on_wagers(self, wagers: tuple[Wager, ...]) -> None:
+        self.wagers = tuple(wagers)
+        self.felt.set_wagers(self.wagers, self.styles)
+        self._update_totals()
+
+    def _update_totals(self) -> None:
+        per: dict[str, Decimal] = defaultdict(Decimal)
+        for w in self.wagers:
+            per[w.player] += w.amount
+        for name, b in self.player_buttons.items():
+            b.setText(f"{name}    {money(per[name])}" if per[name] else name)
+        table_total = sum(per.values(), Decimal(0))
+        self.totals.setText(
+            f"<b>{self.player}</b>: {money(per[self.player])}<br>"
+            f"<span style='font-size:15pt'><b>Table: {money(table_total)}</b></span>"
+            f" on {len(self.wagers)} wagers"
+        )
+
+    def on_draw(self, draw: Draw) -> None:
+        self.draw = draw
+        self.felt.set_draw(draw.lucky, draw.bonus_number)
+        rows = sorted(draw.lucky.items())
+        self.lucky_table.setRowCount(len(rows) + 1)
+        for r, (n, x) in enumerate(rows):
+            cells = [str(n)] + [odds_text(x, k) for k in (1, 2, 3, 4, 6)]
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                if c == 0:
+                    item.setForeground(theme.LUCKY)
+                self.lucky_table.setItem(r, c, item)
+        bonus = QTableWidgetItem(f"Bonus {draw.bonus_number}")
+        bonus.setForeground(theme.BONUS)
+        self.lucky_table.setItem(len(rows), 0, bonus)
+        note = QTableWidgetItem("inside wins play the bonus game")
+        note.setForeground(theme.BONUS)
+        self.lucky_table.setItem(len(rows), 1, note)
+        self.lucky_table.setSpan(len(rows), 1, 1, 5)
+        self._refresh_action()
+
+    def on_result(self, number: int, source: str) -> None:
+        self.candidate = number
+        self.show_reason(f"{source} reports {number}: confirm it" if source != "manual" else "")
+        self._refresh_action()
+
+    def on_payouts(self, lines: tuple[PayLine, ...], approvals: tuple[str, ...]) -> None:
+        self.pay_lines = tuple(lines)
+        self.approvals = tuple(approvals)
+        self.bonus_running = any(ln.pending for ln in lines)
+        if self.candidate is not None:
+            self.felt.set_result(self.candidate, lines)
+        self._fill_paying_list()
+        self._refresh_action()
+
+    def _fill_paying_list(self) -> None:
+        """Winners the way a croupier pays: player by player, largest payout first, with totals."""
+        winners: dict[str, list[PayLine]] = defaultdict(list)
+        for ln in self.pay_lines:
+            if ln.wins:
+                winners[ln.wager.player].append(ln)
+        order = [p for p in self.players if p in winners] + sorted(
+            p for p in winners if p not in self.players
+        )
+        rows: list[tuple[list[str], str]] = []
+        grand = Decimal(0)
+        for player in order:
+            lines = sorted(winners[player], key=lambda ln: (ln.pending, -ln.payout))
+            subtotal = Decimal(0)
+            for ln in lines:
+                odds = "bonus game" if ln.pending else odds_text(ln.odds)
+                pays = "pending" if ln.pending else money(ln.payout)
+                tag = "approve" if ln.wager.id in self.approvals else ln.kind.value
+                rows.append(([player, ln.wager.bet.label, money(ln.wager.amount), odds, pays], tag))
+                subtotal += ln.payout + ln.wager.amount
+            rows.append(([f"{player} total", "", "", "", money(subtotal)], "total"))
+            grand += subtotal
+        if rows:
+            rows.append((["Table total", "", "", "", money(grand)], "grand"))
+        self.paying.setRowCount(len(rows))
+        colours = {"lucky": theme.LUCKY, "bonus": theme.BONUS, "approve": theme.WARN}
+        for r, (cells, tag) in enumerate(rows):
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if c >= 2:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if tag in ("total", "grand"):
+                    f = item.font()
+                    f.setBold(True)
+                    item.setFont(f)
+                if tag in colours and c >= 3:
+                    item.setForeground(colours[tag])
+                if tag == "approve" and c == 4:
+                    item.setIcon(theme.icon("approve"))
+                self.paying.setItem(r, c, item)
+
+    def on_settled(self, lines: tuple[PayLine, ...]) -> None:
+        self.show_reason("")
+
+    def on_sensor(self, health: SensorHealth) -> None:
+        self.sensor.set_health(health)
+
+    def on_history(self, entries: tuple[HistoryEntry, ...]) -> None:
+        self.history.set_history(entries)
+
+    def show_reason(self, text: str) -> None:
+        self.reason.setText(text)
+
+    # --- dialogs ------------------------------------------------------------------------------
+
+    def ask_manual_result(self) -> None:
+        if self.phase is not Phase.CLOSED:
+            self.show_reason("a result can only be entered after no more bets")
+            return
+        dialog = ManualResultDialog(self)
+        if dialog.exec() == QDialog.DialogCode.Accepted and dialog.number_entered is not None:
+            self.table.manual_result(dialog.number_entered)
+
+    def ask_no_spin(self) -> None:
+        dialog = ReasonDialog(
+            "No-spin",
+            "Call a no-spin? Same wagers, same draw: the ball is spun again.",
+            NO_SPIN_REASONS,
+            self,
+        )
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self.table.no_spin(dialog.text())
+
+    def ask_void(self) -> None:
+        dialog = ReasonDialog("Void round", "Void this round? Every wager is returned.", VOID_REASONS, self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self.table.void(dialog.text())
+
+    def ask_approval(self) -> None:
+        if not self.approvals:
+            self.show_reason("no payout needs approval")
+            return
+        total = sum((ln.payout for ln in self.pay_lines if ln.wager.id in self.approvals), Decimal(0))
+        dialog = ApprovalDialog(total, self)
+        if dialog.exec() == QDialog.DialogCode.Accepted and dialog.name.text().strip():
+            self.table.approve_payouts(dialog.name.text().strip())
+
+    # --- lifecycle ----------------------------------------------------------------------------
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if not self._painted:
+            self._painted = True
+            self.firstPainted.emit()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        event.accept()
+
+
+def winning_kinds(lines: Sequence[PayLine]) -> set[WinKind]:
+    return {ln.kind for ln in lines if ln.wins}

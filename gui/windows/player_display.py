@@ -1,0 +1,312 @@
+"""The player display (marquee): Lucky Numbers and payouts, Bonus Number, last results, hot and
+cold numbers, red/black/zero split. Big type and high contrast, legible from three metres.
+
+Painted as one widget so every element scales with the screen; all it shows comes from the
+table adapter's signals (the statistics are counts over the results it was told).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from fractions import Fraction
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import QMainWindow, QSizePolicy, QWidget
+
+from engine.wheel_layout import colour
+from gui import theme
+from gui.table_adapter import TableAdapter
+from gui.view_model import Draw, HistoryEntry, PayLine, Phase, odds_number
+from gui.widgets.status import NUMBER_COLOURS
+
+LAST_SHOWN = 20
+HOT_COLD_WINDOW = 100
+HOT_COLD_COUNT = 5
+
+HEADLINE = {
+    Phase.IDLE: ("PLACE YOUR BETS", theme.WIN),
+    Phase.OPEN: ("PLACE YOUR BETS", theme.WIN),
+    Phase.CLOSED: ("NO MORE BETS", theme.LUCKY),
+    Phase.RESULT: ("", theme.TEXT),
+    Phase.BONUS: ("BONUS GAME", theme.BONUS),
+    Phase.SETTLED: ("", theme.TEXT),
+    Phase.VOID: ("ROUND VOID", theme.DANGER),
+}
+
+
+def hot_and_cold(
+    history: Sequence[HistoryEntry], window: int = HOT_COLD_WINDOW
+) -> tuple[list[int], list[int]]:
+    """The most and least frequent numbers in the last `window` results (ties by number)."""
+    recent = [e.number for e in history[-window:]]
+    counts = Counter({n: 0 for n in range(37)})
+    counts.update(recent)
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    hot = [n for n, c in ranked[:HOT_COLD_COUNT] if c > 0]
+    cold = [n for n, _ in sorted(counts.items(), key=lambda kv: (kv[1], kv[0]))[:HOT_COLD_COUNT]]
+    return hot, cold
+
+
+def colour_split(history: Sequence[HistoryEntry], window: int = HOT_COLD_WINDOW) -> dict[str, int]:
+    """How many of the last `window` results were red, black and zero."""
+    split = {"red": 0, "black": 0, "green": 0}
+    for e in history[-window:]:
+        split[colour(e.number)] += 1
+    return split
+
+
+class Marquee(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setMinimumSize(640, 360)
+        self.phase = Phase.IDLE
+        self.lucky: dict[int, Fraction] = {}
+        self.bonus: int | None = None
+        self.result: int | None = None
+        self.history: tuple[HistoryEntry, ...] = ()
+        self.table_name = ""
+
+    # --- inputs -------------------------------------------------------------------------------
+
+    def set_phase(self, phase: Phase) -> None:
+        self.phase = phase
+        if phase in (Phase.IDLE, Phase.OPEN):
+            self.lucky, self.bonus, self.result = {}, None, None
+        self.update()
+
+    def set_draw(self, draw: Draw | None) -> None:
+        self.lucky = dict(draw.lucky) if draw else {}
+        self.bonus = draw.bonus_number if draw else None
+        self.update()
+
+    def set_result(self, number: int | None) -> None:
+        self.result = number
+        self.update()
+
+    def set_history(self, history: Sequence[HistoryEntry]) -> None:
+        self.history = tuple(history)
+        self.update()
+
+    # --- painting -----------------------------------------------------------------------------
+
+    def _font(self, px: float, bold: bool = True) -> QFont:
+        f = QFont(self.font())
+        f.setPixelSize(max(8, int(px)))
+        f.setBold(bold)
+        return f
+
+    def _ball(
+        self, p: QPainter, centre: QPointF, radius: float, number: int, ring: QColor | None = None
+    ) -> None:
+        p.setPen(QPen(ring, radius * 0.12) if ring else QPen(QColor(255, 255, 255, 40), 1.5))
+        p.setBrush(NUMBER_COLOURS[colour(number)])
+        p.drawEllipse(centre, radius, radius)
+        p.setPen(theme.TEXT)
+        p.setFont(self._font(radius * 0.95))
+        p.drawText(
+            QRectF(centre.x() - radius, centre.y() - radius, 2 * radius, 2 * radius),
+            Qt.AlignmentFlag.AlignCenter,
+            str(number),
+        )
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        w, h = float(self.width()), float(self.height())
+        u = min(w / 16.0, h / 9.0)  # one unit of a 16:9 grid
+        p.fillRect(self.rect(), theme.BACKGROUND)
+        self._paint_header(p, w, u)
+        self._paint_lucky(p, QRectF(0.4 * u, 1.6 * u, w * 0.62 - 0.6 * u, h - 4.1 * u), u)
+        self._paint_side(p, QRectF(w * 0.62 + 0.2 * u, 1.6 * u, w * 0.38 - 0.6 * u, h - 4.1 * u), u)
+        self._paint_history(p, QRectF(0.4 * u, h - 2.3 * u, w - 0.8 * u, 2.0 * u), u)
+        p.end()
+
+    def _panel(self, p: QPainter, r: QRectF, u: float) -> None:
+        p.setPen(QPen(theme.PANEL_EDGE, 2))
+        p.setBrush(theme.PANEL)
+        p.drawRoundedRect(r, 0.2 * u, 0.2 * u)
+
+    def _paint_header(self, p: QPainter, w: float, u: float) -> None:
+        p.setPen(theme.LUCKY)
+        p.setFont(self._font(0.5 * u))
+        p.drawText(
+            QRectF(0.5 * u, 0.25 * u, w * 0.5, 1.1 * u),
+            Qt.AlignmentFlag.AlignVCenter,
+            "DIAMOND RUSH ROULETTE",
+        )
+        text, col = HEADLINE[self.phase]
+        if self.result is not None and self.phase in (Phase.RESULT, Phase.BONUS, Phase.SETTLED):
+            text, col = f"WINNING NUMBER  {self.result}", theme.TEXT
+        p.setPen(col)
+        p.setFont(self._font(0.5 * u))
+        p.drawText(
+            QRectF(w * 0.5, 0.25 * u, w * 0.5 - 0.5 * u, 1.1 * u),
+            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+            text,
+        )
+
+    def _paint_lucky(self, p: QPainter, r: QRectF, u: float) -> None:
+        self._panel(p, r, u)
+        p.setPen(theme.TEXT_DIM)
+        p.setFont(self._font(0.34 * u))
+        p.drawText(
+            r.adjusted(0.4 * u, 0.2 * u, 0, 0),
+            Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft,
+            "LUCKY NUMBERS",
+        )
+        if not self.lucky:
+            p.setPen(theme.TEXT_DIM)
+            p.setFont(self._font(0.42 * u, bold=False))
+            p.drawText(r, Qt.AlignmentFlag.AlignCenter, "The Lucky Numbers light up at\n“no more bets”")
+            return
+        items = sorted(self.lucky.items(), key=lambda kv: (-kv[1], kv[0]))
+        cols = 5 if len(items) > 5 else len(items)
+        rows = (len(items) + cols - 1) // cols
+        area = r.adjusted(0.3 * u, 0.8 * u, -0.3 * u, -0.2 * u)
+        cell_w = area.width() / cols
+        cell_h = area.height() / rows
+        radius = min(cell_w * 0.36, cell_h * 0.3)
+        for i, (n, x) in enumerate(items):
+            cx = area.x() + (i % cols + 0.5) * cell_w
+            cy = area.y() + (i // cols) * cell_h + cell_h * 0.4
+            hit = self.result == n
+            self._ball(p, QPointF(cx, cy), radius, n, ring=theme.TEXT if hit else theme.LUCKY)
+            p.setPen(theme.LUCKY)
+            p.setFont(self._font(min(radius * 0.62, cell_w * 0.16)))
+            p.drawText(
+                QRectF(cx - cell_w / 2, cy + radius * 1.1, cell_w, radius * 0.9),
+                Qt.AlignmentFlag.AlignCenter,
+                f"{odds_number(x)} to 1",
+            )
+
+    def _paint_side(self, p: QPainter, r: QRectF, u: float) -> None:
+        bonus_box = QRectF(r.x(), r.y(), r.width(), r.height() * 0.42)
+        self._panel(p, bonus_box, u)
+        p.setPen(theme.TEXT_DIM)
+        p.setFont(self._font(0.34 * u))
+        p.drawText(
+            bonus_box.adjusted(0.4 * u, 0.2 * u, 0, 0),
+            Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft,
+            "BONUS NUMBER",
+        )
+        if self.bonus is not None:
+            radius = min(bonus_box.height() * 0.28, bonus_box.width() * 0.16)
+            c = QPointF(bonus_box.x() + bonus_box.width() * 0.3, bonus_box.center().y() + 0.2 * u)
+            self._ball(p, c, radius, self.bonus, ring=theme.BONUS)
+            icon = 0.9 * u
+            theme.icon("diamond").paint(
+                p, QRectF(c.x() + radius * 1.3, c.y() - icon * 0.9, icon, icon).toRect()
+            )
+            p.setPen(theme.BONUS)
+            p.setFont(self._font(0.3 * u))
+            p.drawText(
+                QRectF(
+                    c.x() + radius * 1.3, c.y() + 0.1 * u, bonus_box.right() - c.x() - radius * 1.4, 1.2 * u
+                ),
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
+                "inside wins play\nthe bonus game",
+            )
+        stats = QRectF(r.x(), bonus_box.bottom() + 0.25 * u, r.width(), r.height() * 0.58 - 0.25 * u)
+        self._panel(p, stats, u)
+        hot, cold = hot_and_cold(self.history)
+        split = colour_split(self.history)
+        row_h = stats.height() / 3
+        label_w = 1.5 * u
+        for i, (label, numbers, col) in enumerate((("HOT", hot, theme.DANGER), ("COLD", cold, theme.BONUS))):
+            y = stats.y() + i * row_h
+            p.setPen(col)
+            p.setFont(self._font(0.32 * u))
+            p.drawText(QRectF(stats.x() + 0.3 * u, y, label_w, row_h), Qt.AlignmentFlag.AlignVCenter, label)
+            radius = min(row_h * 0.3, (stats.width() - label_w - 0.5 * u) / (2.4 * HOT_COLD_COUNT))
+            for j, n in enumerate(numbers):
+                cx = stats.x() + 0.3 * u + label_w + radius + j * radius * 2.4
+                self._ball(p, QPointF(cx, y + row_h / 2), radius, n)
+        self._paint_split(
+            p,
+            QRectF(
+                stats.x() + 0.3 * u, stats.y() + 2 * row_h + row_h * 0.2, stats.width() - 0.6 * u, row_h * 0.6
+            ),
+            split,
+            u,
+        )
+
+    def _paint_split(self, p: QPainter, r: QRectF, split: dict[str, int], u: float) -> None:
+        total = sum(split.values())
+        p.setFont(self._font(0.28 * u))
+        if not total:
+            p.setPen(theme.TEXT_DIM)
+            p.drawText(r, Qt.AlignmentFlag.AlignCenter, "red / black / zero: no results yet")
+            return
+        x = r.x()
+        for key, col in (
+            ("red", theme.NUMBER_RED),
+            ("black", QColor("#3a3f46")),
+            ("green", theme.NUMBER_GREEN),
+        ):
+            share = split[key] / total
+            part = QRectF(x, r.y(), r.width() * share, r.height())
+            p.setPen(Qt.PenStyle.NoPen)
+            p.setBrush(col)
+            p.drawRect(part)
+            if share >= 0.08:
+                p.setPen(theme.TEXT)
+                p.drawText(part, Qt.AlignmentFlag.AlignCenter, f"{round(share * 100)}%")
+            x += part.width()
+
+    def _paint_history(self, p: QPainter, r: QRectF, u: float) -> None:
+        self._panel(p, r, u)
+        p.setPen(theme.TEXT_DIM)
+        p.setFont(self._font(0.3 * u))
+        p.drawText(
+            r.adjusted(0.4 * u, 0.12 * u, 0, 0),
+            Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft,
+            f"LAST {LAST_SHOWN} RESULTS",
+        )
+        last = list(reversed(self.history[-LAST_SHOWN:]))
+        if not last:
+            return
+        step = (r.width() - 0.8 * u) / LAST_SHOWN
+        radius = min(step * 0.42, r.height() * 0.3)
+        for i, e in enumerate(last):
+            c = QPointF(r.x() + 0.4 * u + step * (i + 0.5), r.y() + r.height() * 0.6)
+            ring = theme.LUCKY if e.lucky else theme.BONUS if e.bonus else None
+            self._ball(p, c, radius * (1.15 if i == 0 else 1.0), e.number, ring=ring)
+
+
+class PlayerDisplay(QMainWindow):
+    firstPainted = Signal()  # the benchmark's "first frame"
+    _painted = False
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if not self._painted:
+            self._painted = True
+            self.firstPainted.emit()
+
+    def __init__(self, table: TableAdapter, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.table = table
+        self.setWindowTitle("Diamond Rush Roulette · Player display")
+        self.marquee = Marquee()
+        self.setCentralWidget(self.marquee)
+        table.phaseChanged.connect(self.on_phase)
+        table.drawMade.connect(self.marquee.set_draw)
+        table.payoutsChanged.connect(self.on_payouts)
+        table.historyChanged.connect(self.marquee.set_history)
+        snap = table.snapshot()
+        self.marquee.set_history(snap.history)
+        self.marquee.set_phase(snap.phase)
+        self.marquee.set_draw(snap.draw)
+        if snap.pay_lines:
+            self.marquee.set_result(snap.result)
+
+    def on_phase(self, phase: Phase) -> None:
+        self.marquee.set_phase(phase)
+
+    def on_payouts(self, lines: tuple[PayLine, ...], approvals: object) -> None:
+        # The confirmed result is the one the payouts were worked out for.
+        self.marquee.set_result(self.table.snapshot().result)

@@ -1,0 +1,1 @@
+"""SVG icons of the stations (loaded by gui.theme.icon)."""
