@@ -73,7 +73,7 @@ class NewEvent:
     time: datetime | str | None = None
 
 
-def _row_to_entry(row: Any) -> Entry:
+def row_to_entry(row: Any) -> Entry:
     return Entry(
         table=row.table_id,
         seq=int(row.seq),
@@ -273,7 +273,7 @@ class Journal:
                     sa.select(j).where(j.c.table_id == table, j.c.seq >= seq).order_by(j.c.seq).limit(batch)
                 ).all()
             for row in rows:
-                yield _row_to_entry(row)
+                yield row_to_entry(row)
             if len(rows) < batch:
                 return
             seq = int(rows[-1].seq) + 1
@@ -285,4 +285,4 @@ class Journal:
         if table is not None:
             query = query.where(j.c.table_id == table)
         with self.store.read() as conn:
-            return [_row_to_entry(r) for r in conn.execute(query.order_by(j.c.table_id, j.c.seq))]
+            return [row_to_entry(r) for r in conn.execute(query.order_by(j.c.table_id, j.c.seq))]

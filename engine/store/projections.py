@@ -3,18 +3,25 @@
 Charts, history and statistics read these, never the journal. The table service emits exactly these
 event types (payload keys; money as decimal strings such as "12.50"; numbers 0..36):
 
-- `round.opened` {"game_number"?: int, "dealer"?: str}: new `rounds` row, status `open`.
-- `round.closed` {"lucky": [[number, "odds"], ...], "bonus_number": int}: the draw made at no more
-  bets (odds: the straight-up "X" of "X to 1", e.g. "199"); status `closed`.
-- `round.result` {"number": int, "manual"?: bool, "direction"?: "cw" | "ccw"}: status `result`; one spin
-  counted for the event's day and the rotor direction; Lucky/Bonus hits counted against the draw.
+The names and payloads are those of engine/round.py's events (`event.to_json()` as the payload);
+keys marked (+) are extras the table service adds for the projections (round.py ignores them).
+
+- `round.opened` {"round_id", "rules_sha256", "dealer"(+)?: str, "game_number"(+)?: int}: new `rounds`
+  row, status `open`.
+- `round.bets_closed` {"draw": {"lucky": {"17": "199", ...}, "bonus_number": int, ...}}: the Lucky/Bonus
+  draw made at no more bets (odds: the straight-up "X" of "X to 1"); status `closed`. (`round.closed`
+  with {"lucky": [[17, "199"], ...], "bonus_number"} is read the same way.)
+- `round.result` {"number": int, "source": "sensor" | "manual", "reason", "direction"(+)?: "cw" | "ccw"}:
+  status `result`; one spin counted for the event's day and rotor direction; Lucky/Bonus hits counted.
 - `round.result_corrected` {"old": int, "new": int, "reason": str}: the spin moves from old to new.
-- `round.bonus_started` {...}: status `bonus`.
-- `round.settled` {"wagered": "D", "paid": "D"}: status `settled`; money added to the day's totals.
-  `paid` is everything handed back to players, stakes of winning wagers included (win = wagered - paid).
+- `round.bonus_started` {"players": [...]}: status `bonus`.
+- `round.settled` {"total_wagered": "D", "total_paid": "D"} (or "wagered"/"paid"): status `settled`;
+  money added to the day's totals. Paid is everything handed back to players, stakes of winning
+  wagers included (win = wagered - paid).
 - `round.voided` {"reason": str}: status `void`; a settled round's money is taken back out of the
   totals; a spin already counted stays counted (the ball did land).
-- `round.irregularity` {"kind": str, ...} (round_id optional): counted on the round and the day.
+- `round.no_spin`, `round.result_before_close`, `round.irregularity` {"reason" | "kind", ...}: an
+  irregularity counted on the round (round_id optional for `round.irregularity`) and the day.
 - `history.imported` {"number": int, "time": ISO text, "direction"?: ..., "source"?: str}: a settled
   round with source "import", counted for the day of its own `time`.
 
@@ -39,7 +46,10 @@ from engine.store.canonical import canonical_json, format_time, parse_time
 from engine.store.journal import Entry
 
 ROUND_OPENED = "round.opened"
+ROUND_BETS_CLOSED = "round.bets_closed"
 ROUND_CLOSED = "round.closed"
+ROUND_NO_SPIN = "round.no_spin"
+ROUND_RESULT_BEFORE_CLOSE = "round.result_before_close"
 ROUND_RESULT = "round.result"
 ROUND_RESULT_CORRECTED = "round.result_corrected"
 ROUND_BONUS_STARTED = "round.bonus_started"
@@ -169,8 +179,14 @@ def _opened(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
 
 
 def _closed(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
-    lucky = [[_number(pair[0], "lucky number"), str(pair[1])] for pair in p.get("lucky", [])]
-    bonus = p.get("bonus_number")
+    draw = p.get("draw", p)
+    raw = draw.get("lucky") or []
+    pairs = list(raw.items()) if isinstance(raw, dict) else raw
+    try:
+        lucky = sorted([_number(int(pair[0]), "lucky number"), str(pair[1])] for pair in pairs)
+    except (TypeError, ValueError, IndexError):
+        raise DrrError(f"{entry.type}: lucky {raw!r} is not number -> odds") from None
+    bonus = draw.get("bonus_number")
     _round(conn, entry)
     _set_round(
         conn,
@@ -194,7 +210,7 @@ def _result(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
         status="result",
         result=number,
         result_at=entry.time,
-        manual=bool(p.get("manual", False)),
+        manual=bool(p.get("manual", False)) or p.get("source") == "manual",
         direction=direction or None,
         lucky_hit=lucky_hit,
         bonus_hit=bonus_hit,
@@ -219,8 +235,8 @@ def _bonus(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
 
 def _settled(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
     row = _round(conn, entry)
-    wagered = to_units(p.get("wagered", "0"), "wagered")
-    paid = to_units(p.get("paid", "0"), "paid")
+    wagered = to_units(p.get("total_wagered", p.get("wagered", "0")), "wagered")
+    paid = to_units(p.get("total_paid", p.get("paid", "0")), "paid")
     was_settled = row.status == "settled"
     _bump(
         conn,
@@ -277,6 +293,7 @@ def _imported(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
 
 HANDLERS: dict[str, Callable[[Connection, Entry, dict[str, Any]], None]] = {
     ROUND_OPENED: _opened,
+    ROUND_BETS_CLOSED: _closed,
     ROUND_CLOSED: _closed,
     ROUND_RESULT: _result,
     ROUND_RESULT_CORRECTED: _corrected,
@@ -284,6 +301,8 @@ HANDLERS: dict[str, Callable[[Connection, Entry, dict[str, Any]], None]] = {
     ROUND_SETTLED: _settled,
     ROUND_VOIDED: _voided,
     ROUND_IRREGULARITY: _irregularity,
+    ROUND_NO_SPIN: _irregularity,
+    ROUND_RESULT_BEFORE_CLOSE: _irregularity,
     HISTORY_IMPORTED: _imported,
 }
 
@@ -296,3 +315,20 @@ def apply(conn: Connection, entry: Entry) -> None:
     if entry.round_id is None and entry.type != ROUND_IRREGULARITY:
         raise DrrError(f"{entry.type} needs a round_id")
     handler(conn, entry, entry.payload)
+
+
+def rebuild(conn: Connection, table: str) -> int:
+    """Recompute a table's projections from its journal (after a schema change, or to check them).
+
+    Runs in the caller's transaction; returns the number of entries replayed.
+    """
+    from engine.store.journal import row_to_entry
+
+    for t in (schema.rounds, schema.number_counts, schema.daily_totals):
+        conn.execute(sa.delete(t).where(t.c.table_id == table))
+    j = schema.journal
+    count = 0
+    for row in conn.execute(sa.select(j).where(j.c.table_id == table).order_by(j.c.seq)).all():
+        apply(conn, row_to_entry(row))
+        count += 1
+    return count

@@ -1,4 +1,4 @@
-"""Helpers that write realistic rounds into a store through the journal, as the table service will."""
+"""Helpers that write rounds into a store through the journal with engine/round.py's event payloads."""
 
 from __future__ import annotations
 
@@ -21,31 +21,37 @@ def play_round(
     time: str | None = None,
 ) -> None:
     j = store.journal
-    j.append(table, "round.opened", {"dealer": "dana"}, round_id=round_id, user="dana", time=time)
     j.append(
         table,
-        "wager.placed",
-        {"spot": "red", "amount": Decimal(wagered)},
+        "round.opened",
+        {"round_id": round_id, "dealer": "dana"},
         round_id=round_id,
         user="dana",
         time=time,
     )
     j.append(
         table,
-        "round.closed",
-        {"lucky": [list(p) for p in (lucky or [(17, "199")])], "bonus_number": bonus},
+        "round.wager_placed",
+        {"id": "w1", "player": "p1", "bet": "red", "amount": Decimal(wagered)},
+        round_id=round_id,
+        user="dana",
+        time=time,
+    )
+    draw = {"lucky": {str(n): x for n, x in (lucky or [(17, "199")])}, "bonus_number": bonus}
+    j.append(table, "round.bets_closed", {"draw": draw}, round_id=round_id, user=None, time=time)
+    j.append(
+        table,
+        "round.result",
+        {"number": number, "source": "sensor", "reason": "", "direction": direction},
         round_id=round_id,
         user=None,
         time=time,
     )
     j.append(
         table,
-        "round.result",
-        {"number": number, "direction": direction},
+        "round.settled",
+        {"total_wagered": wagered, "total_paid": paid},
         round_id=round_id,
         user=None,
         time=time,
-    )
-    j.append(
-        table, "round.settled", {"wagered": wagered, "paid": paid}, round_id=round_id, user=None, time=time
     )

@@ -46,7 +46,7 @@ def test_show_recalls_every_entry_of_the_round(store: Store) -> None:
     play_round(store, "T1", "R2", 3)
     recall = show_round(store, "R1")
     assert [e["type"] for e in recall["entries"]] == [
-        "round.opened", "wager.placed", "round.closed", "round.result", "round.settled",
+        "round.opened", "round.wager_placed", "round.bets_closed", "round.result", "round.settled",
     ]  # fmt: skip
     assert recall["round"]["result"] == 17
     with pytest.raises(DrrError, match="no round R9"):
