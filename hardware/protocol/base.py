@@ -73,6 +73,9 @@ class Protocol(ABC):
     def __init__(self) -> None:
         self.unreadable_count = 0
         self.line_count = 0
+        # >1 when the wheel runs faster than real time (the virtual wheel at --speed X): the
+        # protocol's timing rules (grace periods) shrink by the same factor.
+        self.time_scale = 1.0
 
     def feed_line(self, raw: str, time: datetime) -> list[WheelEvent]:
         """Decode one received line (without its terminator). Never raises on any input."""

@@ -110,13 +110,17 @@ def parse_status(text: str) -> Status | str:
         return f"status state {state!r} is not 1-7"
     if not (len(game) == 3 and game.isascii() and game.isdigit()):
         return f"status game {game!r} is not 3 digits"
+    # The field is always 2 characters wide (3-4 only for 000/0000): a shorter one is a line
+    # that lost a byte, and reading "18" as "1" would be a wrong result, so it is unreadable.
     win_number: int | None = None
-    if win.strip(" "):
+    if win == "  ":
+        win_number = None
+    elif len(win) == 2 or (len(win) in (3, 4) and win.strip("0") == ""):
         win_number = parse_number(win)
-        if win_number is None or len(win) > 4:
+        if win_number is None:
             return f"status result {win!r} is not a number"
-    elif len(win) > 2:
-        return f"status result {win!r} is not a number"
+    else:
+        return f"status result {win!r} is not 2 characters wide"
     if not (len(flags) == 1 and flags in "0123456789ABCDEFabcdef"):
         return f"status flags {flags!r} are not one hex digit"
     if not (len(speed) == 3 and speed.isascii() and speed.isdigit()):
@@ -360,17 +364,23 @@ class SS2Protocol(Protocol):
     def _handling_rules(self, s: Status, time: datetime) -> list[WheelEvent]:
         events: list[WheelEvent] = []
         since = self._state_since or time
+        scale = self.time_scale
         if s.state == 3 and s.flags & 2 and not self._miss_spin_done:
             self._miss_spin_done = True
             events.append(MissSpin(game=s.game, time=time))
-        if s.state == 3 and s.flags & 8 and not self._launch_failed_done and time - since > LAUNCH_GRACE:
+        if (
+            s.state == 3
+            and s.flags & 8
+            and not self._launch_failed_done
+            and time - since > LAUNCH_GRACE / scale
+        ):
             self._launch_failed_done = True
-            seconds = Decimal((time - since).total_seconds()).quantize(Decimal("0.1"))
+            seconds = Decimal((time - since).total_seconds() * scale).quantize(Decimal("0.1"))
             events.append(LaunchFailed(game=s.game, time=time, seconds=str(seconds)))
         if s.state == 4 and s.flags & 1:
             if self._no_ball_since is None:
                 self._no_ball_since = time
-            elif not self._no_ball_done and time - self._no_ball_since >= NO_BALL_GRACE:
+            elif not self._no_ball_done and time - self._no_ball_since >= NO_BALL_GRACE / scale:
                 self._no_ball_done = True
                 events.append(BallNotDetected(game=s.game, time=time, reason="no-ball-flag"))
         else:

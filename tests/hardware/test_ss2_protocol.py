@@ -81,8 +81,18 @@ def test_status_fields() -> None:
     assert not isinstance(padded, str) and padded.win == 4
     double_zero = parse_status("*X;5;011;00;0;175;0")
     assert not isinstance(double_zero, str) and double_zero.win == 37
-    for bad in ("*X;8;001;  ;0;174;0", "*X;2;01;  ;0;174;0", "*X;2;001;37;0;174;0", "*X;2;001;  ;G;174;0",
-                "*X;2;001;  ;0;17;0", "*X;2;001;  ;0;174;2", "*X;2;001;  ;0;174"):  # fmt: skip
+    bad_lines = [
+        "*X;8;001;  ;0;174;0",
+        "*X;2;01;  ;0;174;0",
+        "*X;2;001;37;0;174;0",
+        "*X;2;001;  ;G;174;0",
+        "*X;2;001;  ;0;17;0",
+        "*X;2;001;  ;0;174;2",
+        "*X;2;001;  ;0;174",
+        "*X;5;012;1;0;160;1",  # "18" lost a byte: must not read as 1
+        "*X;5;012; ;0;160;1",
+    ]
+    for bad in bad_lines:
         assert isinstance(parse_status(bad), str), bad
 
 

@@ -1,0 +1,429 @@
+"""A virtual Cammegh SS2 wheel: the protocol, the state cycle and its faults, without hardware.
+
+It plays like the real captures: power-up state 1, then 2 (bets, rotor slows to the firing
+point, launch, rotor reverses when mode bit 1 is set), 3 (ball in rim), 4 (no more bets), the
+bare winning-number line and 5 (result), then the next game in state 2 with the counter up by
+one (wrapping 256 -> 1). A status line goes out every 500 ms (mode bit 128) and on every state
+change. Host commands are answered as the guide and the captures show (`*P OK`, `*P NO`,
+`*o BUSY`, `*u OK`, `*T s 14.0 17.5`, `*F BUSY`, …). `speed` divides every duration.
+
+Results come from the OS CSPRNG (`secrets`) unless a seed is given (tests only).
+
+Faults (`FaultPlan.parse("miss@2,launch,noball,fault,silence=4,torn=0.05")`):
+- `torn[=P]`: every line loses a random slice of bytes with probability P (default 0.1);
+- `launch`: flag 8 while retrying the launch and for 4 s into state 3 (a failed launch);
+- `miss`: state 3 with flag 2 (miss-spin) until the host sends `*R`, then a new launch;
+- `noball`: flag 1 for 6 s of state 4;
+- `fault`: flag 4 in state 4, `*F 5` lines if mode bit 256, then power-down to state 6 (flag 4
+  kept) until the host sends `*P 1`;
+- `silence[=S]`: nothing at all on the line for S real seconds (default 5; not scaled by speed).
+Without `@N` the faults go to games 2, 3, 4, … in the order given; `torn` applies throughout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import secrets
+import time as _time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from engine.errors import DrrError
+from hardware.events import pocket_label
+from hardware.protocol import LineFramer
+
+FAULT_KINDS = ("torn", "launch", "miss", "noball", "fault", "silence")
+STATUS_PERIOD = 0.5  # s, mode bit 128
+MODE_REVERSE, MODE_USER_START, MODE_NO_NUMBER_LINE, MODE_AUTO_STATUS, MODE_F_LINES = 1, 2, 16, 128, 256
+
+# Phase lengths in seconds at speed 1, close to the real captures (~45 s a game).
+T_POWER_UP, T_BETS, T_SLOW, T_RETRY, T_SPIN_UP = 4.0, 12.0, 3.0, 2.0, 2.0
+T_RIM, T_NO_MORE_BETS, T_RESULT, T_SELF_TEST = 4.0, 12.0, 6.0, 3.0
+T_LAUNCH_FLAG, T_NO_BALL, T_FAULT, T_MISS_WAIT = 4.0, 6.0, 2.0, 15.0
+
+
+@dataclass
+class FaultPlan:
+    """Which faults happen in which game (counted from 1 by this virtual wheel)."""
+
+    torn: float = 0.0
+    silence_seconds: float = 5.0
+    games: dict[int, set[str]] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, text: str) -> FaultPlan:
+        plan = cls()
+        next_game = 2
+        for item in filter(None, (part.strip() for part in text.split(","))):
+            kind, _, where = item.partition("@")
+            kind, _, value = kind.partition("=")
+            if kind not in FAULT_KINDS:
+                raise DrrError(f"unknown fault {kind!r}; known: {', '.join(FAULT_KINDS)}", 2)
+            try:
+                number = float(value) if value else None
+                game = int(where) if where else None
+            except ValueError:
+                raise DrrError(f"fault {item!r}: expected KIND[=NUMBER][@GAME]", 2) from None
+            if kind == "torn":
+                plan.torn = 0.1 if number is None else number
+                if not 0 <= plan.torn <= 1:
+                    raise DrrError(f"fault {item!r}: the tear probability must be 0..1", 2)
+                continue
+            if kind == "silence" and number is not None:
+                plan.silence_seconds = number
+            if game is None:
+                game, next_game = next_game, next_game + 1
+            plan.games.setdefault(game, set()).add(kind)
+        return plan
+
+    def for_game(self, index: int) -> set[str]:
+        return self.games.get(index, set())
+
+
+@dataclass
+class _Settings:
+    values: dict[str, str] = field(
+        default_factory=lambda: {
+            "d": "15", "c": "20000", "p": "50", "q": "800", "k": "1900", "i": "10", "r": "28000 32000",
+            "s": "14.0 17.5", "t": "4000", "n": "2920", "m": "1.5", "h": "60", "z": "37", "g": "0",
+        }
+    )  # fmt: skip
+
+
+class VirtualWheel:
+    """An in-process SS2 wheel. Read `output()`; feed host bytes to `receive()`."""
+
+    def __init__(
+        self,
+        *,
+        speed: float = 1.0,
+        faults: FaultPlan | None = None,
+        seed: int | None = None,
+        mode: int = 1157,
+        start_game: int = 1,
+    ) -> None:
+        if not speed > 0:
+            raise DrrError("the virtual wheel's speed must be > 0", 2)
+        self.speed = speed
+        self.faults = faults or FaultPlan()
+        self.mode = mode
+        self._seeded = seed is not None
+        self._rng = random.Random(seed)  # timing, rotor speeds, tears; results only when seeded
+        self._settings = _Settings()
+        self.state = 6
+        self.game = start_game
+        self.win: int | None = None
+        self.flags = 0
+        self.speed_tenths = 0
+        self.clockwise = True
+        self.status_on = True
+        self.results_played = 0
+        self.games_started = 0
+        self.history: list[tuple[int, int]] = []
+        self._out: asyncio.Queue[str] | None = None
+        self._framer = LineFramer()
+        self._play_task: asyncio.Task[None] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._start = asyncio.Event()
+        self._void_ack = asyncio.Event()
+        self._waiting_for_start = False
+        self._void_pending = False
+        self._faulted = False
+        self._silent_until = 0.0
+        self._start_direction: bool | None = None
+
+    # -- wiring --------------------------------------------------------------------------------
+
+    async def output(self) -> AsyncIterator[str]:
+        """The bytes the wheel sends, as text chunks with their CR LF (possibly torn)."""
+        self._out = asyncio.Queue()
+        self._tasks.append(asyncio.create_task(self._ticker(), name="virtual-wheel-status"))
+        self._power_on()
+        try:
+            while True:
+                yield await self._out.get()
+        finally:
+            self.stop()
+
+    async def lines(self) -> AsyncIterator[str]:
+        """The wheel's lines without terminators (for printing); torn lines stay torn."""
+        framer = LineFramer()
+        async for chunk in self.output():
+            for line in framer.feed(chunk.encode("latin-1")):
+                yield line
+
+    def stop(self) -> None:
+        for task in [*self._tasks, self._play_task]:
+            if task is not None:
+                task.cancel()
+        self._tasks.clear()
+        self._play_task = None
+
+    def receive(self, data: bytes) -> None:
+        """Bytes from the host; each complete command line is answered."""
+        for line in self._framer.feed(data):
+            self.handle_command(line)
+
+    # -- output --------------------------------------------------------------------------------
+
+    def _silent(self) -> bool:
+        return _time.monotonic() < self._silent_until
+
+    def _emit(self, line: str) -> None:
+        if self._out is None or self._silent():
+            return
+        wire = line + "\r\n"
+        if self.faults.torn and self._rng.random() < self.faults.torn and len(wire) > 2:
+            start = self._rng.randrange(0, len(wire) - 1)
+            end = self._rng.randrange(start + 1, min(len(wire), start + 6) + 1)
+            wire = wire[:start] + wire[end:]
+        self._out.put_nowait(wire)
+
+    def status_line(self) -> str:
+        win = "  " if self.win is None else f"{pocket_label(self.win):>2}"
+        direction = "0" if self.clockwise else "1"
+        return f"*X;{self.state};{self.game:03d};{win};{self.flags:X};{self.speed_tenths:03d};{direction}"
+
+    def _send_status(self) -> None:
+        if self.status_on and self.mode & MODE_AUTO_STATUS:
+            self._emit(self.status_line())
+
+    async def _ticker(self) -> None:
+        while True:
+            await asyncio.sleep(STATUS_PERIOD / self.speed)
+            self._send_status()
+
+    def _set_state(self, state: int) -> None:
+        self.state = state
+        self._send_status()
+
+    # -- timing helpers ------------------------------------------------------------------------
+
+    async def _sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds / self.speed)
+
+    async def _ramp(self, target: int, seconds: float) -> None:
+        steps = max(1, int(seconds / 0.25))
+        start = self.speed_tenths
+        for step in range(1, steps + 1):
+            await self._sleep(seconds / steps)
+            self.speed_tenths = start + (target - start) * step // steps
+
+    def _target_speed(self) -> int:
+        low, high = (float(x) for x in self._settings.values["s"].split()[:2])
+        return self._rng.randint(int(low * 10), int(high * 10))
+
+    def _draw(self) -> int:
+        pockets = 37
+        return self._rng.randrange(pockets) if self._seeded else secrets.randbelow(pockets)
+
+    # -- the game cycle ------------------------------------------------------------------------
+
+    def _power_on(self) -> None:
+        if self._play_task is not None and not self._play_task.done():
+            return
+        self._faulted = False
+        self.flags = 0
+        self._play_task = asyncio.create_task(self._play(), name="virtual-wheel-play")
+
+    def _power_off(self) -> None:
+        if self._play_task is not None:
+            self._play_task.cancel()
+            self._play_task = None
+        self._waiting_for_start = False
+        self._tasks.append(asyncio.create_task(self._wind_down(), name="virtual-wheel-power-down"))
+
+    async def _wind_down(self) -> None:
+        await self._ramp(0, T_SLOW)
+        self._set_state(6)
+        self.clockwise = True
+
+    async def _play(self) -> None:
+        self._set_state(1)
+        await self._ramp(self._target_speed(), T_POWER_UP)
+        while True:
+            # The counter moves at every game start, also after a game that was cut short (the
+            # real capture shows 178 in state 3, power off, then 179 in state 2).
+            if self.games_started:
+                self.game = self.game % 256 + 1
+            self.flags = 0
+            if not await self._game():
+                return
+
+    async def _game(self) -> bool:
+        """One game from state 2 to the end of state 5; False if it ended in a power-down."""
+        self.games_started += 1
+        faults = self.faults.for_game(self.games_started)
+        if "silence" in faults:
+            self._silent_until = _time.monotonic() + self.faults.silence_seconds
+        self._set_state(2)
+        if self.mode & MODE_USER_START:
+            self._start.clear()
+            self._waiting_for_start = True
+            await self._start.wait()
+            self._waiting_for_start = False
+        else:
+            await self._sleep(T_BETS)
+        await self._launch(faults)
+        if "miss" in faults:
+            await self._sleep(1.0)
+            self.flags |= 2
+            self._void_pending = True
+            self._void_ack.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._void_ack.wait(), T_MISS_WAIT / self.speed)
+            self._void_pending = False
+            self.flags &= ~2
+            self._set_state(2)
+            await self._launch(set())
+        await self._sleep(T_RIM)
+        self._set_state(4)
+        if "noball" in faults:
+            self.flags |= 1
+            self._send_status()
+            await self._sleep(T_NO_BALL)
+            self.flags &= ~1
+        if "fault" in faults:
+            self.flags |= 4
+            self._send_status()
+            await self._sleep(T_FAULT)
+            if self.mode & MODE_F_LINES:
+                self._emit("*F 5")
+            self._faulted = True
+            await self._ramp(0, T_SLOW)
+            self._set_state(6)
+            return False
+        await self._sleep(max(0.0, T_NO_MORE_BETS - (T_NO_BALL if "noball" in faults else 0.0)))
+        number = self._draw()
+        if not self.mode & MODE_NO_NUMBER_LINE:
+            self._emit(f"{pocket_label(number):>2}")
+        self.win = number
+        self.results_played += 1
+        self.history.append((self.game, number))
+        self._set_state(5)
+        await self._sleep(T_RESULT)
+        return True
+
+    async def _launch(self, faults: set[str]) -> None:
+        await self._ramp(0, T_SLOW)
+        if "launch" in faults:
+            self.flags |= 8
+            self._send_status()
+            await self._sleep(T_RETRY)
+        if self._start_direction is not None:
+            self.clockwise = self._start_direction
+            self._start_direction = None
+        elif self.mode & MODE_REVERSE:
+            self.clockwise = not self.clockwise
+        await self._ramp(self._target_speed(), T_SPIN_UP)
+        self._set_state(3)
+        if "launch" in faults:
+            await self._sleep(T_LAUNCH_FLAG)
+            self.flags &= ~8
+            self._send_status()
+
+    # -- host commands -------------------------------------------------------------------------
+
+    def handle_command(self, line: str) -> None:
+        text = line.strip()
+        if len(text) < 2 or not text.startswith("*"):
+            return
+        key, args = text[1], text[2:].split()
+        reply = self._answer(key, args)
+        if reply is not None:
+            self._emit(reply)
+
+    def _answer(self, key: str, args: list[str]) -> str | None:
+        if key == "X":
+            return self.status_line()
+        if key == "P":
+            return self._power_command(args)
+        if key == "u":
+            if self._waiting_for_start and args in (["1"], ["3"]):
+                self._start_direction = args == ["1"]
+                self._start.set()
+                return "*u OK"
+            return "*u NO"
+        if key == "o":
+            if not args:
+                return f"*o {self.mode}"
+            if self.state != 6:
+                return "*o BUSY"
+            if len(args) != 1 or not args[0].isdigit():
+                return "*o NO"
+            self.mode = int(args[0])
+            return f"*o {self.mode}"
+        if key == "O":
+            return f"*O {self.state} 1 {self._settings.values['h']} {self.mode}"
+        if key == "R":
+            if self._void_pending:
+                self._void_ack.set()
+            return "*R OK"
+        if key == "F":
+            if self.state != 6:
+                return "*F BUSY"
+            self._tasks.append(asyncio.create_task(self._self_test(), name="virtual-wheel-self-test"))
+            return None
+        if key == "T":
+            return self._settings_command(args)
+        if key == "w":
+            return "*w 31.57 54.2" if self.state in (5, 6) else "*w BUSY"
+        if key == "K":
+            return "*K CAM" if self.state == 6 else "*K OK"
+        if key == "S":
+            return "*S 252"
+        if key == "V":
+            return "*V SS2 virtual wheel 2.52"
+        if key == "q" and args in (["0"], ["1"]):
+            self.status_on = args == ["1"]
+            return "*q OK"
+        return f"*{key} NO"
+
+    def _power_command(self, args: list[str]) -> str:
+        if args == ["0"]:
+            if self.state != 6:
+                self._power_off()
+            return "*P OK"
+        if args == ["1"]:
+            if self.state != 6:
+                return "*P NO"
+            self._power_on()
+            return "*P OK"
+        return "*P NO"
+
+    async def _self_test(self) -> None:
+        await self._sleep(T_SELF_TEST)
+        self._emit("*F 5" if self._faulted else "*F 0")
+
+    def _settings_command(self, args: list[str]) -> str:
+        if not args or len(args[0]) != 1 or not args[0].isalpha():
+            return "*T NO"
+        letter = args[0]
+        if letter == "f":
+            return "*T OK"
+        if letter.isupper():
+            value = self._settings.values.get(letter.lower())
+            return f"*T {letter.lower()} {value}" if value is not None else "*T NO"
+        if letter not in self._settings.values or len(args) < 2:
+            return "*T NO"
+        self._settings.values[letter] = " ".join(args[1:])
+        return f"*T m {args[1]}" if letter == "m" else "*T OK"
+
+
+async def serve_on_pty(wheel: VirtualWheel, *, link: str | None = None, games: int = 0) -> int:
+    """`drr wheel simulate --pty`: the wheel on a pseudo-terminal until interrupted (or N games)."""
+    from hardware.pty_server import PtyServer
+
+    server = PtyServer(on_input=wheel.receive, link=link)
+    server.start()
+    print(f"virtual SS2 wheel on {server.path}" + (f" (also {link})" if link else ""), flush=True)
+    try:
+        async for chunk in wheel.output():
+            server.write(chunk.encode("latin-1"))
+            if games and wheel.results_played >= games and wheel.state != 5:
+                return 0
+    finally:
+        server.close()
+    return 0

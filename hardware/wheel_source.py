@@ -1,0 +1,71 @@
+"""The one factory the table service and the GUI call: `open_wheel(spec) -> WheelSource`.
+
+Specs:
+- `sim` — the virtual SS2 wheel in-process (`sim:FAULTS` adds faults, e.g. `sim:miss@2,torn=0.05`);
+- `serial:PORT` — a real wheel, e.g. `serial:/dev/ttyUSB0` or `serial:COM3`; line settings after a
+  `@`: `serial:/dev/ttyUSB0@9600,8N1,rtscts` (default 9600 8N1, no flow control);
+- `replay:FILE` — a capture file (the shared format), replayed with its own timestamps.
+
+A WheelSource is an async context manager:
+
+    async with open_wheel("serial:/dev/ttyUSB0", capture_dir=logs) as wheel:
+        reply = await wheel.command("*P 1", timeout=2)      # -> CommandReply(status="ok")
+        async for event in wheel.events():                  # WheelResult, NoMoreBets, ...
+            table.on_wheel(event.to_json())                 # plain dicts for the engine side
+        wheel.health                                        # LinkHealth for the GUI
+
+`wheel.subscribe(callback)` is the callback alternative to `events()`. Every line RX and TX is
+appended to a rotating capture file in `capture_dir` when one is given.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.errors import DrrError
+from hardware.link import LinkHealth, WheelLink, WheelNotConnected, WheelTimeout
+
+WheelSource = WheelLink
+
+
+def open_wheel(
+    spec: str,
+    *,
+    speed: float = 1.0,
+    capture_dir: str | Path | None = None,
+    protocol: str = "ss2",
+    seed: int | None = None,
+    silence_after: float | None = 3.0,
+) -> WheelSource:
+    """Build (not yet start) the wheel source named by `spec`; start it with `async with`."""
+    kind, _, rest = spec.partition(":")
+    if kind == "sim":
+        from hardware.sim_link import SimLink
+        from hardware.virtual_wheel import FaultPlan, VirtualWheel
+
+        wheel = VirtualWheel(speed=speed, faults=FaultPlan.parse(rest), seed=seed)
+        after = None if silence_after is None else silence_after / max(speed, 1.0)
+        return SimLink(wheel, protocol, capture_dir=capture_dir, silence_after=after)
+    if kind == "serial":
+        from hardware.serial_link import SerialLink, SerialSettings
+
+        port, _, line_settings = rest.partition("@")
+        if not port:
+            raise DrrError("wheel spec serial:PORT needs a port, e.g. serial:/dev/ttyUSB0 or serial:COM3", 2)
+        return SerialLink(
+            port,
+            protocol,
+            settings=SerialSettings.parse(line_settings),
+            capture_dir=capture_dir,
+            silence_after=silence_after,
+        )
+    if kind == "replay":
+        from hardware.replay import ReplayLink
+
+        if not rest:
+            raise DrrError("wheel spec replay:FILE needs a capture file", 2)
+        return ReplayLink(rest, protocol, speed=speed)
+    raise DrrError(f"wheel spec {spec!r} not understood; use sim, serial:PORT or replay:FILE", 2)
+
+
+__all__ = ["LinkHealth", "WheelNotConnected", "WheelSource", "WheelTimeout", "open_wheel"]

@@ -1,0 +1,267 @@
+"""End to end: the virtual wheel on a pty, the serial link and SS2 decoder on the other side.
+
+Every fault kind of the virtual wheel is played through a real pseudo-terminal and must come out
+as the right events; the link must come back by itself after the pty disappears and reappears.
+Speeds are high so the whole file runs in well under a minute.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+
+from engine.errors import DrrError
+from hardware.decode import decode_capture
+from hardware.events import (
+    BallNotDetected,
+    CommandReply,
+    LaunchFailed,
+    LinkState,
+    MissSpin,
+    SelfTest,
+    TableClosed,
+    UnreadableLine,
+    WarningChanged,
+    WheelEvent,
+    WheelResult,
+)
+from hardware.link import WheelLink, WheelTimeout
+from hardware.pty_server import PtyServer
+from hardware.serial_link import SerialLink, SerialSettings
+from hardware.virtual_wheel import FaultPlan, VirtualWheel
+from hardware.wheel_source import open_wheel
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="pseudo-terminals are POSIX only")
+
+DATA = Path(__file__).parent.parent / "data"
+
+
+async def pump(wheel: VirtualWheel, server: PtyServer) -> None:
+    async for chunk in wheel.output():
+        server.write(chunk.encode("latin-1"))
+
+
+@contextlib.asynccontextmanager
+async def wheel_on_pty(wheel: VirtualWheel, link: Path | None = None) -> AsyncIterator[PtyServer]:
+    server = PtyServer(on_input=wheel.receive, link=link)
+    server.start()
+    task = asyncio.create_task(pump(wheel, server))
+    try:
+        yield server
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        server.close()
+
+
+class Tap:
+    """Every event of a link from subscription on, so none falls between two waits."""
+
+    def __init__(self, link: WheelLink) -> None:
+        self.queue: asyncio.Queue[WheelEvent] = asyncio.Queue()
+        link.subscribe(self.queue.put_nowait)
+
+    async def until(self, stop: Callable[[WheelEvent], bool], timeout: float = 30.0) -> list[WheelEvent]:
+        seen: list[WheelEvent] = []
+
+        async def collect() -> None:
+            while True:
+                event = await self.queue.get()
+                seen.append(event)
+                if stop(event):
+                    return
+
+        await asyncio.wait_for(collect(), timeout)
+        return seen
+
+
+async def command_retrying(link: WheelLink, text: str) -> WheelEvent | None:
+    """Torn lines may eat a reply, as on a real line: the host asks again."""
+    for _ in range(4):
+        with contextlib.suppress(WheelTimeout):
+            return await link.command(text, timeout=0.5)
+    raise AssertionError(f"no reply to {text}")
+
+
+def test_every_fault_through_a_pty(tmp_path: Path) -> None:
+    faults = FaultPlan.parse("miss@2,launch@3,noball@4,silence=1.2@5,fault@6,torn=0.03")
+    wheel = VirtualWheel(speed=25, faults=faults, seed=11, mode=1157 | 256)
+
+    async def scenario() -> list[WheelEvent]:
+        async with wheel_on_pty(wheel) as server:
+            link = SerialLink(server.path, capture_dir=tmp_path / "capture", silence_after=0.6)
+            link.protocol.time_scale = wheel.speed
+            events: list[WheelEvent] = []
+            async with link:
+
+                def react(event: WheelEvent) -> None:
+                    if isinstance(event, MissSpin):
+                        asyncio.get_running_loop().create_task(command_retrying(link, "*R"))
+
+                link.subscribe(react)
+                tap = Tap(link)
+                events += await tap.until(lambda e: isinstance(e, TableClosed) and e.game == 6, timeout=60)
+                assert link.health.connected and link.health.unreadable > 0
+                # After the component fault the wheel is powered down: the host runs *F, then powers on.
+                self_test = await command_retrying(link, "*F")
+                assert isinstance(self_test, SelfTest) and self_test.meaning == "motor fault"
+                reply = await command_retrying(link, "*P 1")
+                assert isinstance(reply, CommandReply) and reply.status == "ok"
+                events += await tap.until(lambda e: isinstance(e, WheelResult) and e.game == 7)
+            return events
+
+    events = asyncio.run(scenario())
+    results = [(e.game, e.number) for e in events if isinstance(e, WheelResult)]
+    # Exactly one result per game the wheel played, whatever was torn; none for game 6 (fault).
+    assert results == wheel.history
+    assert [g for g, _ in results] == [1, 2, 3, 4, 5, 7]
+    assert [e.game for e in events if isinstance(e, MissSpin)] == [2]
+    assert [e.game for e in events if isinstance(e, LaunchFailed)] == [3]
+    assert [(e.game, e.reason) for e in events if isinstance(e, BallNotDetected)] == [(4, "no-ball-flag")]
+    states = [(e.state, e.game) for e in events if isinstance(e, LinkState) and e.state != "connected"]
+    assert ("silent", None) in states
+    faults_seen = [e.game for e in events if isinstance(e, WarningChanged) and "component_fault" in e.added]
+    assert faults_seen == [6]
+    assert any(isinstance(e, UnreadableLine) for e in events)
+    # The capture file holds both directions and replays to the same results.
+    (capture,) = (tmp_path / "capture").iterdir()
+    text = capture.read_text(encoding="latin-1")
+    assert "\tTX\t*R" in text and "\tRX\t*R OK" in text
+    replayed = [(e.game, e.number) for e in decode_capture(capture, "ss2") if isinstance(e, WheelResult)]
+    assert replayed == results
+
+
+def test_reconnect_after_the_pty_closes_and_reopens(tmp_path: Path) -> None:
+    device = tmp_path / "wheel"
+
+    async def scenario() -> tuple[list[WheelEvent], int]:
+        wheel = VirtualWheel(speed=30, seed=3)
+        link = SerialLink(str(device), reconnect_min=0.05, reconnect_max=0.2, silence_after=None)
+        tap = Tap(link)
+        async with wheel_on_pty(wheel, device):
+            await link.start()
+            first = await tap.until(lambda e: isinstance(e, WheelResult))
+        # The pty is gone (cable unplugged): the link notices and keeps retrying.
+        lost = await tap.until(lambda e: isinstance(e, LinkState) and e.state == "disconnected", timeout=5)
+        assert not link.health.connected
+        await asyncio.sleep(0.3)
+        async with wheel_on_pty(VirtualWheel(speed=30, seed=4, start_game=50), device):
+            back = await tap.until(lambda e: isinstance(e, WheelResult), timeout=10)
+        reconnects = link.health.reconnects
+        await link.close()
+        return first + lost + back, reconnects
+
+    events, reconnects = asyncio.run(scenario())
+    assert reconnects == 1
+    links = [e.state for e in events if isinstance(e, LinkState)]
+    assert links[:1] == ["connected"] and "disconnected" in links and links[-1] == "connected"
+    results = [e.game for e in events if isinstance(e, WheelResult)]
+    assert results[0] == 1 and results[-1] == 50
+
+
+def test_commands_replies_and_timeouts(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        wheel = VirtualWheel(speed=10, seed=5)
+        async with wheel_on_pty(wheel) as server, SerialLink(server.path, silence_after=None) as link:
+            tap = Tap(link)
+            await tap.until(lambda e: isinstance(e, LinkState) and e.state == "connected", timeout=5)
+            reply = await link.command("*T S")
+            assert isinstance(reply, CommandReply) and reply.text == "s 14.0 17.5"
+            busy = await link.command("*o 1159")
+            assert isinstance(busy, CommandReply) and busy.status == "busy"
+            status = await link.command("*X")
+            assert isinstance(status, CommandReply) and status.text.startswith("*X;")
+            refused = await link.command("*P 1")
+            assert isinstance(refused, CommandReply) and refused.status == "no"
+            off = await link.command("*P 0")
+            assert isinstance(off, CommandReply) and off.status == "ok"
+            await tap.until(lambda e: isinstance(e, TableClosed), timeout=5)
+            mode = await link.command("*o 1159")
+            assert isinstance(mode, CommandReply) and mode.text == "1159"
+            with pytest.raises(WheelTimeout, match=r"no reply from the wheel to '\*F'"):
+                await link.command("*F", timeout=0.05)  # a self-test answers only later
+            with pytest.raises(DrrError, match="printable"):
+                await link.command("*P 1\r\n*P 0")
+
+    asyncio.run(scenario())
+
+
+def test_in_process_sim_and_user_start(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with open_wheel("sim", speed=40, seed=9, capture_dir=tmp_path) as wheel:
+            events = await Tap(wheel).until(lambda e: isinstance(e, WheelResult) and e.game == 2)
+            assert len([e for e in events if isinstance(e, WheelResult)]) == 2
+            assert wheel.health.ok and wheel.health.lines > 0
+        user = VirtualWheel(speed=40, seed=1, mode=1159)
+        from hardware.sim_link import SimLink
+
+        async with SimLink(user) as link:
+            tap = Tap(link)
+            await asyncio.sleep(0.3)
+            assert user.state == 2 and user.results_played == 0  # waits for the host
+            reply = await link.command("*u 3")
+            assert isinstance(reply, CommandReply) and reply.status == "ok"
+            events = await tap.until(lambda e: isinstance(e, WheelResult))
+            (result,) = [e for e in events if isinstance(e, WheelResult)]
+            assert (result.game, result.number) == user.history[0]
+
+    asyncio.run(scenario())
+
+
+def test_replay_source_uses_capture_time() -> None:
+    async def scenario() -> list[WheelEvent]:
+        wheel = open_wheel(f"replay:{DATA / 'ss2-capture-b.log'}", speed=0)
+        tap = Tap(wheel)
+        async with wheel:
+            return await tap.until(lambda e: isinstance(e, LinkState) and e.state == "disconnected")
+
+    events = asyncio.run(scenario())
+    results = [e for e in events if isinstance(e, WheelResult)]
+    assert len(results) == 136
+    assert results[0].to_json()["time"] == "2025-09-16T06:45:24.582"
+
+
+def test_bad_specs_and_settings() -> None:
+    with pytest.raises(DrrError, match="not understood"):
+        open_wheel("usb:3")
+    with pytest.raises(DrrError, match="unknown fault"):
+        FaultPlan.parse("earthquake")
+    assert SerialSettings.parse("19200,7E2,rtscts") == SerialSettings(19200, 7, "E", "2", rtscts=True)
+    with pytest.raises(DrrError, match="not understood"):
+        SerialSettings.parse("fast")
+
+
+def test_cli_simulate_on_pty_and_ports(tmp_path: Path) -> None:
+    device = tmp_path / "wheel"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gui.cli", "wheel", "simulate", "--pty", "--speed", "40", "--seed", "2",
+         "--games", "2", "--link", str(device)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().startswith("virtual SS2 wheel on /dev/")
+
+        async def listen() -> list[WheelEvent]:
+            link = SerialLink(str(device), silence_after=None)
+            tap = Tap(link)
+            async with link:
+                return await tap.until(lambda e: isinstance(e, WheelResult) and e.game == 2)
+
+        events = asyncio.run(listen())
+        assert [e.game for e in events if isinstance(e, WheelResult)][-1] == 2
+        assert proc.wait(timeout=20) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+    ports = subprocess.run(
+        [sys.executable, "-m", "gui.cli", "wheel", "ports", "--json"], capture_output=True, text=True
+    )
+    assert ports.returncode == 0 and ports.stdout.startswith("[")
