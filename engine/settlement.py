@@ -24,15 +24,25 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from decimal import ROUND_FLOOR, Context, Decimal, DivisionByZero, Inexact, InvalidOperation, Overflow
+from decimal import (
+    ROUND_FLOOR,
+    Context,
+    Decimal,
+    DivisionByZero,
+    Inexact,
+    InvalidOperation,
+    Overflow,
+    localcontext,
+)
 from fractions import Fraction
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from engine.errors import BonusOutcomeMissing, DrrError
 from engine.rng import Draw
 
 if TYPE_CHECKING:
-    from engine.bets import Wager
+    from engine.bets import Bet, Wager
     from engine.rules import RulesSubmission
 
 WinKind = Literal["lucky", "bonus", "base", "lose"]
@@ -174,13 +184,26 @@ def _missing(wager: Wager, result: int) -> BonusOutcomeMissing:
 class _Odds:
     """Odds of one winning class of bets, with the Decimal factors of its payout precomputed."""
 
-    __slots__ = ("divisor", "kind", "multiplier", "odds")
+    __slots__ = ("divisor", "kind", "multiplier", "odds", "payouts")
 
     def __init__(self, kind: WinKind, odds: Fraction, rounding: Decimal) -> None:
         self.kind = kind
         self.odds = odds
         self.multiplier = Decimal(odds.numerator)
         self.divisor = _MONEY.multiply(Decimal(odds.denominator), rounding)
+        self.payouts: dict[Decimal, Decimal] = {}  # amount -> payout, within one round
+
+
+_amount_of = attrgetter("amount")
+_BY_PLAYER = _Odds(BONUS, Fraction(0), Decimal(1))  # marker: the odds depend on the player
+
+
+def _winning_odds(bet: Bet, lucky: Fraction | None, on_bonus: bool, rules: RulesSubmission) -> _Odds:
+    if bet.inside and lucky is not None:
+        return _Odds(LUCKY, lucky / bet.size, rules.rounding)
+    if bet.inside and on_bonus:
+        return _BY_PLAYER
+    return _Odds(BASE, rules.base_payout(bet), rules.rounding)
 
 
 def settle_round(
@@ -199,47 +222,48 @@ def settle_round(
     zero = _MONEY.multiply(Decimal(0), rounding)
     lucky = d.lucky.get(result)
     on_bonus = result == d.bonus_number
-    base: dict[Any, _Odds] = {}
-    special: dict[tuple[str, int], _Odds] = {}  # (player or "", size) -> lucky/bonus odds
-    checked_bonus: dict[str, Fraction] = {}
+    by_numbers: dict[frozenset[int], _Odds] = {}
+    bonus_classes: dict[tuple[str, int], _Odds] = {}  # (player, size) -> bonus odds
 
-    mul = _MONEY.multiply
-    div = _MONEY.divide_int
-    out: list[Settlement] = []
-    append = out.append
-    total_wagered = Decimal(0)
-    total_paid = zero
-    stakes_back = Decimal(0)
-    add = _MONEY.add
-    for w in wagers:
-        amount = w.amount
-        total_wagered = add(total_wagered, amount)
+    winners: list[Settlement] = []
+    won = winners.append
+
+    def win(w: Wager) -> Settlement:
         bet = w.bet
-        if result not in bet.numbers:
-            append(Settlement(w, LOSE, _ZERO_ODDS, zero))
-            continue
-        if bet.inside and (lucky is not None or on_bonus):
-            player = "" if lucky is not None else w.player
-            key = (player, len(bet.numbers))
-            o = special.get(key)
+        # A bet's numbers identify it (and hash fast: a frozenset caches its hash), so the
+        # odds of each winning bet are worked out once per round.
+        o = by_numbers.get(bet.numbers)
+        if o is None:
+            o = by_numbers[bet.numbers] = _winning_odds(bet, lucky, on_bonus, rules)
+        if o is _BY_PLAYER:
+            key = (w.player, len(bet.numbers))
+            o = bonus_classes.get(key)
             if o is None:
-                if lucky is not None:
-                    o = _Odds(LUCKY, lucky / key[1], rounding)
-                else:
-                    b = checked_bonus.get(player)
-                    if b is None:
-                        raw = bonus_odds.get(player)
-                        if raw is None:
-                            raise _missing(w, result)
-                        b = checked_bonus[player] = check_bonus_outcome(player, Fraction(raw))
-                    o = _Odds(BONUS, b / key[1], rounding)
-                special[key] = o
-        else:
-            o = base.get(bet.kind)
-            if o is None:
-                o = base[bet.kind] = _Odds(BASE, rules.base_payout(bet), rounding)
-        payout = mul(div(mul(amount, o.multiplier), o.divisor), rounding)
-        total_paid = add(total_paid, payout)
-        stakes_back = add(stakes_back, amount)
-        append(Settlement(w, o.kind, o.odds, payout))
-    return RoundSettlement(result, tuple(out), total_wagered, total_paid, add(total_paid, stakes_back))
+                raw = bonus_odds.get(w.player)
+                if raw is None:
+                    raise _missing(w, result)
+                b = check_bonus_outcome(w.player, Fraction(raw))
+                o = bonus_classes[key] = _Odds(BONUS, b / key[1], rounding)
+        amount = w.amount
+        payout = o.payouts.get(amount)
+        if payout is None:  # wagers repeat chip amounts: each payout is worked out once
+            # divide_int (//) truncates, which is the floor for these non-negative amounts.
+            payout = o.payouts[amount] = (amount * o.multiplier) // o.divisor * rounding
+        settled = make(Settlement, (w, o.kind, o.odds, payout))
+        won(settled)
+        return settled
+
+    # The hot path: most wagers lose. Settlement is a NamedTuple and tuple.__new__ skips its
+    # Python-level __new__; plain operators run under the exact money context, so any
+    # inexact step raises instead of rounding (see _MONEY).
+    make = tuple.__new__
+    lose_odds = _ZERO_ODDS
+    with localcontext(_MONEY):
+        total_wagered = sum(map(_amount_of, wagers), Decimal(0))
+        out = [
+            make(Settlement, (w, LOSE, lose_odds, zero)) if result not in w.bet.numbers else win(w)
+            for w in wagers
+        ]
+        total_paid = sum((s.payout for s in winners), zero)
+        total_returned = total_paid + sum((s.wager.amount for s in winners), Decimal(0))
+    return RoundSettlement(result, tuple(out), total_wagered, total_paid, total_returned)
