@@ -18,7 +18,7 @@ def test_demo_plays_and_settles_a_round(capsys: pytest.CaptureFixture[str]) -> N
     lines = re.findall(r"^  (w\d+) .* (lucky|bonus|base|lose) .* (\d+\.\d\d)$", out, re.MULTILINE)
     assert [w for w, _, _ in lines] == [f"w{i}" for i in range(1, 14)]
     paid = sum((Decimal(p) for _, _, p in lines), Decimal(0))
-    assert f"paid {paid}," in out
+    assert f"paid {paid} " in out
 
 
 def test_bench_reports_the_issue_figures(monkeypatch: pytest.MonkeyPatch) -> None:
