@@ -379,6 +379,11 @@ def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesS
             k: c.decimal(v, f"limits.{k}", "§ 601a.2") for k, v in limits_doc.items() if k in LIMIT_KEYS
         }
         limits = Limits(**{k: v for k, v in values.items() if v is not None})
+        if limits.minimum is not None:
+            for key in ("maximum_inside", "maximum_outside", "maximum_per_player"):
+                top = getattr(limits, key)
+                if top is not None and top < limits.minimum:
+                    c.bad(f"limits.{key}", "§ 601a.2", f"{top} is below the table minimum {limits.minimum}")
 
     if c.violations or unit is None or rounding is None:
         return c.violations, None
