@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from decimal import Decimal
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.rules import default_rules_path, load_rules
+from engine.rules import default_rules_path, load_rules, parse_rules
 from gui.cli import main
 
 DEFAULT = default_rules_path().read_text(encoding="utf-8")
@@ -131,3 +132,11 @@ def test_rules_check_as_a_program(tmp_path: Path) -> None:
         check=False,
     )
     assert proc.returncode == 1 and "lucky.counts.7" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_the_documented_example_is_a_valid_submission() -> None:
+    doc = (Path(__file__).parents[2] / "docs" / "rules-submission.md").read_text(encoding="utf-8")
+    example = re.search(r"```toml\n(.*?)```", doc, re.DOTALL)
+    assert example is not None
+    rules = parse_rules(example.group(1).encode(), source="docs/rules-submission.md")
+    assert rules.limits.maximum_per_player == Decimal(2500)
