@@ -27,12 +27,32 @@ def table_id() -> str:
 
 
 @pytest.fixture
-def central_url(tmp_path: Path) -> str:
-    """The floor database: the real PostgreSQL when DRR_TEST_PG_URL is set, else a second SQLite file."""
-    return PG_URL or f"sqlite:///{tmp_path / 'central.sqlite'}"
+def central_url(tmp_path: Path) -> Iterator[str]:
+    """The floor database: the real PostgreSQL when DRR_TEST_PG_URL is set (in a schema of its own, dropped
+    afterwards, since the `test` database is shared), else a second SQLite file."""
+    if PG_URL is None:
+        yield f"sqlite:///{tmp_path / 'central.sqlite'}"
+        return
+    import sqlalchemy as sa
+
+    from engine.store.db import resolve_url
+
+    schema_name = f"drr_store_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(resolve_url(PG_URL))
+    with admin.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{schema_name}"'))
+    url = sa.engine.make_url(resolve_url(PG_URL)).update_query_dict(
+        {"options": f"-csearch_path={schema_name}"}
+    )
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{schema_name}" CASCADE'))
+        admin.dispose()
 
 
 @pytest.fixture
-def pg_or_sqlite_store(central_url: str) -> Iterator[Store]:
+def central(central_url: str) -> Iterator[Store]:
     with open_store(central_url) as s:
         yield s

@@ -1,0 +1,252 @@
+"""From the table to the floor: the outbox forwarder, PostgreSQL LISTEN/NOTIFY, and SQLite change polling.
+
+Each table writes its own SQLite journal first; `Forwarder` copies a table's chain to the central
+store in order, in batches. Each batch is one central transaction that locks the chain's head row,
+reads the central position, appends the next local entries (same seq, same hashes, projections
+recomputed centrally), copies the checkpoints they reach and, on PostgreSQL, NOTIFYs `CHANNEL` with
+"table:seq" (delivered at commit). Re-sending is harmless: the position is read under the lock, so
+entries already there are skipped; a batch cut off mid-way (lost connection) rolls back whole and is
+sent again. A central chain that does not continue the local one (different prev_hash) stops the
+forwarder with a clear error rather than mixing two histories.
+
+`listen(url, callback)` runs a dedicated psycopg 3 connection that LISTENs and calls back
+`callback(table, seq)` for each notification, reconnecting when the server goes away.
+`Watcher` is the SQLite counterpart for local viewers: `PRAGMA data_version` tells cheaply whether
+anyone committed, then the chain heads say which tables moved.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+
+from engine.errors import DrrError
+from engine.store import schema
+from engine.store.canonical import GENESIS_HASH
+from engine.store.db import Store
+from engine.store.journal import insert_entry, read_head, row_to_entry, write_head
+
+CHANNEL = "drr_journal"
+log = logging.getLogger("drr.store.forward")
+
+
+class ChainDivergence(DrrError):
+    """The central chain of a table is not a prefix of the local one: forwarding stops."""
+
+
+@dataclass
+class ForwardStatus:
+    forwarded: int = 0
+    last_error: str | None = None
+    central_heads: dict[str, int] = field(default_factory=dict)
+
+
+class Forwarder:
+    """Forward the chains `tables` of `local` to `central` (see the module docstring)."""
+
+    def __init__(
+        self,
+        local: Store,
+        central: Store | str,
+        tables: Sequence[str],
+        *,
+        batch: int = 500,
+        channel: str = CHANNEL,
+    ) -> None:
+        if not tables:
+            raise DrrError("the forwarder needs at least one table id")
+        # A URL is opened on first use, so a table can start while the floor database is down.
+        self.local, self.central, self.tables = local, central, list(tables)
+        self.batch, self.channel = batch, channel
+        self.status = ForwardStatus()
+
+    def central_store(self) -> Store:
+        if isinstance(self.central, str):
+            from engine.store.db import open_store
+
+            self.central = open_store(self.central)
+        return self.central
+
+    def close(self) -> None:
+        """Close the central store if this forwarder opened it."""
+        if isinstance(self.central, Store):
+            self.central.close()
+
+    def forward_batch(self, table: str) -> int:
+        """Send the next batch of `table`; returns how many entries were added centrally (0: caught up)."""
+        with self.central_store().begin() as conn:
+            head = read_head(conn, table, lock=True)
+            seq, prev = head or (0, GENESIS_HASH)
+            j = schema.journal
+            with self.local.read() as lconn:
+                rows = lconn.execute(
+                    sa.select(j)
+                    .where(j.c.table_id == table, j.c.seq > seq)
+                    .order_by(j.c.seq)
+                    .limit(self.batch)
+                ).all()
+                cps = schema.checkpoints
+                checkpoints = (
+                    lconn.execute(
+                        sa.select(cps).where(
+                            cps.c.table_id == table, cps.c.seq > seq, cps.c.seq <= int(rows[-1].seq)
+                        )
+                    ).all()
+                    if rows
+                    else []
+                )
+            if not rows:
+                self.status.central_heads[table] = seq
+                return 0
+            for row in rows:
+                entry = row_to_entry(row)
+                if entry.seq != seq + 1 or entry.prev_hash != prev:
+                    raise ChainDivergence(
+                        f"the central journal of table {table} does not continue the local one at entry "
+                        f"{seq + 1}: forwarding stopped (check both with drr audit verify)"
+                    )
+                insert_entry(conn, entry)
+                seq, prev = entry.seq, entry.hash
+            write_head(conn, table, head, seq, prev)
+            for cp in checkpoints:
+                exists = conn.execute(
+                    sa.select(cps.c.seq).where(cps.c.table_id == table, cps.c.seq == cp.seq)
+                ).first()
+                if exists is None:
+                    conn.execute(sa.insert(cps).values(**cp._mapping))
+            if conn.dialect.name == "postgresql":
+                conn.execute(
+                    sa.text("SELECT pg_notify(:ch, :msg)"), {"ch": self.channel, "msg": f"{table}:{seq}"}
+                )
+        self.status.forwarded += len(rows)
+        self.status.central_heads[table] = seq
+        return len(rows)
+
+    def forward_once(self) -> int:
+        """Forward every table until caught up; returns the number of entries sent."""
+        total = 0
+        for table in self.tables:
+            while sent := self.forward_batch(table):
+                total += sent
+        self.status.last_error = None
+        return total
+
+    def run(self, stop: threading.Event, *, interval: float = 0.5, max_backoff: float = 30.0) -> None:
+        """Forward until `stop` is set; an unreachable central store is retried with back-off, never fatal."""
+        backoff = interval
+        while not stop.is_set():
+            try:
+                self.forward_once()
+                backoff = interval
+            except ChainDivergence as exc:
+                self.status.last_error = exc.message
+                log.error("forwarding stopped: %s", exc.message)
+                return
+            except DrrError as exc:
+                self.status.last_error = exc.message
+                log.warning("central store unreachable, will retry in %.1f s: %s", backoff, exc.message)
+                backoff = min(max_backoff, backoff * 2)
+            stop.wait(backoff)
+
+
+def _conninfo(url: str) -> str:
+    parsed = make_url(url)
+    return parsed.set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+class Listener:
+    """A background thread with its own connection that LISTENs on `channel` and calls `callback`."""
+
+    def __init__(self, url: str, callback: Callable[[str, int], None], *, channel: str = CHANNEL) -> None:
+        self.conninfo = _conninfo(url)
+        self.callback, self.channel = callback, channel
+        self.stop_event = threading.Event()
+        self.ready = threading.Event()
+        self.thread = threading.Thread(target=self._run, name=f"drr-listen-{channel}", daemon=True)
+
+    def start(self) -> Listener:
+        self.thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self.stop_event.set()
+        self.thread.join(timeout)
+
+    def _run(self) -> None:
+        import psycopg
+        from psycopg import sql
+
+        backoff = 0.5
+        while not self.stop_event.is_set():
+            try:
+                with psycopg.connect(self.conninfo, autocommit=True, connect_timeout=5) as conn:
+                    conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.channel)))
+                    self.ready.set()
+                    backoff = 0.5
+                    while not self.stop_event.is_set():
+                        for note in conn.notifies(timeout=0.5):
+                            table, _, seq = note.payload.rpartition(":")
+                            try:
+                                self.callback(table, int(seq))
+                            except Exception:  # a viewer's bug must not kill the live feed
+                                log.exception("listener callback failed")
+            except psycopg.OperationalError as exc:
+                log.warning("listen connection lost, reconnecting in %.1f s: %s", backoff, exc)
+                self.stop_event.wait(backoff)
+                backoff = min(30.0, backoff * 2)
+
+
+def listen(url: str, callback: Callable[[str, int], None], *, channel: str = CHANNEL) -> Listener:
+    """Start listening for journal notifications on the PostgreSQL at `url`; `stop()` the result."""
+    if make_url(url).get_backend_name() != "postgresql":
+        raise DrrError(f"live notifications need PostgreSQL; poll {url} with Watcher instead")
+    return Listener(url, callback, channel=channel).start()
+
+
+class Watcher:
+    """Poll a store for new journal entries (SQLite: `PRAGMA data_version` first, so idle polls are cheap)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.heads: dict[str, int] = {}
+        self._raw = store.engine.raw_connection() if store.is_sqlite else None
+        self._version: int | None = None
+        self.poll()
+
+    def poll(self) -> dict[str, int]:
+        """Tables whose chain advanced since the last poll, with their new head seq."""
+        if self._raw is not None:
+            cur = self._raw.cursor()
+            cur.execute("PRAGMA data_version")
+            row = cur.fetchone()
+            version = int(row[0]) if row else 0
+            cur.close()
+            if version == self._version:
+                return {}
+            self._version = version
+        h = schema.chain_heads
+        with self.store.read() as conn:
+            heads = {t: int(s) for t, s in conn.execute(sa.select(h.c.table_id, h.c.seq))}
+        moved = {t: s for t, s in heads.items() if self.heads.get(t) != s}
+        self.heads = heads
+        return moved
+
+    def wait(self, timeout: float, interval: float = 0.1) -> dict[str, int]:
+        """Poll until something moves or `timeout` passes."""
+        deadline = time.monotonic() + timeout
+        while True:
+            moved = self.poll()
+            if moved or time.monotonic() >= deadline:
+                return moved
+            time.sleep(interval)
+
+    def close(self) -> None:
+        if self._raw is not None:
+            self._raw.close()
+            self._raw = None
