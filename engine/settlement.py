@@ -195,6 +195,8 @@ class _Odds:
 
 
 _amount_of = attrgetter("amount")
+_payout_of = attrgetter("payout")
+_wager_of = attrgetter("wager")
 _BY_PLAYER = _Odds(BONUS, Fraction(0), Decimal(1))  # marker: the odds depend on the player
 
 
@@ -264,6 +266,6 @@ def settle_round(
             make(Settlement, (w, LOSE, lose_odds, zero)) if result not in w.bet.numbers else win(w)
             for w in wagers
         ]
-        total_paid = sum((s.payout for s in winners), zero)
-        total_returned = total_paid + sum((s.wager.amount for s in winners), Decimal(0))
+        total_paid = sum(map(_payout_of, winners), zero)
+        total_returned = total_paid + sum(map(_amount_of, map(_wager_of, winners)), Decimal(0))
     return RoundSettlement(result, tuple(out), total_wagered, total_paid, total_returned)

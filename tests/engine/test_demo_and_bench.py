@@ -25,5 +25,5 @@ def test_bench_reports_the_issue_figures(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(bench, "WAGERS", 500)
     monkeypatch.setattr(bench, "REPEATS", 1)
     figures = bench.BENCHMARKS["settle"]()
-    assert set(figures) == {"settle_wagers_per_s", "settle_vs_baseline"}
+    assert set(figures) == {"settle_wagers_per_s", "settle_vs_baseline", "settle_vs_baseline_gc_running"}
     assert all(v > 0 for v in figures.values())
