@@ -121,7 +121,7 @@ class BoxButton(QWidget):
         if (
             self._enabled
             and event.button() == Qt.MouseButton.LeftButton
-            and self.rect().contains(event.pos())
+            and self.rect().contains(event.position().toPoint())
         ):
             self.clicked.emit()
 

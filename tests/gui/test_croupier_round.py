@@ -1,0 +1,255 @@
+"""A whole round driven through the croupier station: wagers of every kind placed by clicking
+the felt, no more bets, Lucky Numbers lit, a result, payouts equal to `drr settle`'s."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from engine.bets import Bet, BetKind, inside_bet, outside_bet
+from engine.rng import SeededRng
+from engine.rules import default_rules_path, parse_rules
+from gui import cli, demo
+from gui.local_table import LocalTable
+from gui.view_model import Phase, SensorHealth
+from gui.windows.croupier import CroupierWindow, ManualResultDialog
+
+PLAYERS = ("Anna", "Bob", "Carla")
+
+
+def every_kind(lucky: int) -> list[tuple[str, Bet]]:
+    """One bet of every kind, the inside ones around a Lucky Number."""
+    n = lucky if 4 <= lucky <= 32 and lucky % 3 == 2 else 17
+    return [
+        ("Anna", inside_bet([n])),
+        ("Anna", inside_bet([n, n + 3])),
+        ("Anna", inside_bet([n - 1, n, n + 1])),
+        ("Bob", inside_bet([n - 1, n, n + 2, n + 3])),
+        ("Bob", inside_bet(range(n - 1, n + 5))),
+        ("Bob", inside_bet([0, 1, 2])),
+        ("Carla", inside_bet([0, 1, 2, 3])),
+        ("Carla", inside_bet([0, 2])),
+        ("Carla", outside_bet(BetKind.RED)),
+        ("Carla", outside_bet(BetKind.BLACK)),
+        ("Anna", outside_bet(BetKind.ODD)),
+        ("Anna", outside_bet(BetKind.EVEN)),
+        ("Bob", outside_bet(BetKind.LOW)),
+        ("Bob", outside_bet(BetKind.HIGH)),
+        ("Carla", outside_bet(BetKind.DOZEN, 2)),
+        ("Anna", outside_bet(BetKind.COLUMN, 2)),
+    ]
+
+
+@pytest.fixture
+def station(qtbot: QtBot) -> tuple[LocalTable, CroupierWindow]:
+    table = LocalTable(rng=SeededRng(57), players=PLAYERS, approval_threshold=Decimal("100000"))
+    window = CroupierWindow(table, PLAYERS)
+    window.resize(1500, 950)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    return table, window
+
+
+def click(qtbot: QtBot, window: CroupierWindow, bet: Bet) -> None:
+    qtbot.mouseClick(window.felt, Qt.MouseButton.LeftButton, pos=window.felt.spot_of(bet).toPoint())
+
+
+def settle_via_cli(tmp_path: Path, table: LocalTable, capsys: pytest.CaptureFixture[str]) -> dict[str, str]:
+    snap = table.snapshot()
+    assert snap.draw is not None and snap.result is not None
+    round_json = {
+        "lucky": {str(n): str(x) for n, x in snap.draw.lucky.items()},
+        "bonus_number": snap.draw.bonus_number,
+        "result": snap.result,
+        "bonus_odds": {},
+        "wagers": [
+            {"id": w.id, "player": w.player, "amount": str(w.amount), **w.bet.to_wire()} for w in snap.wagers
+        ],
+    }
+    path = tmp_path / "round.json"
+    path.write_text(json.dumps(round_json))
+    capsys.readouterr()
+    assert cli.main(["settle", str(path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    return {w["id"]: w["payout"] for w in out["wagers"]}
+
+
+def test_a_whole_round_through_the_croupier_station(
+    station: tuple[LocalTable, CroupierWindow],
+    qtbot: QtBot,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    table, window = station
+    draw = demo.next_draw(table)
+    lucky = max(draw.lucky, key=lambda n: draw.lucky[n])
+    assert window.action.text() == "Open bets"
+    qtbot.mouseClick(window.action, Qt.MouseButton.LeftButton)
+    assert table.phase is Phase.OPEN and window.action.text() == "No more bets"
+
+    plan = every_kind(lucky)
+    for player, bet in plan:
+        qtbot.mouseClick(window.player_buttons[player], Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(window.chip_buttons[Decimal(5)], Qt.MouseButton.LeftButton)
+        click(qtbot, window, bet)
+    placed = table.snapshot().wagers
+    assert [(w.player, w.bet, w.amount) for w in placed] == [(p, b, Decimal(5)) for p, b in plan]
+    assert {w.bet.kind for w in placed} == set(BetKind)
+    assert "Table: 80.00" in window.totals.text()
+
+    qtbot.keyClick(window, Qt.Key.Key_Space)  # the next action: no more bets
+    assert table.phase is Phase.CLOSED
+    assert window.felt.lucky == dict(draw.lucky) and window.felt.bonus_number == draw.bonus_number
+    assert window.lucky_table.rowCount() == len(draw.lucky) + 1
+    assert not window.action.isEnabled()  # waiting for the ball
+
+    result = lucky  # the straight, split, street, corner and six line all cover it
+    assert all(result in b.numbers for _, b in plan[:5])
+    table.wheel_result(result, "wheel")
+    assert window.action.text() == f"Confirm {result}"
+    qtbot.mouseClick(window.action, Qt.MouseButton.LeftButton)
+    assert table.phase is Phase.RESULT and window.felt.result == result
+
+    expected = settle_via_cli(tmp_path, table, capsys)
+    shown = {ln.wager.id: str(ln.payout) for ln in window.pay_lines}
+    assert shown == expected
+    assert {ln.kind.value for ln in window.pay_lines} >= {"lucky", "lose"}
+    # The paying list: winners only, grouped by player, largest payout first, with totals.
+    cells = [[window.paying.item(r, c).text() for c in range(5)] for r in range(window.paying.rowCount())]
+    players_in_order = [row[0] for row in cells if not row[0].endswith("total")]
+    assert players_in_order == sorted(players_in_order, key=PLAYERS.index)
+    for player in PLAYERS:
+        pays = [Decimal(row[4].replace(",", "")) for row in cells if row[0] == player]
+        assert pays == sorted(pays, reverse=True)
+    winners = [ln for ln in window.pay_lines if ln.wins]
+    grand = sum((ln.payout + ln.wager.amount for ln in winners), Decimal(0))
+    assert cells[-1][0] == "Table total" and Decimal(cells[-1][4].replace(",", "")) == grand
+
+    qtbot.mouseClick(window.action, Qt.MouseButton.LeftButton)  # settle
+    assert table.phase is Phase.SETTLED
+    history = window.history.shown
+    assert history[0].number == result and history[0].lucky == (result in draw.lucky)
+    qtbot.mouseClick(window.action, Qt.MouseButton.LeftButton)  # next round
+    assert table.phase is Phase.IDLE and window.felt.lucky == {} and table.snapshot().wagers == ()
+
+
+def test_clicks_outside_open_bets_are_refused_with_a_reason(
+    station: tuple[LocalTable, CroupierWindow], qtbot: QtBot
+) -> None:
+    table, window = station
+    click(qtbot, window, inside_bet([7]))
+    assert table.snapshot().wagers == ()
+    assert "bets are not open" in window.reason.text()
+
+
+def test_undo_clear_and_remove(station: tuple[LocalTable, CroupierWindow], qtbot: QtBot) -> None:
+    table, window = station
+    table.open_bets()
+    window.select_player("Bob")
+    for bet in (inside_bet([1]), inside_bet([2]), outside_bet(BetKind.RED)):
+        click(qtbot, window, bet)
+    qtbot.mouseClick(window.undo_button, Qt.MouseButton.LeftButton)
+    assert [w.bet for w in table.snapshot().wagers] == [inside_bet([1]), inside_bet([2])]
+    qtbot.mouseClick(
+        window.felt, Qt.MouseButton.RightButton, pos=window.felt.spot_of(inside_bet([1])).toPoint()
+    )
+    assert [w.bet for w in table.snapshot().wagers] == [inside_bet([2])]
+    window.select_player("Anna")
+    click(qtbot, window, inside_bet([3]))
+    window.select_player("Bob")
+    qtbot.mouseClick(window.clear_button, Qt.MouseButton.LeftButton)
+    assert [(w.player, w.bet) for w in table.snapshot().wagers] == [("Anna", inside_bet([3]))]
+
+
+def test_table_limits_refuse_with_a_visible_reason(qtbot: QtBot) -> None:
+    text = default_rules_path().read_text() + '\n[limits]\nminimum = "1"\nmaximum_inside = "10"\n'
+    table = LocalTable(parse_rules(text.encode()), players=PLAYERS, rng=SeededRng(1))
+    window = CroupierWindow(table, PLAYERS)
+    qtbot.addWidget(window)
+    table.open_bets()
+    window.select_chip(Decimal(25))
+    click(qtbot, window, inside_bet([9]))
+    assert table.snapshot().wagers == ()
+    assert "above the inside maximum 10.00" in window.reason.text()
+    assert "inside max 10.00" in window.limits.text()
+
+
+def test_sensor_loss_and_two_step_manual_result(
+    station: tuple[LocalTable, CroupierWindow], qtbot: QtBot
+) -> None:
+    table, window = station
+    table.set_sensor_health(SensorHealth(False, "serial:/dev/ttyUSB0", 31.0, ("wheel silent",)))
+    assert "DISCONNECTED" in window.sensor.text.text() and "wheel silent" in window.sensor.warning.text()
+    table.open_bets()
+    table.no_more_bets()
+    assert window.manual_button.isEnabled()
+
+    dialog = ManualResultDialog(window)
+    dialog.number.setValue(23)
+    dialog.step()
+    dialog.number.setValue(32)  # a different number the second time starts again
+    dialog.step()
+    assert dialog.result() != dialog.DialogCode.Accepted and dialog.number_entered is None
+    dialog.number.setValue(23)
+    dialog.step()
+    dialog.number.setValue(23)
+    dialog.step()
+    assert dialog.result() == dialog.DialogCode.Accepted and dialog.number_entered == 23
+
+    table.manual_result(23)
+    assert table.phase is Phase.RESULT and window.felt.result == 23
+    table.settle()
+    assert table.snapshot().history[-1].manual
+
+
+def test_no_spin_keeps_wagers_and_draw(station: tuple[LocalTable, CroupierWindow]) -> None:
+    table, window = station
+    table.open_bets()
+    table.place_wager("Anna", inside_bet([4]), Decimal(5))
+    table.no_more_bets()
+    draw = table.snapshot().draw
+    table.wheel_result(4, "wheel")
+    assert window.action.text() == "Confirm 4"
+    table.no_spin("ball made fewer than four revolutions")
+    assert table.phase is Phase.CLOSED and table.snapshot().draw == draw
+    assert len(table.snapshot().wagers) == 1
+    assert window.action.text() == "Waiting for the ball…"
+    assert "no-spin" in window.reason.text()
+    table.void("")
+    assert table.phase is Phase.CLOSED and "needs a reason" in window.reason.text()
+
+
+def test_large_payouts_need_approval_before_settling(qtbot: QtBot) -> None:
+    table = demo.croupier_after_lucky_win()
+    window = CroupierWindow(table, table.players)
+    qtbot.addWidget(window)
+    assert window.approvals and not window.action.isEnabled()
+    assert window.action.text() == "Settle (needs approval)"
+    table.settle()
+    assert table.phase is Phase.RESULT and "approval" in window.reason.text()
+    table.approve_payouts("pit boss Paula")
+    assert window.action.isEnabled() and window.action.text() == "Settle"
+    qtbot.mouseClick(window.action, Qt.MouseButton.LeftButton)
+    assert table.phase is Phase.SETTLED
+
+
+def test_a_new_window_mid_round_shows_the_round_as_it_stands(qtbot: QtBot) -> None:
+    table = demo.croupier_after_lucky_win()
+    first = CroupierWindow(table, table.players)
+    qtbot.addWidget(first)
+    first.close()
+    again = CroupierWindow(table, table.players)
+    qtbot.addWidget(again)
+    snap = table.snapshot()
+    assert again.phase is Phase.RESULT and again.felt.result == snap.result
+    assert again.felt.lucky == dict(snap.draw.lucky) if snap.draw else False
+    assert again.wagers == snap.wagers and again.pay_lines == snap.pay_lines
+    assert again.paying.rowCount() == first.paying.rowCount() > 0
+    QApplication.processEvents()

@@ -1,0 +1,30 @@
+"""`drr screenshots DIR` writes one PNG per station view, rendered offscreen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QImage
+
+from gui import cli
+
+
+def test_screenshots_are_written(tmp_path: Path, capsys: pytest.CaptureFixture[str], qapp: object) -> None:
+    assert cli.main(["screenshots", str(tmp_path / "shots")]) == 0
+    written = capsys.readouterr().out.split()
+    names = sorted(Path(p).name for p in written)
+    assert names == [
+        "bonus-game.png",
+        "croupier-lucky-numbers.png",
+        "croupier-lucky-win.png",
+        "player-display.png",
+    ]
+    for p in written:
+        image = QImage(p)
+        assert image.width() >= 1400 and image.height() >= 700
+        # Not a blank frame: many distinct colours.
+        colours = {
+            image.pixel(x, y) for x in range(0, image.width(), 37) for y in range(0, image.height(), 29)
+        }
+        assert len(colours) > 20
