@@ -428,8 +428,7 @@ def apply(state: RoundState, event: RoundEvent) -> RoundState:
     if isinstance(event, BetsClosed):
         if p is not Phase.OPEN:
             raise _refuse(event, s)
-        if event.draw.rules_sha256 and event.draw.rules_sha256 != s.rules.sha256:
-            raise IllegalTransition(f"{event.type}: the draw was made under a different Rules Submission")
+        _check_draw(event, event.draw, s.rules)
         return replace(s, phase=Phase.CLOSED, draw=event.draw, events=s.events + 1)
     if isinstance(event, ResultRecorded):
         return _apply_result(s, event)
@@ -482,6 +481,23 @@ def apply(state: RoundState, event: RoundEvent) -> RoundState:
             events=s.events + 1,
         )
     raise IllegalTransition(f"unknown round event {event!r}")  # pragma: no cover - the union is closed
+
+
+def _check_draw(event: RoundEvent, draw: Draw, rules: RulesSubmission) -> None:
+    """A draw the Rules Submission could not have produced is refused (a forged or foreign draw)."""
+    if draw.rules_sha256 and draw.rules_sha256 != rules.sha256:
+        raise IllegalTransition(f"{event.type}: the draw was made under a different Rules Submission")
+    if len(draw.lucky) not in rules.lucky_counts:
+        raise IllegalTransition(
+            f"{event.type}: {len(draw.lucky)} Lucky Numbers, but the Rules Submission draws "
+            f"{', '.join(map(str, rules.lucky_counts))}"
+        )
+    for number, odds in draw.lucky.items():
+        if odds not in rules.lucky_odds:
+            raise IllegalTransition(
+                f"{event.type}: Lucky Number {number} at {_frac(odds)} to 1 "
+                "is not a payout of the Rules Submission"
+            )
 
 
 def _needing(s: RoundState) -> tuple[str, ...]:

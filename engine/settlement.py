@@ -154,6 +154,7 @@ def settle_wager(
 ) -> Settlement:
     """Settle one wager (see the module docstring for the rules)."""
     d = as_draw(draw)
+    _check_result(result)
     bet = wager.bet
     if result not in bet.numbers:
         return Settlement(wager, LOSE, _ZERO_ODDS, payout_of(wager.amount, _ZERO_ODDS, rules.rounding))
@@ -172,6 +173,11 @@ def settle_wager(
     else:
         odds = rules.base_payout(bet)
     return Settlement(wager, kind, odds, payout_of(wager.amount, odds, rules.rounding))
+
+
+def _check_result(result: int) -> None:
+    if isinstance(result, bool) or not isinstance(result, int) or not 0 <= result <= 36:
+        raise DrrError(f"result {result!r} is not a number 0-36")
 
 
 def _missing(wager: Wager, result: int) -> BonusOutcomeMissing:
@@ -218,8 +224,7 @@ def settle_round(
     """Settle every wager of a round. Same answers as `settle_wager`, computed faster: the odds
     of every winning (kind, size) class are worked out once per round."""
     d = as_draw(draw)
-    if not (isinstance(result, int) and 0 <= result <= 36) or isinstance(result, bool):
-        raise DrrError(f"result {result!r} is not a number 0-36")
+    _check_result(result)
     rounding = rules.rounding
     zero = _MONEY.multiply(Decimal(0), rounding)
     lucky = d.lucky.get(result)

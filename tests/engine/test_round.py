@@ -40,7 +40,9 @@ from engine.rules import Limits, load_default_rules
 from engine.settlement import settle_round
 
 RULES = load_default_rules()
-DRAW = Draw({26: Fraction(299), 9: Fraction(49)}, 31, rules_sha256=RULES.sha256, rng_name="test")
+DRAW = Draw(
+    {26: Fraction(199), 9: Fraction(49), 4: Fraction(99)}, 31, rules_sha256=RULES.sha256, rng_name="test"
+)
 
 
 def wager(wid: str, player: str, bet: object, amount: str) -> Wager:
@@ -69,7 +71,7 @@ def test_plain_round_to_settled() -> None:
     s = apply(s, settle(s))
     assert s.phase is Phase.SETTLED
     assert s.settlement == settle_round([W_SPLIT_26, W_BLACK], 26, DRAW, {}, RULES)
-    assert s.settlement is not None and s.settlement.total_paid == Decimal("608.00")
+    assert s.settlement is not None and s.settlement.total_paid == Decimal("408.00")  # 4 x 199/2 + 10
 
 
 def test_bonus_round() -> None:
@@ -182,6 +184,12 @@ def test_wrong_totals_and_wrong_rules_are_refused() -> None:
     other = Draw({1: Fraction(49)}, 2, rules_sha256="e" * 64)
     with pytest.raises(IllegalTransition, match="different Rules Submission"):
         apply(opened(), BetsClosed(other))
+    with pytest.raises(
+        IllegalTransition, match="2 Lucky Numbers, but the Rules Submission draws 1, 3, 5, 10"
+    ):
+        apply(opened(), BetsClosed(Draw({1: Fraction(49), 2: Fraction(49)}, 3)))
+    with pytest.raises(IllegalTransition, match="Lucky Number 1 at 299 to 1 is not a payout"):
+        apply(opened(), BetsClosed(Draw({1: Fraction(299)}, 3)))
 
 
 def test_wager_placement_and_removal() -> None:
