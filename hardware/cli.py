@@ -40,6 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     rep.add_argument("--pty", action="store_true", help="write the RX lines into a pseudo-terminal")
     rep.add_argument("--link", metavar="PATH", help="with --pty: also make PATH a symlink to the device")
+    rep.add_argument(
+        "--delay", type=_speed, default=3.0, metavar="S", help="with --pty: seconds before the first line (3)"
+    )
     rep.set_defaults(func=run_replay)
 
     dec = wsub.add_parser("decode", help="decode a capture file into wheel events")
@@ -89,7 +92,7 @@ def run_decode(args: argparse.Namespace) -> int:
             else:
                 out.write(event.describe() + "\n")
     except BrokenPipeError:  # `drr wheel decode … | head` is normal use
-        sys.stderr.close()
+        _quiet_stdout()
         return 0
     bad = protocol.unreadable_count
     print(
@@ -126,7 +129,19 @@ def run_simulate(args: argparse.Namespace) -> int:
     wheel = VirtualWheel(speed=args.speed, faults=faults, seed=args.seed, mode=args.mode)
     if args.pty:
         return asyncio.run(serve_on_pty(wheel, link=args.link, games=args.games))
-    return asyncio.run(_print_sim(wheel, args.games))
+    try:
+        return asyncio.run(_print_sim(wheel, args.games))
+    except BrokenPipeError:  # `drr wheel simulate | head` is normal use
+        _quiet_stdout()
+        return 0
+
+
+def _quiet_stdout() -> None:
+    """After the reader of stdout went away, keep Python from failing again at exit."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 async def _print_sim(wheel: object, games: int) -> int:
@@ -146,5 +161,9 @@ def run_replay(args: argparse.Namespace) -> int:
     from hardware.replay import replay_print, replay_to_pty
 
     if args.pty:
-        return asyncio.run(replay_to_pty(args.capture, speed=args.speed, link=args.link))
-    return asyncio.run(replay_print(args.capture, speed=args.speed))
+        return asyncio.run(replay_to_pty(args.capture, speed=args.speed, link=args.link, delay=args.delay))
+    try:
+        return asyncio.run(replay_print(args.capture, speed=args.speed))
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 0

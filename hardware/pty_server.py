@@ -69,6 +69,23 @@ class PtyServer:
             written = 0
         self.dropped += len(data) - written
 
+    async def write_all(self, data: bytes) -> None:
+        """Write everything, waiting while the client has not read the buffer (for replays)."""
+        loop = asyncio.get_running_loop()
+        view = memoryview(data)
+        while view and not self.closed:
+            try:
+                view = view[os.write(self.master, view) :]
+                continue
+            except (BlockingIOError, InterruptedError):
+                pass
+            ready: asyncio.Future[None] = loop.create_future()
+            loop.add_writer(self.master, _resolve, ready)
+            try:
+                await ready
+            finally:
+                loop.remove_writer(self.master)
+
     def close(self) -> None:
         if self.closed:
             return
@@ -78,3 +95,8 @@ class PtyServer:
         for fd in (self.master, self._slave):
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)

@@ -90,18 +90,27 @@ class ReplayLink(WheelLink):
         raise DrrError("a capture replay does not answer commands", 2)
 
 
-async def replay_to_pty(path: str | Path, *, speed: float = 1.0, link: str | None = None) -> int:
-    """`drr wheel replay --pty`: the capture's RX lines written into a pseudo-terminal."""
+async def replay_to_pty(
+    path: str | Path, *, speed: float = 1.0, link: str | None = None, delay: float = 3.0
+) -> int:
+    """`drr wheel replay --pty`: the capture's RX lines written into a pseudo-terminal.
+
+    Playback starts `delay` seconds after the device appears, so a table already waiting on
+    `--link PATH` (its serial link retries every few seconds) is connected for the first line.
+    Lines are never dropped: when the reader falls behind, the replay waits for it.
+    """
     from hardware.pty_server import PtyServer
 
-    list(_first_line(path))  # fail fast on an unreadable file, before printing a device path
+    _first_line(path)  # fail fast on an unreadable file, before printing a device path
     server = PtyServer(on_input=lambda data: None, link=link)
     server.start()
     print(f"replaying {path} on {server.path}" + (f" (also {link})" if link else ""), flush=True)
     try:
+        await asyncio.sleep(delay)
         async for line in timed_lines(path, speed=speed):
             if line.direction == "RX":
-                server.write(line.raw.encode("latin-1") + b"\r\n")
+                await server.write_all(line.raw.encode("latin-1") + b"\r\n")
+        await asyncio.sleep(0.5)  # let the reader take the last lines before the device goes away
     finally:
         server.close()
     return 0
@@ -109,12 +118,9 @@ async def replay_to_pty(path: str | Path, *, speed: float = 1.0, link: str | Non
 
 async def replay_print(path: str | Path, *, speed: float = 1.0) -> int:
     """`drr wheel replay` without --pty: the capture re-timed on stdout."""
-    try:
-        async for line in timed_lines(path, speed=speed):
-            sys.stdout.write(line.format() + "\n")
-            sys.stdout.flush()
-    except BrokenPipeError:
-        return 0
+    async for line in timed_lines(path, speed=speed):
+        sys.stdout.write(line.format() + "\n")
+        sys.stdout.flush()
     return 0
 
 

@@ -122,7 +122,7 @@ class VirtualWheel:
         self.results_played = 0
         self.games_started = 0
         self.history: list[tuple[int, int]] = []
-        self._out: asyncio.Queue[str] | None = None
+        self._out: asyncio.Queue[str] = asyncio.Queue()  # replies queue up even before output() runs
         self._framer = LineFramer()
         self._play_task: asyncio.Task[None] | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -138,7 +138,6 @@ class VirtualWheel:
 
     async def output(self) -> AsyncIterator[str]:
         """The bytes the wheel sends, as text chunks with their CR LF (possibly torn)."""
-        self._out = asyncio.Queue()
         self._tasks.append(asyncio.create_task(self._ticker(), name="virtual-wheel-status"))
         self._power_on()
         try:
@@ -172,7 +171,7 @@ class VirtualWheel:
         return _time.monotonic() < self._silent_until
 
     def _emit(self, line: str) -> None:
-        if self._out is None or self._silent():
+        if self._silent():
             return
         wire = line + "\r\n"
         if self.faults.torn and self._rng.random() < self.faults.torn and len(wire) > 2:

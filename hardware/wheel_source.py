@@ -44,7 +44,8 @@ def open_wheel(
         from hardware.virtual_wheel import FaultPlan, VirtualWheel
 
         wheel = VirtualWheel(speed=speed, faults=FaultPlan.parse(rest), seed=seed)
-        after = None if silence_after is None else silence_after / max(speed, 1.0)
+        # A faster wheel sends its status faster, but the loop's own hiccups do not shrink.
+        after = None if silence_after is None else max(silence_after / speed, 0.5)
         return SimLink(wheel, protocol, capture_dir=capture_dir, silence_after=after)
     if kind == "serial":
         from hardware.serial_link import SerialLink, SerialSettings

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -288,3 +289,25 @@ def test_fuzz_mutated_lines_never_raise_and_results_stay_unique(
     # No restart/wrap/gap can happen with these lines except via mutated counters; a game's
     # result is never repeated without one.
     assert len(results) == len(set(results)) or protocol._epoch > 0
+
+
+STREAM = (
+    b"*X;2;007;24;0;162;1\r\n*X;3;007;24;0;170;0\r\n*X;4;007;24;0;171;0\r\n15\r\n"
+    b"*X;5;007;15;0;181;0\r\n*X;5;007;15;0;181;0\r\n*X;2;008;15;0;180;0\n*X;4;008;15;0;171;0\r"
+    b"*X;5;008; 3;0;181;0\r\n*X;2;009; 3;0;180;0\r\n"
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, len(STREAM)), max_size=12))
+def test_chunk_boundaries_do_not_change_the_results(cuts: list[int]) -> None:
+    protocol, framer = ss2(), LineFramer()
+    bounds = [0, *sorted(cuts), len(STREAM)]
+    results = []
+    for start, end in itertools.pairwise(bounds):
+        for line in framer.feed(STREAM[start:end]):
+            results += [
+                (e.game, e.number) for e in protocol.feed_line(line, T0) if isinstance(e, WheelResult)
+            ]
+    assert results == [(7, 15), (8, 3)]
+    assert protocol.unreadable_count == 0

@@ -22,6 +22,7 @@ from hardware.decode import decode_capture
 from hardware.events import (
     BallNotDetected,
     CommandReply,
+    GameStarted,
     LaunchFailed,
     LinkState,
     MissSpin,
@@ -265,3 +266,85 @@ def test_cli_simulate_on_pty_and_ports(tmp_path: Path) -> None:
         [sys.executable, "-m", "gui.cli", "wheel", "ports", "--json"], capture_output=True, text=True
     )
     assert ports.returncode == 0 and ports.stdout.startswith("[")
+
+
+def test_typed_commands_on_the_virtual_wheel() -> None:
+    from hardware.commands import WheelCommands, WheelRefused
+    from hardware.sim_link import SimLink
+
+    async def scenario() -> None:
+        wheel = VirtualWheel(speed=20, seed=8, mode=1159)
+        async with SimLink(wheel) as link:
+            tap = Tap(link)
+            cmd = WheelCommands(link)
+            assert await cmd.read_setting("s") == "14.0 17.5"
+            assert (await cmd.setup())[3] == 1159
+            with pytest.raises(WheelRefused, match="BUSY"):
+                await cmd.set_mode(1157)
+            with pytest.raises(WheelRefused, match="BUSY"):
+                await cmd.self_test()
+            await tap.until(lambda e: isinstance(e, GameStarted))
+            while wheel.state != 2:  # state 1 (power-up) then 2, where it waits for the host
+                await asyncio.sleep(0.01)
+            assert (await cmd.start_game("ccw")).status == "ok"
+            await tap.until(lambda e: isinstance(e, WheelResult))
+            chi, percent = await cmd.statistics()
+            assert chi and percent
+            assert (await cmd.power(False)).status == "ok"
+            await tap.until(lambda e: isinstance(e, TableClosed))
+            with pytest.raises(WheelRefused):
+                await cmd.start_game()
+            assert [t.code for t in await cmd.self_test(timeout=5)] == ["0"]
+            assert (await cmd.set_mode(1157)).text == "1157"
+            assert (await cmd.power(True)).status == "ok"
+            assert (await cmd.set_setting("h", "161")).status == "ok"
+            assert await cmd.read_setting("H") == "161"
+            assert (await cmd.status()).startswith("*X;")
+
+    asyncio.run(scenario())
+
+
+def test_exclusive_open_refuses_a_second_reader() -> None:
+    async def scenario() -> str:
+        server = PtyServer()
+        try:
+            async with SerialLink(server.path, silence_after=None) as first:
+                second = SerialLink(server.path, silence_after=None, reconnect_min=0.05)
+                tap = Tap(first)
+                await tap.until(lambda e: isinstance(e, LinkState) and e.state == "connected", timeout=5)
+                async with second:
+                    await asyncio.sleep(0.3)
+                    assert first.health.connected
+                    return second.health.detail if not second.health.connected else "second reader connected"
+        finally:
+            server.close()
+
+    assert asyncio.run(scenario()).startswith("cannot open")
+
+
+def test_cli_replay_on_pty_loses_no_line(tmp_path: Path) -> None:
+    device = tmp_path / "wheel"
+    capture = DATA / "ss2-capture-b.log"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gui.cli", "wheel", "replay", "--pty", "--speed", "0", "--delay", "1",
+         "--link", str(device), str(capture)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().startswith("replaying ")
+
+        async def listen() -> list[WheelEvent]:
+            link = SerialLink(str(device), silence_after=None)
+            tap = Tap(link)
+            async with link:
+                return await tap.until(lambda e: isinstance(e, LinkState) and e.state == "disconnected")
+
+        events = asyncio.run(listen())
+        assert proc.wait(timeout=20) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+    results = [(e.game, e.number) for e in events if isinstance(e, WheelResult)]
+    expected = [(e.game, e.number) for e in decode_capture(capture) if isinstance(e, WheelResult)]
+    assert len(results) == 136 and results == expected
