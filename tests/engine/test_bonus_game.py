@@ -283,3 +283,48 @@ def test_event_json_errors() -> None:
         event_from_json({"type": "bonus.nope"})
     with pytest.raises(ValueError, match=r"malformed bonus\.box_picked"):
         event_from_json({"type": "bonus.box_picked", "round": 1})
+
+
+# --- against the worked example's bonus values (docs/worked-examples.md) ---------------------
+
+EXAMPLE_TABLES = tuple(
+    {Fraction(k): w for k, w in t.items()}
+    for t in (
+        {29: 60, 49: 30, 99: 10},
+        {20: 50, 50: 40, 100: 10},
+        {50: 60, 100: 30, 200: 10},
+        {100: 70, 250: 25, 500: 5},
+        {200: 70, 500: 25, 1000: 5},
+        {500: 60, 1000: 30, 2000: 10},
+    )
+)
+
+
+def test_simulated_values_match_the_worked_example() -> None:
+    """cash_out_at_3 is worth exactly 74 and a game survives rounds 2-6 with probability 0.01536."""
+    from dataclasses import replace
+
+    rules = replace(RULES, bonus_rounds=EXAMPLE_TABLES)
+    rng = SeededRng(617)
+    n = 4000
+    cash_total = Fraction(0)
+    survived = 0
+    for _ in range(n):
+        game = BonusGame.start(rules, rng, player="p", clock=FakeClock())
+        while not game.finished:
+            if game.round == 3:
+                game.cash_out()
+            else:
+                game.pick(rng.randbelow(5) + 1)
+        cash_total += game.outcome  # type: ignore[operator]
+        game = BonusGame.start(rules, rng, player="p", clock=FakeClock())
+        while not game.finished:
+            game.pick(rng.randbelow(5) + 1)
+        survived += game.end_reason == "completed"
+    mean = cash_total / n
+    # The outcome's sd is about 34 (var 441 from round 1 + 736 from round 2): 2 is 3.7 standard errors.
+    assert abs(mean - 74) < 2, float(mean)
+    p = Fraction(4 * 3 * 2 * 2 * 1, 5**5)
+    assert p == Fraction(1536, 100000)
+    sd = (float(p * (1 - p)) / n) ** 0.5
+    assert abs(survived / n - float(p)) < 4.5 * sd
