@@ -51,12 +51,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _read_json(name: str) -> Any:
     import json
+    from pathlib import Path
 
     from engine.errors import DrrError
 
     label = "stdin" if name == "-" else name
     try:
-        text = sys.stdin.read() if name == "-" else open(name, encoding="utf-8").read()  # noqa: SIM115
+        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
     except OSError as exc:
         raise DrrError(f"{label}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
