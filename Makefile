@@ -22,8 +22,8 @@ test: venv
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
 
 lint: venv
-	$(BIN)/ruff check engine hardware gui resources tests
-	$(BIN)/ruff format --check engine hardware gui resources tests
+	$(BIN)/ruff check engine hardware gui resources tests packaging
+	$(BIN)/ruff format --check engine hardware gui resources tests packaging
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
