@@ -222,6 +222,9 @@ def test_replay_from_json_rebuilds_the_same_game(seed: int, actions: list[str]) 
         assert getattr(again, attr) == getattr(game, attr), attr
     assert again.boxes == game.boxes
     assert again.events == game.events
+    if game.finished:  # § 617b.12(k),(l): never below the round-1 pick, never above 4,999 to 1
+        assert game.round1_multiplier is not None and game.outcome is not None
+        assert 29 <= game.round1_multiplier <= game.outcome <= min(RULES.max_bonus, Fraction(4999))
 
 
 def test_replayed_game_goes_on_with_rules_and_rng() -> None:
