@@ -188,8 +188,8 @@ def test_wrong_totals_and_wrong_rules_are_refused() -> None:
         IllegalTransition, match="2 Lucky Numbers, but the Rules Submission draws 1, 3, 5, 10"
     ):
         apply(opened(), BetsClosed(Draw({1: Fraction(49), 2: Fraction(49)}, 3)))
-    with pytest.raises(IllegalTransition, match="Lucky Number 1 at 299 to 1 is not a payout"):
-        apply(opened(), BetsClosed(Draw({1: Fraction(299)}, 3)))
+    with pytest.raises(IllegalTransition, match="Lucky Number 1 at 399 to 1 is not a payout"):
+        apply(opened(), BetsClosed(Draw({1: Fraction(399)}, 3)))
 
 
 def test_wager_placement_and_removal() -> None:

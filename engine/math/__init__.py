@@ -1,0 +1,7 @@
+"""Game math of a Rules Submission: exact return to player and Monte Carlo verification.
+
+`bonus_value` values the bonus game per player strategy by dynamic programming,
+`wager_math` gives the exact statistics of every wager kind, `report` renders them
+(JSON, Markdown for docs/math.md), `simulate` plays whole spins with numpy to check them.
+Everything exact is a Fraction computed from the rules alone, never from the RNG code.
+"""
