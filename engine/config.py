@@ -46,7 +46,7 @@ SETTINGS_FILE_NAME = "settings.toml"
 CONFIG_ENV = "DRR_CONFIG"
 LOG_LEVEL_ENV = "DRR_LOG_LEVEL"
 
-STATIONS = ("croupier", "display", "surveillance", "pitboss")
+STATIONS = ("croupier", "display", "bonus", "surveillance", "pitboss")
 PARITIES = ("N", "E", "O", "M", "S")  # pyserial's PARITY_* letters
 BYTESIZES = (5, 6, 7, 8)
 STOPBITS = (1, 1.5, 2)

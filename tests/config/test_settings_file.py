@@ -80,7 +80,7 @@ def test_every_key_of_a_file_is_read_with_its_type_and_origin(tmp_path: Path) ->
         ("[wheel.serial]\nrtscts = 1\n", "wheel.serial.rtscts", "must be true or false"),
         ("[wheel.serial]\nbytesize = 9\n", "wheel.serial.bytesize", "between 5 and 8"),
         ('[wheel]\nspec = "usb"\n', "wheel.spec", "sim, serial:PORT or replay:FILE"),
-        ('[table]\nstation = "bar"\n', "table.station", "croupier, display, surveillance, pitboss"),
+        ('[table]\nstation = "bar"\n', "table.station", "croupier, display, bonus, surveillance, pitboss"),
         ('[table]\nid = "../x"\n', "table.id", "letters, digits"),
         ('[database]\nurl = "mysql://x/y"\n', "database.url", "scheme 'mysql'"),
         ("[thresholds]\nlarge_payout = 2500.5\n", "thresholds.large_payout", "written as a string"),
