@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -115,10 +116,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _default_command()(args)
         return int(func(args) or 0)
     except DrrError as exc:
+        if logging.getLogger().handlers:  # not before the log is set up: Python would print it to stderr
+            logging.getLogger("drr").warning(
+                "command refused",
+                extra={
+                    "command": getattr(args, "command", None),
+                    "exit_code": exc.exit_code,
+                    "reason": exc.message,
+                },
+            )
         print(f"drr: {exc.message}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`drr history list | head`): stop quietly, as Unix tools do, and keep
+        # Python from complaining when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":  # pragma: no cover

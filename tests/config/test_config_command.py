@@ -130,3 +130,27 @@ def test_log_level_option_beats_environment_and_file(
     # The dispatcher logged the start of the command into the file of the settings' log_dir.
     lines = (tmp_path / "logs" / "drr.jsonl").read_text().splitlines()
     assert json.loads(lines[-1])["command"] == "config"
+
+
+def test_a_refused_command_is_logged_with_its_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = settings_file(tmp_path, "")
+    monkeypatch.setenv("DRR_CONFIG", str(path))
+    assert main(["settle", str(tmp_path / "missing.json")]) == 1
+    entries = [json.loads(line) for line in (tmp_path / "logs" / "drr.jsonl").read_text().splitlines()]
+    refused = [e for e in entries if e["message"] == "command refused"]
+    assert refused and refused[-1]["command"] == "settle" and "missing.json" in refused[-1]["reason"]
+
+
+def test_a_closed_pipe_ends_the_command_quietly(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = "import sys; from gui.cli import main; sys.exit(main(['config', 'show', '--json']))"
+    proc = subprocess.run(
+        f"'{sys.executable}' -c \"{script}\" | head -c 1",
+        shell=True, capture_output=True, text=True, timeout=60,
+        env={"DRR_CONFIG": str(settings_file(tmp_path, "")), "PATH": "/usr/bin:/bin"},
+        cwd=Path(__file__).resolve().parents[2],
+    )  # fmt: skip
+    assert proc.stdout == "{"
+    assert proc.stderr == ""
