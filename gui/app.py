@@ -52,11 +52,9 @@ def _place_on_screens(app: Any, windows: list[Any]) -> None:
 
 
 class WheelFeed:
-    """Feeds the wheel's events to the table and its health to the sensor indicator.
-
-    The wheel's "no more bets" (state 4) closes bets if the croupier has not; its result goes
-    to the croupier to confirm. Everything runs as tasks on the qasync loop, held in `tasks`
-    because asyncio keeps only weak references to running tasks.
+    """Feeds the wheel's events to the table (which decides what they mean for the round) and the
+    link's health to the sensor indicator. Everything runs as tasks on the qasync loop, held in
+    `tasks` because asyncio keeps only weak references to running tasks.
     """
 
     HEALTH_PERIOD_S = 0.5
@@ -92,18 +90,11 @@ class WheelFeed:
                 self.on_event(event)
 
     def on_event(self, event: Any) -> None:
-        from gui.view_model import Phase
         from hardware import events as ev
 
-        if isinstance(event, ev.WheelResult):
-            self.table.wheel_result(event.number, "wheel")
-        elif isinstance(event, ev.NoMoreBets):
-            if self.table.phase is Phase.OPEN:
-                self.table.no_more_bets()
-        elif isinstance(event, ev.WarningChanged):
+        if isinstance(event, ev.WarningChanged):
             self.warnings = tuple(event.active)
-        elif isinstance(event, ev.MissSpin | ev.LaunchFailed | ev.BallNotDetected | ev.ResultMismatch):
-            self.table.irregularity.emit(f"wheel: {event.describe().split(maxsplit=3)[-1]}")
+        self.table.wheel_event(event)
 
     async def _health(self) -> None:
         from gui.view_model import SensorHealth

@@ -1,9 +1,10 @@
-"""An in-memory table behind the `TableAdapter` interface, driving the engine modules directly.
+"""An in-memory table behind the `TableAdapter` interface, driving the engine directly.
 
-Stands in for the table service (engine/table/) until it lands, so every screen can be
-exercised end to end: wagers are checked against the Rules Submission and its limits, the
-draw comes from `engine.rng`, payouts from `engine.settlement`. It keeps no journal; the
-game rules all live in the engine, this class only sequences them.
+Stands in for the table service (engine/table/) where no journal is wanted (demos, screenshots,
+tests): every step is an `engine.round` event applied to the pure round state machine (which
+checks phases, legal bets and limits), the draw comes from `engine.rng`, payouts from
+`engine.settlement`, bonus games from `engine.bonus_game`. This class only sequences those
+steps and reports them as the adapter's signals; it keeps no journal.
 """
 
 from __future__ import annotations
@@ -14,22 +15,41 @@ from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
 from itertools import count
+from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 
 from engine.bets import Bet, Wager, check_amount
-from engine.rng import Rng, SystemRng, draw_lucky_and_bonus
+from engine.errors import DrrError
+from engine.rng import Rng, SystemRng
+from engine.round import (
+    BonusOutcome,
+    BonusStarted,
+    NoSpin,
+    ResultBeforeClose,
+    ResultRecorded,
+    RoundEvent,
+    RoundOpened,
+    RoundState,
+    RoundVoided,
+    WagerPlaced,
+    WagerRemoved,
+    apply,
+    bonus_needed,
+    close_bets,
+    settle,
+)
 from engine.rules import RulesSubmission, load_default_rules
-from engine.settlement import players_needing_bonus, settle_round
 from gui.bonus_bridge import BonusBridge, make_bonus_bridge
+from gui.pay_lines import pay_lines
 from gui.table_adapter import TableAdapter
 from gui.view_model import (
+    BonusStatus,
     BonusView,
     Draw,
     HistoryEntry,
     PayLine,
     Phase,
-    SensorHealth,
     TableView,
     TimeoutPreset,
     WinKind,
@@ -38,6 +58,7 @@ from gui.view_model import (
 
 HISTORY_KEPT = 500
 DEFAULT_APPROVAL_THRESHOLD = Decimal("10000")
+MANUAL_REASON = "entered by the croupier: wheel sensor unavailable"
 
 
 class LocalTable(TableAdapter):
@@ -60,19 +81,13 @@ class LocalTable(TableAdapter):
         self.approval_threshold = approval_threshold
         self._bonus_factory = bonus_factory or make_bonus_bridge
         self._ids = count(1)
-        self._round_no = 0
-        self._phase = Phase.IDLE
-        self._wagers: list[Wager] = []
-        self._draw: Draw | None = None
-        self._engine_draw: object | None = None
-        self._result: int | None = None
-        self._result_source = ""
+        self._rounds = 0
+        self._round: RoundState | None = None  # None between rounds
+        self._candidate: int | None = None  # the wheel's number, awaiting the croupier's confirmation
         self._pay_lines: tuple[PayLine, ...] = ()
-        self._needs_approval: tuple[str, ...] = ()
         self._approved_by: str | None = None
         self._history: list[HistoryEntry] = []
         self._bonus: dict[str, BonusBridge] = {}
-        self._sensor = SensorHealth(connected=False, source="none")
         # The bonus games' timers: the engine decides on expiry, this only asks it often enough.
         self._bonus_clock = QTimer(self)
         self._bonus_clock.setInterval(250)
@@ -86,20 +101,29 @@ class LocalTable(TableAdapter):
 
     @property
     def phase(self) -> Phase:
-        return self._phase
+        return Phase.IDLE if self._round is None else Phase(self._round.phase.value)
 
     @property
     def players(self) -> tuple[str, ...]:
         return self._players
 
+    def _draw(self) -> Draw | None:
+        d = self._round.draw if self._round is not None else None
+        return None if d is None else Draw(dict(d.lucky), d.bonus_number)
+
+    def _result(self) -> int | None:
+        if self._round is not None and self._round.result is not None:
+            return self._round.result
+        return self._candidate
+
     def snapshot(self) -> TableView:
         return TableView(
             table_id=self._table_id,
-            round_no=self._round_no,
-            phase=self._phase,
-            wagers=tuple(self._wagers),
-            draw=self._draw,
-            result=self._result,
+            round_no=self._rounds,
+            phase=self.phase,
+            wagers=self._round.wagers if self._round is not None else (),
+            draw=self._draw(),
+            result=self._result(),
             pay_lines=self._pay_lines,
             history=tuple(self._history),
             bonus_games=self.bonus_views(),
@@ -108,250 +132,242 @@ class LocalTable(TableAdapter):
         )
 
     def player_total(self, player: str) -> Decimal:
-        return sum((w.amount for w in self._wagers if w.player == player), Decimal(0))
+        return self._round.player_total(player) if self._round is not None else Decimal(0)
 
     # --- helpers ------------------------------------------------------------------------------
 
-    def _set_phase(self, phase: Phase) -> None:
-        self._phase = phase
-        self.phaseChanged.emit(phase)
+    def _apply(self, event: RoundEvent) -> bool:
+        """Apply one engine event; a refusal (wrong phase, illegal wager, limit) is reported, not raised."""
+        if self._round is None:
+            self.refused.emit("no round is open: open bets first")
+            return False
+        try:
+            self._round = apply(self._round, event)
+        except DrrError as exc:
+            self.refused.emit(exc.message)
+            return False
+        return True
 
-    def _refuse(self, reason: str) -> bool:
+    def _refuse(self, reason: str) -> None:
         self.refused.emit(reason)
-        return False
 
-    def _require(self, *phases: Phase, doing: str) -> bool:
-        if self._phase in phases:
-            return True
-        return self._refuse(f"cannot {doing} now: the round is {self._phase.value}")
+    def _emit_phase(self) -> None:
+        self.phaseChanged.emit(self.phase)
 
     def _pending_approvals(self) -> tuple[str, ...]:
-        return () if self._approved_by else self._needs_approval
+        if self._approved_by is not None:
+            return ()
+        return tuple(
+            ln.wager.id for ln in self._pay_lines if not ln.pending and ln.payout >= self.approval_threshold
+        )
 
     # --- wagers -------------------------------------------------------------------------------
 
     def open_bets(self) -> None:
-        if not self._require(Phase.IDLE, doing="open bets"):
+        if self._round is not None:
+            self._refuse(f"cannot open bets now: the round is {self.phase.value}")
             return
-        self._round_no += 1
-        self._set_phase(Phase.OPEN)
+        self._rounds += 1
+        self._round = apply(
+            RoundState.initial(self._rules),
+            RoundOpened(f"{self._table_id}-{self._rounds}", self._rules.sha256),
+        )
+        self._emit_phase()
+        self.wagersChanged.emit(())
 
     def place_wager(self, player: str, bet: Bet, amount: Decimal) -> None:
-        if not self._require(Phase.OPEN, doing="place a wager"):
-            return
         try:
             value = check_amount(amount, self._rules.unit)
         except ValueError as exc:
             self._refuse(str(exc))
             return
-        reason = self._limit_breach(player, bet, value)
-        if reason:
-            self._refuse(reason)
-            return
-        self._wagers.append(Wager(f"r{self._round_no}w{next(self._ids)}", player, bet, value))
-        self.wagersChanged.emit(tuple(self._wagers))
+        if self._apply(WagerPlaced(Wager(f"r{self._rounds}w{next(self._ids)}", player, bet, value))):
+            assert self._round is not None
+            self.wagersChanged.emit(self._round.wagers)
 
-    def _limit_breach(self, player: str, bet: Bet, amount: Decimal) -> str | None:
-        """Why adding `amount` on `bet` breaks a table limit, or None."""
-        limits = self._rules.limits
-        on_spot = amount + sum(
-            (w.amount for w in self._wagers if w.player == player and w.bet == bet), Decimal(0)
-        )
-        if limits.minimum is not None and on_spot < limits.minimum:
-            return f"{bet.label}: {money(on_spot)} is below the table minimum {money(limits.minimum)}"
-        cap = limits.maximum_inside if bet.inside else limits.maximum_outside
-        if cap is not None and on_spot > cap:
-            side = "inside" if bet.inside else "outside"
-            return f"{bet.label}: {money(on_spot)} is above the {side} maximum {money(cap)}"
-        per_player = limits.maximum_per_player
-        total = self.player_total(player) + amount
-        if per_player is not None and total > per_player:
-            return f"{player}: {money(total)} is above the per-player maximum {money(per_player)}"
-        return None
+    def _remove_last(self, match: Callable[[Wager], bool], nothing: str) -> None:
+        wagers = self._round.wagers if self._round is not None else ()
+        found = next((w for w in reversed(wagers) if match(w)), None)
+        if found is None:
+            self._refuse(nothing)
+        elif self._apply(WagerRemoved(found.id)):
+            assert self._round is not None
+            self.wagersChanged.emit(self._round.wagers)
 
     def remove_wager(self, player: str, bet: Bet) -> None:
-        if not self._require(Phase.OPEN, doing="remove a wager"):
-            return
-        for i in range(len(self._wagers) - 1, -1, -1):
-            if self._wagers[i].player == player and self._wagers[i].bet == bet:
-                del self._wagers[i]
-                self.wagersChanged.emit(tuple(self._wagers))
-                return
-        self._refuse(f"{player} has no wager on {bet.label}")
+        self._remove_last(
+            lambda w: w.player == player and w.bet == bet, f"{player} has no wager on {bet.label}"
+        )
 
     def undo(self, player: str | None = None) -> None:
-        if not self._require(Phase.OPEN, doing="undo"):
-            return
-        for i in range(len(self._wagers) - 1, -1, -1):
-            if player is None or self._wagers[i].player == player:
-                del self._wagers[i]
-                self.wagersChanged.emit(tuple(self._wagers))
-                return
-        self._refuse("nothing to undo")
+        self._remove_last(lambda w: player is None or w.player == player, "nothing to undo")
 
     def clear_player(self, player: str) -> None:
-        if not self._require(Phase.OPEN, doing="clear a player's wagers"):
-            return
-        self._wagers = [w for w in self._wagers if w.player != player]
-        self.wagersChanged.emit(tuple(self._wagers))
+        for wager in [w for w in (self._round.wagers if self._round else ()) if w.player == player]:
+            if not self._apply(WagerRemoved(wager.id)):
+                return
+        if self._round is not None:
+            self.wagersChanged.emit(self._round.wagers)
 
     # --- the spin -----------------------------------------------------------------------------
 
     def no_more_bets(self) -> None:
-        if not self._require(Phase.OPEN, doing="call no more bets"):
+        if self._round is None:
+            self._refuse("no round is open: open bets first")
             return
-        # § 617b.12(e): the draw happens after all wagers are placed, right here.
-        engine_draw = draw_lucky_and_bonus(self._rules, self._rng)
-        self._engine_draw = engine_draw
-        self._draw = Draw(dict(engine_draw.lucky), engine_draw.bonus_number)
-        self._set_phase(Phase.CLOSED)
-        self.drawMade.emit(self._draw)
+        try:
+            # § 617b.12(e): the draw is made after all wagers are placed, right here.
+            event = close_bets(self._round, self._rng)
+        except DrrError as exc:
+            self._refuse(exc.message)
+            return
+        if self._apply(event):
+            self._candidate = None
+            self._emit_phase()
+            draw = self._draw()
+            assert draw is not None
+            self.drawMade.emit(draw)
+
+    def wheel_event(self, event: Any) -> None:
+        """A typed event from the wheel (hardware.events): results and "no more bets" act on the round."""
+        from hardware import events as ev
+
+        if isinstance(event, ev.WheelResult):
+            self.wheel_result(event.number, "wheel")
+        elif isinstance(event, ev.NoMoreBets):
+            if self.phase is Phase.OPEN:
+                self.no_more_bets()
+        elif isinstance(event, ev.MissSpin | ev.LaunchFailed | ev.BallNotDetected | ev.ResultMismatch):
+            self.irregularity.emit(f"wheel: {event.describe().split(maxsplit=3)[-1]}")
 
     def wheel_result(self, number: int, source: str = "wheel") -> None:
         """A result reported by the wheel: shown for the croupier to confirm."""
-        if self._phase is not Phase.CLOSED:
+        if self.phase is Phase.OPEN:
+            if self._apply(ResultBeforeClose(number, f"{source} reported {number} before no more bets")):
+                self.irregularity.emit(
+                    f"result {number} before no more bets: not accepted; spin again after closing"
+                )
+            return
+        if self.phase is not Phase.CLOSED:
             self.irregularity.emit(
-                f"result {number} from the {source} while the round is {self._phase.value}: ignored"
+                f"result {number} from the {source} while the round is {self.phase.value}: ignored"
             )
             return
-        self._result = number
-        self._result_source = source
+        self._candidate = number
         self.resultArrived.emit(number, source)
 
     def simulate_spin(self) -> None:
-        """The virtual wheel when no wheel source is attached: a fair number from the OS CSPRNG."""
+        """A fair number from the OS CSPRNG, for a table with no wheel attached."""
         self.wheel_result(secrets.randbelow(37), "virtual wheel")
 
-    def set_sensor_health(self, health: SensorHealth) -> None:
-        self._sensor = health
-        self.sensorHealth.emit(health)
-
     def confirm_result(self) -> None:
-        if not self._require(Phase.CLOSED, doing="confirm a result"):
+        if self.phase is not Phase.CLOSED:
+            self._refuse(f"cannot confirm a result now: the round is {self.phase.value}")
             return
-        if self._result is None:
+        if self._candidate is None:
             self._refuse("no result to confirm yet: wait for the wheel or enter it manually")
             return
-        self._enter_result()
+        self._record(ResultRecorded(self._candidate, "sensor"), "wheel")
 
     def manual_result(self, number: int) -> None:
         """A result the croupier typed and confirmed twice (the wheel is down)."""
-        if not self._require(Phase.CLOSED, doing="enter a result"):
-            return
-        if not 0 <= number <= 36:
-            self._refuse(f"{number} is not a number 0-36")
-            return
-        self._result = number
-        self._result_source = "manual"
-        self.resultArrived.emit(number, "manual")
-        self._enter_result()
+        self._record(ResultRecorded(number, "manual", MANUAL_REASON), "manual")
 
-    def _enter_result(self) -> None:
-        assert self._result is not None and self._draw is not None
-        self._set_phase(Phase.RESULT)
-        bonus_players = players_needing_bonus(self._wagers, self._result, self._engine_draw)  # type: ignore[arg-type]
-        if bonus_players:
-            for player in bonus_players:
-                self._bonus[player] = self._bonus_factory(player, self._rules, self._rng)
-            self._set_phase(Phase.BONUS)
-            self._publish_pay_lines()
-            for player in self._bonus:
-                self.bonusUpdated.emit(self._bonus_view(player))
+    def _record(self, event: ResultRecorded, source: str) -> None:
+        if not self._apply(event):
             return
+        assert self._round is not None
+        self._candidate = None
+        if source == "manual":
+            self.resultArrived.emit(event.number, "manual")
+        players = bonus_needed(self._round)
+        if players and self._apply(BonusStarted(players)):
+            for player in players:
+                self._bonus[player] = self._bonus_factory(player, self._rules, self._rng)
+        self._emit_phase()
         self._publish_pay_lines()
+        for player in self._bonus:
+            self.bonusUpdated.emit(self._bonus_view(player))
 
     def _publish_pay_lines(self) -> None:
-        assert self._result is not None
-        outcomes: dict[str, Fraction] = {}
-        pending: set[str] = set()
-        for player, game in self._bonus.items():
-            outcome = game.view().final_odds
-            if outcome is None:
-                pending.add(player)
-                outcomes[player] = Fraction(29)  # placeholder until the game ends; marked pending
-            else:
-                outcomes[player] = outcome
-        settled = settle_round(self._wagers, self._result, self._engine_draw, outcomes, self._rules)  # type: ignore[arg-type]
-        lines = []
-        for s in settled.settlements:
-            kind = WinKind(s.kind)
-            is_pending = kind is WinKind.BONUS and s.wager.player in pending
-            lines.append(
-                PayLine(s.wager, kind, s.odds, Decimal(0) if is_pending else s.payout, pending=is_pending)
-            )
-        self._pay_lines = tuple(lines)
-        self._needs_approval = tuple(
-            ln.wager.id for ln in lines if not ln.pending and ln.payout >= self.approval_threshold
-        )
+        r = self._round
+        assert r is not None and r.result is not None and r.draw is not None
+        waiting = [p for p in r.bonus_players if p not in r.bonus_odds]
+        self._pay_lines = pay_lines(r.wagers, r.result, r.draw, r.bonus_odds, waiting, self._rules)
         self.payoutsChanged.emit(self._pay_lines, self._pending_approvals())
 
     def approve_payouts(self, approver: str) -> None:
-        if not self._needs_approval:
+        if not self._pending_approvals():
             self._refuse("no payout needs approval")
             return
-        self._approved_by = approver
+        if not approver.strip():
+            self._refuse("an approval needs the pit boss's name")
+            return
+        self._approved_by = approver.strip()
         self.payoutsChanged.emit(self._pay_lines, ())
 
     def settle(self) -> None:
-        if not self._require(Phase.RESULT, Phase.BONUS, doing="settle"):
+        if self.phase not in (Phase.RESULT, Phase.BONUS):
+            self._refuse(f"cannot settle now: the round is {self.phase.value}")
             return
-        if any(not g.view().finished for g in self._bonus.values()):
-            self._refuse("a bonus game is still running")
+        assert self._round is not None
+        running = [p for p in self._round.bonus_players if p not in self._round.bonus_odds]
+        if running:
+            self._refuse(f"the bonus game of {', '.join(running)} is still running")
             return
-        if self._pending_approvals():
-            total = sum(
-                (ln.payout for ln in self._pay_lines if ln.wager.id in self._needs_approval), Decimal(0)
-            )
+        pending = self._pending_approvals()
+        if pending:
+            total = sum((ln.payout for ln in self._pay_lines if ln.wager.id in pending), Decimal(0))
             self._refuse(f"payouts of {money(total)} need a pit boss's approval first")
             return
-        assert self._result is not None and self._draw is not None
+        try:
+            event = settle(self._round)
+        except DrrError as exc:
+            self._refuse(exc.message)
+            return
+        if not self._apply(event):
+            return
+        r = self._round
+        assert r.result is not None and r.draw is not None
         self._history.append(
             HistoryEntry(
-                self._result,
-                lucky=self._result in self._draw.lucky,
-                bonus=self._result == self._draw.bonus_number,
-                manual=self._result_source == "manual",
+                r.result,
+                lucky=r.result in r.draw.lucky,
+                bonus=r.result == r.draw.bonus_number,
+                manual=r.result_source == "manual",
             )
         )
         del self._history[:-HISTORY_KEPT]
-        self._set_phase(Phase.SETTLED)
+        self._emit_phase()
         self.settled.emit(self._pay_lines)
         self.historyChanged.emit(tuple(self._history))
 
     def next_round(self) -> None:
-        if not self._require(Phase.SETTLED, Phase.VOID, doing="start the next round"):
+        if self.phase not in (Phase.SETTLED, Phase.VOID):
+            self._refuse(f"cannot start the next round now: the round is {self.phase.value}")
             return
-        self._wagers = []
-        self._draw = None
-        self._engine_draw = None
-        self._result = None
+        self._round = None
+        self._candidate = None
         self._pay_lines = ()
-        self._needs_approval = ()
         self._approved_by = None
         self._bonus = {}
         self._bonus_clock.stop()
-        self._set_phase(Phase.IDLE)
+        self._emit_phase()
         self.wagersChanged.emit(())
 
     def no_spin(self, reason: str) -> None:
-        if not self._require(Phase.CLOSED, doing="call a no-spin"):
-            return
-        if not reason.strip():
-            self._refuse("a no-spin needs a reason")
-            return
-        # Same wagers, same draw: only the result (if any) is dropped and the ball spun again.
-        self._result = None
-        self.irregularity.emit(f"no-spin: {reason.strip()}")
-        self._set_phase(Phase.CLOSED)
+        if self._apply(NoSpin(reason.strip())):
+            # Same wagers, same draw: only the result (if any) is dropped and the ball spun again.
+            self._candidate = None
+            self._pay_lines = ()
+            self.irregularity.emit(f"no-spin: {reason.strip()}")
+            self._emit_phase()
 
     def void(self, reason: str) -> None:
-        if not self._require(Phase.OPEN, Phase.CLOSED, Phase.RESULT, doing="void the round"):
-            return
-        if not reason.strip():
-            self._refuse("a void needs a reason")
-            return
-        self.irregularity.emit(f"round {self._round_no} void: {reason.strip()}; wagers returned")
-        self._set_phase(Phase.VOID)
+        if self._apply(RoundVoided(reason.strip())):
+            self.irregularity.emit(f"round {self._rounds} void: {reason.strip()}; wagers returned")
+            self._bonus_clock.stop()
+            self._emit_phase()
 
     # --- bonus games --------------------------------------------------------------------------
 
@@ -375,10 +391,12 @@ class LocalTable(TableAdapter):
 
     def _after_bonus_step(self, player: str) -> None:
         view = self._bonus[player].view()
-        if view.finished:
-            self._publish_pay_lines()
+        if view.finished and self._round is not None and player not in self._round.bonus_odds:
+            assert view.final_odds is not None
+            if self._apply(BonusOutcome(player, Fraction(view.final_odds))):
+                self._publish_pay_lines()
         self.bonusUpdated.emit(self._bonus_view(player))
-        running = any(g.view().status.value == "playing" for g in self._bonus.values())
+        running = any(g.view().status is BonusStatus.PLAYING for g in self._bonus.values())
         if running and not self._bonus_clock.isActive():
             self._bonus_clock.start()
         elif not running:
@@ -393,42 +411,35 @@ class LocalTable(TableAdapter):
                 continue
             if events:
                 self._after_bonus_step(player)
-            elif game.view().status.value == "playing":
+            elif game.view().status is BonusStatus.PLAYING:
                 self.bonusUpdated.emit(game.view())
 
-    def bonus_start(self, player: str) -> None:
+    def _apply_bonus(self, player: str, step: Callable[[BonusBridge], object]) -> None:
         game = self._game(player)
-        if game is not None:
-            self._apply(player, game.start)
-
-    def bonus_pick(self, player: str, box: int) -> None:
-        game = self._game(player)
-        if game is not None:
-            self._apply(player, lambda: game.pick(box))
-
-    def bonus_cash_out(self, player: str) -> None:
-        game = self._game(player)
-        if game is not None:
-            self._apply(player, game.cash_out)
-
-    def bonus_set_preset(self, player: str, preset: TimeoutPreset) -> None:
-        game = self._game(player)
-        if game is not None:
-            self._apply(player, lambda: game.set_preset(preset))
-
-    def bonus_timeout(self, player: str) -> None:
-        """The round timer ran out (driven by the screen's clock until the table service owns it)."""
-        game = self._game(player)
-        if game is not None:
-            self._apply(player, game.tick)
-
-    def bonus_views(self) -> tuple[BonusView, ...]:
-        return tuple(self._bonus_view(p) for p in self._bonus)
-
-    def _apply(self, player: str, step: Callable[[], object]) -> None:
+        if game is None:
+            return
         try:
-            step()
+            step(game)
         except ValueError as exc:
             self._refuse(str(exc))
             return
         self._after_bonus_step(player)
+
+    def bonus_start(self, player: str) -> None:
+        self._apply_bonus(player, lambda g: g.start())
+
+    def bonus_pick(self, player: str, box: int) -> None:
+        self._apply_bonus(player, lambda g: g.pick(box))
+
+    def bonus_cash_out(self, player: str) -> None:
+        self._apply_bonus(player, lambda g: g.cash_out())
+
+    def bonus_set_preset(self, player: str, preset: TimeoutPreset) -> None:
+        self._apply_bonus(player, lambda g: g.set_preset(preset))
+
+    def bonus_timeout(self, player: str) -> None:
+        """A screen saw the countdown reach zero: let the engine apply the timeout rule now."""
+        self._apply_bonus(player, lambda g: g.tick())
+
+    def bonus_views(self) -> tuple[BonusView, ...]:
+        return tuple(self._bonus_view(p) for p in self._bonus)

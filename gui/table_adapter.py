@@ -17,12 +17,13 @@ Signals (payloads are `gui.view_model` values or `engine.bets` values):
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
 from engine.bets import Bet
 from engine.rules import RulesSubmission
-from gui.view_model import TableView, TimeoutPreset
+from gui.view_model import SensorHealth, TableView, TimeoutPreset
 
 
 class TableAdapter(QObject):
@@ -53,6 +54,14 @@ class TableAdapter(QObject):
 
     def open_bets(self) -> None:
         raise NotImplementedError
+
+    def wheel_event(self, event: Any) -> None:
+        """A typed event from the wheel link (`hardware.events`): results, "no more bets", faults."""
+        raise NotImplementedError
+
+    def set_sensor_health(self, health: SensorHealth) -> None:
+        """The wheel link's health, passed on to every screen as `sensorHealth`."""
+        self.sensorHealth.emit(health)
 
     def place_wager(self, player: str, bet: Bet, amount: Decimal) -> None:
         raise NotImplementedError
