@@ -47,8 +47,10 @@ COMMAND_MODULES: tuple[str, ...] = (
     "engine.cli.stats_cmd",
     "engine.cli.history_cmd",
     "engine.cli.users_cmd",
+    "engine.cli.math_cmd",
     "gui.bench_cmd",
     "gui.commands",
+    "hardware.table_run_cmd",
 )
 
 

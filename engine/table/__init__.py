@@ -1,0 +1,1 @@
+"""The live table: the table service (commands, wheel events, journal, subscribers) and its recovery."""

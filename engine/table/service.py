@@ -1,0 +1,694 @@
+"""The table service: croupier commands and wheel events in, journaled facts out (headless, asyncio).
+
+Every command follows the same order, so nothing is shown or acted on that is not durable:
+check the user's permission (engine.auth), work out the events with the pure engine (engine.round,
+engine.bonus_game; an illegal step raises and writes nothing), append them to the hash-chained
+journal in one transaction (durable when it returns), fold the entries into the state
+(engine.table.state) and only then hand each entry to the subscribers.
+
+    service = TableService(store, "T1", rng=SystemRng())
+    await service.start()                      # recovery: folds the journal, fresh bonus timers
+    service.subscribe(callback)                # callback(entry) after each durable append
+    await service.open_bets(croupier)
+    await service.place_wager(croupier, "anna", inside_bet([17]), Decimal("5"))
+    await service.wheel_event({"type": "no_more_bets", "game": 12})   # or no_more_bets(croupier)
+    await service.wheel_event({"type": "result", "game": 12, "number": 17})
+    await service.confirm_result(croupier)
+    await service.settle(croupier)             # after bonus games / a pit boss's approval if needed
+    await service.next_round(croupier)
+    await service.close()
+
+Commands return the journal entries they appended and raise DrrError (IllegalWager,
+IllegalTransition, PermissionDenied) with a one-line reason when refused.
+
+Irregularities: a wheel result before no-more-bets, a result for another game number than the
+spin's, a result carrying warnings, a miss-spin, a failed launch, a ball not detected, and (after
+bets closed) a gap in or a restart of the wheel's game counter are journaled (`round.irregularity`,
+or `round.result_before_close`) and put the round on hold: no wheel result is accepted, nothing is
+confirmed or settled, until the croupier calls a no-spin, the pit boss resolves it (acknowledge,
+or a manual result) or voids the round.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import os
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Final
+
+from engine.auth import User, require
+from engine.bets import Bet, Wager, check_amount
+from engine.bonus_game import PRESETS, BonusEvent, BonusGame, GameEnded, Preset
+from engine.errors import DrrError, IllegalTransition, IllegalWager
+from engine.rng import Rng, SystemRng, require_production
+from engine.round import (
+    BonusOutcome,
+    BonusStarted,
+    NoSpin,
+    Phase,
+    ResultBeforeClose,
+    ResultRecorded,
+    RoundOpened,
+    RoundState,
+    RoundVoided,
+    WagerPlaced,
+    WagerRemoved,
+    apply,
+    bonus_needed,
+    close_bets,
+    settle,
+)
+from engine.rules import RulesSubmission, default_rules_path, parse_rules
+from engine.settlement import RoundSettlement, settle_round
+from engine.store.db import Store, check_table_id
+from engine.store.journal import Entry, Journal, NewEvent
+from engine.table.recovery import RecoveryReport, recover
+from engine.table.state import TableState
+from engine.table.wheel import DOUBTFUL, check_wheel_event
+
+log = logging.getLogger("drr.table")
+
+DEFAULT_APPROVAL_THRESHOLD: Final = Decimal("10000")
+WHEEL_USER: Final = "wheel"
+TIMER_USER: Final = "timer"
+SYSTEM_USER: Final = "system"
+# Test hook for the crash tests: "N:SECONDS" pauses inside the N-th journal transaction of this process
+# (after the rows are written, before the commit) and says so on stderr, so a test can SIGKILL there.
+PAUSE_ENV: Final = "DRR_TABLE_PAUSE_IN_TXN"
+
+Subscriber = Callable[[Entry], Awaitable[None] | None]
+
+
+@dataclass(frozen=True)
+class Approval:
+    """What a settlement needs before it may be paid: the wagers paying at or above the threshold."""
+
+    wager_ids: tuple[str, ...]
+    total: Decimal
+
+
+def _pause_plan() -> tuple[int, float] | None:
+    raw = os.environ.get(PAUSE_ENV)
+    if not raw:
+        return None
+    n, _, seconds = raw.partition(":")
+    return int(n), float(seconds or "30")
+
+
+class TableService:
+    """One table's live game (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: Store,
+        table: str,
+        *,
+        rules_text: bytes | None = None,
+        rng: Rng | None = None,
+        allow_seeded_rng: bool = False,
+        clock: Callable[[], float] = time.time,
+        approval_threshold: Decimal = DEFAULT_APPROVAL_THRESHOLD,
+        station: str = "table-service",
+        claim: bool = True,
+    ) -> None:
+        self.store = store
+        self.table = check_table_id(table)
+        self.journal = Journal(store)
+        self.rng: Rng = rng if rng is not None else SystemRng()
+        if not allow_seeded_rng:
+            require_production(self.rng)
+        self.clock = clock
+        self.approval_threshold = approval_threshold
+        self.station = station
+        self._claim_wanted = claim
+        self._claim: Any = None
+        self._rules_text = rules_text
+        self.state = TableState(table, self.rng, clock)
+        self._lock = asyncio.Lock()
+        self._subscribers: list[Subscriber] = []
+        self._timers: dict[str, tuple[tuple[int, float | None], asyncio.Task[None]]] = {}
+        self._direction: str | None = None  # the rotor's last direction, journaled with the result
+        self._wheel_game_at_open: int | None = None  # the wheel's game while its last state is "started"
+        self._writes = 0
+        self._pause = _pause_plan()
+        self._started = False
+        self.recovery: RecoveryReport | None = None  # what start() found in the journal
+
+    # -- lifecycle --------------------------------------------------------------------------------
+
+    async def start(self, *, user: str = SYSTEM_USER) -> list[Entry]:
+        """Claim the table, rebuild the state from the journal, note the start and the rules, restart
+        the countdown of any bonus game left waiting (see engine.table.recovery)."""
+        if self._started:
+            raise IllegalTransition("the table service is already started")
+        if self._claim_wanted:
+            self._claim = self.store.claim(self.table, self.station)
+        try:
+            report = self.recovery = recover(self.state, self.journal)
+            text = self._rules_text if self._rules_text is not None else default_rules_path().read_bytes()
+            rules = parse_rules(text, source="the Rules Submission")
+            events: list[tuple[str, dict[str, Any]]] = [
+                (
+                    "table.started",
+                    {
+                        "station": self.station,
+                        "pid": os.getpid(),
+                        "rng": self.rng.name,
+                        "recovered_to": report.last_seq,
+                        "round_in_play": report.round_id,
+                        "phase": report.phase,
+                    },
+                )
+            ]
+            if self.state.latest_rules != rules.sha256:
+                events.append(("table.rules_loaded", _rules_payload(rules, text)))
+            for player, game in self.state.games.items():
+                if game.time_left() is not None:
+                    deadline = self.clock() + game.timer_seconds
+                    events.append(
+                        (
+                            "bonus.timer_restarted",
+                            {"player": player, "round": game.round, "deadline": deadline},
+                        )
+                    )
+            entries = self._commit(user, [(t, p, self.state.round_id) for t, p in events])
+        except BaseException:
+            self._release()
+            raise
+        self._started = True
+        await self._publish(entries)
+        self._schedule_timers()
+        return entries
+
+    async def close(self) -> None:
+        """Stop the bonus timers, checkpoint the chain (count + head) and give the table up."""
+        tasks = [task for _, task in self._timers.values()]
+        self._stop_timers()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        if self._started:
+            with contextlib.suppress(DrrError):
+                self.journal.checkpoint(self.table, "shutdown")
+        self._started = False
+        self._release()
+
+    def _release(self) -> None:
+        if self._claim is not None:
+            self._claim.release()
+            self._claim = None
+
+    # -- subscribers ------------------------------------------------------------------------------
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """`callback(entry)` (plain or async) for every entry once it is durable; returns unsubscribe."""
+        self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with contextlib.suppress(ValueError):
+                self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    async def _publish(self, entries: Iterable[Entry]) -> None:
+        for entry in entries:
+            for callback in list(self._subscribers):
+                try:
+                    result = callback(entry)
+                    if inspect.isawaitable(result):
+                        await result
+                except Exception:  # a broken screen must not stop the table
+                    log.exception("table subscriber failed on %s #%s", entry.type, entry.seq)
+
+    # -- the write path ---------------------------------------------------------------------------
+
+    def _commit(
+        self, user: str | None, events: list[tuple[str, Mapping[str, Any], str | None]]
+    ) -> list[Entry]:
+        """Journal (one transaction, durable on return), then fold. Nothing is folded if the write fails."""
+        if not events:
+            return []
+        new = [NewEvent(self.table, kind, payload, round_id, user) for kind, payload, round_id in events]
+        with self.store.begin() as conn:
+            entries = self.journal.append_in(conn, new)
+            self._writes += 1
+            if self._pause is not None and self._writes == self._pause[0]:
+                print(f"drr-test: paused in transaction {self._writes}", file=sys.stderr, flush=True)
+                time.sleep(self._pause[1])
+        for entry in entries:
+            self.state.apply_entry(entry)
+        return entries
+
+    async def _run(
+        self, user: str | None, events: list[tuple[str, Mapping[str, Any], str | None]]
+    ) -> list[Entry]:
+        entries = self._commit(user, events)
+        await self._publish(entries)
+        self._schedule_timers()
+        return entries
+
+    def _need_started(self) -> None:
+        if not self._started:
+            raise IllegalTransition("the table service is not started (call start() first)")
+
+    def _round(self, *phases: Phase, doing: str) -> RoundState:
+        s = self.state.round
+        if s is None or s.phase not in phases:
+            now = self.state.phase.upper()
+            raise IllegalTransition(f"cannot {doing} now: the round is {now}")
+        return s
+
+    def _no_hold(self, doing: str) -> None:
+        hold = self.state.hold
+        if hold is not None:
+            raise IllegalTransition(
+                f"cannot {doing}: irregularity '{hold.kind}' ({hold.reason}) is unresolved; "
+                "call a no-spin, or a pit boss resolves it or voids the round"
+            )
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    @property
+    def phase(self) -> str:
+        return self.state.phase
+
+    @property
+    def round(self) -> RoundState | None:
+        return self.state.round
+
+    @property
+    def rules(self) -> RulesSubmission | None:
+        return self.state.rules
+
+    def settlement(self) -> RoundSettlement | None:
+        """The round's settlement once its result and every bonus outcome are in (else None)."""
+        s = self.state.round
+        if s is None or s.phase not in (Phase.RESULT, Phase.BONUS, Phase.SETTLED) or s.result is None:
+            return None
+        if s.settlement is not None:
+            return s.settlement
+        if bonus_needed(s) and any(p not in s.bonus_odds for p in bonus_needed(s)):
+            return None
+        assert s.draw is not None
+        return settle_round(s.wagers, s.result, s.draw, s.bonus_odds, s.rules)
+
+    def approval_needed(self) -> Approval | None:
+        """The large payouts still waiting for a pit boss's approval, or None."""
+        settled = self.settlement()
+        if settled is None or self.state.round is None or self.state.round.phase is Phase.SETTLED:
+            return None
+        big = [s for s in settled.settlements if s.payout >= self.approval_threshold]
+        ids = tuple(s.wager.id for s in big)
+        if not ids or set(ids) <= self.state.approved:
+            return None
+        return Approval(ids, sum((s.payout for s in big), Decimal(0)))
+
+    # -- round commands ---------------------------------------------------------------------------
+
+    async def open_bets(self, user: User) -> list[Entry]:
+        require(user, "open_bets")
+        async with self._lock:
+            self._need_started()
+            if self.state.in_play:
+                raise IllegalTransition(
+                    f"cannot open bets: round {self.state.round_id} is still {self.phase.upper()}"
+                )
+            rules = self.state.rules_by_sha[self.state.latest_rules] if self.state.latest_rules else None
+            if rules is None:
+                raise IllegalTransition("cannot open bets: no Rules Submission is loaded")
+            round_id = f"{self.table[:50]}-{self.state.rounds_opened + 1:06d}"
+            event = RoundOpened(round_id, rules.sha256)
+            apply(RoundState.initial(rules), event)
+            payload = {**event.to_json(), "dealer": user.name}
+            if self._wheel_game_at_open is not None:
+                payload["game_number"] = self._wheel_game_at_open
+            return await self._run(user.name, [(event.type, payload, round_id)])
+
+    async def place_wager(
+        self, user: User, player: str, bet: Bet, amount: Decimal | str | int, *, wager_id: str | None = None
+    ) -> list[Entry]:
+        require(user, "place_wager")
+        async with self._lock:
+            s = self._round(Phase.OPEN, doing="place a wager")
+            try:
+                value = check_amount(amount, s.rules.unit)
+            except ValueError as exc:
+                raise IllegalWager(f"wager of {player}: {exc}") from None
+            wid = wager_id or f"{s.round_id}-w{self.state.wagers_placed + 1}"
+            event = WagerPlaced(Wager(wid, player, bet, value))
+            apply(s, event)
+            return await self._run(user.name, [(event.type, event.to_json(), s.round_id)])
+
+    async def remove_wager(self, user: User, wager_id: str) -> list[Entry]:
+        require(user, "remove_wager")
+        async with self._lock:
+            s = self._round(Phase.OPEN, doing="remove a wager")
+            event = WagerRemoved(wager_id)
+            apply(s, event)
+            return await self._run(user.name, [(event.type, event.to_json(), s.round_id)])
+
+    async def no_more_bets(self, user: User) -> list[Entry]:
+        require(user, "no_more_bets")
+        async with self._lock:
+            s = self._round(Phase.OPEN, doing="call no more bets")
+            return await self._run(user.name, [self._close_event(s)])
+
+    def _close_event(self, s: RoundState) -> tuple[str, dict[str, Any], str | None]:
+        event = close_bets(s, self.rng)  # § 617b.12(e): the draw follows every wager
+        apply(s, event)
+        return (event.type, event.to_json(), s.round_id)
+
+    async def confirm_result(self, user: User) -> list[Entry]:
+        """The croupier confirms the wheel's result; bonus games start being due if someone won one."""
+        require(user, "confirm_result")
+        async with self._lock:
+            s = self._round(Phase.CLOSED, doing="confirm a result")
+            self._no_hold("confirm the result")
+            pending = self.state.pending_result
+            if pending is None:
+                raise IllegalTransition(
+                    "no result from the wheel to confirm yet (wait, or enter it manually)"
+                )
+            event = ResultRecorded(pending.number, "sensor")
+            extra = {"game": pending.game, "direction": pending.direction, "wheel_seq": pending.seq}
+            return await self._run(user.name, self._result_events(s, event, extra))
+
+    def _result_events(
+        self, s: RoundState, event: ResultRecorded, extra: Mapping[str, Any]
+    ) -> list[tuple[str, Mapping[str, Any], str | None]]:
+        after = apply(s, event)
+        payload = {**event.to_json(), **{k: v for k, v in extra.items() if v is not None}}
+        out: list[tuple[str, Mapping[str, Any], str | None]] = [(event.type, payload, s.round_id)]
+        players = bonus_needed(after)
+        if players:
+            started = BonusStarted(players)
+            apply(after, started)
+            out.append((started.type, started.to_json(), s.round_id))
+        return out
+
+    async def manual_result(self, user: User, number: int, reason: str) -> list[Entry]:
+        """Two steps: the first call records the entry, a second call with the same number records the
+        result (source "manual"); a different number cancels the entry. A pit boss may enter a result
+        while an irregularity is on hold, which resolves it."""
+        require(user, "enter_result")
+        async with self._lock:
+            s = self._round(Phase.CLOSED, doing="enter a result")
+            if self.state.hold is not None and not user.may("resolve_irregularity"):
+                self._no_hold("enter a result")
+            if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number <= 36:
+                raise IllegalTransition(f"{number!r} is not a number 0-36")
+            if not reason.strip():
+                raise IllegalTransition("a manual result needs a reason (e.g. the sensor is down)")
+            entry = self.state.manual_entry
+            if entry is None:
+                payload = {"number": number, "reason": reason.strip()}
+                return await self._run(user.name, [("table.manual_entry", payload, s.round_id)])
+            if entry[0] != number:
+                payload = {"entered": entry[0], "confirmed": number, "reason": "the two entries differ"}
+                await self._run(user.name, [("table.manual_entry_rejected", payload, s.round_id)])
+                raise IllegalTransition(
+                    f"not recorded: {number} differs from the first entry {entry[0]}; enter again"
+                )
+            event = ResultRecorded(number, "manual", entry[1])
+            extra = {"confirmed_by": user.name, "direction": self._direction}
+            return await self._run(user.name, self._result_events(s, event, extra))
+
+    async def no_spin(self, user: User, reason: str) -> list[Entry]:
+        """The spin does not count: same wagers, same draw, the ball is spun again; resolves a hold."""
+        require(user, "no_spin")
+        async with self._lock:
+            s = self._round(Phase.CLOSED, Phase.RESULT, doing="call a no-spin")
+            event = NoSpin(reason.strip())
+            apply(s, event)
+            st = self.state
+            # The wheel game this no-spin cancels: its late result must not count for the re-spin.
+            game = next(
+                (g for g in (st.hold and st.hold.game, st.pending_result and st.pending_result.game) if g),
+                st.expected_game,
+            )
+            payload = {**event.to_json(), "game": game} if game is not None else event.to_json()
+            return await self._run(user.name, [(event.type, payload, s.round_id)])
+
+    async def void(self, user: User, reason: str) -> list[Entry]:
+        """A pit boss cancels the round; every wager is returned."""
+        require(user, "void_round")
+        async with self._lock:
+            s = self._round(Phase.OPEN, Phase.CLOSED, Phase.RESULT, Phase.BONUS, doing="void the round")
+            event = RoundVoided(reason.strip())
+            apply(s, event)
+            self._stop_timers()
+            return await self._run(user.name, [(event.type, event.to_json(), s.round_id)])
+
+    async def resolve_irregularity(self, user: User, reason: str) -> list[Entry]:
+        """A pit boss acknowledges the irregularity on hold; the round goes on in its phase (a fresh
+        wheel result, or a manual result, is then needed)."""
+        require(user, "resolve_irregularity")
+        async with self._lock:
+            hold = self.state.hold
+            if hold is None:
+                raise IllegalTransition("there is no irregularity to resolve")
+            if not reason.strip():
+                raise IllegalTransition("resolving an irregularity needs a reason")
+            payload = {"kind": hold.kind, "resolution": "acknowledged", "reason": reason.strip()}
+            return await self._run(user.name, [("table.irregularity_resolved", payload, self.state.round_id)])
+
+    async def approve_payout(self, user: User) -> list[Entry]:
+        require(user, "approve_payout")
+        async with self._lock:
+            s = self._round(Phase.RESULT, Phase.BONUS, doing="approve payouts")
+            need = self.approval_needed()
+            if need is None:
+                raise IllegalTransition("no payout needs approval")
+            payload = {
+                "wager_ids": list(need.wager_ids),
+                "total": str(need.total),
+                "threshold": str(self.approval_threshold),
+                "approved_by": user.name,
+            }
+            return await self._run(user.name, [("round.payout_approved", payload, s.round_id)])
+
+    async def settle(self, user: User) -> list[Entry]:
+        require(user, "settle_round")
+        async with self._lock:
+            s = self._round(Phase.RESULT, Phase.BONUS, doing="settle")
+            self._no_hold("settle")
+            need = self.approval_needed()
+            if need is not None:
+                raise IllegalTransition(
+                    f"payouts of {need.total} on {len(need.wager_ids)} wager(s) need a pit boss's approval"
+                )
+            event = settle(s)  # refuses while a bonus game is unfinished
+            after = apply(s, event)
+            assert after.settlement is not None
+            payload = {
+                **event.to_json(),
+                "total_returned": str(after.settlement.total_returned),
+                "payouts": [x.to_wire() for x in after.settlement.settlements if x.won],
+            }
+            return await self._run(user.name, [(event.type, payload, s.round_id)])
+
+    async def next_round(self, user: User) -> list[Entry]:
+        """Clear the settled or void round from the felt (the next action is open bets)."""
+        require(user, "open_bets")
+        async with self._lock:
+            s = self._round(Phase.SETTLED, Phase.VOID, doing="go to the next round")
+            return await self._run(user.name, [("table.next_round", {"after": s.round_id}, s.round_id)])
+
+    async def load_rules(self, user: User, text: bytes, source: str = "the Rules Submission") -> list[Entry]:
+        """A new Rules Submission; it takes effect when the next round opens."""
+        require(user, "load_rules")
+        rules = parse_rules(text, source=source)
+        async with self._lock:
+            return await self._run(user.name, [("table.rules_loaded", _rules_payload(rules, text), None)])
+
+    # -- the wheel --------------------------------------------------------------------------------
+
+    async def wheel_event(self, ev: Mapping[str, Any]) -> list[Entry]:
+        """A message from the wheel (engine.table.wheel form): journaled, then acted on."""
+        clean = check_wheel_event(ev)
+        kind = clean["type"]
+        async with self._lock:
+            self._need_started()
+            if kind == "rotor":
+                self._direction = clean.get("direction")
+                return []
+            if kind == "started":
+                self._wheel_game_at_open = clean.get("game")
+            elif kind in ("launched", "no_more_bets", "result"):
+                self._wheel_game_at_open = None
+            return await self._run(WHEEL_USER, self._wheel_events(dict(clean)))
+
+    def _wheel_events(self, ev: dict[str, Any]) -> list[tuple[str, Mapping[str, Any], str | None]]:
+        kind = ev["type"]
+        st = self.state
+        s = st.round if st.in_play else None
+        rid = s.round_id if s is not None else None
+        payload = {k: v for k, v in ev.items() if k != "type"}
+        game = ev.get("game")
+        out: list[tuple[str, Mapping[str, Any], str | None]] = []
+
+        def irregular(what: str, reason: str, number: int | None = None) -> None:
+            item: dict[str, Any] = {"kind": what, "reason": reason, "game": game}
+            if number is not None:
+                item["number"] = number
+            out.append(("round.irregularity", item, rid))
+
+        if kind == "result":
+            number = ev["number"]
+            accepted = False
+            if s is None:
+                payload["note"] = "no round in play"
+            elif s.phase is Phase.OPEN:
+                event = ResultBeforeClose(number, f"wheel result {number} (game {game}) before no more bets")
+                out.append((event.type, event.to_json(), rid))
+            elif s.phase is not Phase.CLOSED:
+                payload["note"] = f"round already {s.phase.value}"
+            elif game is not None and game in st.no_spin_games:
+                payload["note"] = f"game {game} was called a no-spin"
+            elif st.hold is not None:
+                irregular("doubtful_result", f"result {number} while '{st.hold.kind}' is unresolved", number)
+            elif st.expected_game is not None and game is not None and game != st.expected_game:
+                irregular(
+                    "unexpected_game",
+                    f"result {number} for game {game}, the spin is game {st.expected_game}",
+                    number,
+                )
+            elif ev.get("warnings"):
+                irregular("result_with_warnings", f"result {number} with {', '.join(ev['warnings'])}", number)
+            elif st.pending_result is not None:
+                irregular("second_result", f"result {number} after {st.pending_result.number}", number)
+            else:
+                accepted = True
+                payload["direction"] = self._direction
+            payload["accepted"] = accepted
+            return [("wheel.result", payload, rid), *out]
+        out.insert(0, (f"wheel.{kind}", payload, rid))
+        if s is None:
+            return out
+        if kind == "no_more_bets" and s.phase is Phase.OPEN:
+            out.append(self._close_event(s))  # the wheel's state 4 closes bets when the croupier has not
+        elif kind in DOUBTFUL and (
+            s.phase is Phase.CLOSED or (s.phase is Phase.OPEN and kind in ("miss_spin", "launch_failed"))
+        ):
+            # In state 3 (bets still open) only a miss-spin or failed launch touches this spin.
+            irregular(kind, ev.get("reason") or kind.replace("_", " "))
+        return out
+
+    # -- bonus games ------------------------------------------------------------------------------
+
+    async def set_bonus_preset(self, user: User, player: str, preset: Preset) -> list[Entry]:
+        """What the timer does in rounds 3-6 of `player`'s next bonus game: "cash_out" or "random"."""
+        require(user, "bonus_pick")
+        if preset not in PRESETS:
+            raise IllegalTransition(f"timer preset must be 'cash_out' or 'random', not {preset!r}")
+        async with self._lock:
+            if player in self.state.games:
+                raise IllegalTransition(f"the bonus game of {player} has started; its preset is fixed")
+            payload = {"player": player, "preset": preset}
+            return await self._run(user.name, [("bonus.preset_set", payload, self.state.round_id)])
+
+    async def bonus_start(self, user: User, player: str) -> list[Entry]:
+        require(user, "bonus_pick")
+        async with self._lock:
+            s = self._round(Phase.BONUS, doing="start a bonus game")
+            if player not in s.bonus_players:
+                raise IllegalTransition(f"{player} has no bonus game in this round")
+            if player in self.state.games:
+                raise IllegalTransition(f"the bonus game of {player} has already started")
+            preset = self.state.presets.get(player, "cash_out")
+            game = BonusGame.start(s.rules, self.rng, player=player, preset=preset, clock=self.clock)
+            return await self._run(user.name, self._bonus_events(s, player, list(game.events)))
+
+    async def bonus_pick(self, user: User, player: str, box: int) -> list[Entry]:
+        require(user, "bonus_pick")
+        async with self._lock:
+            s, game = self._scratch(player)
+            return await self._run(user.name, self._bonus_events(s, player, game.pick(box)))
+
+    async def bonus_cash_out(self, user: User, player: str) -> list[Entry]:
+        require(user, "cash_out")
+        async with self._lock:
+            s, game = self._scratch(player)
+            return await self._run(user.name, self._bonus_events(s, player, game.cash_out()))
+
+    async def tick_bonus_games(self) -> list[Entry]:
+        """Apply the timeout rule to every game whose countdown ran out (the timers call this)."""
+        async with self._lock:
+            if self.state.round is None or self.state.round.phase is not Phase.BONUS:
+                return []
+            events: list[tuple[str, Mapping[str, Any], str | None]] = []
+            s = self.state.round
+            for player in list(self.state.games):
+                scratch = self._scratch(player)[1]
+                events += self._bonus_events(s, player, scratch.tick())
+            return await self._run(TIMER_USER, events)
+
+    def _scratch(self, player: str) -> tuple[RoundState, BonusGame]:
+        """A copy of `player`'s game to decide the next step on (the real one only folds journaled facts)."""
+        s = self._round(Phase.BONUS, doing="play a bonus game")
+        game = self.state.games.get(player)
+        if game is None:
+            raise IllegalTransition(f"{player} has no bonus game running (start it first)")
+        copy = BonusGame.replay(game.events, rules=s.rules, rng=self.rng, clock=self.clock)
+        copy.deadline = game.deadline  # a restart's fresh countdown is not among the game's events
+        return s, copy
+
+    def _bonus_events(
+        self, s: RoundState, player: str, events: list[BonusEvent]
+    ) -> list[tuple[str, Mapping[str, Any], str | None]]:
+        out: list[tuple[str, Mapping[str, Any], str | None]] = [
+            (e.type, {**e.to_json(), "player": player}, s.round_id) for e in events
+        ]
+        for e in events:
+            if isinstance(e, GameEnded):
+                outcome = BonusOutcome(player, Fraction(e.outcome))
+                apply(s, outcome)
+                out.append((outcome.type, outcome.to_json(), s.round_id))
+        return out
+
+    def _schedule_timers(self) -> None:
+        """One asyncio timer per game waiting for a choice, due at its deadline."""
+        s = self.state.round
+        games = self.state.games if s is not None and s.phase is Phase.BONUS else {}
+        due = {p: (g.round, g.deadline) for p, g in games.items() if g.time_left() is not None}
+        for player, (key, task) in list(self._timers.items()):
+            if due.get(player) != key or task.done():
+                task.cancel()
+                del self._timers[player]
+        loop = asyncio.get_running_loop()
+        for player, key in due.items():
+            if player not in self._timers:
+                self._timers[player] = (
+                    key,
+                    loop.create_task(self._timer(player), name=f"bonus-timer-{player}"),
+                )
+
+    async def _timer(self, player: str) -> None:
+        while True:
+            game = self.state.games.get(player)
+            left = None if game is None else game.time_left()
+            if left is None:
+                return
+            await asyncio.sleep(left + 0.01)
+            try:
+                await self.tick_bonus_games()
+            except DrrError:
+                log.exception("bonus timer of %s", player)
+                return
+
+    def _stop_timers(self) -> None:
+        for _, task in self._timers.values():
+            task.cancel()
+        self._timers.clear()
+
+
+def _rules_payload(rules: RulesSubmission, text: bytes) -> dict[str, Any]:
+    return {"sha256": rules.sha256, "name": rules.name, "text": text.decode("utf-8")}

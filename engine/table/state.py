@@ -1,0 +1,252 @@
+"""The table's state as a fold over its journal entries: the one place that turns facts into state.
+
+The table service journals events first and then folds the durable entries in here; recovery folds
+the same entries read back from the journal. Live state and rebuilt state therefore come from the
+same code, and an entry is folded at most once (`apply_entry` refuses a seq it has already seen).
+
+Journal types folded here (payloads are JSON objects; `round.*` payloads are engine.round events'
+`to_json()`, `bonus.*` payloads engine.bonus_game events' `to_json()` plus "player"):
+
+- `table.rules_loaded` {sha256, name, text}: a Rules Submission; the next round opens under it.
+- `round.*` (engine.round): the round state machine; `round.irregularity` {kind, reason, number?,
+  game?} puts the round on hold until `table.irregularity_resolved`, a no-spin, a void or a
+  manual result.
+- `wheel.<type>` (engine.table.wheel types): the wheel's messages; `wheel.result` {accepted,
+  number, game, ...} with accepted=true is the result waiting for the croupier's confirmation.
+- `table.manual_entry` {number, reason} / `table.manual_entry_rejected`: step one of a manual result.
+- `round.payout_approved` {wager_ids, total, threshold}: the pit boss's approval of large payouts.
+- `bonus.preset_set` {player, preset}; `bonus.timer_restarted` {player, round, deadline}: a fresh
+  countdown after a restart.
+- `table.next_round`: the finished round is cleared from the felt.
+Everything else (logins, `table.started`, ...) is kept in the journal and ignored here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.bonus_game import BonusGame, Preset
+from engine.bonus_game import event_from_json as bonus_event_from_json
+from engine.errors import DrrError
+from engine.rng import Rng
+from engine.round import Phase, RoundState, apply, event_from_json
+from engine.rules import RulesSubmission, parse_rules
+from engine.store.journal import Entry
+
+IN_PLAY = (Phase.OPEN, Phase.CLOSED, Phase.RESULT, Phase.BONUS)
+
+
+@dataclass(frozen=True)
+class Hold:
+    """An unresolved irregularity: nothing is settled and no wheel result is accepted meanwhile."""
+
+    kind: str
+    reason: str
+    number: int | None = None
+    game: int | None = None
+    seq: int = 0
+
+
+@dataclass(frozen=True)
+class PendingResult:
+    """A result from the wheel, waiting for the croupier's confirmation."""
+
+    number: int
+    game: int | None
+    direction: str | None
+    seq: int
+
+
+@dataclass
+class TableState:
+    """Everything the table service knows, rebuilt entry by entry (see the module docstring)."""
+
+    table: str
+    rng: Rng
+    clock: Callable[[], float] = time.time
+    last_seq: int = 0
+    rules_by_sha: dict[str, RulesSubmission] = field(default_factory=dict)
+    rules_text: dict[str, str] = field(default_factory=dict)
+    latest_rules: str | None = None  # sha256 of the submission the next round opens under
+    round: RoundState | None = None
+    rounds_opened: int = 0
+    rounds_settled: int = 0
+    rounds_voided: int = 0
+    wagers_placed: int = 0  # in the current round, removed ones included (wager ids stay unique)
+    expected_game: int | None = None
+    no_spin_games: frozenset[int] = frozenset()  # wheel games of this round called a no-spin
+    pending_result: PendingResult | None = None
+    manual_entry: tuple[int, str] | None = None
+    hold: Hold | None = None
+    approved: frozenset[str] = frozenset()
+    approved_by: str | None = None
+    presets: dict[str, Preset] = field(default_factory=dict)
+    games: dict[str, BonusGame] = field(default_factory=dict)
+
+    # -- reading --------------------------------------------------------------------------------
+
+    @property
+    def phase(self) -> str:
+        """The round's phase, or "idle" when no round is on the felt."""
+        return "idle" if self.round is None else self.round.phase.value
+
+    @property
+    def in_play(self) -> bool:
+        return self.round is not None and self.round.phase in IN_PLAY
+
+    @property
+    def round_id(self) -> str | None:
+        return None if self.round is None else self.round.round_id
+
+    @property
+    def rules(self) -> RulesSubmission | None:
+        """The rules of the round on the felt, else those the next round opens under."""
+        if self.round is not None:
+            return self.round.rules
+        return None if self.latest_rules is None else self.rules_by_sha[self.latest_rules]
+
+    # -- the fold -------------------------------------------------------------------------------
+
+    def apply_entry(self, entry: Entry) -> None:
+        """Fold one durable journal entry; refuses entries out of chain order (none twice, none skipped)."""
+        if entry.table != self.table:
+            raise DrrError(f"journal entry {entry.seq} of table {entry.table} is not for table {self.table}")
+        if entry.seq <= self.last_seq:
+            raise DrrError(f"journal entry {entry.seq} of table {self.table} was already applied")
+        if entry.seq != self.last_seq + 1:
+            raise DrrError(
+                f"journal of table {self.table}: entry {self.last_seq + 1} is missing before {entry.seq}"
+            )
+        p = entry.payload
+        kind = entry.type
+        try:
+            if kind.startswith("round."):
+                self._round_entry(kind, p)
+            elif kind.startswith("bonus."):
+                self._bonus_entry(kind, p)
+            elif kind.startswith("wheel."):
+                self._wheel_entry(kind, p, entry.seq)
+            elif kind == "table.rules_loaded":
+                self._rules_loaded(p)
+            elif kind == "table.manual_entry":
+                self.manual_entry = (int(p["number"]), str(p["reason"]))
+            elif kind == "table.manual_entry_rejected":
+                self.manual_entry = None
+            elif kind == "table.irregularity_resolved":
+                self.hold = None
+            elif kind == "table.next_round":
+                self._clear_round()
+                self.round = None
+        except (KeyError, TypeError, ValueError) as exc:
+            raise DrrError(
+                f"journal entry {entry.seq} ({kind}) of table {self.table} is malformed: {exc}"
+            ) from None
+        self.last_seq = entry.seq
+
+    def _clear_round(self) -> None:
+        self.expected_game = None
+        self.no_spin_games = frozenset()
+        self.pending_result = None
+        self.manual_entry = None
+        self.hold = None
+        self.approved = frozenset()
+        self.approved_by = None
+        self.games = {}
+        self.wagers_placed = 0
+
+    def _rules_loaded(self, p: Mapping[str, Any]) -> None:
+        text = str(p["text"])
+        rules = parse_rules(text.encode("utf-8"), source="the journaled Rules Submission")
+        if rules.sha256 != p["sha256"]:
+            raise ValueError("the Rules Submission's text does not match its sha256")
+        self.rules_by_sha[rules.sha256] = rules
+        self.rules_text[rules.sha256] = text
+        self.latest_rules = rules.sha256
+
+    def _round_entry(self, kind: str, p: Mapping[str, Any]) -> None:
+        if kind == "round.irregularity":
+            self.hold = Hold(str(p.get("kind", "")), str(p.get("reason", "")), p.get("number"), p.get("game"))
+            return
+        if kind == "round.payout_approved":
+            self.approved = frozenset(str(w) for w in p["wager_ids"])
+            self.approved_by = str(p["approved_by"])
+            return
+        event = event_from_json(p)
+        if kind == "round.opened":
+            sha = str(p["rules_sha256"])
+            if sha not in self.rules_by_sha:
+                raise ValueError(f"round opened under Rules Submission {sha[:12]} that was never loaded")
+            self._clear_round()
+            self.round = apply(RoundState.initial(self.rules_by_sha[sha]), event)
+            self.rounds_opened += 1
+            game = p.get("game_number")
+            self.expected_game = game if isinstance(game, int) else None
+            return
+        if self.round is None:
+            raise ValueError("no round is open")
+        self.round = apply(self.round, event)
+        if kind == "round.wager_placed":
+            self.wagers_placed += 1
+        elif kind == "round.result_before_close":
+            self.hold = Hold("result_before_close", str(p.get("reason", "")), p.get("number"))
+        elif kind == "round.result":
+            self.pending_result = None
+            self.manual_entry = None
+            self.hold = None  # a manual result entered by the pit boss resolves a hold
+            self.approved = frozenset()
+        elif kind == "round.no_spin":
+            game = p.get("game")
+            if isinstance(game, int) and not isinstance(game, bool):
+                self.no_spin_games |= {game}
+            self.pending_result = None
+            self.manual_entry = None
+            self.hold = None
+            self.expected_game = None
+            self.approved = frozenset()
+        elif kind == "round.settled":
+            self.rounds_settled += 1
+        elif kind == "round.voided":
+            self.rounds_voided += 1
+            self.hold = None
+            self.pending_result = None
+
+    def _wheel_entry(self, kind: str, p: Mapping[str, Any], seq: int) -> None:
+        if not self.in_play:
+            return
+        assert self.round is not None
+        game = p.get("game")
+        game = game if isinstance(game, int) and not isinstance(game, bool) else None
+        if kind == "wheel.started" and self.round.phase is Phase.OPEN and game is not None:
+            self.expected_game = game  # a new wheel game while bets are open: this is our spin
+        elif kind in ("wheel.launched", "wheel.no_more_bets") and self.expected_game is None:
+            self.expected_game = game
+        elif kind == "wheel.result" and p.get("accepted"):
+            self.pending_result = PendingResult(int(p["number"]), game, p.get("direction"), seq)
+
+    def _bonus_entry(self, kind: str, p: Mapping[str, Any]) -> None:
+        player = str(p["player"])
+        if kind == "bonus.preset_set":
+            preset = p["preset"]
+            if preset not in ("cash_out", "random"):
+                raise ValueError(f"preset {preset!r}")
+            self.presets[player] = preset
+            return
+        if kind == "bonus.timer_restarted":
+            game = self.games[player]
+            if game.round != int(p["round"]):
+                raise ValueError(
+                    f"timer restart for round {p['round']} but the game is in round {game.round}"
+                )
+            game.deadline = float(p["deadline"])
+            return
+        if self.round is None:
+            raise ValueError("no round is open")
+        event = bonus_event_from_json({k: v for k, v in p.items() if k != "player"})
+        if kind == "bonus.started":
+            if player in self.games:
+                raise ValueError(f"player {player!r} already has a bonus game in this round")
+            self.games[player] = BonusGame(rules=self.round.rules, rng=self.rng, clock=self.clock)
+        self.games[player].apply(event)

@@ -1,0 +1,108 @@
+"""The wheel as the table service sees it: plain dicts, so the engine never imports `hardware`.
+
+A wheel event reaches `TableService.wheel_event` as a mapping (hardware/table_bridge.py converts
+the link's typed events; tests and replays build them by hand)::
+
+    {"type": "result", "game": 151, "number": 24, "warnings": [], "time": "2026-11-29T15:00:01.123Z"}
+
+=================  =============================================================  =============
+type               meaning                                                        extra keys
+=================  =============================================================  =============
+started            a game starts: place your bets (wheel state 1/2)               -
+launched           the ball is launched (state 3); bets still open                -
+no_more_bets       the wheel's state 4: the service closes bets (draw) if open    -
+result             the winning number (state 5)                                   number, warnings
+closed             the wheel is off (state 6)                                     -
+ball_not_detected  no ball in state 4/7: the spin is doubtful                     reason
+warning            the wheel's warning flags changed                              warnings, advice
+miss_spin          the ball ran with the rotor: a void spin                       -
+launch_failed      the launch failed                                              -
+gap                game counter jumped: games were played unseen                  previous
+restart            the wheel was power-cycled                                     previous
+rotor              rotor speed and direction (kept, not journaled)                rpm, direction
+link               the link to the wheel went up or down                          state, detail
+=================  =============================================================  =============
+
+Every event may carry `game` (the wheel's counter, int or None) and `time` (text). Unknown types
+and malformed fields raise `DrrError` naming what is wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final, NotRequired, TypedDict
+
+from engine.errors import DrrError
+
+WHEEL_TYPES: Final = (
+    "started",
+    "launched",
+    "no_more_bets",
+    "result",
+    "closed",
+    "ball_not_detected",
+    "warning",
+    "miss_spin",
+    "launch_failed",
+    "gap",
+    "restart",
+    "rotor",
+    "link",
+)
+# Events that make the spin in progress doubtful: nothing may be settled on it until resolved.
+DOUBTFUL: Final = frozenset({"miss_spin", "launch_failed", "ball_not_detected", "gap", "restart"})
+
+
+class WheelEvent(TypedDict):
+    """The plain form of a wheel event (see the module docstring)."""
+
+    type: str
+    game: NotRequired[int | None]
+    time: NotRequired[str]
+    number: NotRequired[int]
+    warnings: NotRequired[list[str]]
+    rpm: NotRequired[str]
+    direction: NotRequired[str]
+    reason: NotRequired[str]
+    advice: NotRequired[str]
+    previous: NotRequired[int]
+    state: NotRequired[str]
+    detail: NotRequired[str]
+
+
+def check_wheel_event(ev: Mapping[str, Any]) -> WheelEvent:
+    """A clean copy of `ev` (only the known keys), or DrrError naming the bad field."""
+    if not isinstance(ev, Mapping):
+        raise DrrError(f"a wheel event must be a mapping, not {type(ev).__name__}")
+    kind = ev.get("type")
+    if kind not in WHEEL_TYPES:
+        raise DrrError(f"unknown wheel event type {kind!r}; known: {', '.join(WHEEL_TYPES)}")
+    out: dict[str, Any] = {"type": kind}
+    game = ev.get("game")
+    if game is not None and (isinstance(game, bool) or not isinstance(game, int) or game < 0):
+        raise DrrError(f"wheel event {kind}: game {game!r} is not a game number")
+    out["game"] = game
+    if ev.get("time") is not None:
+        out["time"] = str(ev["time"])
+    if kind == "result":
+        number = ev.get("number")
+        if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number <= 36:
+            raise DrrError(f"wheel result {number!r} is not a number 0-36 (single-zero wheel)")
+        out["number"] = number
+    if "warnings" in ev:
+        warnings = ev["warnings"]
+        if not isinstance(warnings, list | tuple) or not all(isinstance(w, str) for w in warnings):
+            raise DrrError(f"wheel event {kind}: warnings {warnings!r} must be a list of names")
+        out["warnings"] = list(warnings)
+    if kind == "rotor":
+        direction = ev.get("direction")
+        if direction not in ("cw", "ccw"):
+            raise DrrError(f"wheel rotor direction {direction!r} must be 'cw' or 'ccw'")
+        out["direction"] = direction
+        out["rpm"] = str(ev.get("rpm", ""))
+    for key in ("reason", "advice", "state", "detail"):
+        if ev.get(key) is not None:
+            out[key] = str(ev[key])
+    if isinstance(ev.get("previous"), int):
+        out["previous"] = ev["previous"]
+    return out  # type: ignore[return-value]

@@ -1,0 +1,154 @@
+"""`drr table run --headless`: the table service driven by a wheel, rounds played unattended.
+
+Lives in hardware/ because it opens the wheel (engine/ may not); the game itself is the engine's
+TableService and HeadlessTable, fed through hardware.table_bridge. Top-level imports stay light.
+
+    drr table run --headless --wheel sim --speed 20 --rounds 10 --db table.sqlite --table T1
+
+Prints one line per finished round and a final summary; exits 0. Restarted on the same store it
+first rebuilds the table from the journal (an interrupted round is finished, not lost).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from engine.config import add_settings_options
+
+    table = sub.add_parser("table", help="the live table service")
+    tsub = table.add_subparsers(dest="table_command", metavar="ACTION", required=True)
+    run = tsub.add_parser("run", help="run the table service (headless: unattended rounds)")
+    run.add_argument(
+        "--headless", action="store_true", help="no screens: a synthetic croupier, pit boss and players"
+    )
+    add_settings_options(run, "db", "table", "wheel", "rules")
+    run.add_argument(
+        "--speed", type=_positive, default=1.0, metavar="X", help="virtual/replay wheel time factor"
+    )
+    run.add_argument("--rounds", type=_count, default=10, metavar="N", help="rounds to complete (default 10)")
+    run.add_argument(
+        "--bonus",
+        choices=("random", "preset"),
+        default="random",
+        help="bonus games: random picks and cash-outs, or let each round's timer apply the preset",
+    )
+    run.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="TESTS AND DEMOS ONLY: seed the game RNG, players and virtual wheel (journaled as seeded)",
+    )
+    run.set_defaults(func=run_table)
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be > 0")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def run_table(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from engine.errors import DrrError
+
+    if not args.headless:
+        raise DrrError("drr table run needs --headless (the croupier station is `drr gui`)", 2)
+    return asyncio.run(_run(args))
+
+
+async def _run(args: argparse.Namespace) -> int:
+    import asyncio
+    import contextlib
+    from collections.abc import AsyncIterator
+    from pathlib import Path
+    from typing import Any
+
+    from engine.errors import DrrError
+    from engine.rng import Rng, SeededRng, SystemRng
+    from engine.store.db import DEFAULT_TABLE, open_store
+    from engine.table.headless import HeadlessTable
+    from engine.table.service import DEFAULT_APPROVAL_THRESHOLD, TableService
+    from hardware.link import WheelLink
+    from hardware.table_bridge import table_events
+    from hardware.wheel_source import open_wheel
+
+    table = args.table or DEFAULT_TABLE
+    rules_text = None
+    if args.rules is not None:
+        try:
+            rules_text = Path(args.rules).read_bytes()
+        except OSError as exc:
+            raise DrrError(f"cannot read the Rules Submission {args.rules}: {exc.strerror or exc}") from None
+    settings = getattr(args, "settings", None)
+    spec = settings.wheel_link_spec if settings is not None else (args.wheel or "sim")
+    spec = spec or "sim"
+    threshold = getattr(settings, "large_payout_threshold", DEFAULT_APPROVAL_THRESHOLD)
+    seeded = args.seed is not None
+    rng: Rng = SeededRng(args.seed) if seeded else SystemRng()
+    choices: Rng = SeededRng(f"players:{args.seed}") if seeded else SystemRng()
+
+    store = open_store(args.db, table=table)
+    service = TableService(
+        store,
+        table,
+        rules_text=rules_text,
+        rng=rng,
+        allow_seeded_rng=seeded,
+        approval_threshold=threshold,
+        station="headless",
+    )
+    background: set[asyncio.Task[Any]] = set()
+
+    async def relaunch(link: WheelLink) -> None:
+        with contextlib.suppress(DrrError):  # a replayed capture cannot answer
+            await link.command("*R", timeout=2)
+
+    async def events(link: WheelLink) -> AsyncIterator[dict[str, Any]]:
+        async for ev in table_events(link):
+            if ev["type"] == "miss_spin":  # the wheel waits for the host's *R before relaunching
+                task = asyncio.create_task(relaunch(link))
+                background.add(task)
+                task.add_done_callback(background.discard)
+            yield ev
+
+    try:
+        await service.start()
+        if service.recovery is not None and service.recovery.entries:
+            print(service.recovery.describe(), flush=True)
+        headless = HeadlessTable(
+            service,
+            rounds=args.rounds,
+            choices=choices,
+            bonus_policy=args.bonus,
+            on_round=lambda summary: print(summary.line(), flush=True),
+        )
+        wheel = open_wheel(spec, speed=args.speed, seed=args.seed)
+        async with wheel as link:
+            totals = await headless.run(events(link))
+    finally:
+        for task in background:
+            task.cancel()
+        await service.close()
+        store.close()
+    done = totals.settled + totals.voided
+    if done < args.rounds:
+        print(f"the wheel's events ended after {done} of {args.rounds} rounds", flush=True)
+    print(totals.line(), flush=True)
+    return 0
