@@ -10,10 +10,13 @@ Phases::
 - OPEN: wagers are placed and removed (limits of the Rules Submission enforced).
 - CLOSED: "no more bets"; the Lucky/Bonus draw is part of the BetsClosed event, because
   § 617b.12(e) has the RNG run after all wagers are placed.
-- RESULT: the ball's number (from the sensor, or entered by hand with a reason).
+- RESULT: the ball's number (from the sensor, or entered by hand with a reason); a misread
+  is corrected with ResultCorrected (old, new, reason) before any bonus game or settlement.
 - BONUS: only when someone won on the Bonus Number with an inside wager; one BonusOutcome
   per such player (the outcome of their bonus game, see engine.bonus_game).
 - SETTLED: the RoundSettled event carries the totals; replay recomputes and checks them.
+  `total_paid` is what the wagers won (stakes not included, as in `drr settle`);
+  `total_returned` adds the stakes of winning wagers (what goes back to the players).
 - VOID: cancelled with a reason; every wager is returned.
 
 Public API (for the table service, the journal and recall)::
@@ -137,7 +140,7 @@ class BetsClosed:
 
 @dataclass(frozen=True)
 class ResultRecorded:
-    """The ball's number. A manual entry (sensor fault, misread correction) needs a reason."""
+    """The ball's number, from the sensor or entered by hand (sensor fault: needs a reason)."""
 
     type: ClassVar[str] = "round.result"
     number: int
@@ -150,6 +153,24 @@ class ResultRecorded:
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> ResultRecorded:
         return cls(int(d["number"]), d.get("source", "sensor"), str(d.get("reason", "")))
+
+
+@dataclass(frozen=True)
+class ResultCorrected:
+    """A recorded result was wrong (misread): `old` becomes `new`, with a reason. Only before
+    any bonus game or settlement."""
+
+    type: ClassVar[str] = "round.result_corrected"
+    old: int
+    new: int
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "old": self.old, "new": self.new, "reason": self.reason}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> ResultCorrected:
+        return cls(int(d["old"]), int(d["new"]), str(d["reason"]))
 
 
 @dataclass(frozen=True)
@@ -222,18 +243,27 @@ class RoundSettled:
 
     type: ClassVar[str] = "round.settled"
     total_wagered: Decimal
-    total_paid: Decimal
+    total_paid: Decimal  # what the wagers won (the `drr settle` meaning): stakes not included
+    total_returned: Decimal | None = None  # handed back: winnings + stakes of winning wagers
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "type": self.type,
             "total_wagered": str(self.total_wagered),
             "total_paid": str(self.total_paid),
         }
+        if self.total_returned is not None:
+            out["total_returned"] = str(self.total_returned)
+        return out
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> RoundSettled:
-        return cls(Decimal(str(d["total_wagered"])), Decimal(str(d["total_paid"])))
+        returned = d.get("total_returned")
+        return cls(
+            Decimal(str(d["total_wagered"])),
+            Decimal(str(d["total_paid"])),
+            None if returned is None else Decimal(str(returned)),
+        )
 
 
 @dataclass(frozen=True)
@@ -257,6 +287,7 @@ RoundEvent = (
     | WagerRemoved
     | BetsClosed
     | ResultRecorded
+    | ResultCorrected
     | NoSpin
     | ResultBeforeClose
     | BonusStarted
@@ -272,6 +303,7 @@ _EVENT_TYPES: dict[str, Any] = {
         WagerRemoved,
         BetsClosed,
         ResultRecorded,
+        ResultCorrected,
         NoSpin,
         ResultBeforeClose,
         BonusStarted,
@@ -432,6 +464,23 @@ def apply(state: RoundState, event: RoundEvent) -> RoundState:
         return replace(s, phase=Phase.CLOSED, draw=event.draw, events=s.events + 1)
     if isinstance(event, ResultRecorded):
         return _apply_result(s, event)
+    if isinstance(event, ResultCorrected):
+        if p is not Phase.RESULT:
+            raise _refuse(event, s, "only a recorded result, before bonus games and settlement, is corrected")
+        _check_number(event, event.new)
+        _need_reason(event, event.reason)
+        if event.old != s.result:
+            raise IllegalTransition(f"{event.type}: the recorded result is {s.result}, not {event.old}")
+        if event.new == event.old:
+            raise IllegalTransition(f"{event.type}: {event.new} is already the result")
+        irregular = Irregularity("result_corrected", event.reason, event.new)
+        return replace(
+            s,
+            result=event.new,
+            result_source="manual",
+            irregularities=(*s.irregularities, irregular),
+            events=s.events + 1,
+        )
     if isinstance(event, NoSpin):
         if p not in (Phase.CLOSED, Phase.RESULT):
             raise _refuse(event, s)
@@ -513,14 +562,13 @@ def _apply_result(s: RoundState, event: ResultRecorded) -> RoundState:
         _need_reason(event, event.reason)
     if s.phase is Phase.OPEN:
         raise _refuse(event, s, "bets are still open (record it as a result before close)")
-    if s.phase is Phase.RESULT and event.source != "manual":
-        raise _refuse(event, s, "a result is already recorded; a correction is a manual result with a reason")
-    if s.phase not in (Phase.CLOSED, Phase.RESULT):
+    if s.phase is Phase.RESULT:
+        raise _refuse(event, s, "a result is already recorded (a wrong one is corrected with a reason)")
+    if s.phase is not Phase.CLOSED:
         raise _refuse(event, s)
     irregularities = s.irregularities
     if event.source == "manual":
-        kind = "manual_result" if s.phase is Phase.CLOSED else "result_corrected"
-        irregularities = (*irregularities, Irregularity(kind, event.reason, event.number))
+        irregularities = (*irregularities, Irregularity("manual_result", event.reason, event.number))
     return replace(
         s,
         phase=Phase.RESULT,
@@ -543,7 +591,11 @@ def _apply_settled(s: RoundState, event: RoundSettled) -> RoundState:
         raise _refuse(event, s)
     assert s.draw is not None and s.result is not None
     settled = settle_round(s.wagers, s.result, s.draw, s.bonus_odds, s.rules)
-    if (settled.total_wagered, settled.total_paid) != (event.total_wagered, event.total_paid):
+    returned_ok = event.total_returned is None or event.total_returned == settled.total_returned
+    if (settled.total_wagered, settled.total_paid) != (
+        event.total_wagered,
+        event.total_paid,
+    ) or not returned_ok:
         raise IllegalTransition(
             f"{event.type}: totals {event.total_wagered}/{event.total_paid} differ from the settlement "
             f"{settled.total_wagered}/{settled.total_paid}"
@@ -581,4 +633,4 @@ def settle(state: RoundState) -> RoundSettled:
     if state.phase not in (Phase.RESULT, Phase.BONUS) or state.draw is None or state.result is None:
         raise IllegalTransition(f"cannot settle in phase {state.phase.value.upper()}")
     settled = settle_round(state.wagers, state.result, state.draw, state.bonus_odds, state.rules)
-    return RoundSettled(settled.total_wagered, settled.total_paid)
+    return RoundSettled(settled.total_wagered, settled.total_paid, settled.total_returned)

@@ -21,6 +21,7 @@ from engine.round import (
     NoSpin,
     Phase,
     ResultBeforeClose,
+    ResultCorrected,
     ResultRecorded,
     RoundEvent,
     RoundOpened,
@@ -68,7 +69,13 @@ W_BLACK = wager("b2", "bob", outside_bet(BetKind.BLACK), "10")
 def test_plain_round_to_settled() -> None:
     s = run(opened(), WagerPlaced(W_SPLIT_26), WagerPlaced(W_BLACK), BetsClosed(DRAW), ResultRecorded(26))
     assert s.phase is Phase.RESULT and bonus_needed(s) == ()
-    s = apply(s, settle(s))
+    event = settle(s)
+    assert (event.total_wagered, event.total_paid, event.total_returned) == (
+        14,
+        Decimal("408.00"),
+        Decimal("422.00"),
+    )
+    s = apply(s, event)
     assert s.phase is Phase.SETTLED
     assert s.settlement == settle_round([W_SPLIT_26, W_BLACK], 26, DRAW, {}, RULES)
     assert s.settlement is not None and s.settlement.total_paid == Decimal("408.00")  # 4 x 199/2 + 10
@@ -137,14 +144,22 @@ def test_manual_result_and_correction() -> None:
     s = run(opened(), WagerPlaced(W_BLACK), BetsClosed(DRAW))
     with pytest.raises(IllegalTransition, match="needs a reason"):
         apply(s, ResultRecorded(8, "manual"))
-    s = apply(s, ResultRecorded(8, "manual", "sensor fault"))
-    assert (s.result, s.result_source, s.irregularities[-1].kind) == (8, "manual", "manual_result")
-    with pytest.raises(IllegalTransition, match="correction is a manual result"):
-        apply(s, ResultRecorded(9))
-    s = apply(s, ResultRecorded(9, "manual", "misread: ball in 9"))
-    assert (s.result, s.irregularities[-1].kind) == (9, "result_corrected")
     with pytest.raises(IllegalTransition, match="not a number 0-36"):
         apply(s, ResultRecorded(37, "manual", "x"))
+    s = apply(s, ResultRecorded(8, "manual", "sensor fault"))
+    assert (s.result, s.result_source, s.irregularities[-1].kind) == (8, "manual", "manual_result")
+    for again in (ResultRecorded(9), ResultRecorded(9, "manual", "second try")):
+        with pytest.raises(IllegalTransition, match="a result is already recorded"):
+            apply(s, again)
+    with pytest.raises(IllegalTransition, match="the recorded result is 8, not 7"):
+        apply(s, ResultCorrected(7, 9, "misread"))
+    with pytest.raises(IllegalTransition, match="needs a reason"):
+        apply(s, ResultCorrected(8, 9, ""))
+    s = apply(s, ResultCorrected(8, 9, "misread: ball in 9"))
+    assert (s.result, s.irregularities[-1].kind) == (9, "result_corrected")
+    s = apply(s, settle(s))
+    with pytest.raises(IllegalTransition, match="phase SETTLED"):
+        apply(s, ResultCorrected(9, 10, "too late"))
 
 
 @pytest.mark.parametrize("phase", ["open", "closed", "result", "bonus"])
@@ -179,6 +194,9 @@ def test_wrong_totals_and_wrong_rules_are_refused() -> None:
     s = run(opened(), WagerPlaced(W_BLACK), BetsClosed(DRAW), ResultRecorded(2))
     with pytest.raises(IllegalTransition, match="differ from the settlement"):
         apply(s, RoundSettled(Decimal(10), Decimal(11)))
+    with pytest.raises(IllegalTransition, match="differ from the settlement"):
+        apply(s, RoundSettled(Decimal(10), Decimal("10.00"), Decimal(10)))  # 2 is black: 20 returned
+    assert apply(s, RoundSettled(Decimal(10), Decimal("10.00"))).phase is Phase.SETTLED  # older journals
     with pytest.raises(IllegalTransition, match="opened under Rules Submission"):
         apply(RoundState.initial(RULES), RoundOpened("r-2", "f" * 64))
     other = Draw({1: Fraction(49)}, 2, rules_sha256="e" * 64)
@@ -267,6 +285,7 @@ ACTIONS = st.one_of(
     st.tuples(st.just("close"), st.integers(0, 1000)),
     st.tuples(st.just("result"), st.integers(0, 36), st.booleans(), st.booleans()),
     st.tuples(st.just("early"), st.integers(0, 36)),
+    st.tuples(st.just("correct"), st.integers(0, 36)),
     st.tuples(st.just("nospin")),
     st.tuples(st.just("bonus"), st.integers(29, 4999)),
     st.tuples(st.just("settle")),
@@ -292,6 +311,8 @@ def _event_for(state: RoundState, action: tuple[object, ...], n: int) -> RoundEv
         if action[3] and state.draw is not None:  # often the Bonus Number, to reach the BONUS phase
             action = (kind, state.draw.bonus_number, *action[2:])
         return ResultRecorded(int(action[1]), "manual" if action[2] else "sensor", "entered by hand")  # type: ignore[call-overload]
+    if kind == "correct":
+        return ResultCorrected(state.result if state.result is not None else -1, int(action[1]), "misread")  # type: ignore[call-overload]
     if kind == "early":
         return ResultBeforeClose(int(action[1]), "early ball")  # type: ignore[call-overload]
     if kind == "nospin":
