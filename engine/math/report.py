@@ -1,0 +1,280 @@
+"""The game math of a Rules Submission as data: JSON for `drr math --json` and docs/math.md.
+
+Every exact value is a fraction string "p/q" (or "p" when whole) so anyone can recompute
+it; percentages and standard deviations are decimal strings for reading. docs/math.md is
+`markdown(game_math(default rules))`, checked by a test so it cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from engine.math.bonus_value import STRATEGIES, Strategy
+from engine.math.wager_math import KIND_TITLES, GameMath, WagerStats, percent, sqrt_decimal
+from engine.rules import MULTIPLIER_BOXES, format_odds
+
+STDEV_PLACES = 12
+
+STRATEGY_TITLES = {
+    Strategy.OPTIMAL: "optimal",
+    Strategy.CASH_OUT_AT_3: "cash out at round 3",
+    Strategy.PLAY_TO_END: "play to the end",
+}
+
+
+def frac(x: Fraction) -> str:
+    """An exact value as "p/q" ("p" when whole)."""
+    return format_odds(Fraction(x))
+
+
+def _wager_json(w: WagerStats) -> dict[str, Any]:
+    return {
+        "numbers": w.numbers,
+        "example": w.bet.label,
+        "base_odds": frac(w.base_odds),
+        "rtp": {s.value: frac(w.rtp[s]) for s in STRATEGIES},
+        "house_edge": {s.value: frac(w.house_edge(s)) for s in STRATEGIES},
+        "hit_frequency": frac(w.hit_frequency),
+        "p_lucky": frac(w.p_lucky),
+        "p_bonus": frac(w.p_bonus),
+        # "variance"/"stdev" are for the optimal player, the design reference; the other
+        # strategies are given alongside.
+        "variance": frac(w.variance[Strategy.OPTIMAL]),
+        "stdev": sqrt_decimal(w.variance[Strategy.OPTIMAL], STDEV_PLACES),
+        "variance_by_strategy": {s.value: frac(w.variance[s]) for s in STRATEGIES},
+        "stdev_by_strategy": {s.value: sqrt_decimal(w.variance[s], STDEV_PLACES) for s in STRATEGIES},
+        "max_payout": frac(w.max_payout),
+    }
+
+
+def to_json(m: GameMath) -> dict[str, Any]:
+    """The whole analysis in the `drr math --json` shape."""
+    from engine.math.bonus_value import BonusGame
+
+    game = BonusGame.from_rules(m.rules)
+    return {
+        "rules": {"name": m.rules.name, "sha256": m.rules.sha256},
+        "bets": {kind: _wager_json(w) for kind, w in m.wagers.items()},
+        "lucky": {
+            "mean_count": frac(m.lucky.mean_count),
+            "mean_odds": frac(m.lucky.mean_odds),
+            "max_odds": frac(m.lucky.max_odds),
+        },
+        "bonus": {
+            "mean": {s.value: frac(m.bonus[s].mean) for s in STRATEGIES},
+            "second_moment": {s.value: frac(m.bonus[s].second_moment) for s in STRATEGIES},
+            "max": frac(m.rules.max_bonus),
+            "distribution": {
+                "optimal": {frac(b): frac(p) for b, p in m.bonus[Strategy.OPTIMAL].distribution.items()}
+            },
+            "optimal_policy": [
+                {
+                    "round": p.round,
+                    "continue_max_at_risk": None
+                    if p.continue_max_at_risk is None
+                    else frac(p.continue_max_at_risk),
+                    "cash_out_min_at_risk": None
+                    if p.cash_out_min_at_risk is None
+                    else frac(p.cash_out_min_at_risk),
+                }
+                for p in game.optimal_policy()
+            ],
+        },
+    }
+
+
+def _num(x: Fraction) -> str:
+    """Odds for reading: whole numbers with thousands separators, else exact and decimal."""
+    if x.denominator == 1:
+        return f"{x.numerator:,}"
+    return f"{x.numerator:,}/{x.denominator} (≈{float(x):,.4f})"
+
+
+def _weights(table: dict[Fraction, int] | dict[int, int]) -> str:
+    total = sum(table.values())
+    return ", ".join(f"{_num(Fraction(k))} ({w}/{total})" for k, w in table.items())
+
+
+@dataclass(frozen=True)
+class Band:
+    label: str
+    probability: Fraction
+    at_least: Fraction  # P(B >= the band's lowest value)
+
+
+BAND_EDGES = (49, 99, 199, 499, 999, 1999, 2999)
+
+
+def outcome_bands(distribution: Mapping[Fraction, Fraction]) -> list[Band]:
+    """The bonus outcome distribution grouped into readable ranges (the lowest value on its own)."""
+    values = sorted(distribution)
+    lowest = values[0]
+    edges: list[Fraction] = [lowest, *(Fraction(e) for e in BAND_EDGES if e > lowest), max(values)]
+    bands = [Band(_num(lowest), distribution[lowest], Fraction(1))]
+    for lo, hi in itertools.pairwise(edges):
+        if lo >= hi:
+            continue
+        p = sum((q for b, q in distribution.items() if lo < b <= hi), Fraction(0))
+        tail = sum((q for b, q in distribution.items() if b > lo), Fraction(0))
+        if p:
+            whole = all(b.denominator == 1 for b in values)
+            label = f"{_num(lo + 1)} - {_num(hi)}" if whole else f"over {_num(lo)}, up to {_num(hi)}"
+            bands.append(Band(label, p, tail))
+    return bands
+
+
+def _same_w(m: GameMath) -> str:
+    ws = {w.numbers * (1 + w.base_odds) for w in m.wagers.values() if w.bet.inside}
+    return _num(ws.pop()) if len(ws) == 1 else "not the same"
+
+
+def markdown(m: GameMath) -> str:
+    """docs/math.md: the reasoning behind the paytable and its exact figures."""
+    r = m.rules
+    straight = m.wagers["straight"]
+    inside = [w for w in m.wagers.values() if w.bet.inside]
+    low = min(w.rtp[s] for w in inside for s in STRATEGIES)
+    high = max(w.rtp[s] for w in inside for s in STRATEGIES)
+    k = m.lucky.mean_count
+    bonus = m.bonus
+    lines = [
+        "# Game math of the default Rules Submission",
+        "",
+        "<!-- Generated by `drr math --markdown > docs/math.md`; a test fails when this file and the",
+        "     code or resources/rules/default.toml disagree. Edit engine/math/report.py instead. -->",
+        "",
+        f"Rules Submission: **{r.name}**, `resources/rules/default.toml`, sha256 `{r.sha256}`.",
+        "",
+        "Every figure below is exact (computed with fractions by `engine/math/`, shown rounded);",
+        "`drr math --json` gives the exact fractions. `drr simulate` plays whole spins to check them.",
+        "",
+        "## How a wager returns",
+        "",
+        "One unit staked returns R (stake included), so the return to player (RTP) is E[R] and the",
+        "house edge 1 - E[R]. An inside wager on n numbers wins with probability n/37; only the",
+        "winning number matters:",
+        "",
+        f"- it is a Lucky Number with probability E[k]/37 (E[k] = {_num(k)} Lucky Numbers per spin),",
+        f"  and pays X/n to 1 (E[X] = {_num(m.lucky.mean_odds)});",
+        "- it is the Bonus Number with probability 1/37 whatever k is (the Bonus Number is uniform",
+        "  over the 37 - k others), and pays B/n to 1 with B the player's bonus-game outcome;",
+        "- otherwise it pays the base odds, returning W(n) = n (1 + base odds) per n units.",
+        "",
+        "So  37² x RTP(n) = E[k] (n + E[X]) + (n + E[B]) + (36 - E[k]) W(n).",
+        f"On this paytable W(n) is {_same_w(m)} for every inside bet.",
+        "",
+        "A Lucky hit is worth the same X to every inside bet, but the stake that comes back on",
+        "top grows with n: the six line gains 5 (E[k] + 1)/37² over the straight up. That is why",
+        f"E[k] is held at {_num(k)} — with ten Lucky Numbers on every spin the six line would pay",
+        "more than it takes. Outside wagers are plain single-zero roulette: 36/37 = 97.30%.",
+        "",
+        "Trios are 0-1-2 and 0-2-3, first four is 0-1-2-3; even money is red, black, odd, even,",
+        "low or high. Every bet of a kind has the same figures: each number is equally likely to",
+        "be the result, a Lucky Number or the Bonus Number.",
+        "",
+        "Payouts are taken unrounded; rounding down to the rounding step (§ 601a.2, `wagers.rounding`)",
+        "takes less than one step per winning wager and depends on the amount staked.",
+        "",
+        "## The bonus game",
+        "",
+        "Round r has "
+        + ", ".join(str(b) for b in MULTIPLIER_BOXES)
+        + " multiplier boxes out of five (rounds 1-6);",
+        'an "X" ends the game paying the round-1 multiplier, cash-out is offered from round 3 and',
+        "pays the sum of the picks, surviving round 6 pays the sum. Its value depends on the player:",
+        "",
+        "- **optimal**: cash out exactly when the sum is worth at least going on (dynamic",
+        "  programming over round, sum and round-1 multiplier);",
+        "- **cash out at round 3**: an absent player (random picks in rounds 1-2, then the",
+        "  cash-out default of § 617b.12(i)(2)(i));",
+        "- **play to the end**: never cash out; the only way to the top prize.",
+        "",
+        "The tables from round 3 are sized so that going on is worth about as much as cashing",
+        "out at a typical sum, so the three players end up close together and every inside bet",
+        "stays in its band whoever plays the bonus game.",
+        "",
+        "| round | multiplier boxes | multiplier (weight) |",
+        "| --- | --- | --- |",
+    ]
+    for i, table in enumerate(r.bonus_rounds):
+        lines.append(f"| {i + 1} | {MULTIPLIER_BOXES[i]} of 5 | {_weights(dict(table))} |")
+    lines += [
+        "",
+        "| strategy | E[B] (straight-up odds) | exact |",
+        "| --- | --- | --- |",
+    ]
+    for s in STRATEGIES:
+        lines.append(f"| {STRATEGY_TITLES[s]} | {float(bonus[s].mean):,.6f} | `{frac(bonus[s].mean)}` |")
+    lines += [
+        "",
+        f"Largest outcome: {_num(r.max_bonus)} to 1 (the § 617b.12(l) maximum is 4,999 to 1).",
+        "",
+        "## Lucky Numbers",
+        "",
+        f"- how many (weight): {_weights(dict(r.lucky_counts))}",
+        f"- straight-up odds X to 1 (weight): {_weights(dict(r.lucky_odds))}",
+        "",
+        "## Return to player",
+        "",
+        f"Straight up under optimal bonus play: **{percent(straight.rtp[Strategy.OPTIMAL], 4)}%**"
+        " (target 97.30% ± 0.05%).",
+        f"Every inside bet under every strategy: {percent(low, 4)}% to {percent(high, 4)}%"
+        " (required: 96.5% to 99.0%).",
+        "",
+        "| bet | n | "
+        + " | ".join(f"RTP {STRATEGY_TITLES[s]}" for s in STRATEGIES)
+        + " | house edge (optimal) |",
+        "| --- | --- | " + " | ".join("---" for _ in STRATEGIES) + " | --- |",
+    ]
+    for kind, w in m.wagers.items():
+        cells = " | ".join(f"{percent(w.rtp[s], 4)}%" for s in STRATEGIES)
+        lines.append(
+            f"| {KIND_TITLES[kind]} | {w.numbers} | {cells} | {percent(w.house_edge(Strategy.OPTIMAL), 4)}% |"
+        )
+    lines += [
+        "",
+        "## Hits, Lucky and Bonus coverage, spread",
+        "",
+        "P(Lucky) and P(Bonus) are the chances that the bet's numbers include a Lucky Number /",
+        "the Bonus Number on a spin; the standard deviation is of one unit's return (optimal play).",
+        "",
+        "| bet | hit frequency | P(Lucky) | P(Bonus) | standard deviation | largest payout (to 1) |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for kind, w in m.wagers.items():
+        lines.append(
+            f"| {KIND_TITLES[kind]} | {percent(w.hit_frequency, 3)}% | {percent(w.p_lucky, 3)}% | "
+            f"{percent(w.p_bonus, 3)}% | {sqrt_decimal(w.variance[Strategy.OPTIMAL], 4)} | "
+            f"{_num(w.max_payout)} |"
+        )
+    lines += [
+        "",
+        "## Bonus outcomes under optimal play",
+        "",
+        f"{len(bonus[Strategy.OPTIMAL].distribution)} different outcomes; `drr math --json` lists the"
+        " exact probability of each.",
+        "",
+        "| B (to 1) | probability | P(B or more) |",
+        "| --- | --- | --- |",
+    ]
+    for band in outcome_bands(bonus[Strategy.OPTIMAL].distribution):
+        lines.append(f"| {band.label} | {float(band.probability):.6g} | {float(band.at_least):.6g} |")
+    lines += [
+        "",
+        "Optimal cash-out points (amount at risk = sum - round-1 multiplier, over reachable sums):",
+        "",
+        "| round | plays on up to | cashes out from |",
+        "| --- | --- | --- |",
+    ]
+    from engine.math.bonus_value import BonusGame
+
+    for pol in BonusGame.from_rules(r).optimal_policy():
+        go = "-" if pol.continue_max_at_risk is None else _num(pol.continue_max_at_risk)
+        stop = "-" if pol.cash_out_min_at_risk is None else _num(pol.cash_out_min_at_risk)
+        lines.append(f"| {pol.round} | {go} | {stop} |")
+    lines.append("")
+    return "\n".join(lines)
