@@ -15,7 +15,7 @@ message naming the key and the file (`drr config check` lists every problem at o
 
 Precedence: command line > settings file > embedded default. The command-line half lives in
 ``gui/cli.py``: a command declares the common options (``--db``, ``--table``, ``--wheel``,
-``--rules``, ``--station``, ``--protocol`` and the serial options ``--baudrate`` … ``--write-timeout``)
+``--rules``, ``--station``, ``--protocol`` and the serial options ``--baudrate`` … ``--xonxoff``)
 with ``default=None`` through `add_settings_options` (or declares them itself and calls
 `mark_settings_options`); after parsing, the dispatcher fills every marked option still None from
 these settings (`fill_from_settings`), so a handler reads ``args.db`` etc. and gets the effective
@@ -76,8 +76,6 @@ class SerialSettings:
     stopbits: float = 1
     rtscts: bool = False  # the real capture's operator ran RTS/CTS; the guide says no flow control
     xonxoff: bool = False
-    read_timeout: float = 0.5  # seconds a read waits before the link checks its health
-    write_timeout: float = 2.0  # seconds before a command write counts as failed
 
 
 @dataclass(frozen=True)
@@ -88,6 +86,7 @@ class Settings:
     station: str = "croupier"
     wheel: str = "sim"
     wheel_protocol: str = "ss2"
+    wheel_silence_seconds: float = 3.0  # the SS2 sends status every 0.5 s: 3 s is six missed lines
     serial: SerialSettings = field(default_factory=SerialSettings)
     database_url: str | None = None  # None: the store's SQLite journal in the user data directory
     rules_path: Path | None = None  # None: the shipped resources/rules/default.toml
@@ -211,8 +210,8 @@ def _integer(low: int, high: int | None = None) -> Callable[[Any], int]:
 def _seconds(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError(f"must be a number of seconds, not {_show(value)}")
-    if not 0 <= value <= 3600:
-        raise ValueError(f"must be between 0 and 3600 seconds, not {value}")
+    if not 0.5 <= value <= 600:
+        raise ValueError(f"must be between 0.5 and 600 seconds, not {value}")
     return float(value)
 
 
@@ -298,6 +297,12 @@ KEY_LIST: tuple[Key, ...] = (
     ),
     Key("wheel.protocol", "wheel_protocol", _nonempty, "wheel protocol name (ss2, plain)", ("protocol",)),
     Key(
+        "wheel.silence_seconds",
+        "wheel_silence_seconds",
+        _seconds,
+        "seconds without a line from the wheel before the link counts as silent (sensor alert)",
+    ),
+    Key(
         "wheel.serial.baudrate",
         "serial.baudrate",
         _integer(50, 4_000_000),
@@ -309,20 +314,6 @@ KEY_LIST: tuple[Key, ...] = (
     Key("wheel.serial.stopbits", "serial.stopbits", _stopbits, "1, 1.5 or 2", ("stopbits",)),
     Key("wheel.serial.rtscts", "serial.rtscts", _boolean, "hardware flow control RTS/CTS", ("rtscts",)),
     Key("wheel.serial.xonxoff", "serial.xonxoff", _boolean, "software flow control XON/XOFF", ("xonxoff",)),
-    Key(
-        "wheel.serial.read_timeout",
-        "serial.read_timeout",
-        _seconds,
-        "seconds a read waits",
-        ("read_timeout",),
-    ),
-    Key(
-        "wheel.serial.write_timeout",
-        "serial.write_timeout",
-        _seconds,
-        "seconds before a write fails",
-        ("write_timeout",),
-    ),
     Key(
         "database.url",
         "database_url",
@@ -533,11 +524,9 @@ _OPTION_SPECS: dict[str, dict[str, Any]] = {
     "stopbits": {"type": float, "choices": STOPBITS},
     "rtscts": {"action": "boolean"},
     "xonxoff": {"action": "boolean"},
-    "read_timeout": {"type": float, "metavar": "S"},
-    "write_timeout": {"type": float, "metavar": "S"},
 }
 SERIAL_OPTIONS = (
-    "baudrate", "bytesize", "parity", "stopbits", "rtscts", "xonxoff", "read_timeout", "write_timeout",
+    "baudrate", "bytesize", "parity", "stopbits", "rtscts", "xonxoff",
 )  # fmt: skip
 
 

@@ -7,8 +7,8 @@ each handler imports its own heavy dependencies (Qt, numpy, SQLAlchemy) lazily.
 Settings convention (one mechanism for every command, see engine/config.py):
 - A command declares the common options ``--db``, ``--table``, ``--wheel``, ``--rules``,
   ``--station``, ``--protocol`` and the serial options (``--baudrate``, ``--bytesize``,
-  ``--parity``, ``--stopbits``, ``--rtscts``/``--xonxoff`` as BooleanOptionalAction,
-  ``--read-timeout``, ``--write-timeout``) with ``default=None`` through
+  ``--parity``, ``--stopbits``, ``--rtscts``/``--xonxoff`` as BooleanOptionalAction) with
+  ``default=None`` through
   ``engine.config.add_settings_options(parser, "db", "table", ...)`` (or declares them itself and
   calls ``engine.config.mark_settings_options``), and does NOT fall back itself. A ``--table``
   that filters (None = every table) is not marked and stays None.

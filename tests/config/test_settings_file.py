@@ -44,7 +44,6 @@ def test_every_key_of_a_file_is_read_with_its_type_and_origin(tmp_path: Path) ->
         parity = "e"
         stopbits = 1.5
         rtscts = true
-        read_timeout = 1
         [database]
         url = "postgresql+psycopg://drr@floor-db/casino"
         [rules]
@@ -61,7 +60,7 @@ def test_every_key_of_a_file_is_read_with_its_type_and_origin(tmp_path: Path) ->
     assert s.source == path
     assert (s.table_id, s.station, s.wheel) == ("T04", "display", "serial:/dev/ttyUSB0")
     assert (s.serial.baudrate, s.serial.parity, s.serial.stopbits, s.serial.rtscts) == (19200, "E", 1.5, True)
-    assert s.serial.read_timeout == 1.0 and s.serial.bytesize == 8
+    assert s.serial.bytesize == 8 and s.wheel_silence_seconds == 3.0
     assert s.database_url == "postgresql+psycopg://drr@floor-db/casino"
     assert s.rules_path == rules  # relative to the settings file, not to the working directory
     assert s.large_payout_threshold == Decimal("2500.50")
@@ -80,6 +79,7 @@ def test_every_key_of_a_file_is_read_with_its_type_and_origin(tmp_path: Path) ->
         ("[wheel.serial]\nrtscts = 1\n", "wheel.serial.rtscts", "must be true or false"),
         ("[wheel.serial]\nbytesize = 9\n", "wheel.serial.bytesize", "between 5 and 8"),
         ('[wheel]\nspec = "usb"\n', "wheel.spec", "sim, serial:PORT or replay:FILE"),
+        ("[wheel]\nsilence_seconds = 0\n", "wheel.silence_seconds", "between 0.5 and 600 seconds"),
         ('[table]\nstation = "bar"\n', "table.station", "croupier, display, bonus, surveillance, pitboss"),
         ('[table]\nid = "../x"\n', "table.id", "letters, digits"),
         ('[database]\nurl = "mysql://x/y"\n', "database.url", "scheme 'mysql'"),
