@@ -149,6 +149,7 @@ class Key:
     convert: Callable[[Any], Any]  # TOML value -> typed value; raises ValueError with a reason
     help: str
     cli: tuple[str, ...] = ()  # argparse dests that override this key
+    option_help: str = ""  # the command-line option's help, when it differs from the file's
 
 
 def _text(value: Any) -> str:
@@ -320,6 +321,8 @@ KEY_LIST: tuple[Key, ...] = (
         _database_url,
         "SQLAlchemy URL; empty: the SQLite journal in the user data directory",
         ("db",),
+        "store URL: sqlite:///PATH, a file path or postgresql://user@host/db "
+        "(default: settings database.url, else the table's SQLite file in the user data directory)",
     ),
     Key(
         "rules.path",
@@ -327,6 +330,7 @@ KEY_LIST: tuple[Key, ...] = (
         _optional_path,
         "Rules Submission TOML; empty: the shipped default",
         ("rules",),
+        "Rules Submission TOML (default: settings rules.path, else the shipped one)",
     ),
     Key(
         "thresholds.large_payout",
@@ -542,8 +546,12 @@ def add_settings_options(parser: Any, *dests: str, help: Mapping[str, str] | Non
     for dest in dests:
         key = KEYS[CLI_KEYS[dest]]
         spec = dict(_OPTION_SPECS[dest])
-        text = (help or {}).get(dest, key.help)
-        spec["help"] = f"{text} (default: settings {key.name})"
+        if dest in (help or {}):
+            spec["help"] = (help or {})[dest]
+        elif key.option_help:
+            spec["help"] = key.option_help
+        else:
+            spec["help"] = f"{key.help} (default: settings {key.name})"
         flag = "--" + dest.replace("_", "-")
         if spec.pop("action", None) == "boolean":
             parser.add_argument(flag, dest=dest, action=argparse.BooleanOptionalAction, default=None, **spec)
