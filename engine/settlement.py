@@ -225,6 +225,8 @@ def settle_round(
     of every winning (kind, size) class are worked out once per round."""
     d = as_draw(draw)
     _check_result(result)
+    if not isinstance(wagers, list | tuple):
+        wagers = list(wagers)  # walked twice below
     rounding = rules.rounding
     zero = _MONEY.multiply(Decimal(0), rounding)
     lucky = d.lucky.get(result)

@@ -283,3 +283,10 @@ def test_settle_round_matches_settle_wager(
         assert (s.kind == "lose") == (result not in s.wager.bet.numbers)
         if s.kind == "lucky":
             assert s.wager.bet.inside and result in draw.lucky
+
+
+def test_settle_round_takes_any_iterable_of_wagers() -> None:
+    wagers = [w(ins(26), "2", wid="a"), w(outside_bet(BetKind.BLACK), "10", wid="b")]
+    r = settle_round(iter(wagers), 26, EXAMPLE_DRAW, {}, RULES)  # type: ignore[arg-type]
+    assert [s.wager.id for s in r.settlements] == ["a", "b"]
+    assert (r.total_wagered, r.total_paid) == (Decimal(12), Decimal("608.00"))
