@@ -82,51 +82,58 @@ class EngineBonus:
     def tick(self) -> list[BonusEvent]:
         return [] if self.game is None else self._do(self.game.tick)
 
-    def _view(self, status: BonusStatus, rnd: int, boxes: tuple[BoxView, ...], **extra: Any) -> BonusView:
+    def view(self) -> BonusView:
+        return bonus_view(self.player, self.game, self._preset, self._rules)
+
+
+def bonus_view(
+    player: str, game: BonusGame | None, preset: TimeoutPreset, rules: RulesSubmission
+) -> BonusView:
+    """What the bonus panel draws for `player`'s game (None: not started, the preset still open)."""
+
+    def view(status: BonusStatus, rnd: int, boxes: tuple[BoxView, ...], **extra: Any) -> BonusView:
         return BonusView(
-            player=self.player,
+            player=player,
             status=status,
             round=rnd,
             boxes=boxes,
-            timer_seconds=self._rules.bonus_timer_seconds,
+            timer_seconds=rules.bonus_timer_seconds,
             cash_out_from_round=CASH_OUT_FROM_ROUND,
             **extra,
         )
 
-    def view(self) -> BonusView:
-        game = self.game
-        if game is None:
-            return self._view(BonusStatus.SETUP, 1, _HIDDEN, picks=(), preset=self._preset)
-        picks = tuple(p.content for p in game.picks if isinstance(p.content, Fraction))
-        revealed: tuple[BoxView, ...] = ()
-        if game.boxes is not None and game.picks:
-            picked = game.picks[-1].box
-            revealed = tuple(_box(c, i + 1 == picked) for i, c in enumerate(game.boxes))
-        preset = TimeoutPreset(game.preset)
-        if game.finished:
-            assert game.end_reason is not None
-            last_pick_round = game.picks[-1].round if game.picks else 0
-            # An X or the sixth pick ends the game on the round just revealed; a cash-out ends it
-            # on a round whose boxes stay closed, after the previous round's reveal.
-            shows_last = game.end_reason != "cash_out" and last_pick_round == game.round
-            return self._view(
-                _END_STATUS[game.end_reason],
-                game.round,
-                revealed if shows_last else _HIDDEN,
-                picks=picks,
-                previous=() if shows_last else revealed,
-                preset=preset,
-                final_odds=game.outcome,
-            )
-        return self._view(
-            BonusStatus.PLAYING,
+    if game is None:
+        return view(BonusStatus.SETUP, 1, _HIDDEN, picks=(), preset=preset)
+    picks = tuple(p.content for p in game.picks if isinstance(p.content, Fraction))
+    revealed: tuple[BoxView, ...] = ()
+    if game.boxes is not None and game.picks:
+        picked = game.picks[-1].box
+        revealed = tuple(_box(c, i + 1 == picked) for i, c in enumerate(game.boxes))
+    played_preset = TimeoutPreset(game.preset)
+    if game.finished:
+        assert game.end_reason is not None
+        last_pick_round = game.picks[-1].round if game.picks else 0
+        # An X or the sixth pick ends the game on the round just revealed; a cash-out ends it
+        # on a round whose boxes stay closed, after the previous round's reveal.
+        shows_last = game.end_reason != "cash_out" and last_pick_round == game.round
+        return view(
+            _END_STATUS[game.end_reason],
             game.round,
-            _HIDDEN,
+            revealed if shows_last else _HIDDEN,
             picks=picks,
-            previous=revealed,
-            preset=preset,
-            seconds_left=game.time_left(),
+            previous=() if shows_last else revealed,
+            preset=played_preset,
+            final_odds=game.outcome,
         )
+    return view(
+        BonusStatus.PLAYING,
+        game.round,
+        _HIDDEN,
+        picks=picks,
+        previous=revealed,
+        preset=played_preset,
+        seconds_left=game.time_left(),
+    )
 
 
 def _box(content: Fraction | str, picked: bool) -> BoxView:

@@ -296,7 +296,8 @@ class LocalTable(TableAdapter):
         self._pay_lines = pay_lines(r.wagers, r.result, r.draw, r.bonus_odds, waiting, self._rules)
         self.payoutsChanged.emit(self._pay_lines, self._pending_approvals())
 
-    def approve_payouts(self, approver: str) -> None:
+    def approve_payouts(self, approver: str, pin: str = "") -> None:
+        # No user store here: the name is recorded as given (demo and test tables only).
         if not self._pending_approvals():
             self._refuse("no payout needs approval")
             return

@@ -84,7 +84,8 @@ class TableAdapter(QObject):
     def manual_result(self, number: int) -> None:
         raise NotImplementedError
 
-    def approve_payouts(self, approver: str) -> None:
+    def approve_payouts(self, approver: str, pin: str = "") -> None:
+        """A pit boss's approval of the large payouts (checked against the user store where there is one)."""
         raise NotImplementedError
 
     def settle(self) -> None:

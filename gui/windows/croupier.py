@@ -141,7 +141,7 @@ class ManualResultDialog(QDialog):
 
 
 class ApprovalDialog(QDialog):
-    """Pit-boss approval of large payouts (the login module will check the PIN and role)."""
+    """Pit-boss approval of large payouts: name and PIN, checked by the table against its user store."""
 
     def __init__(self, total: Decimal, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -650,7 +650,7 @@ class CroupierWindow(QMainWindow):
         total = sum((ln.payout for ln in self.pay_lines if ln.wager.id in self.approvals), Decimal(0))
         dialog = ApprovalDialog(total, self)
         if dialog.exec() == QDialog.DialogCode.Accepted and dialog.name.text().strip():
-            self.table.approve_payouts(dialog.name.text().strip())
+            self.table.approve_payouts(dialog.name.text().strip(), dialog.pin.text())
 
     # --- lifecycle ----------------------------------------------------------------------------
 

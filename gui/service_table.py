@@ -1,0 +1,272 @@
+"""The table service (engine.table.service) behind the `TableAdapter` interface.
+
+Commands become coroutines on the qasync loop (held in `tasks`: asyncio keeps only weak
+references); a refusal comes back as `refused` with the service's one-line reason. The screens
+redraw only after the service has journaled a fact: its subscriber hands over each durable entry,
+the adapter rebuilds a `TableView` from the service's state and emits a signal for each part
+that changed. A restart therefore shows exactly what the journal says.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Coroutine
+from decimal import Decimal
+from typing import Any
+
+from PySide6.QtCore import QObject
+
+from engine.auth import User
+from engine.bets import Bet
+from engine.errors import DrrError
+from engine.rules import RulesSubmission
+from engine.store.journal import Entry
+from engine.table.service import TableService
+from gui.bonus_bridge import bonus_view
+from gui.pay_lines import pay_lines
+from gui.table_adapter import TableAdapter
+from gui.view_model import BonusView, Draw, HistoryEntry, PayLine, Phase, TableView, TimeoutPreset, WinKind
+
+HISTORY_KEPT = 500
+MANUAL_REASON = "entered by the croupier: wheel sensor unavailable"
+
+
+class ServiceTable(TableAdapter):
+    def __init__(
+        self,
+        service: TableService,
+        user: User,
+        players: tuple[str, ...],
+        *,
+        authenticate: Any = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.service = service
+        self.user = user
+        self._players = players
+        self._authenticate = authenticate  # (name, pin) -> User, for a pit boss's approval
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self._last: TableView | None = None
+        self._history: list[HistoryEntry] = []
+        self._unsubscribe = service.subscribe(self._on_entry)
+
+    # --- reading ------------------------------------------------------------------------------
+
+    @property
+    def rules(self) -> RulesSubmission:
+        rules = self.service.rules
+        if rules is None:
+            raise DrrError("the table service has no Rules Submission loaded")
+        return rules
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return self._players
+
+    @property
+    def phase(self) -> Phase:
+        raw = self.service.phase
+        return Phase.IDLE if raw in ("idle", "new") else Phase(raw)
+
+    def snapshot(self) -> TableView:
+        st = self.service.state
+        r = st.round
+        draw = None if r is None or r.draw is None else Draw(dict(r.draw.lucky), r.draw.bonus_number)
+        result = r.result if r is not None else None
+        if result is None and st.pending_result is not None:
+            result = st.pending_result.number
+        lines: tuple[PayLine, ...] = ()
+        if r is not None and r.result is not None and r.draw is not None:
+            waiting = [p for p in r.bonus_players if p not in r.bonus_odds]
+            lines = pay_lines(r.wagers, r.result, r.draw, r.bonus_odds, waiting, r.rules)
+        need = self.service.approval_needed()
+        games = tuple(self._bonus_view(p, lines) for p in (r.bonus_players if r is not None else ()))
+        return TableView(
+            table_id=self.service.table,
+            round_no=st.rounds_opened,
+            phase=self.phase,
+            wagers=r.wagers if r is not None else (),
+            draw=draw,
+            result=result,
+            pay_lines=lines,
+            history=tuple(self._history),
+            bonus_games=games,
+            players=self._players,
+            approvals_needed=need.wager_ids if need is not None else (),
+        )
+
+    def _bonus_view(self, player: str, lines: tuple[PayLine, ...]) -> BonusView:
+        st = self.service.state
+        rules = self.rules
+        preset = TimeoutPreset(st.presets.get(player, "cash_out"))
+        view = bonus_view(player, st.games.get(player), preset, rules)
+        paid = [
+            ln.payout
+            for ln in lines
+            if ln.wager.player == player and ln.kind is WinKind.BONUS and not ln.pending
+        ]
+        return dataclasses.replace(view, payout=sum(paid, Decimal(0))) if view.finished and paid else view
+
+    # --- events: the journal's entries turned into signals -------------------------------------
+
+    def _on_entry(self, entry: Entry) -> None:
+        if entry.type == "round.settled":
+            r = self.service.state.round
+            if r is not None and r.result is not None and r.draw is not None:
+                self._history.append(
+                    HistoryEntry(
+                        r.result,
+                        lucky=r.result in r.draw.lucky,
+                        bonus=r.result == r.draw.bonus_number,
+                        manual=r.result_source == "manual",
+                    )
+                )
+                del self._history[:-HISTORY_KEPT]
+        elif entry.type in (
+            "round.irregularity",
+            "round.result_before_close",
+            "round.no_spin",
+            "round.voided",
+        ):
+            p = entry.payload
+            self.irregularity.emit(
+                f"{entry.type.split('.', 1)[1].replace('_', ' ')}: {p.get('reason', '')}".strip()
+            )
+        self.refresh(source="manual" if entry.type == "table.manual_entry" else "wheel")
+
+    def refresh(self, source: str = "wheel") -> None:
+        """Emit a signal for each part of the table view that changed since the last refresh."""
+        new = self.snapshot()
+        old = self._last
+        self._last = new
+        if old is None or old.wagers != new.wagers:
+            self.wagersChanged.emit(new.wagers)
+        if new.draw is not None and (old is None or old.draw != new.draw):
+            self.drawMade.emit(new.draw)
+        if new.result is not None and (old is None or old.result != new.result):
+            self.resultArrived.emit(new.result, source)
+        if old is None or (old.pay_lines, old.approvals_needed) != (new.pay_lines, new.approvals_needed):
+            self.payoutsChanged.emit(new.pay_lines, new.approvals_needed)
+        for view in new.bonus_games:
+            before = next((b for b in old.bonus_games if b.player == view.player), None) if old else None
+            if before != view:
+                self.bonusUpdated.emit(view)
+        if old is None or old.history != new.history:
+            self.historyChanged.emit(new.history)
+        if old is None or old.phase != new.phase:
+            self.phaseChanged.emit(new.phase)
+            if new.phase is Phase.SETTLED:
+                self.settled.emit(new.pay_lines)
+
+    # --- commands -----------------------------------------------------------------------------
+
+    def _submit(self, coro: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.ensure_future(self._guarded(coro))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _guarded(self, coro: Coroutine[Any, Any, Any]) -> None:
+        try:
+            await coro
+        except DrrError as exc:
+            self.refused.emit(exc.message)
+
+    def open_bets(self) -> None:
+        self._submit(self.service.open_bets(self.user))
+
+    def place_wager(self, player: str, bet: Bet, amount: Decimal) -> None:
+        self._submit(self.service.place_wager(self.user, player, bet, amount))
+
+    def _remove_last(self, player: str | None, bet: Bet | None, nothing: str) -> None:
+        wagers = self.snapshot().wagers
+        found = next(
+            (
+                w
+                for w in reversed(wagers)
+                if (player is None or w.player == player) and (bet is None or w.bet == bet)
+            ),
+            None,
+        )
+        if found is None:
+            self.refused.emit(nothing)
+            return
+        self._submit(self.service.remove_wager(self.user, found.id))
+
+    def remove_wager(self, player: str, bet: Bet) -> None:
+        self._remove_last(player, bet, f"{player} has no wager on {bet.label}")
+
+    def undo(self, player: str | None = None) -> None:
+        self._remove_last(player, None, "nothing to undo")
+
+    def clear_player(self, player: str) -> None:
+        ids = [w.id for w in self.snapshot().wagers if w.player == player]
+
+        async def remove_all() -> None:
+            for wid in ids:
+                await self.service.remove_wager(self.user, wid)
+
+        self._submit(remove_all())
+
+    def no_more_bets(self) -> None:
+        self._submit(self.service.no_more_bets(self.user))
+
+    def wheel_event(self, event: Any) -> None:
+        self._submit(self.service.wheel_event(event.to_json()))
+
+    def confirm_result(self) -> None:
+        self._submit(self.service.confirm_result(self.user))
+
+    def manual_result(self, number: int) -> None:
+        # The croupier already typed the number twice on screen; the service's own two steps
+        # journal both entries.
+        async def twice() -> None:
+            await self.service.manual_result(self.user, number, MANUAL_REASON)
+            await self.service.manual_result(self.user, number, MANUAL_REASON)
+
+        self._submit(twice())
+
+    def approve_payouts(self, approver: str, pin: str = "") -> None:
+        if self._authenticate is None:
+            self.refused.emit("approvals need a pit boss's login, and this station has no user store")
+            return
+        try:
+            boss = self._authenticate(approver, pin)
+        except DrrError as exc:
+            self.refused.emit(exc.message)
+            return
+        self._submit(self.service.approve_payout(boss))
+
+    def settle(self) -> None:
+        self._submit(self.service.settle(self.user))
+
+    def next_round(self) -> None:
+        self._submit(self.service.next_round(self.user))
+
+    def no_spin(self, reason: str) -> None:
+        self._submit(self.service.no_spin(self.user, reason))
+
+    def void(self, reason: str) -> None:
+        self._submit(self.service.void(self.user, reason))
+
+    def bonus_start(self, player: str) -> None:
+        self._submit(self.service.bonus_start(self.user, player))
+
+    def bonus_pick(self, player: str, box: int) -> None:
+        self._submit(self.service.bonus_pick(self.user, player, box))
+
+    def bonus_cash_out(self, player: str) -> None:
+        self._submit(self.service.bonus_cash_out(self.user, player))
+
+    def bonus_set_preset(self, player: str, preset: TimeoutPreset) -> None:
+        self._submit(self.service.set_bonus_preset(self.user, player, preset.value))  # type: ignore[arg-type]
+
+    def bonus_timeout(self, player: str) -> None:
+        self._submit(self.service.tick_bonus_games())
+
+    async def shutdown(self) -> None:
+        self._unsubscribe()
+        if self.tasks:
+            await asyncio.gather(*self.tasks, return_exceptions=True)
+        await self.service.close()

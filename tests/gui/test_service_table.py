@@ -1,0 +1,139 @@
+"""The croupier station on the real table service: every fact journaled first, screens redrawn from
+it, and a restart in the middle of a round shows the round where it was."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+import qasync
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from engine.auth import User
+from engine.bets import BetKind, inside_bet, outside_bet
+from engine.rng import SeededRng
+from engine.store import Store, open_store
+from engine.table.service import TableService
+from gui.service_table import ServiceTable
+from gui.view_model import Phase
+from gui.windows.croupier import CroupierWindow
+
+CROUPIER = User("carol", "croupier")
+PLAYERS = ("anna", "bob")
+
+
+@pytest.fixture
+def loop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
+    event_loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(event_loop)
+    yield event_loop
+    event_loop.close()
+    asyncio.set_event_loop(None)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with open_store(str(tmp_path / "table.sqlite"), table="T1") as s:
+        yield s
+
+
+def start_station(
+    loop: asyncio.AbstractEventLoop, store: Store, qtbot: QtBot
+) -> tuple[ServiceTable, CroupierWindow]:
+    service = TableService(store, "T1", rng=SeededRng(9), allow_seeded_rng=True, claim=False)
+    loop.run_until_complete(service.start())
+    table = ServiceTable(service, CROUPIER, PLAYERS)
+    table.refresh()
+    window = CroupierWindow(table, PLAYERS)
+    qtbot.addWidget(window)
+    window.resize(1400, 900)
+    window.show()
+    return table, window
+
+
+def run(loop: asyncio.AbstractEventLoop, table: ServiceTable) -> None:
+    """Let the commands the screen sent reach the service and come back as journal entries."""
+
+    async def drain() -> None:
+        while table.tasks:
+            await asyncio.gather(*list(table.tasks), return_exceptions=True)
+
+    loop.run_until_complete(drain())
+
+
+def wheel(loop: asyncio.AbstractEventLoop, table: ServiceTable, *events: dict[str, Any]) -> None:
+    for ev in events:
+        loop.run_until_complete(table.service.wheel_event(ev))
+
+
+def test_a_round_on_the_table_service(loop: asyncio.AbstractEventLoop, store: Store, qtbot: QtBot) -> None:
+    table, window = start_station(loop, store, qtbot)
+    assert window.action.text() == "Open bets"
+    qtbot.mouseClick(window.action, Qt.MouseButton.LeftButton)
+    run(loop, table)
+    assert table.phase is Phase.OPEN and window.phase is Phase.OPEN
+    for player, bet in (
+        ("anna", inside_bet([17])),
+        ("bob", outside_bet(BetKind.RED)),
+        ("bob", inside_bet([17, 20])),
+    ):
+        window.select_player(player)
+        qtbot.mouseClick(window.felt, Qt.MouseButton.LeftButton, pos=window.felt.spot_of(bet).toPoint())
+    run(loop, table)
+    assert [(w.player, w.bet) for w in window.wagers] == [
+        ("anna", inside_bet([17])),
+        ("bob", outside_bet(BetKind.RED)),
+        ("bob", inside_bet([17, 20])),
+    ]
+    qtbot.mouseClick(window.action, Qt.MouseButton.LeftButton)  # no more bets
+    run(loop, table)
+    round_state = table.service.round
+    assert round_state is not None and round_state.draw is not None
+    assert window.felt.lucky == dict(round_state.draw.lucky)
+    wheel(loop, table, {"type": "result", "game": 1, "number": 17})
+    assert window.action.text() == "Confirm 17"
+    qtbot.mouseClick(window.action, Qt.MouseButton.LeftButton)
+    run(loop, table)
+    assert window.felt.result == 17 and window.pay_lines
+    settlement = table.service.settlement()
+    assert settlement is not None
+    assert {ln.wager.id: ln.payout for ln in window.pay_lines} == {
+        s.wager.id: s.payout for s in settlement.settlements
+    }
+    qtbot.mouseClick(window.action, Qt.MouseButton.LeftButton)  # settle
+    run(loop, table)
+    assert table.phase is Phase.SETTLED and window.history.shown[0].number == 17
+    # A refusal comes back from the service as a visible reason.
+    table.place_wager("anna", inside_bet([1]), Decimal(5))
+    run(loop, table)
+    assert "cannot place a wager" in window.reason.text(), window.reason.text()
+    loop.run_until_complete(table.shutdown())
+
+
+def test_a_restart_mid_round_shows_the_round_where_it_was(
+    loop: asyncio.AbstractEventLoop, store: Store, qtbot: QtBot
+) -> None:
+    table, window = start_station(loop, store, qtbot)
+    table.open_bets()
+    run(loop, table)
+    table.place_wager("anna", inside_bet([5]), Decimal(10))
+    table.place_wager("bob", outside_bet(BetKind.ODD), Decimal(25))
+    run(loop, table)
+    table.no_more_bets()
+    run(loop, table)
+    draw = window.felt.lucky
+    wagers = window.wagers
+    loop.run_until_complete(table.shutdown())
+    window.close()
+
+    again, restored = start_station(loop, store, qtbot)
+    assert restored.phase is Phase.CLOSED and restored.phase_label.text() == "NO MORE BETS"
+    assert restored.felt.lucky == draw and restored.wagers == wagers
+    assert restored.action.text() == "Waiting for the ball…"
+    loop.run_until_complete(again.shutdown())
