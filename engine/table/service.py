@@ -480,6 +480,9 @@ class TableService:
         async with self._lock:
             s = self._round(Phase.RESULT, Phase.BONUS, doing="settle")
             self._no_hold("settle")
+            missing = [p for p in s.bonus_players if p not in s.bonus_odds]
+            if missing:
+                raise IllegalTransition(f"cannot settle: bonus games not finished for {', '.join(missing)}")
             need = self.approval_needed()
             if need is not None:
                 raise IllegalTransition(

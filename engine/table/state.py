@@ -244,7 +244,7 @@ class TableState:
             return
         if self.round is None:
             raise ValueError("no round is open")
-        event = bonus_event_from_json({k: v for k, v in p.items() if k != "player"})
+        event = bonus_event_from_json(p)  # "player" is an extra key the events ignore
         if kind == "bonus.started":
             if player in self.games:
                 raise ValueError(f"player {player!r} already has a bonus game in this round")

@@ -1,0 +1,54 @@
+"""Helpers for the table-service tests: users, a fake wheel, a service on a test store."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from engine.auth import User
+from engine.bets import BetKind, inside_bet, outside_bet
+from engine.rng import SeededRng
+from engine.store import Store
+from engine.table.service import TableService
+
+CROUPIER = User("carol", "croupier")
+PITBOSS = User("pete", "pitboss")
+WATCHER = User("sam", "surveillance")
+
+
+def make_service(
+    store: Store, *, seed: int = 7, clock: Callable[[], float] | None = None, **kw: Any
+) -> TableService:
+    extra: dict[str, Any] = {"clock": clock} if clock is not None else {}
+    return TableService(store, "T1", rng=SeededRng(seed), allow_seeded_rng=True, claim=False, **extra, **kw)
+
+
+async def cover_everything(svc: TableService, player: str = "dora") -> None:
+    """Inside wagers on every number (zero straight + six six-lines): any Bonus Number hit is a bonus game."""
+    await svc.place_wager(CROUPIER, player, inside_bet([0]), Decimal(1))
+    for i in range(6):
+        await svc.place_wager(CROUPIER, player, inside_bet(range(6 * i + 1, 6 * i + 7)), Decimal(1))
+
+
+async def some_wagers(svc: TableService) -> None:
+    await svc.place_wager(CROUPIER, "anna", inside_bet([17]), Decimal(5))
+    await svc.place_wager(CROUPIER, "bob", outside_bet(BetKind.RED), Decimal(20))
+    await svc.place_wager(CROUPIER, "bob", outside_bet(BetKind.DOZEN, 2), Decimal(10))
+
+
+async def wheel(svc: TableService, *events: dict[str, Any]) -> None:
+    for ev in events:
+        await svc.wheel_event(ev)
+
+
+def spin(game: int, number: int | None = None) -> list[dict[str, Any]]:
+    """The wheel's messages of one game up to state 4 (and the result when `number` is given)."""
+    out: list[dict[str, Any]] = [
+        {"type": "started", "game": game},
+        {"type": "launched", "game": game},
+        {"type": "no_more_bets", "game": game},
+    ]
+    if number is not None:
+        out.append({"type": "result", "game": game, "number": number})
+    return out
