@@ -1,0 +1,157 @@
+"""Round recall: everything about one round rebuilt from its journal entries (never from memory).
+
+`recall_round` gives the wagers (by player), the Lucky/Bonus draw, the result (and any correction,
+both values), the wheel messages, each player's bonus game step by step, the per-wager payouts (the
+round replayed through `engine.round` when the Rules Submission it was opened under is at hand) and
+the whole audit trail of the round in chain order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from engine.bets import Wager
+from engine.errors import DrrError
+from engine.store.history import show_round
+
+if TYPE_CHECKING:
+    from engine.rules import RulesSubmission
+    from engine.settlement import Settlement
+    from engine.store.db import Store
+
+
+@dataclass(frozen=True)
+class BonusStep:
+    player: str
+    time: str
+    kind: str
+    text: str
+
+
+@dataclass
+class Recall:
+    record: dict[str, Any]
+    entries: list[dict[str, Any]]
+    wagers: list[Wager] = field(default_factory=list)
+    lucky: dict[int, Fraction] = field(default_factory=dict)
+    bonus_number: int | None = None
+    result: int | None = None
+    original_result: int | None = None  # the first result when it was corrected later
+    corrections: list[dict[str, Any]] = field(default_factory=list)
+    wheel: list[dict[str, Any]] = field(default_factory=list)
+    bonus_steps: list[BonusStep] = field(default_factory=list)
+    bonus_outcomes: dict[str, Fraction] = field(default_factory=dict)
+    settlements: list[Settlement] = field(default_factory=list)
+    total_wagered: Decimal | None = None
+    total_paid: Decimal | None = None
+    replay_note: str = ""
+
+    @property
+    def players(self) -> list[str]:
+        seen: list[str] = []
+        for w in self.wagers:
+            if w.player not in seen:
+                seen.append(w.player)
+        return seen
+
+
+def _bonus_text(kind: str, p: dict[str, Any], boxes: list[str]) -> str:
+    """One bonus-game step in words; `boxes` are the contents last placed for this player."""
+    short = kind.split(".", 1)[-1]
+    if short == "boxes_placed":
+        return f"round {p.get('round', '?')}: boxes placed {' | '.join(str(b) for b in p.get('boxes', []))}"
+    if short == "box_picked":
+        box = p.get("box")
+        content = boxes[box - 1] if isinstance(box, int) and 0 < box <= len(boxes) else "?"
+        who = " (random, timer)" if p.get("by") == "timer" else ""
+        return f"round {p.get('round', '?')}: picked box {box}{who} → {content}"
+    if short == "cashed_out":
+        return f"round {p.get('round', '?')}: cashed out"
+    if short == "timer_expired":
+        return f"round {p.get('round', '?')}: timer ran out"
+    if short == "ended":
+        return f"game over: {p.get('outcome', '?')} to 1 ({p.get('reason', '')})"
+    if short == "bonus_outcome":
+        return f"bonus outcome {p.get('odds', '?')} to 1"
+    if short == "started":
+        return "bonus game started" + (f", preset {p['preset']}" if p.get("preset") else "")
+    return ", ".join(f"{k}={v}" for k, v in p.items() if k != "type")
+
+
+def recall_round(
+    store: Store, round_id: str, table: str | None = None, rules: RulesSubmission | None = None
+) -> Recall:
+    from engine.round import event_from_json, replay
+
+    shown = show_round(store, round_id, table)
+    rec = Recall(shown["round"], shown["entries"])
+    round_events = []
+    wagers: dict[str, Wager] = {}
+    bonus_player = "?"
+    boxes: dict[str, list[str]] = {}
+    for e in rec.entries:
+        kind, p = e["type"], e["payload"]
+        if kind == "round.wager_placed":
+            try:
+                placed = event_from_json({**p, "type": kind})
+            except ValueError:
+                continue
+            wager = placed.wager  # type: ignore[union-attr]
+            wagers[wager.id] = wager
+        elif kind == "round.wager_removed":
+            wagers.pop(str(p.get("wager_id")), None)
+        elif kind in ("round.bets_closed", "round.closed"):
+            draw = p.get("draw", p)
+            raw = draw.get("lucky") or {}
+            pairs = raw.items() if isinstance(raw, dict) else raw
+            rec.lucky = {int(n): Fraction(str(x)) for n, x in pairs}
+            rec.bonus_number = draw.get("bonus_number")
+        elif kind == "round.result":
+            rec.result = int(p["number"])
+        elif kind == "round.result_corrected":
+            rec.corrections.append(p)
+            if rec.original_result is None:
+                rec.original_result = int(p["old"])
+            rec.result = int(p["new"])
+        elif kind == "history.imported":
+            rec.result = int(p["number"])
+        elif kind.startswith("wheel."):
+            rec.wheel.append(e)
+        elif kind == "round.bonus_outcome":
+            rec.bonus_outcomes[str(p["player"])] = Fraction(str(p["odds"]))
+            rec.bonus_steps.append(BonusStep(str(p["player"]), e["time"], kind, _bonus_text(kind, p, [])))
+        elif kind.startswith("bonus."):
+            bonus_player = str(p.get("player", bonus_player))
+            if kind == "bonus.boxes_placed":
+                boxes[bonus_player] = [str(b) for b in p.get("boxes", [])]
+            text = _bonus_text(kind, p, boxes.get(bonus_player, []))
+            rec.bonus_steps.append(BonusStep(bonus_player, e["time"], kind, text))
+        elif kind == "round.settled":
+            rec.total_wagered = Decimal(str(p.get("total_wagered", p.get("wagered", "0"))))
+            rec.total_paid = Decimal(str(p.get("total_paid", p.get("paid", "0"))))
+        if kind.startswith("round.") and kind != "round.result_corrected":
+            with contextlib.suppress(ValueError):
+                round_events.append(event_from_json({**p, "type": kind}))
+    rec.wagers = list(wagers.values())
+    if rules is None:
+        from engine.rules import load_default_rules
+
+        rules = load_default_rules()
+    try:
+        state = replay(rules, round_events)
+    except DrrError as exc:
+        rec.replay_note = f"per-wager payouts not recomputed: {exc.message}"
+    else:
+        if state.settlement is not None and rec.original_result is None:
+            rec.settlements = list(state.settlement.settlements)
+        elif rec.original_result is not None:
+            rec.replay_note = (
+                "the result was corrected: the payouts shown by the table were for the first result"
+            )
+            if state.settlement is not None:
+                rec.settlements = list(state.settlement.settlements)
+    return rec

@@ -1,0 +1,211 @@
+"""Every figure of one table's surveillance page, computed from the store (headless, testable).
+
+The statistics are `engine.store.stats.table_stats` — the very function behind `drr stats` — so the
+station and the command line can never disagree. On top of them this module adds what only the
+charts need: the frequency bars in layout or wheel order with the expected line and the 99% band,
+the ring of per-pocket deviations, plain words with a power calculation, the tests on the order of
+results (dealer signature, repeats) and the actual hold over time, plus the rotor trend and the
+bonus outcomes read from the tail of the table's journal (`JournalTail`, incremental).
+
+The order-dependent figures read at most `SEQUENCE_LIMIT` most recent rounds of the window, so a
+page stays cheap on a table with millions of rounds.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+
+from engine.floor.power import spins_needed, verdict
+from engine.floor.sequence import Spin, dealer_signature, repeats
+from engine.floor.windows import SpinWindow
+from engine.store import schema
+from engine.store.canonical import format_time
+from engine.store.stats import DEFAULT_ALPHA, POCKETS, table_stats
+from engine.wheel_layout import WHEEL_ORDER
+
+if TYPE_CHECKING:
+    from engine.store.db import Store
+
+SEQUENCE_LIMIT = 10_000
+JOURNAL_TAIL = 20_000  # entries of a table's journal read when a page first opens
+HOLD_POINTS = 300
+BAND = 0.99
+DEFAULT_EDGE = Fraction(1, 37)  # the single-zero edge of the even-money wagers
+LAYOUT_ORDER = tuple(range(POCKETS))
+
+
+@dataclass
+class JournalTail:
+    """The rotor readings and bonus outcomes of a table, kept current by reading only new entries."""
+
+    table: str
+    last_seq: int = 0
+    last_time: str | None = None
+    rotor: deque[tuple[str, float, str]] = field(default_factory=lambda: deque(maxlen=2000))
+    bonus_odds: Counter[str] = field(default_factory=Counter)
+
+    def update(self, store: Store) -> bool:
+        """Read the entries appended since the last call; True if there were any."""
+        j = schema.journal
+        with store.read() as conn:
+            head = conn.execute(
+                sa.select(schema.chain_heads.c.seq).where(schema.chain_heads.c.table_id == self.table)
+            ).scalar()
+            if head is None or int(head) <= self.last_seq:
+                return False
+            start = max(self.last_seq + 1, int(head) - JOURNAL_TAIL + 1)
+            rows = conn.execute(
+                sa.select(j.c.seq, j.c.time, j.c.type, j.c.payload)
+                .where(j.c.table_id == self.table, j.c.seq >= start)
+                .order_by(j.c.seq)
+            ).all()
+        import json
+
+        for seq, time, kind, payload in rows:
+            self.last_seq, self.last_time = int(seq), time
+            if kind == "round.bonus_outcome":
+                self.bonus_odds[str(json.loads(payload).get("odds"))] += 1
+            elif kind.endswith("rotor_speed"):
+                body = json.loads(payload)
+                try:
+                    rpm = float(Decimal(str(body.get("rpm"))))
+                except ArithmeticError:
+                    continue
+                self.rotor.append((time, rpm, str(body.get("direction", ""))))
+        return True
+
+
+def _sequence(store: Store, table: str, window: SpinWindow) -> list[Any]:
+    r = schema.rounds
+    limit = min(window.last or SEQUENCE_LIMIT, SEQUENCE_LIMIT)
+    query = (
+        sa.select(r.c.result, r.c.dealer, r.c.status, r.c.wagered, r.c.paid, r.c.opened_at)
+        .where(r.c.table_id == table, r.c.result.is_not(None))
+        .order_by(r.c.opened_at.desc())
+        .limit(limit)
+    )
+    if window.since is not None:
+        query = query.where(r.c.opened_at >= format_time(window.since))
+    if window.until is not None:
+        query = query.where(r.c.opened_at < format_time(window.until))
+    with store.read() as conn:
+        rows = list(conn.execute(query).all())
+    rows.reverse()
+    return rows
+
+
+def frequency(counts: list[int], order: tuple[int, ...]) -> dict[str, Any]:
+    """Bars in `order` with the expected count and the 99% binomial band of one number."""
+    from scipy import stats
+
+    n = sum(counts)
+    p = 1 / POCKETS
+    tail = (1 - BAND) / 2
+    return {
+        "numbers": list(order),
+        "counts": [counts[k] for k in order],
+        "expected": n * p,
+        "band_low": float(stats.binom.ppf(tail, n, p)) if n else 0.0,
+        "band_high": float(stats.binom.isf(tail, n, p)) if n else 0.0,
+    }
+
+
+def hold_series(rows: list[Any], edge: Fraction | None) -> dict[str, Any]:
+    """Cumulative actual hold over the settled rounds of the window, sampled to HOLD_POINTS."""
+    wagered = paid = 0
+    xs: list[int] = []
+    ys: list[float] = []
+    settled = [row for row in rows if row.status == "settled" and row.wagered]
+    step = max(1, len(settled) // HOLD_POINTS)
+    for i, row in enumerate(settled, 1):
+        wagered += row.wagered
+        paid += row.paid
+        if i % step == 0 or i == len(settled):
+            xs.append(i)
+            ys.append((wagered - paid) / wagered)
+    return {"rounds": xs, "actual": ys, "theoretical": None if edge is None else float(edge)}
+
+
+@dataclass
+class TableView:
+    """One table's surveillance page: `stats` is exactly `drr stats --json` for the same window."""
+
+    table: str
+    window: SpinWindow
+    stats: dict[str, Any]
+    layout: dict[str, Any]
+    wheel: dict[str, Any]
+    ring: list[tuple[int, float]]
+    verdict: str
+    spins_for_ratio: int
+    dealers: list[dict[str, Any]]
+    repeats: dict[str, Any]
+    hold: dict[str, Any]
+    rotor: list[tuple[str, float, str]]
+    bonus_odds: dict[str, int]
+    last_time: str | None
+
+
+def table_view(
+    store: Store,
+    table: str,
+    window: SpinWindow,
+    *,
+    expected_lucky: Fraction | None = None,
+    house_edge: Fraction | None = DEFAULT_EDGE,
+    alpha: float = DEFAULT_ALPHA,
+    tail: JournalTail | None = None,
+) -> TableView:
+    stats = table_stats(
+        store,
+        table,
+        **window.stats_kwargs(),
+        expected_lucky=expected_lucky,
+        house_edge=house_edge,
+        alpha=alpha,
+    )
+    counts = stats["counts"]
+    z = stats["z_scores"]["z"]
+    rows = _sequence(store, table, window)
+    tail = tail or JournalTail(table)
+    tail.update(store)
+    return TableView(
+        table=table,
+        window=window,
+        stats=stats,
+        layout=frequency(counts, LAYOUT_ORDER),
+        wheel=frequency(counts, WHEEL_ORDER),
+        ring=[(n, z[n]) for n in WHEEL_ORDER],
+        verdict=verdict(stats, alpha=alpha),
+        spins_for_ratio=spins_needed(1.2, alpha=alpha),
+        dealers=dealer_signature([Spin(row.result, row.dealer) for row in rows], alpha),
+        repeats=repeats([row.result for row in rows]),
+        hold=hold_series(rows, house_edge),
+        rotor=list(tail.rotor),
+        bonus_odds=dict(sorted(tail.bonus_odds.items(), key=lambda kv: Fraction(kv[0]))),
+        last_time=tail.last_time,
+    )
+
+
+def floor_tables(store: Store) -> list[str]:
+    """Every table with a journal in the store (the back office's own chain excluded)."""
+    from engine.store.users import FLOOR
+
+    with store.read() as conn:
+        names = conn.execute(sa.select(schema.chain_heads.c.table_id).order_by("table_id")).scalars()
+        return [t for t in names if t != FLOOR]
+
+
+def change_token(store: Store) -> tuple[tuple[str, int], ...]:
+    """(table, head seq) of every chain: changes whenever anything is journaled anywhere."""
+    h = schema.chain_heads
+    with store.read() as conn:
+        return tuple(
+            (t, int(s)) for t, s in conn.execute(sa.select(h.c.table_id, h.c.seq).order_by(h.c.table_id))
+        )

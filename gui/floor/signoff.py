@@ -1,0 +1,114 @@
+"""Sign-off for one privileged floor action: the reason and the PIN, checked by the engine.
+
+`SignOffDialog` returns the `User` that `engine.floor.actions.authorize` let through for the
+permission (the log-in and any refusal are journaled there), so a station cannot skip the check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.auth import User
+from engine.errors import DrrError
+from engine.store.db import Store
+
+
+class SignOffDialog(QDialog):
+    """Reason + PIN for one action; `user` is set only when the engine authorised `permission`.
+
+    `check` (optional) validates the dialog's extra fields before the PIN is tried; it raises
+    DrrError with the words to show.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        station: str,
+        permission: str,
+        title: str,
+        detail: str,
+        *,
+        name: str = "",
+        parent: QWidget | None = None,
+        extra: QWidget | None = None,
+        check: Callable[[], None] | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.store, self.station, self.permission, self.check = store, station, permission, check
+        self.user: User | None = None
+        self.setWindowTitle(title)
+        self.setMinimumWidth(480)
+        heading = QLabel(title)
+        heading.setObjectName("title")
+        info = QLabel(detail)
+        info.setWordWrap(True)
+        info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.reason = QPlainTextEdit()
+        self.reason.setPlaceholderText("Reason (kept in the journal with the action)")
+        self.reason.setFixedHeight(80)
+        self.name = QLineEdit(name)
+        self.pin = QLineEdit()
+        self.pin.setEchoMode(QLineEdit.EchoMode.Password)
+        self.pin.setPlaceholderText("PIN")
+        self.error = QLabel()
+        self.error.setObjectName("error")
+        self.error.setWordWrap(True)
+        form = QFormLayout()
+        if extra is not None:
+            form.addRow(extra)
+        form.addRow("Reason", self.reason)
+        form.addRow("User", self.name)
+        form.addRow("PIN", self.pin)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.try_sign)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(heading)
+        layout.addWidget(info)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addWidget(buttons)
+
+    @property
+    def reason_text(self) -> str:
+        return self.reason.toPlainText().strip()
+
+    def try_sign(self) -> None:
+        from engine.floor.actions import authorize
+
+        if not self.reason_text:
+            self.error.setText("give a reason: it is kept in the journal with the action")
+            return
+        try:
+            if self.check is not None:
+                self.check()
+            self.user = authorize(
+                self.store, self.name.text().strip(), self.pin.text(), self.permission, station=self.station
+            )
+        except DrrError as exc:
+            self.error.setText(exc.message)
+            self.pin.clear()
+            return
+        self.accept()
+
+
+def login_dialog(store: Store, station: str, parent: QWidget | None = None) -> QDialog:
+    """The shared log-in dialog (gui.windows.login) checking names and PINs against `store`."""
+    from engine.store.users import authenticate
+    from gui.windows.login import LoginDialog
+
+    return LoginDialog(station, lambda name, pin: authenticate(store, name, pin, station=station), parent)

@@ -1,0 +1,1 @@
+"""pyqtgraph charts of the surveillance station: each built once and updated in place (`update`)."""

@@ -1,0 +1,58 @@
+"""Outcome frequency per number: bars in layout or wheel order, the expected line and the 99% band.
+
+Bars take the number's colour; a number flagged by the Bonferroni test is drawn in the warning
+colour with a bright outline, so a bias is visible from across the room.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+
+from engine.wheel_layout import colour as number_colour
+from gui import theme
+from gui.widgets.charts.base import ThemedPlot, colour
+
+_FILL = {"red": theme.NUMBER_RED, "black": theme.TEXT_DIM, "green": theme.NUMBER_GREEN}
+
+
+class FrequencyChart(ThemedPlot):
+    def __init__(self, title: str = "Outcome frequency", *, compact: bool = False) -> None:
+        super().__init__(title, left="" if compact else "spins")
+        self.compact = compact
+        self.bars = pg.BarGraphItem(x=list(range(37)), height=[0] * 37, width=0.8, brushes=[theme.PANEL] * 37)
+        self.band = pg.LinearRegionItem(
+            values=(0, 0), orientation="horizontal", movable=False, brush=colour(theme.BONUS, 28)
+        )
+        for line in self.band.lines:
+            line.setPen(pg.mkPen(colour(theme.BONUS, 90), width=1))
+        self.expected = pg.InfiniteLine(
+            pos=0, angle=0, movable=False, pen=pg.mkPen(theme.LUCKY, width=2, style=Qt.PenStyle.DashLine)
+        )
+        self.addItem(self.band)
+        self.addItem(self.bars)
+        self.addItem(self.expected)
+        self.numbers: list[int] = list(range(37))
+        self.heights: list[int] = [0] * 37
+        self.getPlotItem().setXRange(-0.7, 36.7, padding=0)
+
+    def update_data(self, freq: dict[str, Any], flagged: list[int]) -> None:
+        """Redraw from `engine.floor.surveillance.frequency` output (same items, new values)."""
+        self.numbers = list(freq["numbers"])
+        self.heights = list(freq["counts"])
+        brushes, pens = [], []
+        for n in self.numbers:
+            hot = n in flagged
+            brushes.append(pg.mkBrush(theme.WARN if hot else _FILL[number_colour(n)]))
+            pens.append(pg.mkPen(theme.DANGER if hot else theme.PANEL_EDGE, width=2 if hot else 1))
+        self.bars.setOpts(x=list(range(37)), height=self.heights, brushes=brushes, pens=pens)
+        self.expected.setValue(freq["expected"])
+        self.band.setRegion((freq["band_low"], freq["band_high"]))
+        step = 3 if self.compact else 1 if self.width() > 760 else 2
+        self.getPlotItem().getAxis("bottom").setTicks(
+            [[(i, str(n)) for i, n in enumerate(self.numbers) if i % step == 0]]
+        )
+        top = max([*self.heights, freq["band_high"], 1])
+        self.getPlotItem().setYRange(0, top * 1.08, padding=0)

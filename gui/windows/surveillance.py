@@ -1,0 +1,559 @@
+"""The surveillance station: every table of the store live, outcome charts, bias tests and alerts.
+
+It reads the store only (`engine.floor.surveillance.table_view`, the same figures as `drr stats`)
+and learns of new journal entries through `gui.floor.watch.StoreWatch` (within a second). Charts
+are built once and updated in place. Nothing here changes a round; the only writes are journaled
+alerts and their acknowledgement by a logged-in person.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from fractions import Fraction
+
+from PySide6.QtCore import QDateTime, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDateTimeEdit,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.auth import User
+from engine.errors import DrrError
+from engine.floor import windows as win
+from engine.floor.alerts import AlertScanner
+from engine.floor.surveillance import DEFAULT_EDGE, JournalTail, TableView, floor_tables, table_view
+from engine.store.db import Store
+from engine.store.stats import expected_lucky_count
+from gui import theme
+from gui.floor.alerts_panel import AlertsPanel
+from gui.floor.watch import StoreWatch
+from gui.widgets.charts.bars import CategoryBars, ZScores
+from gui.widgets.charts.frequency import FrequencyChart
+from gui.widgets.charts.lines import HoldChart, RotorChart
+from gui.widgets.charts.ring import WheelRing
+
+WINDOW_CHOICES = (
+    "Last 100 spins", "Last 500 spins", "Last 1,000 spins", "Last 10,000 spins", "Today", "Shift",
+    "All spins", "Custom range…",
+)  # fmt: skip
+SPLIT_LABELS = ("red", "black", "zero", "odd", "even", "1-18", "19-36", "1st 12", "2nd 12", "3rd 12",
+                "col 1", "col 2", "col 3")  # fmt: skip
+SPLIT_SIZES = (18, 18, 1, 18, 18, 18, 18, 12, 12, 12, 12, 12, 12)
+
+
+def panel(widget: QWidget, title: str | None = None) -> QFrame:
+    frame = QFrame()
+    frame.setObjectName("panel")
+    layout = QVBoxLayout(frame)
+    layout.setContentsMargins(8, 8, 8, 8)
+    if title:
+        label = QLabel(title)
+        label.setObjectName("dim")
+        layout.addWidget(label)
+    layout.addWidget(widget)
+    return frame
+
+
+def _num(x: float | None, fmt: str) -> str:
+    return "—" if x is None else format(x, fmt)
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.2f}%"
+
+
+def split_values(stats: dict) -> list[int]:  # type: ignore[type-arg]
+    rbz, oe, lh = stats["red_black_zero"], stats["odd_even"], stats["low_high"]
+    return [
+        rbz["red"], rbz["black"], rbz["zero"], oe["odd"], oe["even"], lh["low"], lh["high"],
+        *stats["dozens"], *stats["columns"],
+    ]  # fmt: skip
+
+
+class TablePage(QWidget):
+    """Every chart of one table; `show_view` updates them all in place."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.wheel_order = False
+        self.view: TableView | None = None
+        self.frequency = FrequencyChart("Outcome frequency per number (gold: expected, band: 99%)")
+        self.ring = WheelRing()
+        self.zscores = ZScores()
+        self.splits = CategoryBars("Even chances, dozens, columns (% of spins; gold: expected)", left="%")
+        self.rates = CategoryBars("Lucky / Bonus hit rate (%; gold: expected)", left="%", fill=theme.LUCKY)
+        self.bonus = CategoryBars("Bonus game outcomes (to 1)", left="games", fill=theme.BONUS)
+        self.directions = CategoryBars("Spins by rotor direction", left="spins", fill=theme.TEXT_DIM)
+        self.hold = HoldChart()
+        self.rotor = RotorChart()
+        self.verdict = QLabel()
+        self.verdict.setObjectName("verdict")
+        self.verdict.setWordWrap(True)
+        self.figures = QLabel()
+        self.figures.setWordWrap(True)
+        self.figures.setTextFormat(Qt.TextFormat.RichText)
+        self.dealers = QTableWidget(0, 5)
+        self.dealers.setHorizontalHeaderLabels(("Dealer", "Spins", "Chi-square", "p-value", "Signature"))
+        self.dealers.verticalHeader().setVisible(False)
+        self.dealers.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.dealers.setMinimumHeight(150)
+        words = QWidget()
+        wl = QVBoxLayout(words)
+        wl.setContentsMargins(0, 0, 0, 0)
+        wl.addWidget(self.verdict)
+        wl.addWidget(self.figures, 1)
+
+        grid = QGridLayout(self)
+        grid.setSpacing(10)
+        grid.addWidget(panel(self.frequency), 0, 0, 1, 2)
+        grid.addWidget(panel(self.ring), 0, 2, 2, 1)
+        grid.addWidget(panel(words), 1, 0)
+        grid.addWidget(panel(self.zscores), 1, 1)
+        grid.addWidget(panel(self.splits), 2, 0)
+        grid.addWidget(panel(self.rates), 2, 1)
+        grid.addWidget(panel(self.bonus), 2, 2)
+        grid.addWidget(panel(self.directions), 3, 0)
+        grid.addWidget(panel(self.dealers, "Results by dealer: distance from the previous result"), 3, 1)
+        grid.addWidget(panel(self.rotor), 3, 2)
+        grid.addWidget(panel(self.hold), 4, 0, 1, 3)
+        for row, h in enumerate((290, 240, 210, 220, 200)):
+            grid.setRowMinimumHeight(row, h)
+        grid.setColumnStretch(0, 3)
+        grid.setColumnStretch(1, 3)
+        grid.setColumnStretch(2, 2)
+
+    def set_wheel_order(self, on: bool) -> None:
+        self.wheel_order = on
+        if self.view is not None:
+            self.show_view(self.view)
+
+    def show_view(self, view: TableView) -> None:
+        self.view = view
+        s = view.stats
+        n = s["spins"]
+        flagged = s["z_scores"]["flagged"]
+        self.frequency.update_data(view.wheel if self.wheel_order else view.layout, flagged)
+        sector = s["sectors"]["5"]
+        p = sector["p_value"]
+        self.ring.update_data(
+            view.ring,
+            sector["numbers"] if n else [],
+            f"hottest 5-pocket sector {'-'.join(map(str, sector['numbers']))}\n"
+            f"{sector['count']} hits (expected {sector['expected']:.1f}), p = {_num(p, '.3f')}",
+        )
+        from scipy import stats as sps
+
+        limit = float(sps.norm.isf(s["z_scores"]["threshold"] / 2))
+        self.zscores.update_data(s["z_scores"]["z"], limit, flagged)
+        values = split_values(s)
+        pct = [100 * v / n if n else 0.0 for v in values]
+        self.splits.update_data(
+            SPLIT_LABELS,
+            pct,
+            [100 * k / 37 for k in SPLIT_SIZES],
+            [theme.NUMBER_RED, theme.TEXT_DIM, theme.NUMBER_GREEN, *[theme.BONUS] * 10],
+        )
+        lucky, bonus = s["lucky"], s["bonus"]
+        self.rates.update_data(
+            ("Lucky", "Bonus"),
+            [100 * (lucky["rate"] or 0), 100 * (bonus["rate"] or 0)],
+            [
+                None if lucky["expected_rate"] is None else 100 * lucky["expected_rate"],
+                100 * bonus["expected_rate"],
+            ],
+            [theme.LUCKY, theme.BONUS],
+        )
+        self.bonus.update_data(list(view.bonus_odds), list(view.bonus_odds.values()))
+        dirs = s["by_direction"]
+        names = sorted(dirs)
+        self.directions.update_data(
+            [f"{d} (p={dirs[d]['chi_square']['p_value']:.2f})" if dirs[d]["spins"] else d for d in names],
+            [dirs[d]["spins"] for d in names],
+        )
+        self.hold.update_data(view.hold["rounds"], view.hold["actual"], view.hold["theoretical"])
+        self.rotor.update_data(view.rotor)
+        self.verdict.setText(view.verdict)
+        self.verdict.setStyleSheet(
+            f"color: {(theme.DANGER if 'possible bias' in view.verdict else theme.WIN).name()}"
+        )
+        chi = s["chi_square"]
+        hold = s["hold"]
+        rep = view.repeats
+        chi_text = (
+            "chi-square —"
+            if chi["statistic"] is None
+            else f"chi-square <b>{chi['statistic']:.2f}</b> on {chi['df']} df,"
+            f" p = <b>{chi['p_value']:.4f}</b>"
+        )
+        flagged_text = ", ".join(map(str, flagged)) or "none"
+        self.figures.setText(
+            f"{chi_text} · sample <b>{n:,}</b> spins ({view.window.label})<br>"
+            f"Bonferroni flags (p &lt; {s['z_scores']['threshold']:.1e}): <b>{flagged_text}</b><br>"
+            f"a 1.2x number needs ~{view.spins_for_ratio:,} spins to show (80% power)<br>"
+            f"repeats {rep['repeats']} in {rep['pairs']:,} pairs (expected {rep['expected']:.1f},"
+            f" p = {_num(rep['p_value'], '.3f')}), longest run {rep['longest_run']}<br>"
+            f"Lucky {lucky['hits']} / {lucky['spins_with_draw']:,} · Bonus {bonus['hits']} /"
+            f" {bonus['spins_with_draw']:,}<br>"
+            f"handle {hold['wagered']} · paid {hold['paid']} · win {hold['win']} · hold "
+            f"{_pct(hold['actual'])} (theoretical {_pct(hold['theoretical'])})"
+        )
+        self.dealers.setRowCount(len(view.dealers))
+        for row, d in enumerate(view.dealers):
+            cells = (
+                d["dealer"],
+                f"{d['spins']:,}",
+                "—" if d["statistic"] is None else f"{d['statistic']:.1f}",
+                "—" if d["p_value"] is None else f"{d['p_value']:.4f}",
+                "FLAG" if d["flagged"] else "none",
+            )
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if col == 4 and d["flagged"]:
+                    item.setForeground(theme.DANGER)
+                self.dealers.setItem(row, col, item)
+
+
+class WallTile(QFrame):
+    """One table on the wall: a compact frequency chart and its verdict."""
+
+    def __init__(self, table: str) -> None:
+        super().__init__()
+        self.setObjectName("panel")
+        self.table = table
+        self.title = QLabel(f"Table {table}")
+        self.spins = QLabel()
+        self.spins.setObjectName("dim")
+        self.title.setObjectName("title")
+        self.chart = FrequencyChart("", compact=True)
+        self.chart.setMinimumHeight(160)
+        self.words = QLabel()
+        self.words.setWordWrap(True)
+        self.words.setObjectName("dim")
+        layout = QVBoxLayout(self)
+        head = QHBoxLayout()
+        head.addWidget(self.title)
+        head.addStretch(1)
+        head.addWidget(self.spins)
+        layout.addLayout(head)
+        layout.addWidget(self.chart, 1)
+        layout.addWidget(self.words)
+
+    def show_view(self, view: TableView) -> None:
+        self.chart.update_data(view.layout, view.stats["z_scores"]["flagged"])
+        self.spins.setText(f"{view.stats['spins']:,} spins · {view.window.label}")
+        last = (view.last_time or "")[11:19]
+        self.words.setText(f"{view.verdict}\nlast entry {last} UTC")
+
+
+class RangeDialog(QDialog):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Custom range (UTC)")
+        now = QDateTime.currentDateTimeUtc()
+        self.since = QDateTimeEdit(now.addDays(-1))
+        self.until = QDateTimeEdit(now)
+        for edit in (self.since, self.until):
+            edit.setCalendarPopup(True)
+            edit.setDisplayFormat("yyyy-MM-dd HH:mm")
+        form = QFormLayout(self)
+        form.addRow("From", self.since)
+        form.addRow("Until", self.until)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def window(self) -> win.SpinWindow:  # type: ignore[override]
+        def utc(edit: QDateTimeEdit) -> datetime:
+            return datetime.fromtimestamp(edit.dateTime().toSecsSinceEpoch(), UTC)
+
+        return win.time_range(utc(self.since), utc(self.until))
+
+
+class SurveillanceWindow(QMainWindow):
+    """Table picker, one table's charts, the wall of several tables and the alerts list."""
+
+    refreshed = Signal(float)  # ms taken by the last refresh
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        user: User | None = None,
+        expected_lucky: Fraction | None = None,
+        house_edge: Fraction | None = DEFAULT_EDGE,
+        scanner: AlertScanner | None = None,
+        live: bool = True,
+    ) -> None:
+        super().__init__()
+        from engine.rules import load_default_rules
+
+        self.store = store
+        self.user = user
+        self.expected_lucky = expected_lucky or expected_lucky_count(load_default_rules().lucky_counts)
+        self.house_edge = house_edge
+        self.scanner = scanner or AlertScanner()
+        self.window_spec: win.SpinWindow = win.last_spins(1000)
+        self.tails: dict[str, JournalTail] = {}
+        self.table: str | None = None
+        self.last_refresh_ms = 0.0
+        self.setWindowTitle("Diamond Rush Roulette — Surveillance")
+
+        self.tables = QListWidget()
+        self.tables.setMaximumWidth(220)
+        self.tables.currentItemChanged.connect(self._table_picked)
+        self.tables.itemChanged.connect(lambda _item: self.refresh_wall())
+        self.window_box = QComboBox()
+        self.window_box.addItems(WINDOW_CHOICES)
+        self.window_box.setCurrentIndex(2)
+        self.window_box.activated.connect(self._window_picked)
+        self.order = QPushButton("Wheel order")
+        self.order.setCheckable(True)
+        self.order.toggled.connect(self._order_toggled)
+        self.live = QLabel()
+        self.live.setObjectName("dim")
+        self.who = QLabel()
+        self.login_button = QPushButton("Log in")
+        self.login_button.clicked.connect(self.login)
+
+        self.page = TablePage()
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.page)
+        self.wall = QWidget()
+        self.wall_grid = QGridLayout(self.wall)
+        self.wall_tiles: dict[str, WallTile] = {}
+        self.tabs = QTabWidget()
+        self.tabs.addTab(scroll, "Table")
+        self.tabs.addTab(self.wall, "Wall")
+        self.tabs.currentChanged.connect(lambda _i: self.refresh_wall())
+        self.alerts = AlertsPanel(store, lambda: self.user)
+
+        top = QHBoxLayout()
+        heading = QLabel("SURVEILLANCE")
+        heading.setObjectName("title")
+        top.addWidget(heading)
+        top.addSpacing(20)
+        top.addWidget(QLabel("Window"))
+        top.addWidget(self.window_box)
+        top.addWidget(self.order)
+        top.addStretch(1)
+        top.addWidget(self.live)
+        top.addSpacing(20)
+        top.addWidget(self.who)
+        top.addWidget(self.login_button)
+        left = QWidget()
+        ll = QVBoxLayout(left)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.addWidget(QLabel("Tables (tick for the wall)"))
+        ll.addWidget(self.tables)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(self.tabs)
+        split.addWidget(self.alerts)
+        split.setStretchFactor(1, 4)
+        split.setStretchFactor(2, 2)
+        split.setSizes([180, 1100, 560])
+        body = QWidget()
+        bl = QVBoxLayout(body)
+        bl.addLayout(top)
+        bl.addWidget(split, 1)
+        self.setCentralWidget(body)
+        self._show_user()
+
+        self.watch = StoreWatch(store, self)
+        self.watch.changed.connect(self.on_store_changed)
+        self.watch.failed.connect(lambda msg: self.live.setText(f"store unreachable: {msg}"))
+        self.reload_tables()
+        self.alerts.refresh()
+        if live:
+            self.watch.start()
+            # A silent table is news too: re-scan once a minute even when nothing is written.
+            self.silence = QTimer(self)
+            self.silence.setInterval(60_000)
+            self.silence.timeout.connect(lambda: self.scan_alerts())
+            self.silence.start()
+
+    def _order_toggled(self, on: bool) -> None:
+        self.page.set_wheel_order(on)
+
+    # --- users ---------------------------------------------------------------------------
+
+    def _show_user(self) -> None:
+        self.who.setText(
+            "not logged in (view only)" if self.user is None else f"{self.user.name} ({self.user.role})"
+        )
+        self.login_button.setText("Log in" if self.user is None else "Log out")
+        self.alerts.update_permissions()
+
+    def login(self) -> None:
+        if self.user is not None:
+            self.user = None
+            self._show_user()
+            return
+        from gui.floor.signoff import login_dialog
+
+        dialog = login_dialog(self.store, "surveillance", self)
+        if dialog.exec() and getattr(dialog, "user", None) is not None:
+            self.user = dialog.user  # type: ignore[attr-defined]
+            self._show_user()
+
+    # --- tables and windows --------------------------------------------------------------
+
+    def reload_tables(self) -> None:
+        names = floor_tables(self.store)
+        known = {self.tables.item(i).text() for i in range(self.tables.count())}
+        for name in names:
+            if name not in known:
+                item = QListWidgetItem(name)
+                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                item.setCheckState(
+                    Qt.CheckState.Checked if self.tables.count() < 4 else Qt.CheckState.Unchecked
+                )
+                self.tables.addItem(item)
+        if self.tables.currentItem() is None and self.tables.count():
+            self.tables.setCurrentRow(0)
+
+    def select_table(self, table: str) -> None:
+        for i in range(self.tables.count()):
+            if self.tables.item(i).text() == table:
+                self.tables.setCurrentRow(i)
+                return
+        raise DrrError(f"no table {table} in the store")
+
+    def _table_picked(self, item: QListWidgetItem | None, _prev: object = None) -> None:
+        self.table = item.text() if item is not None else None
+        self.refresh()
+
+    def set_window(self, spec: win.SpinWindow) -> None:
+        self.window_spec = spec
+        self.refresh()
+        self.refresh_wall()
+
+    def _window_picked(self, index: int) -> None:
+        choice = WINDOW_CHOICES[index]
+        if choice.startswith("Last"):
+            spec = win.last_spins(int(choice.split()[1].replace(",", "")))
+        elif choice == "Today":
+            spec = win.today()
+        elif choice == "Shift":
+            spec = win.shift()
+        elif choice == "All spins":
+            spec = win.everything()
+        else:
+            dialog = RangeDialog(self)
+            if not dialog.exec():
+                return
+            try:
+                spec = dialog.window()
+            except DrrError as exc:
+                self.live.setText(exc.message)
+                return
+        self.set_window(spec)
+
+    # --- refresh -------------------------------------------------------------------------
+
+    def view_of(self, table: str) -> TableView:
+        tail = self.tails.setdefault(table, JournalTail(table))
+        return table_view(
+            self.store,
+            table,
+            self.window_spec,
+            expected_lucky=self.expected_lucky,
+            house_edge=self.house_edge,
+            tail=tail,
+        )
+
+    def refresh(self) -> None:
+        """Recompute and repaint every chart of the selected table."""
+        if self.table is None:
+            return
+        started = time.perf_counter()
+        try:
+            view = self.view_of(self.table)
+        except DrrError as exc:
+            self.live.setText(exc.message)
+            return
+        self.page.show_view(view)
+        self.last_refresh_ms = (time.perf_counter() - started) * 1000
+        last = (view.last_time or "")[11:19]
+        self.live.setText(f"● LIVE  table {self.table} · last entry {last} UTC · {view.window.label}")
+        self.live.setStyleSheet(f"color: {theme.WIN.name()}")
+        self.current_view = view
+        self.refreshed.emit(self.last_refresh_ms)
+
+    def wall_tables(self) -> list[str]:
+        return [
+            self.tables.item(i).text()
+            for i in range(self.tables.count())
+            if self.tables.item(i).checkState() == Qt.CheckState.Checked
+        ]
+
+    def refresh_wall(self, only: set[str] | None = None) -> None:
+        if self.tabs.currentWidget() is not self.wall:
+            return
+        wanted = self.wall_tables()
+        for name in list(self.wall_tiles):
+            if name not in wanted:
+                self.wall_tiles.pop(name).deleteLater()
+        columns = 2 if len(wanted) <= 4 else 3
+        for i, name in enumerate(wanted):
+            tile = self.wall_tiles.get(name)
+            if tile is None:
+                tile = self.wall_tiles[name] = WallTile(name)
+                only = None
+            self.wall_grid.addWidget(tile, i // columns, i % columns)
+            if only is None or name in only:
+                tile.show_view(self.view_of(name))
+
+    def scan_alerts(self, views: list[TableView] | None = None) -> None:
+        tables = [self.tables.item(i).text() for i in range(self.tables.count())]
+        try:
+            new = self.scanner.scan(self.store, tables)
+            for view in views or []:
+                new += self.scanner.check_view(self.store, view)
+        except DrrError as exc:
+            self.live.setText(exc.message)
+            return
+        if new:
+            self.alerts.refresh()
+
+    def on_store_changed(self, tables: set[str]) -> None:
+        from engine.store.users import FLOOR
+
+        if tables - {FLOOR}:
+            self.reload_tables()
+        if self.table in tables:
+            self.refresh()
+            self.scan_alerts([self.current_view])
+        else:
+            self.scan_alerts()
+        self.refresh_wall(tables)
+        if FLOOR in tables:
+            self.alerts.refresh()
+
+    def closeEvent(self, event: object) -> None:
+        self.watch.stop()
+        super().closeEvent(event)  # type: ignore[arg-type]
