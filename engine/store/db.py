@@ -14,6 +14,7 @@ import os
 import re
 import socket
 import sys
+import threading
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -170,6 +171,8 @@ class Store:
     path: Path | None
     claims: list[OwnerClaim] = field(default_factory=list)
     upgraded_from: str | None = None  # the schema revision found when open_store had to migrate
+    _writer: Connection | None = None
+    _writer_lock: threading.RLock = field(default_factory=threading.RLock)
 
     @property
     def is_sqlite(self) -> bool:
@@ -181,9 +184,22 @@ class Store:
 
     @contextlib.contextmanager
     def begin(self) -> Iterator[Connection]:
-        """A write transaction (SQLite: BEGIN IMMEDIATE, so writers queue instead of deadlocking)."""
-        with translate_errors(self.where), self.engine.begin() as conn:
-            yield conn
+        """A write transaction (SQLite: BEGIN IMMEDIATE, so writers queue instead of deadlocking).
+
+        On SQLite one connection is kept for writing (a process has one writer at a time anyway), which
+        spares the pool's check-out and reset on every journal append.
+        """
+        if not self.is_sqlite:
+            with translate_errors(self.where), self.engine.begin() as conn:
+                yield conn
+            return
+        with self._writer_lock, translate_errors(self.where):
+            if self._writer is None or self._writer.closed or self._writer.invalidated:
+                self._writer = self.engine.connect()
+            if self._writer.in_transaction():
+                raise RuntimeError("nested write transaction on one store")
+            with self._writer.begin():
+                yield self._writer
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Connection]:
@@ -243,6 +259,10 @@ class Store:
         for claim in self.claims:
             claim.release()
         self.claims.clear()
+        if self._writer is not None:
+            with contextlib.suppress(exc.SQLAlchemyError):
+                self._writer.close()
+            self._writer = None
         self.engine.dispose()
 
     def __enter__(self) -> Store:

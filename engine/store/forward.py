@@ -30,7 +30,7 @@ from engine.errors import DrrError
 from engine.store import schema
 from engine.store.canonical import GENESIS_HASH
 from engine.store.db import Store
-from engine.store.journal import insert_entry, read_head, row_to_entry, write_head
+from engine.store.journal import insert_entries, read_head, row_to_entry, write_head
 
 CHANNEL = "drr_journal"
 log = logging.getLogger("drr.store.forward")
@@ -104,15 +104,15 @@ class Forwarder:
             if not rows:
                 self.status.central_heads[table] = seq
                 return 0
-            for row in rows:
-                entry = row_to_entry(row)
+            entries = [row_to_entry(row) for row in rows]
+            for entry in entries:
                 if entry.seq != seq + 1 or entry.prev_hash != prev:
                     raise ChainDivergence(
                         f"the central journal of table {table} does not continue the local one at entry "
                         f"{seq + 1}: forwarding stopped (check both with drr audit verify)"
                     )
-                insert_entry(conn, entry)
                 seq, prev = entry.seq, entry.hash
+            insert_entries(conn, entries)
             write_head(conn, table, head, seq, prev)
             for cp in checkpoints:
                 exists = conn.execute(

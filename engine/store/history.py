@@ -219,6 +219,24 @@ def _parse_import(text: str, table: str | None, digest: str) -> tuple[list[NewEv
     return events, errors
 
 
+def _already_there(store: Store, events: list[NewEvent]) -> list[str]:
+    r = schema.rounds
+    by_table: dict[str, list[str]] = {}
+    for event in events:
+        by_table.setdefault(event.table, []).append(str(event.round_id))
+    found: list[str] = []
+    with store.read() as conn:
+        for table, ids in by_table.items():
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                query = sa.select(r.c.round_id).where(r.c.table_id == table, r.c.round_id.in_(chunk))
+                found += [
+                    f"round {rid} is already in table {table} (imported before?)"
+                    for rid in conn.execute(query).scalars()
+                ]
+    return found
+
+
 def import_csv(store: Store, path: Path | str, table: str | None, *, user: str | None = None) -> ImportReport:
     """Import results from CSV: every row is checked first; any bad row (named by line) refuses the file."""
     path = Path(path)
@@ -234,19 +252,8 @@ def import_csv(store: Store, path: Path | str, table: str | None, *, user: str |
     events, errors = _parse_import(text, table, digest)
     if not errors and not events:
         errors.append("no rows to import")
-    r = schema.rounds
     if not errors:
-        with store.read() as conn:
-            for event in events:
-                hit = conn.execute(
-                    sa.select(r.c.round_id).where(r.c.table_id == event.table, r.c.round_id == event.round_id)
-                ).first()
-                if hit is not None:
-                    errors.append(
-                        f"round {event.round_id} is already in table {event.table} (imported before?)"
-                    )
-                    if len(errors) >= 20:
-                        break
+        errors.extend(_already_there(store, events))
     if errors:
         shown = errors[:20] + ([f"… and {len(errors) - 20} more"] if len(errors) > 20 else [])
         raise DrrError(f"{path}: nothing imported, {len(errors)} bad row(s):\n  " + "\n  ".join(shown))

@@ -10,7 +10,7 @@ nothing. On SQLite the commit is fsynced (WAL, synchronous=FULL) before `append`
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -104,9 +104,9 @@ _READ_HEAD_LOCKED = _READ_HEAD.with_for_update()
 def read_head(conn: Connection, table: str, *, lock: bool) -> tuple[int, str] | None:
     sqlite = conn.dialect.name == "sqlite"
     if lock and not sqlite:
-        row = _exec_fast(conn, "read_head_locked", _READ_HEAD_LOCKED, {"t": table}).first()
+        row = _exec_fast(conn, "read_head_locked", _READ_HEAD_LOCKED, {"t": table}).fetchone()
     else:
-        row = _exec_fast(conn, "read_head", _READ_HEAD, {"t": table}).first()
+        row = _exec_fast(conn, "read_head", _READ_HEAD, {"t": table}).fetchone()
     return (int(row[0]), row[1]) if row else None
 
 
@@ -138,12 +138,21 @@ _COMPILED: dict[tuple[str, str], Any] = {}
 
 
 def _exec_fast(conn: Connection, key: str, statement: Any, values: dict[str, Any]) -> Any:
-    """Execute a statement compiled once per dialect: the append path runs it thousands of times a second."""
+    """Execute a statement compiled once per dialect: the append path runs it thousands of times a second.
+
+    On SQLite the statement goes straight to the driver's cursor (inside the same transaction); the
+    result offers `fetchone()` and `rowcount` either way.
+    """
     compiled = _COMPILED.get((conn.dialect.name, key))
     if compiled is None:
         compiled = _COMPILED[(conn.dialect.name, key)] = statement.compile(dialect=conn.dialect)
     if compiled.positional:
-        return conn.exec_driver_sql(compiled.string, tuple(values[k] for k in compiled.positiontup))
+        params = tuple(values[k] for k in compiled.positiontup)
+        if conn.dialect.name == "sqlite":
+            cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+            cursor.execute(compiled.string, params)
+            return cursor
+        return conn.exec_driver_sql(compiled.string, params)
     return conn.exec_driver_sql(compiled.string, values)
 
 
@@ -154,28 +163,42 @@ _INSERT_ENTRY = sa.insert(schema.journal).values(
 
 def insert_entry(conn: Connection, entry: Entry, *, project: bool = True) -> None:
     """Store one fully formed entry (its head row already locked) with its projections and checkpoint."""
-    _exec_fast(
-        conn,
-        "insert_entry",
-        _INSERT_ENTRY,
-        {
-            "table_id": entry.table,
-            "seq": entry.seq,
-            "time": entry.time,
-            "user_name": entry.user,
-            "round_id": entry.round_id,
-            "type": entry.type,
-            "payload": entry.payload_text,
-            "prev_hash": entry.prev_hash,
-            "hash": entry.hash,
-        },
-    )
+    _exec_fast(conn, "insert_entry", _INSERT_ENTRY, _entry_row(entry))
     if project:
         from engine.store.projections import apply
 
         apply(conn, entry)
     if entry.seq % CHECKPOINT_EVERY == 0:
         write_checkpoint(conn, entry.table, entry.seq, entry.hash, "interval")
+
+
+def _entry_row(entry: Entry) -> dict[str, Any]:
+    return {
+        "table_id": entry.table,
+        "seq": entry.seq,
+        "time": entry.time,
+        "user_name": entry.user,
+        "round_id": entry.round_id,
+        "type": entry.type,
+        "payload": entry.payload_text,
+        "prev_hash": entry.prev_hash,
+        "hash": entry.hash,
+    }
+
+
+def insert_entries(conn: Connection, entries: Sequence[Entry]) -> None:
+    """Store a run of fully formed entries (heads locked) in bulk: one executemany for the journal,
+    bulk projections (`projections.apply_many`), checkpoints where they fall."""
+    if len(entries) == 1:
+        insert_entry(conn, entries[0])
+        return
+    from engine.store.projections import apply_many
+
+    conn.execute(sa.insert(schema.journal), [_entry_row(e) for e in entries])
+    apply_many(conn, entries)
+    for entry in entries:
+        if entry.seq % CHECKPOINT_EVERY == 0:
+            write_checkpoint(conn, entry.table, entry.seq, entry.hash, "interval")
 
 
 def write_checkpoint(conn: Connection, table: str, seq: int, hash_: str, reason: str) -> None:
@@ -238,9 +261,9 @@ class Journal:
                 prev_hash=prev,
             )
             entry = Entry(event.table, seq, when, event.user, event.round_id, event.type, text, prev, digest)
-            insert_entry(conn, entry)
             heads[event.table] = (old, seq, digest)
             written.append(entry)
+        insert_entries(conn, written)
         for table, (old, seq, digest) in heads.items():
             if old is None or old[0] != seq:
                 write_head(conn, table, old, seq, digest)

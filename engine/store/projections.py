@@ -33,7 +33,7 @@ Days are UTC dates (`YYYY-MM-DD`) of the event's time (an imported round: its ow
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -315,6 +315,53 @@ def apply(conn: Connection, entry: Entry) -> None:
     if entry.round_id is None and entry.type != ROUND_IRREGULARITY:
         raise DrrError(f"{entry.type} needs a round_id")
     handler(conn, entry, entry.payload)
+
+
+def apply_many(conn: Connection, entries: Sequence[Entry]) -> None:
+    """`apply` for a run of entries; runs of `history.imported` are projected in bulk."""
+    i = 0
+    while i < len(entries):
+        if entries[i].type != HISTORY_IMPORTED:
+            apply(conn, entries[i])
+            i += 1
+            continue
+        j = i
+        while j < len(entries) and entries[j].type == HISTORY_IMPORTED:
+            j += 1
+        _imported_bulk(conn, entries[i:j])
+        i = j
+
+
+def _imported_bulk(conn: Connection, entries: Sequence[Entry]) -> None:
+    rows: list[dict[str, Any]] = []
+    counts: dict[tuple[str, str, str, int], int] = {}
+    days: dict[tuple[str, str], int] = {}
+    for entry in entries:
+        if entry.round_id is None:
+            raise DrrError(f"{entry.type} needs a round_id")
+        p = entry.payload
+        number = _number(p.get("number"), "imported number")
+        when = format_time(parse_time(str(p["time"]))) if p.get("time") else entry.time
+        direction = _direction(p.get("direction"))
+        rows.append(
+            {
+                "table_id": entry.table, "round_id": entry.round_id, "seq": entry.seq, "status": "settled",
+                "source": "import", "opened_at": when, "closed_at": None, "result_at": when,
+                "settled_at": when, "result": number, "lucky": None, "lucky_count": 0,
+                "bonus_number": None, "lucky_hit": False, "bonus_hit": False, "wagered": 0, "paid": 0,
+                "manual": False, "irregularities": 0, "dealer": None, "direction": direction or None,
+                "game_number": None, "note": p.get("source"),
+            }
+        )  # fmt: skip
+        key = (entry.table, when[:10], direction, number)
+        counts[key] = counts.get(key, 0) + 1
+        days[(entry.table, when[:10])] = days.get((entry.table, when[:10]), 0) + 1
+    conn.execute(sa.insert(schema.rounds), rows)
+    for (table, day, direction, number), n in counts.items():
+        keys = {"table_id": table, "day": day, "direction": direction, "number": number}
+        _bump(conn, schema.number_counts, keys, {"spins": n})
+    for (table, day), n in days.items():
+        _bump(conn, schema.daily_totals, {"table_id": table, "day": day}, {"spins": n, "settled": n})
 
 
 def rebuild(conn: Connection, table: str) -> int:

@@ -82,7 +82,7 @@ def z_scores(counts: Sequence[int], alpha: float = DEFAULT_ALPHA) -> dict[str, A
         return {"z": [0.0] * POCKETS, "p_values": [1.0] * POCKETS, "flagged": [], "threshold": threshold}
     sd = math.sqrt(n * p * (1 - p))
     z = [(c - n * p) / sd for c in counts]
-    pv = [float(2 * stats.norm.sf(abs(v))) for v in z]
+    pv = [float(v) for v in 2 * stats.norm.sf([abs(v) for v in z])]
     return {
         "z": z,
         "p_values": pv,
@@ -288,18 +288,20 @@ def read_tally(
             query = query.order_by(r.c.opened_at.desc()).limit(last)
         wagered = paid = 0
         with store.read() as conn:
-            for row in conn.execute(query):
-                tally.counts[row.result] += 1
-                tally.by_direction.setdefault(row.direction or "", [0] * POCKETS)[row.result] += 1
-                if row.closed_at is not None:
-                    tally.drawn_spins += 1
-                    tally.lucky_drawn += row.lucky_count
-                    tally.lucky_hits += bool(row.lucky_hit)
-                    tally.bonus_hits += bool(row.bonus_hit)
-                if row.status == "settled":
-                    tally.settled += 1
-                    wagered += row.wagered
-                    paid += row.paid
+            # Rows unpacked positionally: a 10,000-spin window is 10,000 rows.
+            rows = conn.execute(query).all()
+        for result, direction, lucky_count, lucky_hit, bonus_hit, status, w, p, closed_at, _source in rows:
+            tally.counts[result] += 1
+            tally.by_direction.setdefault(direction or "", [0] * POCKETS)[result] += 1
+            if closed_at is not None:
+                tally.drawn_spins += 1
+                tally.lucky_drawn += lucky_count
+                tally.lucky_hits += bool(lucky_hit)
+                tally.bonus_hits += bool(bonus_hit)
+            if status == "settled":
+                tally.settled += 1
+                wagered += w
+                paid += p
         tally.wagered, tally.paid = from_units(wagered), from_units(paid)
         return tally
 

@@ -108,4 +108,5 @@ def test_claim_dies_with_the_process(tmp_path: Path) -> None:
             store.claim("T1")
         holder.kill()
         holder.wait()
+        holder.stdout.close()
         store.claim("T1")  # the OS lock went with the killed process

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
@@ -44,28 +45,26 @@ def test_connection_lost_mid_batch_rolls_back_and_catches_up(
     store: Store, central: Store, table_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _play(store, table_id, 6)  # 30 entries
-    real_insert = fwd.insert_entry
-    calls = {"n": 0}
+    real_insert = fwd.insert_entries
 
-    def failing_insert(conn: sa.Connection, entry: object, **kw: object) -> None:
-        calls["n"] += 1
-        if calls["n"] == 5:
-            if conn.dialect.name == "postgresql":
-                # Kill this very backend from another session: the next statement finds the socket dead.
-                pid = conn.execute(sa.text("SELECT pg_backend_pid()")).scalar()
-                with central.engine.connect() as killer:
-                    killer.execute(sa.text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
-                    killer.commit()
-            else:
-                raise exc.OperationalError("INSERT", {}, Exception("connection lost"))
-        real_insert(conn, entry, **kw)  # type: ignore[arg-type]
+    def failing_insert(conn: sa.Connection, entries: list[Any]) -> None:
+        real_insert(conn, entries[:4])  # part of the batch is written in the transaction, then the line dies
+        if conn.dialect.name == "postgresql":
+            # Kill this very backend from another session: the next statement finds the socket dead.
+            pid = conn.execute(sa.text("SELECT pg_backend_pid()")).scalar()
+            with central.engine.connect() as killer:
+                killer.execute(sa.text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+                killer.commit()
+            real_insert(conn, entries[4:])
+        else:
+            raise exc.OperationalError("INSERT", {}, Exception("connection lost"))
 
-    monkeypatch.setattr(fwd, "insert_entry", failing_insert)
+    monkeypatch.setattr(fwd, "insert_entries", failing_insert)
     f = Forwarder(store, central, [table_id], batch=10)
     with pytest.raises(DrrError):
         f.forward_once()
     assert central.journal.head(table_id) is None  # nothing of the cut batch landed
-    monkeypatch.setattr(fwd, "insert_entry", real_insert)
+    monkeypatch.setattr(fwd, "insert_entries", real_insert)
     assert f.forward_once() == 30
     assert verify(central, table_id).ok
     assert central.journal.head(table_id) == store.journal.head(table_id)

@@ -1,0 +1,169 @@
+"""Store benchmarks for `drr bench`: durable journal appends, CSV import, statistics at casino scale.
+
+`journal_appends_per_s`: single `Journal.append` calls per second on a SQLite file (WAL,
+synchronous=FULL: each append committed and fsynced before it returns, hash-chained, projections
+updated), a typical wager event each.
+`import_rounds_per_s`: rounds per second through `drr history import` (CSV parsed and checked, one
+transaction of `history.imported` journal entries with their projections).
+`stats_ms_at_1M_rounds`: one full `table_stats` (every figure of `drr stats`) of a table holding
+1,000,000 rounds, after a first call has filled the Monte-Carlo null cache (the steady state of a
+surveillance screen); `stats_cold_ms_at_1M_rounds` is that first call (scipy already imported). The
+million rounds are written straight into the projections (one year, 2,740 a day, random pockets and
+directions) as the journal would leave them; the statistics read only the aggregates.
+`stats_last10k_ms_at_1M_rounds`: the `--last 10000` window, which reads the newest 10,000 `rounds`
+rows through an index.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+APPENDS = 3000
+IMPORT_ROUNDS = 20_000
+BIG_TABLE_ROUNDS = 1_000_000
+
+
+def bench_appends() -> dict[str, float]:
+    from engine.store import open_store
+
+    with tempfile.TemporaryDirectory() as tmp, open_store(str(Path(tmp) / "bench.sqlite")) as store:
+        j = store.journal
+        j.append("B1", "round.opened", {"round_id": "b-1"}, round_id="b-1", user="dana")
+        payload = {
+            "id": "w1",
+            "player": "p3",
+            "bet": "split",
+            "numbers": [17, 20],
+            "amount": Decimal("25.00"),
+        }
+        started = time.perf_counter()
+        for _ in range(APPENDS):
+            j.append("B1", "round.wager_placed", payload, round_id="b-1", user="dana")
+        elapsed = time.perf_counter() - started
+    return {"journal_appends_per_s": APPENDS / elapsed}
+
+
+def bench_import() -> dict[str, float]:
+    import secrets
+
+    from engine.store import open_store
+    from engine.store.history import import_csv
+
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    lines = ["timestamp,number"] + [
+        f"{(start + timedelta(seconds=90 * i)).isoformat()},{secrets.randbelow(37)}"
+        for i in range(IMPORT_ROUNDS)
+    ]
+    with tempfile.TemporaryDirectory() as tmp, open_store(str(Path(tmp) / "bench.sqlite")) as store:
+        path = Path(tmp) / "results.csv"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        started = time.perf_counter()
+        import_csv(store, path, "B2")
+        elapsed = time.perf_counter() - started
+    return {"import_rounds_per_s": IMPORT_ROUNDS / elapsed}
+
+
+def fill_big_table(store: object, table: str, rounds: int = BIG_TABLE_ROUNDS) -> None:
+    """Write `rounds` settled rounds straight into the projections, as the journal would leave them."""
+    import numpy as np
+    import sqlalchemy as sa
+
+    from engine.store import schema
+    from engine.store.db import Store
+
+    assert isinstance(store, Store)
+    rng = np.random.default_rng(1)
+    numbers = rng.integers(0, 37, rounds)
+    directions = rng.integers(0, 2, rounds)
+    lucky_hit = rng.random(rounds) < 3.55 / 37
+    bonus_hit = rng.random(rounds) < 1 / 37
+    per_day = 2740
+    start = datetime(2025, 1, 1, tzinfo=UTC)
+    counts: dict[tuple[str, str, int], int] = {}
+    totals: dict[str, list[int]] = {}
+    names = [c.name for c in schema.rounds.columns]
+    rows: list[tuple[object, ...]] = []
+    for i in range(rounds):
+        moment = start + timedelta(seconds=i * 86400 // per_day)
+        stamp = moment.strftime("%Y-%m-%dT%H:%M:%S.000000Z")
+        day, direction, number = stamp[:10], ("cw", "ccw")[directions[i]], int(numbers[i])
+        counts[(day, direction, number)] = counts.get((day, direction, number), 0) + 1
+        t = totals.setdefault(day, [0] * 5)
+        t[0] += 1
+        t[1] += bool(lucky_hit[i])
+        t[2] += bool(bonus_hit[i])
+        t[3] += 100_000
+        t[4] += 95_000
+        row = {
+            "table_id": table, "round_id": f"{table}-{i}", "seq": i * 5 + 1, "status": "settled",
+            "source": "table", "opened_at": stamp, "closed_at": stamp, "result_at": stamp,
+            "settled_at": stamp, "result": number, "lucky": '[[17,"199"]]', "lucky_count": 3,
+            "bonus_number": 0, "lucky_hit": bool(lucky_hit[i]), "bonus_hit": bool(bonus_hit[i]),
+            "wagered": 100_000, "paid": 95_000, "manual": False, "irregularities": 0,
+            "dealer": "dana", "direction": direction, "game_number": i % 1000, "note": None,
+        }  # fmt: skip
+        rows.append(tuple(row[n] for n in names))
+    insert_sql = f"INSERT INTO rounds ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
+    with store.begin() as conn:
+        conn.exec_driver_sql(insert_sql, rows)  # type: ignore[arg-type]
+        conn.execute(
+            sa.insert(schema.number_counts),
+            [
+                {"table_id": table, "day": d, "direction": r, "number": n, "spins": c}
+                for (d, r, n), c in counts.items()
+            ],
+        )
+        conn.execute(
+            sa.insert(schema.daily_totals),
+            [
+                {
+                    "table_id": table, "day": d, "spins": t[0], "drawn_spins": t[0], "lucky_drawn": 3 * t[0],
+                    "lucky_hits": t[1], "bonus_hits": t[2], "settled": t[0], "voided": 0, "irregularities": 0,
+                    "wagered": t[3], "paid": t[4],
+                }
+                for d, t in totals.items()
+            ],
+        )  # fmt: skip
+
+
+def bench_stats() -> dict[str, float]:
+    from fractions import Fraction
+
+    from engine.store import open_store
+    from engine.store.stats import _null_maxima, table_stats
+
+    with tempfile.TemporaryDirectory() as tmp, open_store(str(Path(tmp) / "big.sqlite")) as store:
+        fill_big_table(store, "B3")
+        import scipy.stats  # noqa: F401  (its import, ~1 s once per process, is not the query's cost)
+
+        _null_maxima.cache_clear()
+        edge = Fraction(1, 37)
+
+        def timed(**kw: object) -> float:
+            started = time.perf_counter()
+            result = table_stats(store, "B3", house_edge=edge, expected_lucky=Fraction(71, 20), **kw)  # type: ignore[arg-type]
+            elapsed = (time.perf_counter() - started) * 1000
+            assert result["spins"] == (kw.get("last") or BIG_TABLE_ROUNDS)
+            return elapsed
+
+        cold = timed()
+        warm = min(timed() for _ in range(5))
+        timed(last=10_000)
+        last = min(timed(last=10_000) for _ in range(5))
+    return {
+        "stats_ms_at_1M_rounds": warm,
+        "stats_cold_ms_at_1M_rounds": cold,
+        "stats_last10k_ms_at_1M_rounds": last,
+    }
+
+
+BENCHMARKS: dict[str, Callable[[], dict[str, float]]] = {
+    "journal": bench_appends,
+    "history_import": bench_import,
+    "store_stats": bench_stats,
+}
