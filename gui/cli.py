@@ -54,6 +54,10 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+# What plain `drr` (no command) takes from the settings file, as `drr gui` takes them as options.
+DEFAULT_COMMAND_OPTIONS = ("station", "wheel", "table", "rules", "db")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="drr",
@@ -112,6 +116,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
+    if func is None:
+        # Plain `drr` starts the station the settings name: the same fill as a command's options.
+        for dest in DEFAULT_COMMAND_OPTIONS:
+            setattr(args, dest, None)
+        args.settings_options = DEFAULT_COMMAND_OPTIONS
     try:
         _apply_settings(args)
         if func is None:

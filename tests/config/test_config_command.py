@@ -154,3 +154,22 @@ def test_a_closed_pipe_ends_the_command_quietly(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.stdout == "{"
     assert proc.stderr == ""
+
+
+def test_plain_drr_takes_its_station_and_wheel_from_the_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gui.cli
+
+    seen: dict[str, object] = {}
+
+    def fake_station(args: object) -> int:
+        seen.update(vars(args))
+        return 0
+
+    monkeypatch.setattr(gui.cli, "_default_command", lambda: fake_station)
+    path = settings_file(tmp_path, '[table]\nid = "4"\nstation = "display"\n[wheel]\nspec = "serial:COM3"\n')
+    monkeypatch.setenv("DRR_CONFIG", str(path))
+    assert main([]) == 0
+    assert (seen["station"], seen["table"], seen["wheel"]) == ("display", "4", "serial:COM3")
+    assert seen["db"] is None and seen["rules"] is None  # the store's and the shipped defaults
