@@ -1,8 +1,10 @@
 """Starting the stations: QApplication + qasync event loop, windows on screens, orderly shutdown.
 
 `run_default` is plain `drr` / `make run`: the croupier station with the player display and
-the bonus screen as separate windows (on a second screen when there is one), a wheel and the
-local table. `run_station` serves `drr gui --station …`.
+the bonus screen as separate windows (on a second screen when there is one), the virtual wheel
+and the table service on the local SQLite journal (user data directory). `run_station` serves
+`drr gui --station … --wheel … --db … --table …`. After a crash the service rebuilds the table
+from the journal, so the screens open on the round where it stopped.
 """
 
 from __future__ import annotations
@@ -23,22 +25,64 @@ STATIONS = ("croupier", "display", "bonus", "surveillance", "pitboss")
 
 
 def run_default(args: argparse.Namespace) -> int:
-    """Plain `drr`: croupier, player display and bonus screen with the built-in wheel."""
+    """Plain `drr`: croupier, player display and bonus screen, the virtual wheel, the local journal."""
     return run_station(
         station="croupier",
         wheel=getattr(args, "wheel", None) or "sim",
         rules=getattr(args, "rules", None),
+        db=getattr(args, "db", None),
         table_id=getattr(args, "table", None) or "T1",
         all_windows=True,
     )
 
 
-def _make_table(rules_path: str | None, table_id: str) -> Any:
-    from engine.rules import load_default_rules, load_rules
-    from gui.local_table import LocalTable
+PLAYERS = ("Seat 1", "Seat 2", "Seat 3", "Seat 4", "Seat 5", "Seat 6")
+# Who the station runs as while the user store has no users yet (a fresh install): a croupier,
+# never more; `drr users add` creates real users and from then on the login is required.
+UNSET_USER = ("croupier", "croupier")
 
-    rules = load_rules(rules_path) if rules_path else load_default_rules()
-    return LocalTable(rules, table_id=table_id)
+
+def _open_store(db: str | None, table_id: str) -> Any:
+    from engine.store.db import open_store
+
+    return open_store(db, table=table_id)
+
+
+def _login(app: Any, store: Any, station: str, table_id: str) -> Any:
+    """The signed-in user, or DrrError if the login is cancelled; none needed before users exist."""
+    from engine.auth import User
+    from engine.store.users import authenticate, list_users
+    from gui.windows.login import LoginDialog
+
+    if not list_users(store):
+        return User(*UNSET_USER)
+    dialog = LoginDialog(
+        station, lambda name, pin: authenticate(store, name, pin, table=table_id, station=station)
+    )
+    if dialog.exec() != LoginDialog.DialogCode.Accepted or dialog.user is None:
+        raise DrrError("login cancelled", 1)
+    return dialog.user
+
+
+async def _start_table(store: Any, user: Any, rules_path: str | None, table_id: str) -> Any:
+    """The table service on the store, started (recovery from the journal included), behind the adapter."""
+    from pathlib import Path
+
+    from engine.rng import SystemRng
+    from engine.store.users import authenticate
+    from engine.table.service import TableService
+    from gui.service_table import ServiceTable
+
+    text = Path(rules_path).read_bytes() if rules_path else None
+    service = TableService(store, table_id, rules_text=text, rng=SystemRng(), station="croupier")
+    await service.start(user=user.name)
+
+    def approve(name: str, pin: str) -> Any:
+        return authenticate(store, name, pin, table=table_id, station="croupier")
+
+    table = ServiceTable(service, user, PLAYERS, authenticate=approve)
+    table.refresh()
+    return table
 
 
 def _place_on_screens(app: Any, windows: list[Any]) -> None:
@@ -116,6 +160,7 @@ def run_station(
     station: str,
     wheel: str = "sim",
     rules: str | None = None,
+    db: str | None = None,
     table_id: str = "T1",
     all_windows: bool = False,
     first_frame_exit: bool = False,
@@ -134,48 +179,63 @@ def run_station(
     app.setApplicationName("Diamond Rush Roulette")
     app.setQuitOnLastWindowClosed(False)
     theme.apply(app)
-    table = _make_table(rules, table_id)
+    store = _open_store(db, table_id)
+    try:
+        user = _login(app, store, station, table_id)
+        loop = qasync.QEventLoop(app)
+        asyncio.set_event_loop(loop)
+        with loop:
+            loop.run_until_complete(
+                _serve(app, store, user, station, wheel, rules, table_id, all_windows, first_frame_exit)
+            )
+    finally:
+        store.close()
+    return 0
+
+
+async def _serve(
+    app: Any,
+    store: Any,
+    user: Any,
+    station: str,
+    wheel: str,
+    rules: str | None,
+    table_id: str,
+    all_windows: bool,
+    first_frame_exit: bool,
+) -> None:
+    table = await _start_table(store, user, rules, table_id)
     windows = _build_windows(station, table, all_windows)
     main = windows[0]
-
+    closing = asyncio.Event()
     if first_frame_exit:
 
         def report() -> None:
             # Wall-clock time of the first painted frame: the benchmark subtracts its own spawn time.
             print(f"first_frame_at {time.time():.6f}", flush=True)
-            app.quit()
+            closing.set()
 
         main.firstPainted.connect(report)
         main.show()
-        return app.exec()
-
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    link = WheelFeed(table, wheel)
-    closing = asyncio.Event()
-
-    def on_close() -> None:
-        closing.set()
-
-    # Closing the main window ends the station; the others are displays and may be re-opened.
-    main.installEventFilter(_CloseWatcher(on_close, main))
-
-    async def main_task() -> None:
-        try:
-            link.start()
-        except DrrError as exc:
-            table.irregularity.emit(f"no wheel: {exc.message}; enter results manually")
-        _place_on_screens(app, windows)
         await closing.wait()
-        # Orderly shutdown: stop the wheel, let the table flush its journal, then close.
-        await link.stop()
         await table.shutdown()
-        for window in windows:
-            window.close()
-
-    with loop:
-        loop.run_until_complete(main_task())
-    return 0
+        return
+    link = WheelFeed(table, wheel)
+    # Closing the main window ends the station; the others are displays and may be re-opened.
+    main.installEventFilter(_CloseWatcher(closing.set, main))
+    try:
+        link.start()
+    except DrrError as exc:
+        table.irregularity.emit(f"no wheel: {exc.message}; enter results manually")
+    _place_on_screens(app, windows)
+    if user.name == UNSET_USER[0] and len(windows) and hasattr(main, "show_reason"):
+        main.show_reason("No users are set up yet: running as a croupier. Create users with `drr users add`.")
+    await closing.wait()
+    # Orderly shutdown: stop the wheel, let the table finish its commands and checkpoint the journal.
+    await link.stop()
+    await table.shutdown()
+    for window in windows:
+        window.close()
 
 
 def _build_windows(station: str, table: Any, all_windows: bool) -> list[Any]:

@@ -1,8 +1,9 @@
 """GUI benchmarks: time to the croupier window's first frame, and wheel line to winning number on screen.
 
 `gui_first_frame_ms`: median over a few runs of `drr gui --station croupier --first-frame-exit`
-in a fresh process: from just before the process is spawned to the moment the croupier window
-paints its first frame (the child prints that wall-clock time). Goal <= 1,500 ms.
+in a fresh process on a scratch journal: from just before the process is spawned to the moment
+the croupier window paints its first frame (opening the store and recovering the table from the
+journal included; the child prints that wall-clock time). Goal <= 1,500 ms.
 
 `sensor_to_screen_ms_p99`: a pseudo-terminal stands in for the wheel's serial cable. For each
 game the croupier station (offscreen) closes bets, the state-4 and bare-number lines are written,
@@ -19,8 +20,10 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 FIRST_FRAME_RUNS = 5
@@ -32,23 +35,28 @@ def first_frame() -> dict[str, float]:
     if sys.platform.startswith("linux") and not env.get("DISPLAY") and not env.get("WAYLAND_DISPLAY"):
         env.setdefault("QT_QPA_PLATFORM", "offscreen")
     samples: list[float] = []
-    for _ in range(FIRST_FRAME_RUNS):
-        started = time.time()
-        proc = subprocess.run(
-            [sys.executable, "-m", "gui.cli", "gui", "--station", "croupier", "--first-frame-exit"],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-            check=False,
-        )
-        stamp = next(
-            (ln.split()[1] for ln in proc.stdout.splitlines() if ln.startswith("first_frame_at ")), None
-        )
-        if proc.returncode != 0 or stamp is None:
-            raise RuntimeError(f"croupier station did not start: {proc.stderr.strip()[-400:]}")
-        samples.append((float(stamp) - started) * 1000)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = str(Path(tmp) / "bench.sqlite")
+        for _ in range(FIRST_FRAME_RUNS):
+            samples.append(_one_first_frame(env, db))
     return {"gui_first_frame_ms": round(statistics.median(samples), 1)}
+
+
+def _one_first_frame(env: dict[str, str], db: str) -> float:
+    """One fresh process on the journal `db` (the first run creates it, as a first start does)."""
+    started = time.time()
+    proc = subprocess.run(
+        [sys.executable, "-m", "gui.cli", "gui", "--station", "croupier", "--db", db, "--first-frame-exit"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    stamp = next((ln.split()[1] for ln in proc.stdout.splitlines() if ln.startswith("first_frame_at ")), None)
+    if proc.returncode != 0 or stamp is None:
+        raise RuntimeError(f"croupier station did not start: {proc.stderr.strip()[-400:]}")
+    return (float(stamp) - started) * 1000
 
 
 def sensor_to_screen() -> dict[str, float]:

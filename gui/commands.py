@@ -40,6 +40,7 @@ def run_gui(args: argparse.Namespace) -> int:
         station=args.station,
         wheel=args.wheel or "sim",
         rules=args.rules,
+        db=args.db,
         table_id=args.table or "T1",
         all_windows=args.all_windows,
         first_frame_exit=args.first_frame_exit,
