@@ -625,8 +625,9 @@ def describe(settings: Settings) -> dict[str, dict[str, Any]]:
 
 
 def derived_paths(settings: Settings) -> dict[str, str]:
-    """Folders the settings imply when left empty (shown by `drr config show`)."""
+    """What the settings imply: the wheel link with its line settings, and the folders left empty."""
     paths = {
+        "wheel_link": settings.wheel_link_spec,
         "log_dir": str(settings.effective_log_dir),
         "capture_dir": str(settings.effective_capture_dir),
     }

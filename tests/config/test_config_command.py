@@ -49,6 +49,7 @@ def test_show_json_gives_each_value_and_where_it_came_from(
     assert s["database.url"] == {"value": None, "origin": "default"}
     assert set(s) == set(config.KEYS)
     assert doc["derived"]["capture_dir"] == str(tmp_path / "logs" / "captures")
+    assert doc["derived"]["wheel_link"] == "serial:COM3@9600,8N1"
 
 
 def test_show_as_text_names_the_file_and_the_origins(
