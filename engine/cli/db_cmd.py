@@ -15,6 +15,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_table(up, help="table id naming the default SQLite file (without --db)")
     up.set_defaults(func=run_upgrade)
 
+    fw = dsub.add_parser("forward", help="forward a table's journal to the floor database (PostgreSQL)")
+    add_db(fw)
+    fw.add_argument("--to", required=True, metavar="URL", help="the floor database, e.g. postgresql://…")
+    add_table(fw, required=True, help="the table whose chain to forward (repeatable)")
+    fw.add_argument("--once", action="store_true", help="forward what is there and exit (else keep going)")
+    fw.add_argument("--interval", type=float, default=0.5, metavar="S", help="seconds between polls")
+    fw.set_defaults(func=run_forward)
+
 
 def run_upgrade(args: argparse.Namespace) -> int:
     from engine.cli.store_args import open_from_args
@@ -25,4 +33,33 @@ def run_upgrade(args: argparse.Namespace) -> int:
             print(f"{store.where}: schema {head_revision()} is current")
         else:
             print(f"{store.where}: schema upgraded from {store.upgraded_from} to {head_revision()}")
+    return 0
+
+
+def run_forward(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    from engine.cli.store_args import open_from_args
+    from engine.store.db import open_store
+    from engine.store.forward import Forwarder
+
+    with open_from_args(args) as local:
+        if args.once:
+            with open_store(args.to) as central:
+                sent = Forwarder(local, central, [args.only_table]).forward_once()
+            print(f"forwarded {sent} entries of table {args.only_table}")
+            return 0
+        forwarder = Forwarder(local, args.to, [args.only_table])
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        try:
+            forwarder.run(stop, interval=args.interval)
+        except KeyboardInterrupt:
+            stop.set()
+        finally:
+            forwarder.close()
+        if forwarder.status.last_error:
+            print(f"drr db forward: {forwarder.status.last_error}")
+            return 1
     return 0

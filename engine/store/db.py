@@ -13,6 +13,7 @@ import json
 import os
 import re
 import socket
+import sqlite3
 import sys
 import threading
 import zlib
@@ -79,7 +80,7 @@ def _describe(error: BaseException) -> str:
     return str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
 
 
-def database_error(error: exc.DBAPIError | exc.OperationalError, where: str) -> DrrError:
+def database_error(error: BaseException, where: str) -> DrrError:
     """A person-readable DrrError for a driver failure on the store `where`."""
     text = _describe(error)
     low = text.lower()
@@ -113,6 +114,9 @@ class OwnerClaim:
         if self.released:
             return
         self.released = True
+        with contextlib.suppress(DrrError):
+            # A clean shutdown leaves a checkpoint (count + head hash): a later truncation shows.
+            self.store.journal.checkpoint(self.table, "shutdown")
         with contextlib.suppress(DrrError), self.store.begin() as conn:
             conn.execute(sa.delete(schema.owners).where(schema.owners.c.table_id == self.table))
         if self._fd is not None:
@@ -278,6 +282,10 @@ def translate_errors(where: str) -> Iterator[None]:
         yield
     except (exc.OperationalError, exc.DatabaseError, exc.InterfaceError) as error:
         if isinstance(error, exc.IntegrityError):
+            raise
+        raise database_error(error, where) from error
+    except sqlite3.DatabaseError as error:  # the append path talks to the sqlite3 cursor directly
+        if isinstance(error, sqlite3.IntegrityError):
             raise
         raise database_error(error, where) from error
 
