@@ -14,7 +14,13 @@ import sys
 import time
 from collections.abc import Callable
 
-BENCH_MODULES: tuple[str, ...] = ("engine.bench", "engine.store.bench", "hardware.bench", "gui.bench")
+BENCH_MODULES: tuple[str, ...] = (
+    "engine.bench",
+    "engine.math.bench",
+    "engine.store.bench",
+    "hardware.bench",
+    "gui.bench",
+)
 
 
 def collect() -> dict[str, Callable[[], dict[str, float]]]:

@@ -48,6 +48,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "engine.cli.history_cmd",
     "engine.cli.users_cmd",
     "engine.cli.math_cmd",
+    "engine.cli.simulate_cmd",
     "gui.bench_cmd",
     "gui.commands",
     "hardware.table_run_cmd",

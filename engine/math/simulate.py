@@ -1,0 +1,397 @@
+"""Monte Carlo check of the exact game math: whole spins, vectorised with numpy.
+
+Each spin draws the number of Lucky Numbers k, the ball's result, whether the result is a
+Lucky Number (probability k/37, with its own X) or else the Bonus Number (probability
+1/(37-k), the Bonus Number being uniform over the other numbers), and for a Bonus hit plays
+the bonus game box by box under the chosen strategy. That is the whole of the draw a wager
+can see: whether other numbers are Lucky never changes what any wager is paid, so they are
+not materialised (the scalar reference path, which runs the engine's own draw, settlement
+and bonus game, exists to show the two agree). One wager of every kind is on the layout
+each spin; per result number the simulator accumulates counts and sums of the special
+odds, from which every kind's return, its square and its hits follow exactly.
+
+numpy's Generator is a simulation tool, never the game's RNG (that is engine.rng, on the
+OS CSPRNG). A run is split into fixed-size tasks, each with its own stream from
+SeedSequence(seed).spawn, so the same seed gives the same answer on any number of cores.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from engine.math.bonus_value import BonusGame as BonusMath
+from engine.math.bonus_value import Strategy
+from engine.math.wager_math import representative_bets
+from engine.rules import BONUS_ROUNDS, BOXES_PER_ROUND, CASH_OUT_FROM_ROUND, MULTIPLIER_BOXES, RulesSubmission
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from engine.rng import Rng
+
+POCKETS = 37
+TASK_SPINS = 1 << 20  # spins per task: a unit of work, of progress and of seeding
+CHUNK_SPINS = 1 << 16  # spins per vectorised step (keeps the arrays in cache)
+PARALLEL_FROM = 4 * TASK_SPINS  # fewer spins than this run in-process (no pool start-up)
+Z99 = 2.5758293035489004  # two-sided 99% normal quantile, scipy.stats.norm.ppf(0.995)
+
+
+@dataclass(frozen=True)
+class _Weighted:
+    """A weighted table for numpy: cumulative integer weights and float values."""
+
+    cumulative: NDArray[np.int64]
+    values: NDArray[np.float64]
+
+    @classmethod
+    def of(cls, table: Mapping[Any, int]) -> _Weighted:
+        items = sorted(table.items())
+        return cls(
+            np.cumsum([w for _, w in items], dtype=np.int64),
+            np.array([float(v) for v, _ in items], dtype=np.float64),
+        )
+
+    def draw(self, rng: np.random.Generator, size: int) -> NDArray[np.float64]:
+        u = rng.integers(0, int(self.cumulative[-1]), size=size)
+        return self.values[np.searchsorted(self.cumulative, u, side="right")]
+
+
+@dataclass(frozen=True)
+class SimPlan:
+    """What one task needs (picklable): the rules as numpy tables and the bonus strategy."""
+
+    counts: _Weighted
+    odds: _Weighted
+    rounds: tuple[_Weighted, ...]
+    strategy: Strategy
+    # Optimal play cashes out when the amount at risk (sum - round-1 multiplier) reaches
+    # the round's threshold (see engine.math.bonus_value.RoundPolicy); inf = never.
+    cash_out_at_risk: tuple[float, ...]
+
+    @classmethod
+    def of(cls, rules: RulesSubmission, strategy: Strategy) -> SimPlan:
+        return cls(
+            counts=_Weighted.of(rules.lucky_counts),
+            odds=_Weighted.of(rules.lucky_odds),
+            rounds=tuple(_Weighted.of(t) for t in rules.bonus_rounds),
+            strategy=strategy,
+            cash_out_at_risk=_thresholds(rules, strategy),
+        )
+
+
+def _thresholds(rules: RulesSubmission, strategy: Strategy) -> tuple[float, ...]:
+    """Per round 1..6, the amount at risk from which `strategy` cashes out (inf: never)."""
+    out = [math.inf] * BONUS_ROUNDS
+    if strategy is Strategy.CASH_OUT_AT_3:
+        out[CASH_OUT_FROM_ROUND - 1] = -math.inf
+    elif strategy is Strategy.OPTIMAL:
+        for p in BonusMath.from_rules(rules).optimal_policy():
+            if p.cash_out_min_at_risk is None:
+                continue
+            lo = p.continue_max_at_risk
+            # Halfway between the reachable amounts that go on and those that stop, so float
+            # sums of the multipliers cannot land on the wrong side.
+            cut = p.cash_out_min_at_risk if lo is None else (lo + p.cash_out_min_at_risk) / 2
+            out[p.round - 1] = float(cut) - (0.5 if lo is None else 0.0)
+    return tuple(out)
+
+
+def play_bonus_games(plan: SimPlan, rng: np.random.Generator, games: int) -> NDArray[np.float64]:
+    """The outcomes B of `games` independent bonus games played by the plan's strategy."""
+    first = plan.rounds[0].draw(rng, games)  # round 1 holds five multipliers: no "X"
+    total = first.copy()
+    outcome = np.zeros(games)
+    alive = np.ones(games, dtype=bool)
+    for rnd in range(2, BONUS_ROUNDS + 1):
+        idx = np.flatnonzero(alive)
+        if idx.size == 0:
+            break
+        stop = total[idx] - first[idx] >= plan.cash_out_at_risk[rnd - 1]
+        cashed = idx[stop]
+        outcome[cashed] = total[cashed]
+        alive[cashed] = False
+        idx = idx[~stop]
+        # The boxes are shuffled, so the picked box holds a multiplier with probability m/5.
+        hit = rng.integers(0, BOXES_PER_ROUND, size=idx.size) < MULTIPLIER_BOXES[rnd - 1]
+        lost = idx[~hit]
+        outcome[lost] = first[lost]
+        alive[lost] = False
+        won = idx[hit]
+        total[won] += plan.rounds[rnd - 1].draw(rng, won.size)
+    outcome[alive] = total[alive]
+    return outcome
+
+
+# Per result number: counts and sums the wagers' returns are built from.
+_ACC = ("spins", "lucky", "lucky_sum", "lucky_sq", "bonus", "bonus_sum", "bonus_sq")
+
+
+def simulate_task(plan: SimPlan, spins: int, seed: np.random.SeedSequence) -> NDArray[np.float64]:
+    """Play `spins` spins; returns a (7, 37) array of per-result accumulators (see _ACC)."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    acc = np.zeros((len(_ACC), POCKETS))
+    done = 0
+    while done < spins:
+        c = min(CHUNK_SPINS, spins - done)
+        done += c
+        result = rng.integers(0, POCKETS, size=c)
+        k = plan.counts.draw(rng, c).astype(np.int64)
+        # The result is one of the k Lucky Numbers with probability k/37 ...
+        is_lucky = rng.integers(0, POCKETS, size=c) < k
+        # ... else the Bonus Number, uniform over the 37 - k numbers that are not Lucky.
+        is_bonus = ~is_lucky & (rng.integers(0, POCKETS - k) == 0)
+        acc[0] += np.bincount(result, minlength=POCKETS)
+        lr = result[is_lucky]
+        x = plan.odds.draw(rng, lr.size)
+        acc[1] += np.bincount(lr, minlength=POCKETS)
+        acc[2] += np.bincount(lr, weights=x, minlength=POCKETS)
+        acc[3] += np.bincount(lr, weights=x * x, minlength=POCKETS)
+        br = result[is_bonus]
+        b = play_bonus_games(plan, rng, br.size)
+        acc[4] += np.bincount(br, minlength=POCKETS)
+        acc[5] += np.bincount(br, weights=b, minlength=POCKETS)
+        acc[6] += np.bincount(br, weights=b * b, minlength=POCKETS)
+    return acc
+
+
+@dataclass(frozen=True)
+class KindEstimate:
+    kind: str
+    rtp: float
+    stderr: float
+    ci99: tuple[float, float]
+    hit_frequency: float
+    exact_rtp: Fraction | None = None
+
+    @property
+    def exact_inside_ci99(self) -> bool | None:
+        if self.exact_rtp is None:
+            return None
+        return self.ci99[0] <= float(self.exact_rtp) <= self.ci99[1]
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    spins: int
+    strategy: Strategy
+    seed: int | None
+    seconds: float
+    kinds: Mapping[str, KindEstimate]
+    bonus_games: int
+    bonus_mean: float
+
+    @property
+    def spins_per_second(self) -> float:
+        return self.spins / self.seconds if self.seconds > 0 else math.inf
+
+    def to_json(self) -> dict[str, Any]:
+        def dec(x: float) -> str:
+            return f"{x:.8f}"
+
+        return {
+            "spins": self.spins,
+            "strategy": self.strategy.value,
+            "seed": self.seed,
+            "spins_per_second": round(self.spins_per_second, 1),
+            "seconds": round(self.seconds, 3),
+            "bonus_games": self.bonus_games,
+            "bonus_mean": dec(self.bonus_mean),
+            "bets": {
+                kind: {
+                    "rtp": dec(e.rtp),
+                    "stderr": dec(e.stderr),
+                    "ci99": [dec(e.ci99[0]), dec(e.ci99[1])],
+                    "hit_frequency": dec(e.hit_frequency),
+                    "exact_rtp": None if e.exact_rtp is None else _frac(e.exact_rtp),
+                    "exact_inside_ci99": e.exact_inside_ci99,
+                }
+                for kind, e in self.kinds.items()
+            },
+        }
+
+
+def _frac(x: Fraction) -> str:
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+@dataclass(frozen=True)
+class KindSums:
+    """Sums over spins of one unit on one wager kind: of its return, the return squared, its wins."""
+
+    returns: float
+    squares: float
+    hits: float
+
+
+def kind_sums(rules: RulesSubmission, acc: NDArray[np.float64]) -> dict[str, KindSums]:
+    """Every wager kind's sums, from the per-result accumulators of `simulate_task`."""
+    spins, lucky, lsum, lsq, bonus, bsum, bsq = acc
+    special = lucky + bonus
+    osum, osq = lsum + bsum, lsq + bsq
+    out = {}
+    for kind, bet in representative_bets(rules).items():
+        mask = np.zeros(POCKETS, dtype=bool)
+        mask[sorted(bet.numbers)] = True
+        w = 1.0 + float(rules.base_payout(bet))  # a win at base odds returns the stake too
+        hits = float(spins[mask].sum())
+        if bet.inside:
+            n = float(bet.size)
+            sp, so, sq = float(special[mask].sum()), float(osum[mask].sum()), float(osq[mask].sum())
+            plain = hits - sp
+            s1 = plain * w + sp + so / n
+            s2 = plain * w * w + sp + 2 * so / n + sq / (n * n)
+        else:
+            s1, s2 = hits * w, hits * w * w
+        out[kind] = KindSums(s1, s2, hits)
+    return out
+
+
+def estimates(
+    sums: Mapping[str, KindSums], spins: int, exact: Mapping[str, Fraction] | None = None
+) -> dict[str, KindEstimate]:
+    """RTP estimate, standard error, 99% interval and hit frequency of every kind."""
+    out = {}
+    for kind, s in sums.items():
+        mean = s.returns / spins
+        var = max(s.squares / spins - mean * mean, 0.0)
+        se = math.sqrt(var / spins)
+        out[kind] = KindEstimate(
+            kind,
+            mean,
+            se,
+            (mean - Z99 * se, mean + Z99 * se),
+            s.hits / spins,
+            None if exact is None else exact[kind],
+        )
+    return out
+
+
+def _tasks(spins: int, seed: int | None) -> Iterator[tuple[int, np.random.SeedSequence]]:
+    count = max(1, -(-spins // TASK_SPINS))
+    seeds = np.random.SeedSequence(seed).spawn(count)
+    for i, ss in enumerate(seeds):
+        yield min(TASK_SPINS, spins - i * TASK_SPINS), ss
+
+
+def simulate(
+    rules: RulesSubmission,
+    spins: int,
+    *,
+    seed: int | None = None,
+    strategy: Strategy = Strategy.OPTIMAL,
+    workers: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> SimulationResult:
+    """Play `spins` whole spins; `progress(n)` is called as each batch of n spins finishes."""
+    if spins < 1:
+        raise ValueError(f"spins must be at least 1, not {spins}")
+    from engine.math.wager_math import game_math
+
+    plan = SimPlan.of(rules, strategy)
+    exact = {kind: w.rtp[strategy] for kind, w in game_math(rules).wagers.items()}
+    cores = workers if workers is not None else (os.cpu_count() or 1)
+    started = time.perf_counter()
+    acc = np.zeros((len(_ACC), POCKETS))
+    tasks = list(_tasks(spins, seed))
+    if cores <= 1 or spins < PARALLEL_FROM:
+        for n, ss in tasks:
+            acc += simulate_task(plan, n, ss)
+            if progress:
+                progress(n)
+    else:
+        with ProcessPoolExecutor(max_workers=min(cores, len(tasks))) as pool:
+            futures = [(n, pool.submit(simulate_task, plan, n, ss)) for n, ss in tasks]
+            for n, fut in futures:
+                acc += fut.result()
+                if progress:
+                    progress(n)
+    seconds = time.perf_counter() - started
+    games = int(acc[4].sum())
+    return SimulationResult(
+        spins=spins,
+        strategy=strategy,
+        seed=seed,
+        seconds=seconds,
+        kinds=estimates(kind_sums(rules, acc), spins, exact),
+        bonus_games=games,
+        bonus_mean=float(acc[5].sum()) / games if games else math.nan,
+    )
+
+
+# --- the scalar reference path: the engine's own draw, bonus game and settlement -----------
+
+
+def play_engine_bonus_game(
+    rules: RulesSubmission, rng: Rng, policy: BonusMath, strategy: Strategy
+) -> Fraction:
+    """One bonus game through `engine.bonus_game.BonusGame`, the player following `strategy`
+    (random boxes; the clock stands still, so no timer runs out)."""
+    from engine.bonus_game import BonusGame
+
+    game = BonusGame.start(rules, rng, player="p", clock=lambda: 0.0)
+    while game.outcome is None:
+        first = game.round1_multiplier if game.round1_multiplier is not None else Fraction(0)
+        if game.can_cash_out and policy.cashes_out(strategy, game.round, game.running_sum, first):
+            game.cash_out()
+        else:
+            game.pick(rng.randbelow(BOXES_PER_ROUND) + 1)
+    return game.outcome
+
+
+def simulate_scalar(
+    rules: RulesSubmission, spins: int, *, seed: int, strategy: Strategy = Strategy.OPTIMAL
+) -> SimulationResult:
+    """The same game one spin at a time through the engine itself: `draw_lucky_and_bonus`
+    on a `SeededRng`, the ball as `randbelow(37)`, a `bonus_game.BonusGame` played box by box
+    by the strategy, and `settle_round` of one wager per kind. Slow; for cross-checking."""
+    from engine.bets import Wager
+    from engine.math.wager_math import game_math
+    from engine.rng import SeededRng, draw_lucky_and_bonus
+    from engine.settlement import settle_round
+
+    if spins < 1:
+        raise ValueError(f"spins must be at least 1, not {spins}")
+    rng = SeededRng(seed)
+    policy = BonusMath.from_rules(rules)
+    # Payouts round down to the rounding step; a large stake makes that loss negligible.
+    stake = Decimal(10_000)
+    wagers = [Wager(kind, "p", bet, stake) for kind, bet in representative_bets(rules).items()]
+    sums = {w.id: [0.0, 0.0, 0.0] for w in wagers}
+    games, bonus_total = 0, 0.0
+    started = time.perf_counter()
+    for _ in range(spins):
+        draw = draw_lucky_and_bonus(rules, rng)
+        result = rng.randbelow(POCKETS)
+        bonus: dict[str, Fraction] = {}
+        if result == draw.bonus_number:
+            bonus["p"] = play_engine_bonus_game(rules, rng, policy, strategy)
+            games += 1
+            bonus_total += float(bonus["p"])
+        for settled in settle_round(wagers, result, draw, bonus, rules).settlements:
+            if settled.won:
+                r = float(settled.returned / stake)
+                acc = sums[settled.wager.id]
+                acc[0] += r
+                acc[1] += r * r
+                acc[2] += 1
+    seconds = time.perf_counter() - started
+    exact = {kind: w.rtp[strategy] for kind, w in game_math(rules).wagers.items()}
+    return SimulationResult(
+        spins=spins,
+        strategy=strategy,
+        seed=seed,
+        seconds=seconds,
+        kinds=estimates({k: KindSums(*v) for k, v in sums.items()}, spins, exact),
+        bonus_games=games,
+        bonus_mean=bonus_total / games if games else math.nan,
+    )

@@ -1,0 +1,136 @@
+"""Monte Carlo simulator: agrees with the exact math, with the engine's own scalar path, and is repeatable.
+
+Seeds are fixed, so each test is deterministic. A statistical check at 99% fails by chance
+about once in a hundred kinds; the cross-checks between two estimates use 4 standard errors.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from engine.math import simulate as sim
+from engine.math.bonus_value import STRATEGIES, BonusGame, Strategy
+from engine.math.wager_math import KIND_ORDER, game_math
+from engine.rng import SeededRng
+from engine.rules import load_default_rules
+from gui.cli import main
+
+RULES = load_default_rules()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_exact_rtp_inside_the_99_percent_interval(seed: int) -> None:
+    result = sim.simulate(RULES, 300_000, seed=seed, workers=1)
+    exact = game_math(RULES).wagers
+    assert list(result.kinds) == list(KIND_ORDER)
+    for kind, e in result.kinds.items():
+        assert e.exact_rtp == exact[kind].rtp[Strategy.OPTIMAL]
+        assert e.ci99[0] <= float(e.exact_rtp) <= e.ci99[1], (kind, e)
+        # The hit frequency is binomial: check it at 4 standard errors.
+        p = float(exact[kind].hit_frequency)
+        assert abs(e.hit_frequency - p) < 4 * math.sqrt(p * (1 - p) / result.spins), kind
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_other_strategies_inside_the_99_percent_interval(strategy: Strategy) -> None:
+    result = sim.simulate(RULES, 300_000, seed=11, strategy=strategy, workers=1)
+    for kind in ("straight", "six_line"):
+        assert result.kinds[kind].exact_inside_ci99, (kind, result.kinds[kind])
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_simulated_bonus_games_follow_the_exact_distribution(strategy: Strategy) -> None:
+    plan = sim.SimPlan.of(RULES, strategy)
+    outcomes = sim.play_bonus_games(plan, np.random.default_rng(5), 200_000)
+    exact = BonusGame.from_rules(RULES).value(strategy)
+    edges = [29, 30, 40, 50, 70, 100, 200, 500, 1000, 2000, 3000, 5000]  # bins [a, b)
+    expected = np.zeros(len(edges) - 1)
+    for b, p in exact.distribution.items():
+        expected[np.searchsorted(edges, float(b), side="right") - 1] += float(p)
+    observed = np.bincount(np.searchsorted(edges, outcomes, side="right") - 1, minlength=len(expected))
+    possible = expected > 0
+    assert observed[~possible].sum() == 0  # nothing the exact math calls impossible
+    assert stats.chisquare(observed[possible], expected[possible] * outcomes.size).pvalue > 0.001
+    assert abs(outcomes.mean() - float(exact.mean)) < 4 * outcomes.std() / math.sqrt(outcomes.size)
+    assert outcomes.max() <= float(exact.maximum) and outcomes.min() >= 29
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_engine_bonus_game_played_by_strategy_matches_the_exact_value(strategy: Strategy) -> None:
+    policy = BonusGame.from_rules(RULES)
+    rng = SeededRng(21)
+    outcomes = np.array(
+        [float(sim.play_engine_bonus_game(RULES, rng, policy, strategy)) for _ in range(3000)]
+    )
+    exact = policy.value(strategy)
+    assert abs(outcomes.mean() - float(exact.mean)) < 4 * math.sqrt(
+        float(exact.second_moment - exact.mean**2) / 3000
+    )
+    assert set(outcomes) <= {float(b) for b in exact.distribution}
+
+
+def test_same_seed_same_answer_on_any_number_of_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sim, "TASK_SPINS", 50_000)
+    monkeypatch.setattr(sim, "PARALLEL_FROM", 100_000)
+    one = sim.simulate(RULES, 200_000, seed=9, workers=1)
+    two = sim.simulate(RULES, 200_000, seed=9, workers=2)
+    again = sim.simulate(RULES, 200_000, seed=9, workers=1)
+    other = sim.simulate(RULES, 200_000, seed=10, workers=1)
+    assert one.kinds == two.kinds == again.kinds
+    assert one.kinds != other.kinds
+
+
+def test_scalar_reference_path_agrees_with_the_vectorised_one() -> None:
+    scalar = sim.simulate_scalar(RULES, 20_000, seed=4)
+    fast = sim.simulate(RULES, 1_000_000, seed=4, workers=1)
+    assert scalar.bonus_games > 0
+    for kind in KIND_ORDER:
+        a, b = scalar.kinds[kind], fast.kinds[kind]
+        z = (a.rtp - b.rtp) / math.hypot(a.stderr, b.stderr)
+        assert abs(z) < 4, (kind, a, b)
+        p = b.hit_frequency
+        assert abs(a.hit_frequency - p) < 4 * math.sqrt(p * (1 - p) / scalar.spins), kind
+
+
+def test_bad_spins_get_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    for bad, why in (
+        ("0", "at least 1"),
+        ("-5", "at least 1"),
+        ("lots", "whole number"),
+        ("1.5", "whole number"),
+    ):
+        assert main(["simulate", "--spins", bad]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and why in err and "--spins" in err
+    assert main(["simulate", "--spins", "10", "--seed", "x"]) == 2
+    assert "--seed" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="at least 1"):
+        sim.simulate(RULES, 0)
+
+
+def test_json_output(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--spins", "20_000", "--seed", "1", "--strategy", "play_to_end", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["spins"] == 20_000 and doc["strategy"] == "play_to_end" and doc["seed"] == 1
+    assert doc["spins_per_second"] > 0
+    straight = doc["bets"]["straight"]
+    lo, hi = (float(x) for x in straight["ci99"])
+    assert lo < float(straight["rtp"]) < hi
+    assert Fraction(straight["exact_rtp"]) == game_math(RULES).wagers["straight"].rtp[Strategy.PLAY_TO_END]
+    assert set(doc["bets"]) == set(KIND_ORDER)
+
+
+def test_invalid_rules_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("schema = 1\n", encoding="utf-8")
+    assert main(["rules", "check", str(bad)]) == 1
+    check = capsys.readouterr().err
+    assert main(["simulate", "--spins", "10", "--rules", str(bad)]) == 1
+    assert capsys.readouterr().err == "drr: " + check
