@@ -175,14 +175,17 @@ def test_killed_writer_leaves_whole_entries_only(tmp_path: Path) -> None:
         from tests.store.helpers import play_round
         s = open_store({path!r})
         print("go", flush=True)
-        for i in itertools.count():
+        for i in itertools.count(START):
             play_round(s, "T1", f"R{{i}}", i % 37, paid="3.00")
         """
     )
+    start = 0
     for _ in range(3):
-        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        source = code.replace("START", str(start))
+        proc = subprocess.Popen([sys.executable, "-c", source], stdout=subprocess.PIPE, text=True)
         assert proc.stdout is not None and proc.stdout.readline().strip() == "go"
         time.sleep(0.4)
+        assert proc.poll() is None, "the writer stopped by itself"
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         proc.stdout.close()
@@ -203,4 +206,5 @@ def test_killed_writer_leaves_whole_entries_only(tmp_path: Path) -> None:
             # The next process may continue the same table: rounds get new ids past the last.
             with store.read() as conn:
                 done = conn.execute(sa.text("SELECT count(*) FROM rounds")).scalar_one()
-            code = code.replace("itertools.count()", f"itertools.count({done + 1})")
+            assert done > start
+            start = done + 1
