@@ -61,4 +61,7 @@ def render_all(out_dir: Path) -> list[Path]:
     shots.append(("croupier-lucky-win.png", croupier(demo.croupier_after_lucky_win), SIZE))
     shots.append(("player-display.png", lambda: PlayerDisplay(demo.croupier_after_lucky_win()), (1600, 900)))
     shots.append(("bonus-game.png", lambda: BonusScreen(demo.bonus_mid_round()), (1500, 760)))
-    return [_grab(app, make(), out_dir / name, size) for name, make, size in shots]
+    paths = [_grab(app, make(), out_dir / name, size) for name, make, size in shots]
+    from gui.floor.screens import floor_shots
+
+    return paths + floor_shots(app, out_dir)

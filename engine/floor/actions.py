@@ -185,17 +185,13 @@ class RulesCandidate:
 
 
 def math_report(rules: RulesSubmission) -> str:
-    """The `drr math` report when the math engine offers one, else a summary of the rules."""
+    """The `drr math` report (engine.math) of the rules; their summary and pay table if it cannot be made."""
     try:
-        from engine.math import report as math_report_module  # type: ignore[attr-defined]
-
-        for name in ("render_text", "render_markdown", "text_report", "markdown"):
-            fn = getattr(math_report_module, name, None)
-            if callable(fn):
-                return str(fn(rules))
+        from engine.math.report import markdown
+        from engine.math.wager_math import game_math
     except ImportError:
-        pass
-    return rules_summary(rules)
+        return rules_summary(rules)
+    return markdown(game_math(rules))
 
 
 def rules_summary(rules: RulesSubmission) -> str:

@@ -266,7 +266,16 @@ def raise_alerts(store: Store, events: list[NewEvent]) -> list[Alert]:
 
 
 def _alert(time: str, p: dict[str, Any]) -> Alert:
-    return Alert(p["alert_id"], p["table"], time, p["severity"], p["kind"], p["message"], p.get("round_id"))
+    return Alert(
+        p["alert_id"],
+        p["table"],
+        time,
+        p["severity"],
+        p["kind"],
+        p["message"],
+        p.get("round_id"),
+        p.get("at"),
+    )
 
 
 def list_alerts(store: Store, *, limit: int = 500) -> list[Alert]:

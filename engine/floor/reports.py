@@ -69,8 +69,8 @@ class TableReport:
         hold = self.hold
         return [
             ("Table", self.table),
-            ("From (UTC)", format_time(self.since)),
-            ("Until (UTC)", format_time(self.until)),
+            ("From (UTC)", f"{self.since:%Y-%m-%d %H:%M}"),
+            ("Until (UTC)", f"{self.until:%Y-%m-%d %H:%M}"),
             ("Rounds", f"{self.rounds:,}"),
             ("Settled", f"{self.settled:,}"),
             ("Voided", f"{self.voided:,}"),

@@ -100,8 +100,8 @@ class TablePage(QWidget):
         self.frequency = FrequencyChart("Outcome frequency per number (gold: expected, band: 99%)")
         self.ring = WheelRing()
         self.zscores = ZScores()
-        self.splits = CategoryBars("Even chances, dozens, columns (% of spins; gold: expected)", left="%")
-        self.rates = CategoryBars("Lucky / Bonus hit rate (%; gold: expected)", left="%", fill=theme.LUCKY)
+        self.splits = CategoryBars("Even chances, dozens, columns (% of spins)", left="%")
+        self.rates = CategoryBars("Lucky / Bonus hit rate (%)", left="%", fill=theme.LUCKY)
         self.bonus = CategoryBars("Bonus game outcomes (to 1)", left="games", fill=theme.BONUS)
         self.directions = CategoryBars("Spins by rotor direction", left="spins", fill=theme.TEXT_DIM)
         self.hold = HoldChart()
@@ -121,7 +121,8 @@ class TablePage(QWidget):
         wl = QVBoxLayout(words)
         wl.setContentsMargins(0, 0, 0, 0)
         wl.addWidget(self.verdict)
-        wl.addWidget(self.figures, 1)
+        wl.addWidget(self.figures)
+        wl.addStretch(1)
 
         grid = QGridLayout(self)
         grid.setSpacing(10)
@@ -136,8 +137,9 @@ class TablePage(QWidget):
         grid.addWidget(panel(self.dealers, "Results by dealer: distance from the previous result"), 3, 1)
         grid.addWidget(panel(self.rotor), 3, 2)
         grid.addWidget(panel(self.hold), 4, 0, 1, 3)
-        for row, h in enumerate((290, 240, 210, 220, 200)):
+        for row, h in enumerate((300, 250, 230, 230, 210)):
             grid.setRowMinimumHeight(row, h)
+        grid.setRowStretch(5, 1)  # extra height goes below the charts, not into them
         grid.setColumnStretch(0, 3)
         grid.setColumnStretch(1, 3)
         grid.setColumnStretch(2, 2)

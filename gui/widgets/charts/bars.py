@@ -80,4 +80,4 @@ class ZScores(ThemedPlot):
         self.upper.setValue(limit)
         self.lower.setValue(-limit)
         span = max([abs(v) for v in self.z] + [limit]) * 1.15
-        self.getPlotItem().setYRange(-span, span, padding=0)
+        self.getPlotItem().setRange(xRange=(-0.7, 36.7), yRange=(-span, span), padding=0)

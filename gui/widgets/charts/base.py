@@ -32,6 +32,7 @@ class ThemedPlot(pg.PlotWidget):  # type: ignore[misc]
         item.setMenuEnabled(False)
         item.hideButtons()
         self.setMouseEnabled(x=False, y=False)
+        item.getViewBox().disableAutoRange()  # every chart sets its own range on update
         for name in ("left", "bottom"):
             axis = item.getAxis(name)
             axis.setPen(pg.mkPen(theme.PANEL_EDGE))

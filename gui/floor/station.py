@@ -1,0 +1,60 @@
+"""Starting the floor stations (`drr gui --station surveillance|pitboss --db URL`).
+
+They open the store (the floor's PostgreSQL or a table's SQLite file), ask for a log-in once users
+exist (view-only before), and refuse a role that may not see the history or statistics.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from engine.errors import DrrError
+
+STATION_NEEDS = {"surveillance": "view_stats", "pitboss": "view_history"}
+
+
+def _login(store: Any, station: str) -> Any:
+    from engine.store.users import list_users
+    from gui.floor.signoff import login_dialog
+
+    if not list_users(store):
+        return None  # no users yet: view only, every action refused until someone logs in
+    dialog = login_dialog(store, station)
+    if not dialog.exec() or getattr(dialog, "user", None) is None:
+        raise DrrError(f"no log-in: the {station} station did not start")
+    user = dialog.user  # type: ignore[attr-defined]
+    if not user.may(STATION_NEEDS[station]):
+        raise DrrError(f"{user.name} ({user.role}) may not use the {station} station")
+    return user
+
+
+def build_window(station: str, store: Any, user: Any) -> Any:
+    if station == "surveillance":
+        from gui.windows.surveillance import SurveillanceWindow
+
+        return SurveillanceWindow(store, user=user)
+    from gui.windows.pitboss import PitBossWindow
+
+    return PitBossWindow(store, user=user)
+
+
+def run_floor_station(station: str, db: str | None, table_id: str = "T1") -> int:
+    from PySide6.QtWidgets import QApplication
+
+    from engine.store.db import open_store
+    from gui import theme
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    app.setApplicationName("Diamond Rush Roulette")
+    theme.apply(app)
+    store = open_store(db, table=table_id)
+    try:
+        window = build_window(station, store, _login(store, station))
+        window.resize(1700, 1000)
+        window.show()
+        app.exec()
+    finally:
+        store.close()
+    return 0
