@@ -102,12 +102,22 @@ _READ_HEAD_LOCKED = _READ_HEAD.with_for_update()
 
 
 def read_head(conn: Connection, table: str, *, lock: bool) -> tuple[int, str] | None:
+    """(seq, hash) of the chain's head, None for an empty chain. With `lock` the head row is held until
+    the transaction ends (SQLite: the whole database already is, by BEGIN IMMEDIATE). On PostgreSQL an
+    empty chain gets a (0, genesis) row first, so two first writers of a table queue on it too."""
     sqlite = conn.dialect.name == "sqlite"
     if lock and not sqlite:
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        conn.execute(
+            pg_insert(schema.chain_heads)
+            .values(table_id=table, seq=0, hash=GENESIS_HASH)
+            .on_conflict_do_nothing(index_elements=["table_id"])
+        )
         row = _exec_fast(conn, "read_head_locked", _READ_HEAD_LOCKED, {"t": table}).fetchone()
     else:
         row = _exec_fast(conn, "read_head", _READ_HEAD, {"t": table}).fetchone()
-    return (int(row[0]), row[1]) if row else None
+    return (int(row[0]), row[1]) if row and int(row[0]) > 0 else None
 
 
 _ADVANCE_HEAD = (
@@ -121,14 +131,14 @@ _ADVANCE_HEAD = (
 
 
 def write_head(conn: Connection, table: str, old: tuple[int, str] | None, seq: int, hash_: str) -> None:
-    if old is None:
+    if old is None and conn.dialect.name == "sqlite":
         conn.execute(sa.insert(schema.chain_heads).values(table_id=table, seq=seq, hash=hash_))
         return
     done = _exec_fast(
         conn,
         "advance_head",
         _ADVANCE_HEAD,
-        {"t": table, "old_seq": old[0], "new_seq": seq, "new_hash": hash_},
+        {"t": table, "old_seq": old[0] if old else 0, "new_seq": seq, "new_hash": hash_},
     ).rowcount
     if done != 1:  # the head moved under us: only possible without the row lock, i.e. a bug
         raise RuntimeError(f"journal head of {table} moved during an append")
