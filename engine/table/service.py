@@ -517,6 +517,8 @@ class TableService:
     async def wheel_event(self, ev: Mapping[str, Any]) -> list[Entry]:
         """A message from the wheel (engine.table.wheel form): journaled, then acted on."""
         clean = check_wheel_event(ev)
+        if clean is None:
+            return []
         kind = clean["type"]
         async with self._lock:
             self._need_started()

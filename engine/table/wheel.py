@@ -25,6 +25,10 @@ link               the link to the wheel went up or down                        
 
 Every event may carry `game` (the wheel's counter, int or None) and `time` (text). Unknown types
 and malformed fields raise `DrrError` naming what is wrong.
+
+The wheel link's own dicts (hardware/events.py `to_json()`: "game_started", "warning_changed",
+...) are accepted as well and translated here (`check_wheel_event`); the link's replies, self-tests
+and raw sensor lines mean nothing to the table and translate to None.
 """
 
 from __future__ import annotations
@@ -53,6 +57,24 @@ WHEEL_TYPES: Final = (
 DOUBTFUL: Final = frozenset({"miss_spin", "launch_failed", "ball_not_detected", "gap", "restart"})
 
 
+# The wheel link's event names (hardware/events.py) and the table's names for them.
+LINK_NAMES: Final = {
+    "game_started": "started",
+    "ball_launched": "launched",
+    "table_closed": "closed",
+    "warning_changed": "warning",
+    "game_number_gap": "gap",
+    "wheel_restart": "restart",
+    "rotor_speed": "rotor",
+    "link_state": "link",
+    "result_mismatch": "warning",
+}
+LINK_IGNORED: Final = frozenset(
+    {"command_reply", "self_test", "bonus_number", "sensor", "unreadable_line", "game_counter_wrapped"}
+)
+_POCKET_LABELS: Final = {37: "00", 38: "000", 39: "0000"}
+
+
 class WheelEvent(TypedDict):
     """The plain form of a wheel event (see the module docstring)."""
 
@@ -70,10 +92,35 @@ class WheelEvent(TypedDict):
     detail: NotRequired[str]
 
 
-def check_wheel_event(ev: Mapping[str, Any]) -> WheelEvent:
-    """A clean copy of `ev` (only the known keys), or DrrError naming the bad field."""
+def _from_link(ev: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The table's form of one of the wheel link's own dicts (None: nothing for the table)."""
+    kind = ev.get("type")
+    if kind in LINK_IGNORED:
+        return None
+    out = dict(ev)
+    if kind in LINK_NAMES:
+        out["type"] = LINK_NAMES[kind]
+    if kind == "warning_changed":
+        out["warnings"] = list(ev.get("active") or [])
+    elif kind == "result_mismatch":
+        out["warnings"] = ["result_mismatch"]
+        out["advice"] = f"number line {ev.get('number_line')} vs status line {ev.get('status_number')}"
+    elif kind == "result" and ev.get("number") in _POCKET_LABELS:
+        # 00/000/0000 cannot come from a single-zero wheel: a misconfigured or faulty sensor.
+        label = _POCKET_LABELS[ev["number"]]
+        return {**out, "type": "ball_not_detected", "reason": f"pocket {label} is not on a single-zero wheel"}
+    return out
+
+
+def check_wheel_event(ev: Mapping[str, Any]) -> WheelEvent | None:
+    """A clean copy of `ev` in the table's form (only the known keys), None for a link event the table
+    does not use, or DrrError naming the bad field."""
     if not isinstance(ev, Mapping):
         raise DrrError(f"a wheel event must be a mapping, not {type(ev).__name__}")
+    link = _from_link(ev)
+    if link is None:
+        return None
+    ev = link
     kind = ev.get("type")
     if kind not in WHEEL_TYPES:
         raise DrrError(f"unknown wheel event type {kind!r}; known: {', '.join(WHEEL_TYPES)}")
@@ -100,7 +147,7 @@ def check_wheel_event(ev: Mapping[str, Any]) -> WheelEvent:
             raise DrrError(f"wheel rotor direction {direction!r} must be 'cw' or 'ccw'")
         out["direction"] = direction
         out["rpm"] = str(ev.get("rpm", ""))
-    for key in ("reason", "advice", "state", "detail"):
+    for key in ("reason", "advice", "state", "detail") if kind == "link" else ("reason", "advice"):
         if ev.get(key) is not None:
             out[key] = str(ev[key])
     if isinstance(ev.get("previous"), int):

@@ -1,0 +1,123 @@
+"""The wheel link feeding the table service: the bridge, whole rounds on the in-process virtual wheel,
+and the `drr table run` command's refusals."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.rng import SeededRng
+from engine.store import Store
+from engine.store.verify import verify
+from engine.table.headless import HeadlessTable, RoundSummary
+from gui.cli import main
+from hardware.events import CommandReply, GameStarted, RotorSpeed, WarningChanged, WheelResult
+from hardware.table_bridge import table_events, to_table_event
+from hardware.wheel_source import open_wheel
+from tests.table.helpers import CROUPIER, make_service
+
+NOW = datetime(2026, 11, 29, 15, 0, tzinfo=UTC)
+
+
+def test_the_bridge_speaks_the_table_s_vocabulary() -> None:
+    assert to_table_event(GameStarted(game=12, time=NOW)) == {
+        "type": "started",
+        "game": 12,
+        "time": "2026-11-29T15:00:00.000+00:00",
+    }
+    result = to_table_event(WheelResult(game=12, time=NOW, number=24, warnings=("same_direction",)))
+    assert result is not None and result["number"] == 24 and result["warnings"] == ["same_direction"]
+    double_zero = to_table_event(WheelResult(game=12, time=NOW, number=37))
+    assert double_zero is not None and double_zero["type"] == "ball_not_detected"
+    assert "00" in double_zero["reason"]
+    warning = to_table_event(WarningChanged(game=3, time=NOW, flags=2, active=("same_direction",)))
+    assert warning is not None and warning["type"] == "warning" and warning["warnings"] == ["same_direction"]
+    rotor = to_table_event(RotorSpeed(game=3, time=NOW, rpm=Decimal("24.5"), direction="ccw"))
+    assert rotor == {"type": "rotor", "game": 3, "time": rotor["time"], "rpm": "24.5", "direction": "ccw"}  # type: ignore[index]
+    assert to_table_event(CommandReply(game=None, time=NOW, command="P", text="OK")) is None
+
+
+def test_the_service_takes_the_link_s_own_dicts_too(store: Store) -> None:
+    async def go() -> None:
+        svc = make_service(store)
+        await svc.start()
+        await svc.wheel_event(GameStarted(game=4, time=NOW).to_json())
+        await svc.open_bets(CROUPIER)
+        assert svc.state.expected_game == 4
+        assert await svc.wheel_event(CommandReply(game=None, time=NOW, command="P").to_json()) == []
+
+    asyncio.run(go())
+    kinds = [e.type for e in store.journal.entries("T1")]
+    assert "wheel.started" in kinds and not any("command" in k for k in kinds)
+
+
+def test_whole_rounds_on_the_virtual_wheel_with_faults(store: Store) -> None:
+    lines: list[RoundSummary] = []
+
+    async def go() -> tuple[Any, list[tuple[int, int]]]:
+        svc = make_service(store, seed=21)
+        await svc.start()
+        headless = HeadlessTable(svc, rounds=4, choices=SeededRng(2), on_round=lines.append)
+        link = open_wheel("sim:miss@2,launch@3", speed=250, seed=9)
+        async with link as wheel:
+
+            async def events() -> Any:
+                async for ev in table_events(wheel):
+                    if ev["type"] == "miss_spin":
+                        asyncio.get_running_loop().create_task(wheel.command("*R", timeout=2))
+                    yield ev
+
+            totals = await asyncio.wait_for(headless.run(events()), timeout=60)
+            history = list(wheel.wheel.history)  # type: ignore[attr-defined]
+        await svc.close()
+        return totals, history
+
+    totals, history = asyncio.run(go())
+    assert totals.settled + totals.voided == 4 and len(lines) == 4
+    assert totals.irregularities >= 2  # the miss-spin and the failed launch
+    # Every settled result is a number the virtual wheel really produced for that game.
+    results = [e.payload for e in store.journal.entries("T1") if e.type == "round.result"]
+    assert results and all((r["game"], r["number"]) in history for r in results)
+    kinds = {e.type for e in store.journal.entries("T1")}
+    assert {"wheel.miss_spin", "wheel.launch_failed", "round.irregularity"} <= kinds
+    # Every settled round had one wager of each kind on the felt.
+    assert all(s.wagers == 15 for s in lines if s.status == "settled")
+    report = verify(store, "T1")
+    assert report.ok and report.rounds == 4
+
+
+def test_drr_table_run_refusals(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: Any) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.delenv("DRR_CONFIG", raising=False)
+    db = str(tmp_path / "t.sqlite")
+    assert main(["table", "run", "--db", db, "--table", "T1", "--wheel", "sim"]) == 2
+    assert "needs --headless" in capsys.readouterr().err
+    assert main(["table", "run", "--headless", "--db", db, "--table", "T1", "--wheel", "telepathy"]) == 2
+    assert "telepathy" in capsys.readouterr().err
+    missing = str(tmp_path / "nope.toml")
+    code = main(
+        ["table", "run", "--headless", "--db", db, "--table", "T1", "--wheel", "sim", "--rules", missing]
+    )
+    assert code == 1 and "cannot read the Rules Submission" in capsys.readouterr().err
+
+
+def test_drr_table_run_completes_rounds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.delenv("DRR_CONFIG", raising=False)
+    db = str(tmp_path / "t.sqlite")
+    args = ["table", "run", "--headless", "--wheel", "sim", "--speed", "250", "--rounds", "2", "--db", db]
+    assert main([*args, "--table", "T9", "--seed", "4"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert [line.split()[0] for line in out[:2]] == ["T9-000001", "T9-000002"]
+    assert out[-1].startswith("done: 2 rounds settled")
+    assert main(["audit", "verify", "--db", db, "--table", "T9"]) == 0
+    assert capsys.readouterr().out.startswith("OK: ")
