@@ -166,12 +166,16 @@ def test_bad_wheel_events_are_refused_with_a_reason(store: Store) -> None:
         svc = await closed_round(store)
         for bad, why in (
             ({"type": "explode"}, "unknown wheel event"),
-            ({"type": "result", "number": 37}, "not a number 0-36"),
+            ({"type": "result", "number": 40}, "not a number 0-36"),
             ({"type": "result", "number": 3, "game": "x"}, "not a game number"),
         ):
             with pytest.raises(DrrError, match=why):
                 await svc.wheel_event(bad)
         assert svc.state.pending_result is None
+        # A double-zero pocket cannot come from this wheel: the spin is doubtful, not a result.
+        await svc.wheel_event({"type": "result", "number": 37, "game": 10})
+        assert svc.state.pending_result is None
+        assert svc.state.hold is not None and svc.state.hold.kind == "ball_not_detected"
 
     run(go())
 
