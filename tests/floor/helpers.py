@@ -1,0 +1,70 @@
+"""Floor test helpers: a store (PostgreSQL with DRR_TEST_PG_URL, else SQLite), users, bulk spins."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.auth import User
+from engine.store import Store, open_store
+from engine.store.users import add_user
+
+PG_URL = os.environ.get("DRR_TEST_PG_URL")
+PINS = {"ada": "1111", "pat": "2468", "cody": "1357", "sam": "9753"}
+
+
+@pytest.fixture
+def store_url(tmp_path: Path) -> Iterator[str]:
+    if PG_URL is None:
+        yield f"sqlite:///{tmp_path / 'floor.sqlite'}"
+        return
+    import sqlalchemy as sa
+
+    from engine.store.db import resolve_url
+
+    schema_name = f"drr_floor_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(resolve_url(PG_URL))
+    with admin.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{schema_name}"'))
+    url = sa.engine.make_url(resolve_url(PG_URL)).update_query_dict(
+        {"options": f"-csearch_path={schema_name}"}
+    )
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{schema_name}" CASCADE'))
+        admin.dispose()
+
+
+@pytest.fixture
+def store(store_url: str) -> Iterator[Store]:
+    with open_store(store_url) as s:
+        yield s
+
+
+def add_users(store: Store) -> dict[str, User]:
+    """An admin, a pit boss, a croupier and a surveillance officer (PINS)."""
+    admin = User("ada", "admin")
+    add_user(store, "ada", "admin", PINS["ada"], by=None)
+    for name, role in (("pat", "pitboss"), ("cody", "croupier"), ("sam", "surveillance")):
+        add_user(store, name, role, PINS[name], by=admin)
+    return {"admin": admin, "pitboss": User("pat", "pitboss"), "croupier": User("cody", "croupier"),
+            "surveillance": User("sam", "surveillance")}  # fmt: skip
+
+
+def import_spins(store: Store, tmp_path: Path, table: str, numbers: list[int], start_hour: int = 0) -> None:
+    """Bulk results through `history import` (one journal transaction)."""
+    from engine.store.history import import_csv
+
+    lines = ["timestamp,number"] + [
+        f"2026-11-27T{start_hour + i // 3600:02d}:{(i // 60) % 60:02d}:{i % 60:02d}Z,{n}"
+        for i, n in enumerate(numbers)
+    ]
+    path = tmp_path / f"import-{table}.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    import_csv(store, path, table)

@@ -1,0 +1,245 @@
+"""engine/floor: power calculation, sequence tests, alerts, signed-off actions by role, history pages,
+reports and recall — against a real store (SQLite, or PostgreSQL with DRR_TEST_PG_URL)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from engine.auth import AuthenticationFailed, PermissionDenied
+from engine.errors import DrrError
+from engine.floor import actions
+from engine.floor.alerts import AlertScanner, acknowledge_alert, list_alerts
+from engine.floor.demo import fill_demo_floor
+from engine.floor.history_page import HistoryQuery, fetch_page
+from engine.floor.power import detectable_ratio, spins_needed, verdict
+from engine.floor.recall import recall_round
+from engine.floor.reports import report_csv, table_report
+from engine.floor.sequence import Spin, dealer_signature, distance, repeats
+from engine.floor.surveillance import floor_tables, table_view
+from engine.floor.windows import everything, last_spins, shift_bounds
+from engine.store import Store, schema
+from engine.store.history import list_rounds
+from engine.store.stats import table_stats
+from engine.wheel_layout import WHEEL_ORDER
+from tests.floor.helpers import PINS, add_users, import_spins
+
+
+def test_spins_needed_falls_with_the_size_of_the_bias_and_inverts() -> None:
+    n12 = spins_needed(1.2)
+    assert 10_000 < n12 < 30_000
+    assert spins_needed(1.5) < n12 < spins_needed(1.1)
+    assert detectable_ratio(n12) == pytest.approx(1.2, abs=0.01)
+    assert detectable_ratio(0) is None
+
+
+def test_verdict_speaks_plainly() -> None:
+    fair = {"spins": 1000, "chi_square": {"p_value": 0.5}, "z_scores": {"flagged": []}}
+    assert verdict(fair).startswith("no evidence of bias at 1,000 spins; a 1.2x number needs ~")
+    biased = {"spins": 5000, "chi_square": {"p_value": 1e-6}, "z_scores": {"flagged": [17]}}
+    assert "possible bias at 5,000 spins" in verdict(biased) and "17" in verdict(biased)
+
+
+def test_distance_is_clockwise_pockets_on_the_wheel() -> None:
+    assert distance(0, 32) == 1
+    assert distance(32, 0) == 36
+    assert distance(26, 0) == 1
+
+
+def test_dealer_signature_flags_a_dealer_who_lands_a_fixed_distance() -> None:
+    import random
+
+    rng = random.Random(3)
+    spins = [Spin(0, "steady")]
+    for _ in range(800):
+        pos = (WHEEL_ORDER.index(spins[-1].number) + rng.choice((9, 10, 11))) % 37
+        spins.append(Spin(WHEEL_ORDER[pos], "steady"))
+    for _ in range(800):
+        spins.append(Spin(rng.randrange(37), "random"))
+    by = {d["dealer"]: d for d in dealer_signature(spins)}
+    assert by["steady"]["flagged"] and by["steady"]["p_value"] < 1e-10
+    assert not by["random"]["flagged"]
+
+
+def test_repeats_beyond_chance() -> None:
+    assert repeats([5] * 6 + list(range(30)))["flagged"]
+    calm = repeats(list(range(37)) * 5)
+    assert calm["repeats"] == 0 and not calm["flagged"]
+
+
+def test_shift_bounds_wrap_midnight() -> None:
+    start, end = shift_bounds(datetime(2026, 11, 29, 3, 0, tzinfo=UTC))
+    assert (start.day, start.hour, end.day, end.hour) == (28, 22, 29, 6)
+
+
+def test_table_view_statistics_are_drr_stats(store: Store, tmp_path: Path) -> None:
+    fill_demo_floor(store, {"T1": 120})
+    import_spins(store, tmp_path, "T2", [n % 37 for n in range(2000)])
+    assert floor_tables(store) == ["T1", "T2"]
+    for window in (last_spins(100), everything()):
+        view = table_view(store, "T1", window)
+        assert view.stats["counts"] == table_stats(store, "T1", **window.stats_kwargs())["counts"]
+        assert view.layout["counts"] == view.stats["counts"]
+        assert view.wheel["counts"] == [view.stats["counts"][n] for n in WHEEL_ORDER]
+        assert view.layout["band_low"] <= view.layout["expected"] <= view.layout["band_high"]
+    view = table_view(store, "T1", everything())
+    assert view.rotor and {d for _, _, d in view.rotor} == {"cw", "ccw"}
+    assert sum(view.bonus_odds.values()) >= 3  # one bonus game every 40 rounds, at least one player each
+
+
+def test_alerts_are_raised_once_and_acknowledged_by_role(store: Store) -> None:
+    users = add_users(store)
+    fill_demo_floor(store, {"T1": 60})
+    actions.void(store, "T1-00010", "dealer error", users["pitboss"], table="T1")
+    scanner = AlertScanner(payout_threshold=Decimal("400"))
+    first = scanner.scan(store, ["T1"])
+    kinds = {a.kind for a in first}
+    assert {"void", "manual result", "large payout"} <= kinds
+    assert all(a.at is not None and a.at.startswith("2026-11-29") for a in first if a.kind != "void")
+    assert AlertScanner(payout_threshold=Decimal("400")).scan(store, ["T1"]) == []  # once only
+    target = first[0]
+    with pytest.raises(PermissionDenied):
+        acknowledge_alert(store, target.alert_id, users["croupier"])
+    acknowledge_alert(store, target.alert_id, users["surveillance"], "seen on camera")
+    acked = {a.alert_id: a for a in list_alerts(store)}[target.alert_id]
+    assert acked.acknowledged_by == "sam" and acked.acknowledged_at is not None
+    with pytest.raises(DrrError, match="was acknowledged by sam"):
+        acknowledge_alert(store, target.alert_id, users["pitboss"])
+
+
+def _journal_types(store: Store, table: str) -> list[str]:
+    j = schema.journal
+    with store.read() as conn:
+        return list(
+            conn.execute(sa.select(j.c.type).where(j.c.table_id == table).order_by(j.c.seq)).scalars()
+        )
+
+
+@pytest.mark.parametrize("role", ["croupier", "surveillance"])
+def test_every_pitboss_action_is_refused_to_other_roles(store: Store, role: str) -> None:
+    users = add_users(store)
+    fill_demo_floor(store, {"T1": 5})
+    user = users[role]
+    before = _journal_types(store, "T1")
+    candidate = actions.read_rules_candidate(Path("resources/rules/default.toml"))
+    for attempt in (
+        lambda: actions.void(store, "T1-00001", "why", user, table="T1"),
+        lambda: actions.correct_result(store, "T1-00002", 5, "why", user, table="T1"),
+        lambda: actions.approve_payout(store, "T1-00003", "why", user, table="T1"),
+        lambda: actions.change_settings(store, "T1", {"max_bet": "500"}, "why", user),
+        lambda: actions.load_rules(store, "T1", candidate, "why", user),
+    ):
+        with pytest.raises(PermissionDenied, match=f"{user.name} \\({role}\\) may not"):
+            attempt()
+    assert _journal_types(store, "T1") == before
+    with pytest.raises(PermissionDenied):
+        actions.authorize(store, user.name, PINS[user.name], "void_round", station="pitboss")
+    with pytest.raises(AuthenticationFailed):
+        actions.authorize(store, "pat", "0000", "void_round", station="pitboss")
+
+
+def test_pitboss_actions_are_journaled_and_keep_both_results(store: Store) -> None:
+    users = add_users(store)
+    fill_demo_floor(store, {"T1": 5})
+    boss = actions.authorize(store, "pat", PINS["pat"], "correct_result", station="pitboss")
+    assert boss == users["pitboss"]
+    row = next(r for r in list_rounds(store) if r["round_id"] == "T1-00002")
+    new = (row["result"] + 1) % 37
+    counts_before = table_stats(store, "T1")["counts"]
+    assert actions.correct_result(store, "T1-00002", new, "misread", boss, table="T1") == row["result"]
+    counts_after = table_stats(store, "T1")["counts"]
+    assert counts_after[new] == counts_before[new] + 1
+    assert counts_after[row["result"]] == counts_before[row["result"]] - 1
+    rec = recall_round(store, "T1-00002", "T1")
+    assert (rec.original_result, rec.result) == (row["result"], new)
+    with pytest.raises(DrrError, match="already has the result"):
+        actions.correct_result(store, "T1-00002", new, "again", boss, table="T1")
+    with pytest.raises(DrrError, match="give a reason"):
+        actions.approve_payout(store, "T1-00003", "  ", boss, table="T1")
+    actions.approve_payout(store, "T1-00003", "big win checked", boss, table="T1")
+    actions.void(store, "T1-00004", "dealer error", boss, table="T1")
+    with pytest.raises(DrrError, match="unknown table setting"):
+        actions.change_settings(store, "T1", {"colour": "blue"}, "why", boss)
+    actions.change_settings(store, "T1", {"max_bet": "500", "dealer": "eli"}, "new limits", boss)
+    assert actions.current_settings(store, "T1") == {"max_bet": "500", "dealer": "eli"}
+    candidate = actions.read_rules_candidate(Path("resources/rules/default.toml"))
+    assert "Game math" in candidate.report or "to 1" in candidate.report
+    actions.load_rules(store, "T1", candidate, "new paytable approved", boss)
+    types = _journal_types(store, "T1")
+    for kind in ("round.result_corrected", "payout.approved", "round.voided", "table.settings_changed",
+                 "rules.changed"):  # fmt: skip
+        assert kind in types
+    j = schema.journal
+    with store.read() as conn:
+        payload = conn.execute(sa.select(j.c.payload).where(j.c.type == "rules.changed")).scalar_one()
+    assert json.loads(payload)["effective"] == "next round"
+
+
+def test_a_bad_rules_submission_is_refused_with_its_violations(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[payouts]\nstraight = 'lots'\n", encoding="utf-8")
+    with pytest.raises(DrrError) as info:
+        actions.read_rules_candidate(bad)
+    assert "bad.toml" in info.value.message
+
+
+def test_history_pages_by_keyset_cover_every_round_once(store: Store, tmp_path: Path) -> None:
+    import_spins(store, tmp_path, "T9", [(7 * n) % 37 for n in range(1234)])
+    seen: list[str] = []
+    cursor = None
+    while True:
+        rows, cursor = fetch_page(store, HistoryQuery(table="T9"), cursor, 100)
+        seen += [r.round_id for r in rows]
+        times = [r.time for r in rows]
+        assert times == sorted(times, reverse=True)
+        if cursor is None:
+            break
+    assert len(seen) == len(set(seen)) == 1234
+    rows, _ = fetch_page(store, HistoryQuery(table="T9", result=0, sort="time", descending=False), None, 1000)
+    assert rows and all(r.result == 0 for r in rows)
+    assert [r.time for r in rows] == sorted(r.time for r in rows)
+
+
+def test_history_filters_irregular_and_hits(store: Store) -> None:
+    users = add_users(store)
+    fill_demo_floor(store, {"T1": 120})
+    actions.void(store, "T1-00007", "test", users["pitboss"], table="T1")
+    irregular, _ = fetch_page(store, HistoryQuery(table="T1", irregular=True), None, 500)
+    assert "T1-00007" in {r.round_id for r in irregular}
+    assert all(r.irregular for r in irregular)
+    bonus, _ = fetch_page(store, HistoryQuery(table="T1", bonus_hit=True), None, 500)
+    assert bonus and all(r.bonus_hit for r in bonus)
+    found, _ = fetch_page(store, HistoryQuery(round_id="T1-00040"), None, 5)
+    assert [r.round_id for r in found] == ["T1-00040"]
+
+
+def test_report_figures_match_the_rounds(store: Store) -> None:
+    fill_demo_floor(store, {"T1": 150})
+    since, until = datetime(2026, 11, 29, tzinfo=UTC), datetime(2026, 11, 30, tzinfo=UTC)
+    rep = table_report(store, "T1", since, until)
+    rounds = [r for r in list_rounds(store) if r["table"] == "T1"]
+    assert rep.rounds == len(rounds)
+    assert rep.handle == sum(Decimal(r["wagered"]) for r in rounds if r["status"] == "settled")
+    assert rep.paid == sum(Decimal(r["paid"]) for r in rounds if r["status"] == "settled")
+    assert rep.win == rep.handle - rep.paid
+    assert rep.largest[0].paid == max(Decimal(r["paid"]) for r in rounds)
+    csv_text = report_csv([rep])
+    assert csv_text.splitlines()[0].startswith("Table,From (UTC)")
+    assert f"{rep.handle:.2f}" in csv_text
+
+
+def test_recall_of_a_bonus_round_shows_every_step(store: Store) -> None:
+    fill_demo_floor(store, {"T1": 40})
+    rec = recall_round(store, "T1-00040", "T1")
+    assert rec.result == rec.bonus_number
+    assert rec.bonus_outcomes and rec.settlements
+    picks = [s for s in rec.bonus_steps if s.kind == "bonus.box_picked"]
+    assert picks and all("picked box" in s.text for s in picks)
+    assert {w.player for w in rec.wagers} >= {"Anna", "Bob", "Dev", "Carla"}
+    assert rec.wheel and rec.wheel[0]["type"] == "wheel.rotor_speed"
+    assert rec.total_wagered == sum(w.amount for w in rec.wagers)
