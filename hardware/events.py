@@ -12,7 +12,8 @@ its type:
 =====================  ===================================================================
 type                   extra keys
 =====================  ===================================================================
-game_started           state (1 before game, 2 place your bets)
+game_started           state (1 before game, 2 place your bets); repeats for the same game
+                       when the wheel spins again after a miss-spin and *R
 ball_launched          -
 no_more_bets           -
 result                 number (0..36; 37 = "00", 38 = "000", 39 = "0000"), pocket (label),

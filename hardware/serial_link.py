@@ -136,7 +136,8 @@ class SerialLink(WheelLink):
     def _post(self, callback: Any, *args: Any) -> None:
         loop = self._loop
         if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(callback, *args)
+            with contextlib.suppress(RuntimeError):  # the loop closed between the check and the call
+                loop.call_soon_threadsafe(callback, *args)
 
     def _run(self) -> None:
         backoff = self._reconnect_min

@@ -11,9 +11,9 @@ Results come from the OS CSPRNG (`secrets`) unless a seed is given (tests only).
 
 Faults (`FaultPlan.parse("miss@2,launch,noball,fault,silence=4,torn=0.05")`):
 - `torn[=P]`: every line loses a random slice of bytes with probability P (default 0.1);
-- `launch`: flag 8 while retrying the launch and for 4 s into state 3 (a failed launch);
+- `launch`: flag 8 while retrying the launch and for 6 s into state 3 (a failed launch);
 - `miss`: state 3 with flag 2 (miss-spin) until the host sends `*R`, then a new launch;
-- `noball`: flag 1 for 6 s of state 4;
+- `noball`: flag 1 for 8 s of state 4;
 - `fault`: flag 4 in state 4, `*F 5` lines if mode bit 256, then power-down to state 6 (flag 4
   kept) until the host sends `*P 1`;
 - `silence[=S]`: nothing at all on the line for S real seconds (default 5; not scaled by speed).
@@ -41,7 +41,9 @@ MODE_REVERSE, MODE_USER_START, MODE_NO_NUMBER_LINE, MODE_AUTO_STATUS, MODE_F_LIN
 # Phase lengths in seconds at speed 1, close to the real captures (~45 s a game).
 T_POWER_UP, T_BETS, T_SLOW, T_RETRY, T_SPIN_UP = 4.0, 12.0, 3.0, 2.0, 2.0
 T_RIM, T_NO_MORE_BETS, T_RESULT, T_SELF_TEST = 4.0, 12.0, 6.0, 3.0
-T_LAUNCH_FLAG, T_NO_BALL, T_FAULT, T_MISS_WAIT = 4.0, 6.0, 2.0, 15.0
+# Fault phases outlast the guide's grace periods (3 s, 5 s) by a wide margin, so a loaded
+# machine running the wheel 25x faster still shows them as faults, not as noise.
+T_LAUNCH_FLAG, T_NO_BALL, T_FAULT, T_MISS_WAIT = 6.0, 8.0, 2.0, 15.0
 
 
 @dataclass

@@ -258,11 +258,12 @@ VALID = [
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.binary(max_size=80), max_size=20))
 def test_fuzz_random_bytes_never_raise(chunks: list[bytes]) -> None:
-    protocol, framer = ss2(), LineFramer()
-    for chunk in chunks:
-        for line in framer.feed(chunk):
-            for event in protocol.feed_line(line, T0):
-                event.to_json()
+    for protocol in (ss2(), get_protocol("plain")):
+        framer = LineFramer()
+        for chunk in chunks:
+            for line in framer.feed(chunk):
+                for event in protocol.feed_line(line, T0):
+                    event.to_json()
 
 
 @settings(max_examples=400, deadline=None)
