@@ -95,6 +95,7 @@ class ServiceTable(TableAdapter):
             bonus_games=games,
             players=self._players,
             approvals_needed=need.wager_ids if need is not None else (),
+            hold=None if st.hold is None else f"{st.hold.kind.replace('_', ' ')}: {st.hold.reason}",
         )
 
     def _bonus_view(self, player: str, lines: tuple[PayLine, ...]) -> BonusView:
@@ -155,7 +156,7 @@ class ServiceTable(TableAdapter):
                 self.bonusUpdated.emit(view)
         if old is None or old.history != new.history:
             self.historyChanged.emit(new.history)
-        if old is None or old.phase != new.phase:
+        if old is None or old.phase != new.phase or old.hold != new.hold:
             self.phaseChanged.emit(new.phase)
             if new.phase is Phase.SETTLED:
                 self.settled.emit(new.pay_lines)

@@ -160,6 +160,7 @@ class TableView:
     bonus_games: tuple[BonusView, ...] = ()
     players: tuple[str, ...] = ()
     approvals_needed: tuple[str, ...] = field(default=())  # wager ids awaiting pit-boss approval
+    hold: str | None = None  # an unresolved irregularity: nothing is confirmed or settled meanwhile
 
 
 # --- formatting shared by every screen -----------------------------------------------------------

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMainWindow,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
@@ -181,6 +182,7 @@ class CroupierWindow(QMainWindow):
         self.approvals: tuple[str, ...] = ()
         self.draw: Draw | None = None
         self.bonus_running = False
+        self.hold: str | None = None
         self._painted = False
         self._build()
         self._shortcuts()
@@ -228,7 +230,14 @@ class CroupierWindow(QMainWindow):
         self.felt = FeltWidget()
         self.felt.set_rules(self.table.rules)
         middle.addWidget(self.felt, 1)
-        middle.addWidget(self._side_panel())
+        # The side panel scrolls on small screens rather than forcing a window taller than the screen.
+        scroll = QScrollArea()
+        scroll.setWidget(self._side_panel())
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setFixedWidth(322)
+        middle.addWidget(scroll)
         outer.addLayout(middle, 5)
 
         self.reason = QLabel("")
@@ -241,18 +250,23 @@ class CroupierWindow(QMainWindow):
             ["Lucky", "straight", "split", "street", "corner", "six line"]
         )
         self._table_style(self.lucky_table)
+        self.lucky_table.setStyleSheet("font-size: 9pt;")
+        self.lucky_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.lucky_table.horizontalHeader().setMinimumSectionSize(40)
         lucky_box = self._titled("Lucky payouts", self.lucky_table)
-        bottom.addWidget(lucky_box, 2)
+        bottom.addWidget(lucky_box, 3)
         self.paying = QTableWidget(0, 5)
         self.paying.setHorizontalHeaderLabels(["Player", "Wager", "Stake", "Odds", "Pays"])
         self._table_style(self.paying)
         self.paying.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        bottom.addWidget(self._titled("Paying list (player totals include stakes)", self.paying), 3)
+        bottom.addWidget(self._titled("Paying list (player totals include stakes)", self.paying), 4)
         bottom.addWidget(self._irregular_panel())
-        outer.addLayout(bottom, 2)
+        outer.addLayout(bottom, 3)
 
     def _table_style(self, table: QTableWidget) -> None:
+        table.setObjectName("compact")
         table.verticalHeader().setVisible(False)
+        table.verticalHeader().setDefaultSectionSize(26)
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         table.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
         table.setAlternatingRowColors(True)
@@ -272,13 +286,15 @@ class CroupierWindow(QMainWindow):
     def _side_panel(self) -> QFrame:
         side = QFrame()
         side.setObjectName("panel")
-        side.setFixedWidth(300)
+        side.setFixedWidth(310)
         layout = QVBoxLayout(side)
         layout.setContentsMargins(12, 10, 12, 10)
         title = QLabel("Players")
         title.setObjectName("dim")
         layout.addWidget(title)
         self.player_buttons: dict[str, QPushButton] = {}
+        players = QGridLayout()
+        players.setSpacing(6)
         group = QButtonGroup(self)
         for i, name in enumerate(self.players):
             b = QPushButton(name)
@@ -289,8 +305,9 @@ class CroupierWindow(QMainWindow):
             b.setStyleSheet("text-align: left; padding-left: 10px;")
             b.clicked.connect(lambda _=False, n=name: self.select_player(n))
             group.addButton(b)
-            layout.addWidget(b)
+            players.addWidget(b, i // 2, i % 2)
             self.player_buttons[name] = b
+        layout.addLayout(players)
         if self.player:
             self.player_buttons[self.player].setChecked(True)
         chips_title = QLabel("Chip value (F1–F6)")
@@ -334,20 +351,27 @@ class CroupierWindow(QMainWindow):
     def _irregular_panel(self) -> QFrame:
         box = QFrame()
         box.setObjectName("panel")
-        layout = QVBoxLayout(box)
+        layout = QGridLayout(box)
         layout.setContentsMargins(10, 8, 10, 10)
-        self.manual_button = QPushButton(theme.icon("manual"), "Manual result (M)")
+        self.manual_button = QPushButton(theme.icon("manual"), "Manual result")
         self.manual_button.clicked.connect(self.ask_manual_result)
-        self.approve_button = QPushButton(theme.icon("approve"), "Approve payouts (A)")
+        self.manual_button.setToolTip("Enter the winning number by hand, twice (M)")
+        self.approve_button = QPushButton(theme.icon("approve"), "Approve")
         self.approve_button.clicked.connect(self.ask_approval)
+        self.approve_button.setToolTip("A pit boss approves the large payouts (A)")
         self.no_spin_button = QPushButton(theme.icon("nospin"), "No-spin…")
         self.no_spin_button.clicked.connect(self.ask_no_spin)
-        self.void_button = QPushButton(theme.icon("void"), "Void round…")
+        self.no_spin_button.setToolTip("The spin does not count: same wagers, same draw (Ctrl+Shift+N)")
+        self.void_button = QPushButton(theme.icon("void"), "Void…")
         self.void_button.setObjectName("danger")
         self.void_button.clicked.connect(self.ask_void)
-        for b in (self.manual_button, self.approve_button, self.no_spin_button, self.void_button):
-            layout.addWidget(b)
-        layout.addStretch(1)
+        self.void_button.setToolTip("Cancel the round with a reason; every wager is returned (Ctrl+Shift+V)")
+        for i, b in enumerate(
+            (self.manual_button, self.approve_button, self.no_spin_button, self.void_button)
+        ):
+            layout.addWidget(b, i // 2, i % 2)
+        layout.setRowStretch(2, 1)
+        box.setMaximumWidth(380)
         return box
 
     def _limits_text(self) -> str:
@@ -394,7 +418,7 @@ class CroupierWindow(QMainWindow):
         t.payoutsChanged.connect(self.on_payouts)
         t.settled.connect(self.on_settled)
         t.sensorHealth.connect(self.on_sensor)
-        t.irregularity.connect(self.show_reason)
+        t.irregularity.connect(self.on_irregularity)
         t.refused.connect(self.show_reason)
         t.historyChanged.connect(self.on_history)
         self.felt.betClicked.connect(self.on_bet_clicked)
@@ -405,6 +429,7 @@ class CroupierWindow(QMainWindow):
         snap = self.table.snapshot()
         self.round_label.setText(f"Table {snap.table_id} · round {snap.round_no or '–'}")
         self.candidate = snap.result
+        self.hold = snap.hold
         self.on_history(snap.history)
         self.on_wagers(snap.wagers)
         if snap.draw is not None:
@@ -440,6 +465,12 @@ class CroupierWindow(QMainWindow):
     def next_action(self) -> tuple[str, bool, str]:
         """(label, enabled, why disabled) of the one big button."""
         ph = self.phase
+        if self.hold and ph in (Phase.OPEN, Phase.CLOSED, Phase.RESULT, Phase.BONUS):
+            return (
+                "On hold",
+                False,
+                f"{self.hold}. Call a no-spin, or a pit boss resolves it or voids the round",
+            )
         if ph is Phase.IDLE:
             return "Open bets", True, ""
         if ph is Phase.OPEN:
@@ -479,6 +510,9 @@ class CroupierWindow(QMainWindow):
         self.action.setEnabled(enabled)
         self.action.setToolTip(why)
         text, colour_name = PHASE_TEXT[self.phase]
+        if self.hold and self.phase in (Phase.OPEN, Phase.CLOSED, Phase.RESULT, Phase.BONUS):
+            text, colour_name = "ON HOLD", "#ffb020"
+            self.reason.setText(why)
         self.phase_label.setText(text)
         self.phase_label.setStyleSheet(f"font-size: 20pt; font-weight: bold; color: {colour_name};")
         self.manual_button.setEnabled(self.phase is Phase.CLOSED)
@@ -498,6 +532,7 @@ class CroupierWindow(QMainWindow):
         snap = self.table.snapshot()
         self.round_label.setText(f"Table {snap.table_id} · round {snap.round_no or '–'}")
         self.candidate = snap.result
+        self.hold = snap.hold
         if phase in (Phase.IDLE, Phase.OPEN):
             self.draw = None
             self.pay_lines = ()
@@ -521,7 +556,7 @@ class CroupierWindow(QMainWindow):
         for w in self.wagers:
             per[w.player] += w.amount
         for name, b in self.player_buttons.items():
-            b.setText(f"{name}    {money(per[name])}" if per[name] else name)
+            b.setText(f"{name}\n{money(per[name])}" if per[name] else f"{name}\n–")
         table_total = sum(per.values(), Decimal(0))
         self.totals.setText(
             f"<b>{self.player}</b>: {money(per[self.player])}<br>"
@@ -542,13 +577,10 @@ class CroupierWindow(QMainWindow):
                 if c == 0:
                     item.setForeground(theme.LUCKY)
                 self.lucky_table.setItem(r, c, item)
-        bonus = QTableWidgetItem(f"Bonus {draw.bonus_number}")
-        bonus.setForeground(theme.BONUS)
-        self.lucky_table.setItem(len(rows), 0, bonus)
-        note = QTableWidgetItem("inside wins play the bonus game")
+        note = QTableWidgetItem(f"Bonus Number {draw.bonus_number}: inside wins on it play the bonus game")
         note.setForeground(theme.BONUS)
-        self.lucky_table.setItem(len(rows), 1, note)
-        self.lucky_table.setSpan(len(rows), 1, 1, 5)
+        self.lucky_table.setItem(len(rows), 0, note)
+        self.lucky_table.setSpan(len(rows), 0, 1, 6)
         self._refresh_action()
 
     def on_result(self, number: int, source: str) -> None:
@@ -616,6 +648,11 @@ class CroupierWindow(QMainWindow):
         self.history.set_history(entries)
 
     def show_reason(self, text: str) -> None:
+        self.reason.setText(text)
+
+    def on_irregularity(self, text: str) -> None:
+        if self.hold:
+            text = f"{text} — on hold: call a no-spin, or a pit boss resolves it or voids the round"
         self.reason.setText(text)
 
     # --- dialogs ------------------------------------------------------------------------------

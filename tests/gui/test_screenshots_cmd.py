@@ -13,16 +13,17 @@ from gui import cli
 def test_screenshots_are_written(tmp_path: Path, capsys: pytest.CaptureFixture[str], qapp: object) -> None:
     assert cli.main(["screenshots", str(tmp_path / "shots")]) == 0
     written = capsys.readouterr().out.split()
-    names = sorted(Path(p).name for p in written)
-    assert names == [
+    names = {Path(p).name for p in written}
+    # The table stations' views (the floor stations add their own pictures to the same folder).
+    assert {
         "bonus-game.png",
         "croupier-lucky-numbers.png",
         "croupier-lucky-win.png",
         "player-display.png",
-    ]
+    } <= names
     for p in written:
         image = QImage(p)
-        assert image.width() >= 1400 and image.height() >= 700
+        assert image.width() >= 1000 and image.height() >= 600
         # Not a blank frame: many distinct colours.
         colours = {
             image.pixel(x, y) for x in range(0, image.width(), 37) for y in range(0, image.height(), 29)

@@ -137,3 +137,21 @@ def test_a_restart_mid_round_shows_the_round_where_it_was(
     assert restored.felt.lucky == draw and restored.wagers == wagers
     assert restored.action.text() == "Waiting for the ball…"
     loop.run_until_complete(again.shutdown())
+
+
+def test_an_irregularity_puts_the_station_on_hold_until_a_no_spin(
+    loop: asyncio.AbstractEventLoop, store: Store, qtbot: QtBot
+) -> None:
+    table, window = start_station(loop, store, qtbot)
+    table.open_bets()
+    run(loop, table)
+    table.place_wager("anna", inside_bet([5]), Decimal(10))
+    table.no_more_bets()
+    run(loop, table)
+    wheel(loop, table, {"type": "miss_spin", "game": 1})
+    assert window.phase_label.text() == "ON HOLD" and window.action.text() == "On hold"
+    assert not window.action.isEnabled() and "no-spin" in window.reason.text()
+    table.no_spin("ball ran with the rotor")
+    run(loop, table)
+    assert window.phase_label.text() == "NO MORE BETS" and window.action.text() == "Waiting for the ball…"
+    loop.run_until_complete(table.shutdown())
