@@ -37,6 +37,9 @@ unreadable_line        raw, reason
 link_state             state ("connected" / "disconnected" / "silent"), detail
 =====================  ===================================================================
 
+The table service's own vocabulary (`engine/table/wheel.py`: started, launched, result, gap, …)
+is produced from these events by `hardware.table_bridge.to_table_event`.
+
 Example: `{"type": "result", "game": 151, "number": 24, "pocket": "24", "warnings": [],
 "number_line": 24, "time": "2025-09-24T05:51:40.504"}`. `from_json_type()` maps a type name
 back to its class, for tests and tooling.

@@ -312,3 +312,19 @@ def test_chunk_boundaries_do_not_change_the_results(cuts: list[int]) -> None:
             ]
     assert results == [(7, 15), (8, 3)]
     assert protocol.unreadable_count == 0
+
+
+def test_bonus_sensor_and_log_page_lines() -> None:
+    from hardware.events import BonusNumber, SensorEvent
+
+    page = "*s r 3 " + "!*#~" * 4 + "7A"  # a log page may hold '*' (result 9 is stored as 0x2A)
+    events = feed(ss2(), ["*Y;1;123;30", "*Y;4;999", "*bs 2", "*bn 17", page, "*Y;1;12x"])
+    bonus = [(e.slot, e.value, e.licence_days) for e in events if isinstance(e, BonusNumber)]
+    assert bonus == [(1, 123, 30), (4, 999, None)]
+    assert [(e.kind, e.value) for e in events if isinstance(e, SensorEvent)] == [
+        ("ball-at-sensor", 2),
+        ("ball-in-pocket", 17),
+    ]
+    replies = [e for e in events if isinstance(e, CommandReply)]
+    assert [(r.command, r.text) for r in replies] == [("s", page[3:])]
+    assert [e.raw for e in events if isinstance(e, UnreadableLine)] == ["*Y;1;12x"]
