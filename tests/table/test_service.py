@@ -187,7 +187,7 @@ def test_subscribers_see_entries_only_after_they_are_durable(store: Store, tmp_p
 
     seen: list[Entry] = []
     durable: list[bool] = []
-    other = open_store(str(tmp_path / "table.sqlite"), table="T1")  # a second connection pool
+    other = open_store(store.url, table="T1")  # a second connection pool: what another reader sees
 
     def on_entry(entry: Entry) -> None:
         seen.append(entry)
