@@ -1,14 +1,13 @@
 """Monte Carlo check of the exact game math: whole spins, vectorised with numpy.
 
-Each spin draws the number of Lucky Numbers k, the ball's result, whether the result is a
-Lucky Number (probability k/37, with its own X) or else the Bonus Number (probability
-1/(37-k), the Bonus Number being uniform over the other numbers), and for a Bonus hit plays
-the bonus game box by box under the chosen strategy. That is the whole of the draw a wager
-can see: whether other numbers are Lucky never changes what any wager is paid, so they are
-not materialised (the scalar reference path, which runs the engine's own draw, settlement
-and bonus game, exists to show the two agree). One wager of every kind is on the layout
-each spin; per result number the simulator accumulates counts and sums of the special
-odds, from which every kind's return, its square and its hits follow exactly.
+Each spin is the whole game: k Lucky Numbers (k weighted), distinct and uniform over 0-36,
+each with its own X; the Bonus Number uniform over the other 37 - k; the ball's result; one
+wager of every kind on the layout; and for a result on the Bonus Number the bonus game
+played box by box by the chosen strategy. Per result number the simulator accumulates the
+counts and sums of the special odds (X or B) from which every kind's return, its square
+and its hits follow exactly, and per kind it counts the spins whose Lucky Numbers / Bonus
+Number fall on the wager's numbers. A scalar reference path runs the engine's own draw,
+bonus game and settlement one spin at a time to cross-check this one.
 
 numpy's Generator is a simulation tool, never the game's RNG (that is engine.rng, on the
 OS CSPRNG). A run is split into fixed-size tasks, each with its own stream from
@@ -31,7 +30,7 @@ import numpy as np
 
 from engine.math.bonus_value import BonusGame as BonusMath
 from engine.math.bonus_value import Strategy
-from engine.math.wager_math import representative_bets
+from engine.math.wager_math import game_math, representative_bets
 from engine.rules import BONUS_ROUNDS, BOXES_PER_ROUND, CASH_OUT_FROM_ROUND, MULTIPLIER_BOXES, RulesSubmission
 
 if TYPE_CHECKING:
@@ -46,23 +45,29 @@ PARALLEL_FROM = 4 * TASK_SPINS  # fewer spins than this run in-process (no pool 
 Z99 = 2.5758293035489004  # two-sided 99% normal quantile, scipy.stats.norm.ppf(0.995)
 
 
+LOOKUP_MAX = 1 << 16  # weight totals up to this draw through a lookup table, larger by bisection
+
+
 @dataclass(frozen=True)
 class _Weighted:
-    """A weighted table for numpy: cumulative integer weights and float values."""
+    """A weighted table for numpy: a uniform integer below the weight total picks a value."""
 
     cumulative: NDArray[np.int64]
     values: NDArray[np.float64]
+    lookup: NDArray[np.float64] | None  # value of every integer below the total, if small
 
     @classmethod
     def of(cls, table: Mapping[Any, int]) -> _Weighted:
         items = sorted(table.items())
-        return cls(
-            np.cumsum([w for _, w in items], dtype=np.int64),
-            np.array([float(v) for v, _ in items], dtype=np.float64),
-        )
+        weights = [w for _, w in items]
+        values = np.array([float(v) for v, _ in items], dtype=np.float64)
+        lookup = np.repeat(values, weights) if sum(weights) <= LOOKUP_MAX else None
+        return cls(np.cumsum(weights, dtype=np.int64), values, lookup)
 
-    def draw(self, rng: np.random.Generator, size: int) -> NDArray[np.float64]:
+    def draw(self, rng: np.random.Generator, size: int | tuple[int, ...]) -> NDArray[np.float64]:
         u = rng.integers(0, int(self.cumulative[-1]), size=size)
+        if self.lookup is not None:
+            return self.lookup[u]
         return self.values[np.searchsorted(self.cumulative, u, side="right")]
 
 
@@ -77,10 +82,13 @@ class SimPlan:
     # Optimal play cashes out when the amount at risk (sum - round-1 multiplier) reaches
     # the round's threshold (see engine.math.bonus_value.RoundPolicy); inf = never.
     cash_out_at_risk: tuple[float, ...]
+    # Each wager kind's numbers as a 37-bit mask (bit n = number n), in report order.
+    kind_masks: tuple[int, ...]
 
     @classmethod
     def of(cls, rules: RulesSubmission, strategy: Strategy) -> SimPlan:
         return cls(
+            kind_masks=tuple(sum(1 << n for n in bet.numbers) for bet in representative_bets(rules).values()),
             counts=_Weighted.of(rules.lucky_counts),
             odds=_Weighted.of(rules.lucky_odds),
             rounds=tuple(_Weighted.of(t) for t in rules.bonus_rounds),
@@ -100,9 +108,8 @@ def _thresholds(rules: RulesSubmission, strategy: Strategy) -> tuple[float, ...]
                 continue
             lo = p.continue_max_at_risk
             # Halfway between the reachable amounts that go on and those that stop, so float
-            # sums of the multipliers cannot land on the wrong side.
-            cut = p.cash_out_min_at_risk if lo is None else (lo + p.cash_out_min_at_risk) / 2
-            out[p.round - 1] = float(cut) - (0.5 if lo is None else 0.0)
+            # sums of the multipliers cannot land on the wrong side; -inf when none goes on.
+            out[p.round - 1] = -math.inf if lo is None else float((lo + p.cash_out_min_at_risk) / 2)
     return tuple(out)
 
 
@@ -132,45 +139,117 @@ def play_bonus_games(plan: SimPlan, rng: np.random.Generator, games: int) -> NDA
     return outcome
 
 
+def distinct_numbers(rng: np.random.Generator, rows: int, k: int) -> NDArray[np.int64]:
+    """`rows` draws of k distinct numbers uniform over 0-36, each row sorted ascending.
+
+    Rows with a repeat are drawn again whole: uniform tuples conditioned on being distinct
+    are uniform over the k-subsets."""
+    out = rng.integers(0, POCKETS, size=(rows, k))
+    if k == 1:
+        return out
+    out.sort(axis=1)
+    redo = np.flatnonzero((out[:, 1:] == out[:, :-1]).any(axis=1))
+    while redo.size:
+        fresh = np.sort(rng.integers(0, POCKETS, size=(redo.size, k)), axis=1)
+        out[redo] = fresh
+        redo = redo[(fresh[:, 1:] == fresh[:, :-1]).any(axis=1)]
+    return out
+
+
+_BIT = np.left_shift(np.uint64(1), np.arange(POCKETS, dtype=np.uint64))  # _BIT[n]: number n's bit
+
+
+@dataclass
+class Draws:
+    """One chunk of spins' Lucky/Bonus draws, as the wagers see them."""
+
+    lucky_mask: NDArray[np.uint64]  # bit n set when n is a Lucky Number
+    bonus: NDArray[np.int64]  # the Bonus Number
+    result_x: NDArray[np.float64]  # X of the result when it is Lucky, else 0
+
+
+def draw_spins(plan: SimPlan, rng: np.random.Generator, result: NDArray[np.int64]) -> Draws:
+    """The Lucky Numbers (with their X) and the Bonus Number of every spin, § 617b.12(e)."""
+    size = result.size
+    k = plan.counts.draw(rng, size).astype(np.int64)
+    out = Draws(np.zeros(size, dtype=np.uint64), np.zeros(size, dtype=np.int64), np.zeros(size))
+    for count in np.unique(k):
+        rows = np.flatnonzero(k == count)
+        numbers = distinct_numbers(rng, rows.size, int(count))
+        odds = plan.odds.draw(rng, numbers.size).reshape(numbers.shape)
+        out.lucky_mask[rows] = np.bitwise_or.reduce(
+            np.left_shift(np.uint64(1), numbers.astype(np.uint64)), axis=1
+        )
+        # The Bonus Number is the j-th of the numbers that are not Lucky, j uniform: walk
+        # the sorted Lucky Numbers and step over each one at or below the candidate.
+        bonus = rng.integers(0, POCKETS - count, size=rows.size)
+        for col in range(count):
+            bonus += numbers[:, col] <= bonus
+        out.bonus[rows] = bonus
+        hit = numbers == result[rows, None]
+        out.result_x[rows] = (odds * hit).sum(axis=1)
+    return out
+
+
 # Per result number: counts and sums the wagers' returns are built from.
 _ACC = ("spins", "lucky", "lucky_sum", "lucky_sq", "bonus", "bonus_sum", "bonus_sq")
 
 
-def simulate_task(plan: SimPlan, spins: int, seed: np.random.SeedSequence) -> NDArray[np.float64]:
-    """Play `spins` spins; returns a (7, 37) array of per-result accumulators (see _ACC)."""
+@dataclass
+class TaskTotals:
+    """What a task hands back: per-result accumulators (rows of _ACC) and, per wager kind,
+    how many spins had a Lucky Number / the Bonus Number among the wager's numbers."""
+
+    per_result: NDArray[np.float64]  # (len(_ACC), 37)
+    covers: NDArray[np.int64]  # (2, kinds): Lucky, Bonus
+
+    def __iadd__(self, other: TaskTotals) -> TaskTotals:
+        self.per_result += other.per_result
+        self.covers += other.covers
+        return self
+
+
+def simulate_task(plan: SimPlan, spins: int, seed: np.random.SeedSequence) -> TaskTotals:
+    """Play `spins` whole spins with the random stream of `seed`."""
     rng = np.random.Generator(np.random.PCG64(seed))
-    acc = np.zeros((len(_ACC), POCKETS))
+    totals = TaskTotals(np.zeros((len(_ACC), POCKETS)), np.zeros((2, len(plan.kind_masks)), dtype=np.int64))
+    acc = totals.per_result
+    masks = [np.uint64(m) for m in plan.kind_masks]
     done = 0
     while done < spins:
         c = min(CHUNK_SPINS, spins - done)
         done += c
         result = rng.integers(0, POCKETS, size=c)
-        k = plan.counts.draw(rng, c).astype(np.int64)
-        # The result is one of the k Lucky Numbers with probability k/37 ...
-        is_lucky = rng.integers(0, POCKETS, size=c) < k
-        # ... else the Bonus Number, uniform over the 37 - k numbers that are not Lucky.
-        is_bonus = ~is_lucky & (rng.integers(0, POCKETS - k) == 0)
+        draws = draw_spins(plan, rng, result)
+        bonus_bit = _BIT[draws.bonus]
+        for i, mask in enumerate(masks):
+            totals.covers[0, i] += np.count_nonzero(draws.lucky_mask & mask)
+            totals.covers[1, i] += np.count_nonzero(bonus_bit & mask)
         acc[0] += np.bincount(result, minlength=POCKETS)
-        lr = result[is_lucky]
-        x = plan.odds.draw(rng, lr.size)
+        is_lucky = draws.result_x > 0
+        lr, x = result[is_lucky], draws.result_x[is_lucky]
         acc[1] += np.bincount(lr, minlength=POCKETS)
         acc[2] += np.bincount(lr, weights=x, minlength=POCKETS)
         acc[3] += np.bincount(lr, weights=x * x, minlength=POCKETS)
-        br = result[is_bonus]
+        br = result[result == draws.bonus]
         b = play_bonus_games(plan, rng, br.size)
         acc[4] += np.bincount(br, minlength=POCKETS)
         acc[5] += np.bincount(br, weights=b, minlength=POCKETS)
         acc[6] += np.bincount(br, weights=b * b, minlength=POCKETS)
-    return acc
+    return totals
 
 
 @dataclass(frozen=True)
 class KindEstimate:
+    """What the spins say about one wager kind, next to the exact RTP of the strategy played."""
+
     kind: str
     rtp: float
     stderr: float
     ci99: tuple[float, float]
     hit_frequency: float
+    p_lucky: float  # share of spins with a Lucky Number among the wager's numbers
+    p_bonus: float  # share of spins with the Bonus Number among them
     exact_rtp: Fraction | None = None
 
     @property
@@ -212,6 +291,8 @@ class SimulationResult:
                     "stderr": dec(e.stderr),
                     "ci99": [dec(e.ci99[0]), dec(e.ci99[1])],
                     "hit_frequency": dec(e.hit_frequency),
+                    "p_lucky": dec(e.p_lucky),
+                    "p_bonus": dec(e.p_bonus),
                     "exact_rtp": None if e.exact_rtp is None else _frac(e.exact_rtp),
                     "exact_inside_ci99": e.exact_inside_ci99,
                 }
@@ -226,25 +307,29 @@ def _frac(x: Fraction) -> str:
 
 @dataclass(frozen=True)
 class KindSums:
-    """Sums over spins of one unit on one wager kind: of its return, the return squared, its wins."""
+    """Sums over spins of one unit on one wager kind: its return, the return squared, its
+    wins, and the spins whose Lucky Numbers / Bonus Number fell on its numbers."""
 
     returns: float
     squares: float
     hits: float
+    covers_lucky: float
+    covers_bonus: float
 
 
-def kind_sums(rules: RulesSubmission, acc: NDArray[np.float64]) -> dict[str, KindSums]:
-    """Every wager kind's sums, from the per-result accumulators of `simulate_task`."""
-    spins, lucky, lsum, lsq, bonus, bsum, bsq = acc
+def kind_sums(rules: RulesSubmission, totals: TaskTotals) -> dict[str, KindSums]:
+    """Every wager kind's sums, from what the tasks of `simulate_task` accumulated."""
+    spins, lucky, lsum, lsq, bonus, bsum, bsq = totals.per_result
     special = lucky + bonus
     osum, osq = lsum + bsum, lsq + bsq
     out = {}
-    for kind, bet in representative_bets(rules).items():
+    for i, (kind, bet) in enumerate(representative_bets(rules).items()):
         mask = np.zeros(POCKETS, dtype=bool)
         mask[sorted(bet.numbers)] = True
         w = 1.0 + float(rules.base_payout(bet))  # a win at base odds returns the stake too
         hits = float(spins[mask].sum())
         if bet.inside:
+            # A win on a Lucky / the Bonus Number returns 1 + O/n with O its X or B.
             n = float(bet.size)
             sp, so, sq = float(special[mask].sum()), float(osum[mask].sum()), float(osq[mask].sum())
             plain = hits - sp
@@ -252,26 +337,28 @@ def kind_sums(rules: RulesSubmission, acc: NDArray[np.float64]) -> dict[str, Kin
             s2 = plain * w * w + sp + 2 * so / n + sq / (n * n)
         else:
             s1, s2 = hits * w, hits * w * w
-        out[kind] = KindSums(s1, s2, hits)
+        out[kind] = KindSums(s1, s2, hits, float(totals.covers[0, i]), float(totals.covers[1, i]))
     return out
 
 
 def estimates(
     sums: Mapping[str, KindSums], spins: int, exact: Mapping[str, Fraction] | None = None
 ) -> dict[str, KindEstimate]:
-    """RTP estimate, standard error, 99% interval and hit frequency of every kind."""
+    """RTP estimate, standard error, 99% interval, hit frequency and coverage of every kind."""
     out = {}
     for kind, s in sums.items():
         mean = s.returns / spins
         var = max(s.squares / spins - mean * mean, 0.0)
         se = math.sqrt(var / spins)
         out[kind] = KindEstimate(
-            kind,
-            mean,
-            se,
-            (mean - Z99 * se, mean + Z99 * se),
-            s.hits / spins,
-            None if exact is None else exact[kind],
+            kind=kind,
+            rtp=mean,
+            stderr=se,
+            ci99=(mean - Z99 * se, mean + Z99 * se),
+            hit_frequency=s.hits / spins,
+            p_lucky=s.covers_lucky / spins,
+            p_bonus=s.covers_bonus / spins,
+            exact_rtp=None if exact is None else exact[kind],
         )
     return out
 
@@ -292,39 +379,40 @@ def simulate(
     workers: int | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> SimulationResult:
-    """Play `spins` whole spins; `progress(n)` is called as each batch of n spins finishes."""
+    """Play `spins` whole spins; `progress(n)` is called as each batch of n spins finishes.
+
+    Runs in this process below PARALLEL_FROM spins or with workers=1, else on `workers`
+    processes (default: every core). The answer depends on the seed only."""
     if spins < 1:
         raise ValueError(f"spins must be at least 1, not {spins}")
-    from engine.math.wager_math import game_math
-
     plan = SimPlan.of(rules, strategy)
     exact = {kind: w.rtp[strategy] for kind, w in game_math(rules).wagers.items()}
     cores = workers if workers is not None else (os.cpu_count() or 1)
     started = time.perf_counter()
-    acc = np.zeros((len(_ACC), POCKETS))
+    totals = TaskTotals(np.zeros((len(_ACC), POCKETS)), np.zeros((2, len(plan.kind_masks)), dtype=np.int64))
     tasks = list(_tasks(spins, seed))
     if cores <= 1 or spins < PARALLEL_FROM:
         for n, ss in tasks:
-            acc += simulate_task(plan, n, ss)
+            totals += simulate_task(plan, n, ss)
             if progress:
                 progress(n)
     else:
         with ProcessPoolExecutor(max_workers=min(cores, len(tasks))) as pool:
             futures = [(n, pool.submit(simulate_task, plan, n, ss)) for n, ss in tasks]
             for n, fut in futures:
-                acc += fut.result()
+                totals += fut.result()
                 if progress:
                     progress(n)
     seconds = time.perf_counter() - started
-    games = int(acc[4].sum())
+    games = int(totals.per_result[4].sum())
     return SimulationResult(
         spins=spins,
         strategy=strategy,
         seed=seed,
         seconds=seconds,
-        kinds=estimates(kind_sums(rules, acc), spins, exact),
+        kinds=estimates(kind_sums(rules, totals), spins, exact),
         bonus_games=games,
-        bonus_mean=float(acc[5].sum()) / games if games else math.nan,
+        bonus_mean=float(totals.per_result[5].sum()) / games if games else math.nan,
     )
 
 
@@ -355,7 +443,6 @@ def simulate_scalar(
     on a `SeededRng`, the ball as `randbelow(37)`, a `bonus_game.BonusGame` played box by box
     by the strategy, and `settle_round` of one wager per kind. Slow; for cross-checking."""
     from engine.bets import Wager
-    from engine.math.wager_math import game_math
     from engine.rng import SeededRng, draw_lucky_and_bonus
     from engine.settlement import settle_round
 
@@ -366,7 +453,7 @@ def simulate_scalar(
     # Payouts round down to the rounding step; a large stake makes that loss negligible.
     stake = Decimal(10_000)
     wagers = [Wager(kind, "p", bet, stake) for kind, bet in representative_bets(rules).items()]
-    sums = {w.id: [0.0, 0.0, 0.0] for w in wagers}
+    sums = {w.id: [0.0] * 5 for w in wagers}
     games, bonus_total = 0, 0.0
     started = time.perf_counter()
     for _ in range(spins):
@@ -378,9 +465,12 @@ def simulate_scalar(
             games += 1
             bonus_total += float(bonus["p"])
         for settled in settle_round(wagers, result, draw, bonus, rules).settlements:
+            acc = sums[settled.wager.id]
+            numbers = settled.wager.bet.numbers
+            acc[3] += not numbers.isdisjoint(draw.lucky)
+            acc[4] += draw.bonus_number in numbers
             if settled.won:
                 r = float(settled.returned / stake)
-                acc = sums[settled.wager.id]
                 acc[0] += r
                 acc[1] += r * r
                 acc[2] += 1

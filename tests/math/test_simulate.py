@@ -19,10 +19,11 @@ from engine.math import simulate as sim
 from engine.math.bonus_value import STRATEGIES, BonusGame, Strategy
 from engine.math.wager_math import KIND_ORDER, game_math
 from engine.rng import SeededRng
-from engine.rules import load_default_rules
+from engine.rules import RulesSubmission, load_default_rules, load_rules
 from gui.cli import main
 
 RULES = load_default_rules()
+WORKED = Path(__file__).parents[1] / "data" / "worked-example-rules.toml"
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -33,9 +34,65 @@ def test_exact_rtp_inside_the_99_percent_interval(seed: int) -> None:
     for kind, e in result.kinds.items():
         assert e.exact_rtp == exact[kind].rtp[Strategy.OPTIMAL]
         assert e.ci99[0] <= float(e.exact_rtp) <= e.ci99[1], (kind, e)
-        # The hit frequency is binomial: check it at 4 standard errors.
-        p = float(exact[kind].hit_frequency)
-        assert abs(e.hit_frequency - p) < 4 * math.sqrt(p * (1 - p) / result.spins), kind
+        # Hits and Lucky/Bonus coverage are binomial: check them at 4 standard errors.
+        for got, want in (
+            (e.hit_frequency, exact[kind].hit_frequency),
+            (e.p_lucky, exact[kind].p_lucky),
+            (e.p_bonus, exact[kind].p_bonus),
+        ):
+            p = float(want)
+            assert abs(got - p) < 4 * math.sqrt(p * (1 - p) / result.spins), (kind, got, want)
+
+
+@pytest.mark.parametrize("rules", [RULES, load_rules(WORKED)], ids=["default", "worked-example"])
+def test_vectorised_cash_out_thresholds_are_the_exact_policy(rules: RulesSubmission) -> None:
+    game = BonusGame.from_rules(rules)
+    for strategy in STRATEGIES:
+        cut = sim.SimPlan.of(rules, strategy).cash_out_at_risk
+        states = {(Fraction(v), Fraction(v)) for v in rules.bonus_rounds[0]}  # after round 1
+        for rnd in range(2, 7):
+            going_on = set()
+            for total, first in states:  # every state the strategy can reach
+                stops = game.cashes_out(strategy, rnd, total, first)
+                assert (float(total - first) >= cut[rnd - 1]) == stops
+                if not stops:
+                    going_on.add((total, first))
+            states = {(t + v, f) for t, f in going_on for v in rules.bonus_rounds[rnd - 1]}
+
+
+def test_lucky_and_bonus_draw_is_uniform_and_disjoint() -> None:
+    plan = sim.SimPlan.of(RULES, Strategy.OPTIMAL)
+    rng = np.random.default_rng(8)
+    result = rng.integers(0, 37, size=400_000)
+    draws = sim.draw_spins(plan, rng, result)
+    bits = ((draws.lucky_mask[:, None] >> np.arange(37, dtype=np.uint64)) & np.uint64(1)).astype(bool)
+    counts = bits.sum(axis=1)
+    # How many Lucky Numbers: the weights of lucky.counts.
+    values, seen = np.unique(counts, return_counts=True)
+    weights = np.array([RULES.lucky_counts[int(v)] for v in values], dtype=float)
+    assert set(values) == set(RULES.lucky_counts)
+    assert stats.chisquare(seen, weights / weights.sum() * counts.size).pvalue > 0.001
+    # Every number equally often Lucky; the Bonus Number never Lucky and uniform.
+    assert stats.chisquare(bits.sum(axis=0)).pvalue > 0.001
+    assert not bits[np.arange(result.size), draws.bonus].any()
+    assert stats.chisquare(np.bincount(draws.bonus, minlength=37)).pvalue > 0.001
+    # The result's X only when the result is Lucky, drawn from lucky.odds.
+    lucky_result = bits[np.arange(result.size), result]
+    assert ((draws.result_x > 0) == lucky_result).all()
+    odds, got = np.unique(draws.result_x[lucky_result], return_counts=True)
+    want = np.array([RULES.lucky_odds[Fraction(int(x))] for x in odds], dtype=float)
+    assert stats.chisquare(got, want / want.sum() * got.sum()).pvalue > 0.001
+
+
+def test_distinct_numbers_are_uniform_subsets() -> None:
+    rows = sim.distinct_numbers(np.random.default_rng(3), 300_000, 3)
+    assert (np.diff(rows, axis=1) > 0).all()
+    # Each of the 666 unordered pairs appears equally often inside the triples.
+    pairs = np.concatenate(
+        [rows[:, 0] * 37 + rows[:, 1], rows[:, 0] * 37 + rows[:, 2], rows[:, 1] * 37 + rows[:, 2]]
+    )
+    seen = np.bincount(pairs, minlength=37 * 37).reshape(37, 37)[np.triu_indices(37, 1)]
+    assert stats.chisquare(seen).pvalue > 0.001
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
@@ -95,8 +152,8 @@ def test_scalar_reference_path_agrees_with_the_vectorised_one() -> None:
         a, b = scalar.kinds[kind], fast.kinds[kind]
         z = (a.rtp - b.rtp) / math.hypot(a.stderr, b.stderr)
         assert abs(z) < 4, (kind, a, b)
-        p = b.hit_frequency
-        assert abs(a.hit_frequency - p) < 4 * math.sqrt(p * (1 - p) / scalar.spins), kind
+        for got, p in ((a.hit_frequency, b.hit_frequency), (a.p_lucky, b.p_lucky), (a.p_bonus, b.p_bonus)):
+            assert abs(got - p) < 4 * math.sqrt(p * (1 - p) / scalar.spins), kind
 
 
 def test_bad_spins_get_one_line(capsys: pytest.CaptureFixture[str]) -> None:
