@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.store.history import RoundFilter
 
 from engine.cli.store_args import add_db, add_table
 
@@ -59,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     void.set_defaults(func=run_void)
 
 
-def _filter_from(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _filter_from(args: argparse.Namespace) -> RoundFilter:
     from decimal import Decimal, InvalidOperation
 
     from engine.cli.stats_cmd import parse_moment

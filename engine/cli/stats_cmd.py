@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from datetime import datetime
+    from fractions import Fraction
 
 from engine.cli.store_args import add_db, add_table
 
@@ -28,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=run)
 
 
-def parse_moment(text: str | None, what: str):  # type: ignore[no-untyped-def]
+def parse_moment(text: str | None, what: str) -> datetime | None:
     """An ISO date or time given on the command line, as aware UTC; a clear error otherwise."""
     from datetime import UTC, datetime
 
@@ -45,7 +50,7 @@ def parse_moment(text: str | None, what: str):  # type: ignore[no-untyped-def]
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
-def parse_edge(text: str | None):  # type: ignore[no-untyped-def]
+def parse_edge(text: str | None) -> Fraction | None:
     from fractions import Fraction
 
     from engine.errors import DrrError
@@ -94,7 +99,7 @@ def _pct(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:.3f}%"
 
 
-def render(s: dict) -> str:  # type: ignore[type-arg]
+def render(s: dict[str, Any]) -> str:
     chi = s["chi_square"]
     lines = [f"table {s['table'] or 'all'}: {s['spins']:,} spins"]
     if chi["statistic"] is not None:

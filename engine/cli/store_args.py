@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.store.db import Store
 
 DB_HELP = (
     "store URL: sqlite:///PATH, a file path or postgresql://user@host/db "
@@ -26,7 +30,7 @@ def add_table(parser: argparse.ArgumentParser, *, required: bool = False, help: 
     parser.add_argument("--table", dest="only_table", metavar="ID", required=required, help=help)
 
 
-def open_from_args(args: argparse.Namespace, *, migrate: bool = False):  # type: ignore[no-untyped-def]
+def open_from_args(args: argparse.Namespace, *, migrate: bool = False) -> Store:
     """The store named by --db (and --table for the default file); never creates one unless `migrate`."""
     from engine.store.db import DEFAULT_TABLE, open_store
 

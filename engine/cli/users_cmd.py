@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.auth import User
+    from engine.store.db import Store
 
 from engine.cli.store_args import add_db
 
@@ -40,7 +45,7 @@ def _admin(p: argparse.ArgumentParser) -> None:
     p.add_argument("--admin-pin", metavar="PIN", help="that admin's PIN (asked for when left out)")
 
 
-def _login_admin(store, args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _login_admin(store: Store, args: argparse.Namespace) -> User | None:
     from engine.auth import AuthenticationFailed
     from engine.cli.store_args import read_pin
     from engine.store.users import authenticate, count_active_admins
