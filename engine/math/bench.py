@@ -6,6 +6,9 @@ optimally) of `drr simulate` on every core, pool start-up included. Goal >= 1,00
 `simulate_vs_scalar`: that one-process rate divided by the rate, in the same run, of the
 scalar reference path (the engine's own draw, bonus game and settlement, one spin at a
 time, also one process): like for like. Goal >= 100.
+`math_exact_s`: seconds for the exact analysis of the default Rules Submission (every
+wager kind, three bonus strategies, the outcome distribution) as `drr math --json` does it,
+interpreter start-up excluded. Goal: `drr math` under 2 s.
 `simulate_kinds_outside_ci99`: of the ten wager kinds, how many exact RTPs fall outside
 the 99% interval of the big run (the full check the unit tests only sample; expect 0,
 sometimes 1 by chance).
@@ -13,10 +16,13 @@ sometimes 1 by chance).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from engine.math.bonus_value import Strategy
+from engine.math.report import to_json
 from engine.math.simulate import simulate, simulate_scalar
+from engine.math.wager_math import game_math
 from engine.rules import load_default_rules
 
 SPINS_ALL_CORES = 40_000_000
@@ -40,4 +46,14 @@ def bench_simulate() -> dict[str, float]:
     }
 
 
-BENCHMARKS: dict[str, Callable[[], dict[str, float]]] = {"simulate": bench_simulate}
+def bench_exact() -> dict[str, float]:
+    rules = load_default_rules()
+    started = time.perf_counter()
+    to_json(game_math(rules))
+    return {"math_exact_s": time.perf_counter() - started}
+
+
+BENCHMARKS: dict[str, Callable[[], dict[str, float]]] = {
+    "math_exact": bench_exact,
+    "simulate": bench_simulate,
+}
