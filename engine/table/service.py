@@ -44,6 +44,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Final
 
+import sqlalchemy as sa
+
 from engine.auth import User, require
 from engine.bets import Bet, Wager, check_amount
 from engine.bonus_game import PRESETS, BonusEvent, BonusGame, GameEnded, Preset
@@ -68,8 +70,9 @@ from engine.round import (
 )
 from engine.rules import RulesSubmission, default_rules_path, parse_rules
 from engine.settlement import RoundSettlement, settle_round
+from engine.store import schema
 from engine.store.db import Store, check_table_id
-from engine.store.journal import Entry, Journal, NewEvent
+from engine.store.journal import Entry, Journal, NewEvent, row_to_entry
 from engine.table.recovery import RecoveryReport, recover
 from engine.table.state import TableState
 from engine.table.wheel import DOUBTFUL, check_wheel_event
@@ -132,7 +135,7 @@ class TableService:
         self._claim: Any = None
         self._rules_text = rules_text
         self.state = TableState(table, self.rng, clock)
-        self._lock = asyncio.Lock()
+        self._lock = _CatchUpLock(self)
         self._subscribers: list[Subscriber] = []
         self._timers: dict[str, tuple[tuple[int, float | None], asyncio.Task[None]]] = {}
         self._direction: str | None = None  # the rotor's last direction, journaled with the result
@@ -239,13 +242,23 @@ class TableService:
         new = [NewEvent(self.table, kind, payload, round_id, user) for kind, payload, round_id in events]
         with self.store.begin() as conn:
             entries = self.journal.append_in(conn, new)
+            # Another writer on this chain (a login, the pit-boss station) since our last look: its
+            # entries come first, in chain order.
+            foreign = _entries_between(conn, self.table, self.state.last_seq, entries[0].seq)
             self._writes += 1
             if self._pause is not None and self._writes == self._pause[0]:
                 print(f"drr-test: paused in transaction {self._writes}", file=sys.stderr, flush=True)
                 time.sleep(self._pause[1])
-        for entry in entries:
+        for entry in (*foreign, *entries):
             self.state.apply_entry(entry)
-        return entries
+        return [*foreign, *entries]
+
+    def _catch_up(self) -> list[Entry]:
+        """Fold what other writers appended to this table's chain since our last entry."""
+        fresh = list(self.journal.entries(self.table, self.state.last_seq + 1))
+        for entry in fresh:
+            self.state.apply_entry(entry)
+        return fresh
 
     async def _run(
         self, user: str | None, events: list[tuple[str, Mapping[str, Any], str | None]]
@@ -693,6 +706,38 @@ class TableService:
         for _, task in self._timers.values():
             task.cancel()
         self._timers.clear()
+
+
+def _entries_between(conn: Any, table: str, after: int, before: int) -> list[Entry]:
+    if before <= after + 1:
+        return []
+    j = schema.journal
+    rows = conn.execute(
+        sa.select(j).where(j.c.table_id == table, j.c.seq > after, j.c.seq < before).order_by(j.c.seq)
+    ).all()
+    return [row_to_entry(r) for r in rows]
+
+
+class _CatchUpLock:
+    """The service's command lock; on entry it first folds (and publishes) what other writers appended,
+    so every command decides on the journal as it stands."""
+
+    def __init__(self, service: TableService) -> None:
+        self._service = service
+        self._lock = asyncio.Lock()
+
+    async def __aenter__(self) -> None:
+        await self._lock.acquire()
+        svc = self._service
+        try:
+            if svc._started:
+                await svc._publish(svc._catch_up())
+        except BaseException:
+            self._lock.release()
+            raise
+
+    async def __aexit__(self, *_: object) -> None:
+        self._lock.release()
 
 
 def _rules_payload(rules: RulesSubmission, text: bytes) -> dict[str, Any]:

@@ -7,18 +7,22 @@ same code, and an entry is folded at most once (`apply_entry` refuses a seq it h
 Journal types folded here (payloads are JSON objects; `round.*` payloads are engine.round events'
 `to_json()`, `bonus.*` payloads engine.bonus_game events' `to_json()` plus "player"):
 
-- `table.rules_loaded` {sha256, name, text}: a Rules Submission; the next round opens under it.
+- `table.rules_loaded` {sha256, name, text} (or the pit-boss station's `rules.changed` {sha256, text,
+  ...}): a Rules Submission; the next round opens under it.
 - `round.*` (engine.round): the round state machine; `round.irregularity` {kind, reason, number?,
   game?} puts the round on hold until `table.irregularity_resolved`, a no-spin, a void or a
   manual result.
 - `wheel.<type>` (engine.table.wheel types): the wheel's messages; `wheel.result` {accepted,
   number, game, ...} with accepted=true is the result waiting for the croupier's confirmation.
 - `table.manual_entry` {number, reason} / `table.manual_entry_rejected`: step one of a manual result.
-- `round.payout_approved` {wager_ids, total, threshold}: the pit boss's approval of large payouts.
+- `round.payout_approved` {wager_ids, total, threshold}: the pit boss's approval of large payouts
+  (the pit-boss station's `payout.approved` approves the round's payouts as a whole).
 - `bonus.preset_set` {player, preset}; `bonus.timer_restarted` {player, round, deadline}: a fresh
   countdown after a restart.
 - `table.next_round`: the finished round is cleared from the felt.
-Everything else (logins, `table.started`, ...) is kept in the journal and ignored here.
+Round facts about another round than the one on the felt (e.g. the pit-boss station voiding or
+correcting a settled round) are left to the store's projections. Everything else (logins,
+`table.started`, settings changes, ...) is kept in the journal and ignored here.
 """
 
 from __future__ import annotations
@@ -122,6 +126,11 @@ class TableState:
             )
         p = entry.payload
         kind = entry.type
+        if self._other_round(entry):
+            # Another round's fact (a pit boss voiding or correcting a settled round from the floor
+            # station): the store's projections keep it; the round on the felt is not touched.
+            self.last_seq = entry.seq
+            return
         try:
             if kind.startswith("round."):
                 self._round_entry(kind, p)
@@ -129,8 +138,12 @@ class TableState:
                 self._bonus_entry(kind, p)
             elif kind.startswith("wheel."):
                 self._wheel_entry(kind, p, entry.seq)
-            elif kind == "table.rules_loaded":
+            elif kind in ("table.rules_loaded", "rules.changed"):  # the latter from the pit-boss station
                 self._rules_loaded(p)
+            elif kind == "payout.approved" and self.round is not None:
+                # The pit-boss station approves the round's payouts as a whole.
+                self.approved = frozenset(w.id for w in self.round.wagers)
+                self.approved_by = str(p.get("by", entry.user or ""))
             elif kind == "table.manual_entry":
                 self.manual_entry = (int(p["number"]), str(p["reason"]))
             elif kind == "table.manual_entry_rejected":
@@ -145,6 +158,14 @@ class TableState:
                 f"journal entry {entry.seq} ({kind}) of table {self.table} is malformed: {exc}"
             ) from None
         self.last_seq = entry.seq
+
+    def _other_round(self, entry: Entry) -> bool:
+        """True for a round or bonus fact about a round other than the one on the felt."""
+        if entry.type == "round.opened" or entry.round_id is None:
+            return False
+        if not entry.type.startswith(("round.", "bonus.", "payout.")) or entry.type == "bonus.preset_set":
+            return False
+        return entry.round_id != self.round_id
 
     def _clear_round(self) -> None:
         self.expected_game = None

@@ -289,3 +289,63 @@ def test_wagers_follow_the_round_state_machine(store: Store) -> None:
         assert svc.round.phase is Phase.CLOSED
 
     run(go())
+
+
+def test_other_writers_on_the_chain_are_folded_in_order(store: Store) -> None:
+    """A pit boss logging in at the croupier station, or the pit-boss station approving and voiding,
+    appends to the same chain while the service runs: the service folds those entries in chain order."""
+    from engine.store.users import add_user, authenticate
+
+    seen: list[str] = []
+
+    async def go() -> TableService:
+        svc = make_service(store, approval_threshold=Decimal("100"))
+        svc.subscribe(lambda e: seen.append(e.type))
+        await svc.start()
+        await svc.open_bets(CROUPIER)
+        old = svc.round.round_id  # type: ignore[union-attr]
+        await svc.no_more_bets(CROUPIER)
+        await wheel(svc, {"type": "result", "number": 3})
+        await svc.confirm_result(CROUPIER)
+        await svc.settle(CROUPIER)
+        await svc.open_bets(CROUPIER)
+        current = svc.round.round_id  # type: ignore[union-attr]
+        await svc.place_wager(CROUPIER, "anna", inside_bet([17]), Decimal(10))
+        await svc.no_more_bets(CROUPIER)
+        await wheel(svc, {"type": "result", "number": 17})
+        await svc.confirm_result(CROUPIER)
+        add_user(store, "root", "admin", "9999", by=None, table="T1")
+        authenticate(store, "root", "9999", table="T1", station="croupier")
+        assert svc.approval_needed() is not None
+        # The pit-boss station approves this round's payouts and voids the earlier round.
+        store.journal.append(
+            "T1", "payout.approved", {"amount": "290", "by": "root"}, round_id=current, user="root"
+        )
+        store.journal.append("T1", "round.voided", {"reason": "late check"}, round_id=old, user="root")
+        await svc.settle(CROUPIER)  # folds the foreign entries first: the approval counts
+        return svc
+
+    svc = run(go())
+    assert svc.phase == "settled"
+    assert svc.state.last_seq == store.journal.head("T1")[0]  # type: ignore[index]
+    tail = seen[seen.index("user.added") :]
+    assert tail == ["user.added", "user.login", "payout.approved", "round.voided", "round.settled"]
+    assert rebuild(store, "T1").rounds_settled == 2 and svc.state.round.result == 17  # type: ignore[union-attr]
+
+
+def test_a_write_racing_a_command_is_folded_before_it(store: Store) -> None:
+    async def go() -> TableService:
+        svc = make_service(store)
+        await svc.start()
+        await svc.open_bets(CROUPIER)
+        real = svc._catch_up
+        svc._catch_up = lambda: []  # type: ignore[method-assign]  # the other write lands after the look
+        store.journal.append("T1", "user.login", {"name": "x"}, round_id=None, user="x")
+        await some_wagers(svc)
+        svc._catch_up = real  # type: ignore[method-assign]
+        return svc
+
+    svc = run(go())
+    kinds = [e.type for e in store.journal.entries("T1")]
+    assert kinds.index("user.login") < kinds.index("round.wager_placed")
+    assert svc.state.last_seq == len(kinds) and len(svc.round.wagers) == 3  # type: ignore[union-attr]
