@@ -34,10 +34,16 @@ class PtyServer:
         self.link = Path(link) if link is not None else None
         if self.link is not None:
             tmp = self.link.with_name(self.link.name + ".tmp")
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()
-            tmp.symlink_to(self.path)
-            tmp.replace(self.link)  # atomic: a client never sees the link missing
+            try:
+                with contextlib.suppress(FileNotFoundError):
+                    tmp.unlink()
+                tmp.symlink_to(self.path)
+                tmp.replace(self.link)  # atomic: a client never sees the link missing
+            except OSError as exc:
+                for fd in (self.master, self._slave):
+                    os.close(fd)
+                reason = exc.strerror or exc
+                raise DrrError(f"cannot make {self.link} point to {self.path}: {reason}") from None
         self._on_input = on_input
         self._loop: asyncio.AbstractEventLoop | None = None
         self.dropped = 0
@@ -95,6 +101,10 @@ class PtyServer:
         for fd in (self.master, self._slave):
             with contextlib.suppress(OSError):
                 os.close(fd)
+        if self.link is not None:
+            with contextlib.suppress(OSError):
+                if os.readlink(self.link) == self.path:  # a newer server may own the link by now
+                    self.link.unlink()
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
