@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from engine.math.bonus_value import STRATEGIES, Strategy
-from engine.math.wager_math import KIND_TITLES, GameMath, WagerStats, percent, sqrt_decimal
+from engine.math.wager_math import KIND_TITLES, POCKETS, GameMath, WagerStats, percent, sqrt_decimal
 from engine.rules import MULTIPLIER_BOXES, format_odds
 
 STDEV_PLACES = 12
@@ -132,6 +132,48 @@ def _same_w(m: GameMath) -> str:
     return _num(ws.pop()) if len(ws) == 1 else "not the same"
 
 
+def _design_notes(m: GameMath) -> list[str]:
+    """How the paytable meets its targets, in figures computed from it."""
+    straight = m.wagers["straight"]
+    k, ex = m.lucky.mean_count, m.lucky.mean_odds
+    w1 = 1 + straight.base_odds
+    sq = Fraction(POCKETS * POCKETS)
+    parts = [
+        ("base odds (neither Lucky nor Bonus)", (POCKETS - 1 - k) * w1 / sq),
+        ("Lucky Numbers", k * (1 + ex) / sq),
+        ("Bonus Number, optimal play", (1 + m.bonus[Strategy.OPTIMAL].mean) / sq),
+    ]
+    means = [m.bonus[s].mean for s in STRATEGIES]
+    spread = (max(means) - min(means)) / sq
+    lines = [
+        "Where the straight-up return comes from (percentage points of RTP, optimal play):",
+        "",
+        "| source | share of RTP |",
+        "| --- | --- |",
+        *(f"| {name} | {percent(v, 4)} |" for name, v in parts),
+        "",
+        "How the design meets its targets:",
+        "",
+        "1. The bonus game adds (n + E[B])/37² to an n-number bet, so the player's strategy moves",
+        f"   every inside bet by the same (max E[B] - min E[B])/37² = {percent(spread, 4)} points. Round",
+        "   tables whose strategies end close together keep every strategy inside 96.5%-99.0%.",
+    ]
+    six = m.wagers.get("six_line")
+    if six is not None and six.numbers * (1 + six.base_odds) == w1:
+        gap = six.rtp[Strategy.OPTIMAL] - straight.rtp[Strategy.OPTIMAL]
+        room = (Fraction("0.99") - straight.rtp[Strategy.OPTIMAL]) * sq / 5 - 1
+        lines += [
+            f"2. The six line returns 5 (E[k] + 1)/37² = {percent(gap, 4)} points more than the straight up;",
+            f"   staying under 99.0% needs E[k] <= {float(room):.3f}. Lucky counts weighted to",
+            f"   E[k] = {_num(k)} leave room while 10 Lucky Numbers still occur.",
+        ]
+    lines += [
+        f"3. With those fixed, the Lucky odds weights set E[X] = {_num(ex)} so that the straight up lands",
+        "   on 97.30%.",
+    ]
+    return lines
+
+
 def markdown(m: GameMath) -> str:
     """docs/math.md: the reasoning behind the paytable and its exact figures."""
     r = m.rules
@@ -224,6 +266,8 @@ def markdown(m: GameMath) -> str:
         " (target 97.30% ± 0.05%).",
         f"Every inside bet under every strategy: {percent(low, 4)}% to {percent(high, 4)}%"
         " (required: 96.5% to 99.0%).",
+        "",
+        *_design_notes(m),
         "",
         "| bet | n | "
         + " | ".join(f"RTP {STRATEGY_TITLES[s]}" for s in STRATEGIES)
