@@ -273,6 +273,11 @@ class SS2Protocol(Protocol):
         game_changed = prev is not None and prev.game != s.game
         if prev is not None and game_changed:
             events.extend(self._on_counter(prev, s, time))
+        elif prev is not None and s.win is None and prev.win is not None:
+            # Same counter but the result field emptied: a power cycle right after game 1.
+            self._new_epoch()
+            events.append(WheelRestart(game=s.game, time=time, previous=prev.game))
+            game_changed = True
         prev_flags = prev.flags if prev is not None else 0
         if s.flags != prev_flags:
             events.append(self._warning_change(prev_flags, s, time))

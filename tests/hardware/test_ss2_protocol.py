@@ -328,3 +328,10 @@ def test_bonus_sensor_and_log_page_lines() -> None:
     replies = [e for e in events if isinstance(e, CommandReply)]
     assert [(r.command, r.text) for r in replies] == [("s", page[3:])]
     assert [e.raw for e in events if isinstance(e, UnreadableLine)] == ["*Y;1;12x"]
+
+
+def test_power_cycle_right_after_game_one_is_not_swallowed() -> None:
+    lines = ["*X;5;001;17;0;170;0", "*X;6;001;17;0;000;0", "*X;2;001;  ;0;150;0", "*X;5;001;23;0;170;0"]
+    events = feed(ss2(), lines)
+    assert [e.previous for e in of(events, WheelRestart)] == [1]
+    assert [(r.game, r.number) for r in of(events, WheelResult)] == [(1, 17), (1, 23)]
