@@ -1,0 +1,132 @@
+"""The surveillance station against a real store: every chart's data is `drr stats` for the same
+store and window, live updates arrive within a second, alerts are acknowledged only after a log-in."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from engine.auth import User
+from engine.floor import windows as win
+from engine.floor.demo import START, fill_demo_floor, rounds_for
+from engine.rules import load_default_rules
+from engine.store import Store
+from engine.wheel_layout import BLACK, RED, WHEEL_ORDER
+from gui.windows.surveillance import SPLIT_SIZES, SurveillanceWindow
+from tests.floor.helpers import import_spins, store, store_url  # noqa: F401 - fixtures
+
+
+def drr_stats(url: str, *args: str) -> dict:  # type: ignore[type-arg]
+    out = subprocess.run(
+        [sys.executable, "-m", "gui.cli", "stats", "--db", url, "--json", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout)  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def floor(store: Store, tmp_path: Path) -> Store:  # noqa: F811
+    fill_demo_floor(store, {"T1": 400, "T2": 80})
+    import_spins(store, tmp_path, "T3", [(n * 11) % 37 if n % 5 else 17 for n in range(3000)])
+    return store
+
+
+def test_every_chart_shows_drr_stats(qtbot: QtBot, floor: Store, store_url: str) -> None:  # noqa: F811
+    window = SurveillanceWindow(floor, live=False)
+    qtbot.addWidget(window)
+    window.select_table("T1")
+    for spec, args in ((win.last_spins(100), ["--last", "100"]), (win.everything(), [])):
+        window.set_window(spec)
+        expected = drr_stats(store_url, "--table", "T1", "--house-edge", "1/37", *args)
+        page = window.page
+        counts = expected["counts"]
+        n = expected["spins"]
+        assert page.frequency.heights == counts
+        assert page.frequency.expected.value() == pytest.approx(n / 37)
+        lo, hi = page.frequency.band.getRegion()
+        assert lo <= n / 37 <= hi
+        assert page.zscores.z == pytest.approx(expected["z_scores"]["z"])
+        assert [z for _, z in page.ring.ring] == pytest.approx(
+            [expected["z_scores"]["z"][k] for k in WHEEL_ORDER]
+        )
+        assert page.ring.sector == expected["sectors"]["5"]["numbers"]
+        rbz = expected["red_black_zero"]
+        oe = expected["odd_even"]
+        lh = expected["low_high"]
+        split = [rbz["red"], rbz["black"], rbz["zero"], oe["odd"], oe["even"], lh["low"], lh["high"],
+                 *expected["dozens"], *expected["columns"]]  # fmt: skip
+        assert page.splits.values == pytest.approx([100 * v / n for v in split])
+        assert page.splits.expected_values == pytest.approx([100 * k / 37 for k in SPLIT_SIZES])
+        assert page.rates.values == pytest.approx(
+            [100 * expected["lucky"]["rate"], 100 * expected["bonus"]["rate"]]
+        )
+        assert page.rates.expected_values == pytest.approx(
+            [100 * expected["lucky"]["expected_rate"], 100 * expected["bonus"]["expected_rate"]]
+        )
+        assert page.directions.values == [d["spins"] for _, d in sorted(expected["by_direction"].items())]
+        assert f"{expected['chi_square']['statistic']:.2f}" in page.figures.text()
+        assert f"{n:,}" in page.verdict.text()
+        hold = expected["hold"]
+        assert page.hold.theory.value() == pytest.approx(100 * hold["theoretical"])
+        assert page.hold.ys[-1] == pytest.approx(100 * hold["actual"])
+    assert page.rotor.points > 0 and not page.rotor.empty.isVisible()
+    assert sum(page.bonus.values) >= 5
+
+
+def test_wheel_order_toggle_and_a_table_without_rotor_data(
+    qtbot: QtBot,
+    floor: Store,
+    store_url: str,  # noqa: F811 - the fixture
+) -> None:
+    window = SurveillanceWindow(floor, live=False)
+    qtbot.addWidget(window)
+    window.select_table("T3")
+    window.set_window(win.everything())
+    expected = drr_stats(store_url, "--table", "T3")
+    window.order.setChecked(True)
+    assert window.page.frequency.numbers == list(WHEEL_ORDER)
+    assert window.page.frequency.heights == [expected["counts"][k] for k in WHEEL_ORDER]
+    assert 17 in expected["z_scores"]["flagged"]  # every fifth spin is a 17: the planted bias shows
+    assert "possible bias" in window.page.verdict.text()
+    assert window.page.rotor.empty.isVisible()  # imported results carry no rotor readings
+    window.order.setChecked(False)
+    assert window.page.frequency.numbers == list(range(37))
+    assert sorted(RED | BLACK | {0}) == window.page.frequency.numbers
+
+
+def test_charts_follow_the_journal_within_a_second(qtbot: QtBot, floor: Store) -> None:
+    window = SurveillanceWindow(floor)
+    qtbot.addWidget(window)
+    window.select_table("T2")
+    window.set_window(win.everything())
+    bars = window.page.frequency.bars
+    before = window.page.frequency.heights[:]
+    rules = load_default_rules()
+    new_rounds = list(rounds_for(rules, "T2", 83, seed="live", start=START + timedelta(days=1)))[80:]
+    for events in new_rounds:
+        floor.journal.append_many(events)
+    qtbot.waitUntil(lambda: sum(window.page.frequency.heights) == sum(before) + 3, timeout=1000)
+    assert window.page.frequency.bars is bars  # updated in place, never re-created
+    window.close()
+
+
+def test_alerts_need_a_login_to_acknowledge(qtbot: QtBot, floor: Store) -> None:
+    window = SurveillanceWindow(floor, live=False)
+    qtbot.addWidget(window)
+    window.scan_alerts([window.current_view])
+    assert window.alerts.alerts, "manual results in the demo floor raise alerts"
+    assert not window.alerts.ack.isEnabled()
+    window.user = User("sam", "surveillance")
+    window._show_user()
+    assert window.alerts.ack.isEnabled()
+    window.alerts.table.selectRow(0)
+    window.alerts.acknowledge_selected()
+    assert window.alerts.alerts[0].acknowledged_by == "sam"
