@@ -57,6 +57,7 @@ from engine.round import (
     NoSpin,
     Phase,
     ResultBeforeClose,
+    ResultCorrected,
     ResultRecorded,
     RoundOpened,
     RoundState,
@@ -434,6 +435,23 @@ class TableService:
             extra = {"confirmed_by": user.name, "direction": self._direction}
             return await self._run(user.name, self._result_events(s, event, extra))
 
+    async def correct_result(self, user: User, number: int, reason: str) -> list[Entry]:
+        """A pit boss corrects a misread result before any bonus game or settlement."""
+        require(user, "correct_result")
+        async with self._lock:
+            s = self._round(Phase.RESULT, doing="correct the result")
+            assert s.result is not None
+            event = ResultCorrected(s.result, number, reason.strip())
+            after = apply(s, event)
+            payload = {**event.to_json(), "by": user.name}
+            out: list[tuple[str, Mapping[str, Any], str | None]] = [(event.type, payload, s.round_id)]
+            players = bonus_needed(after)
+            if players:
+                started = BonusStarted(players)
+                apply(after, started)
+                out.append((started.type, started.to_json(), s.round_id))
+            return await self._run(user.name, out)
+
     async def no_spin(self, user: User, reason: str) -> list[Entry]:
         """The spin does not count: same wagers, same draw, the ball is spun again; resolves a hold."""
         require(user, "no_spin")
@@ -731,7 +749,10 @@ class _CatchUpLock:
         svc = self._service
         try:
             if svc._started:
-                await svc._publish(svc._catch_up())
+                fresh = svc._catch_up()
+                if fresh:
+                    await svc._publish(fresh)
+                    svc._schedule_timers()  # e.g. the round was voided from the pit-boss station
         except BaseException:
             self._lock.release()
             raise

@@ -27,6 +27,7 @@ correcting a settled round) are left to the store's projections. Everything else
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -40,7 +41,26 @@ from engine.round import Phase, RoundState, apply, event_from_json
 from engine.rules import RulesSubmission, parse_rules
 from engine.store.journal import Entry
 
+log = logging.getLogger("drr.table")
+
+
 IN_PLAY = (Phase.OPEN, Phase.CLOSED, Phase.RESULT, Phase.BONUS)
+ROUND_EVENT_TYPES = frozenset(
+    {
+        "round.opened",
+        "round.wager_placed",
+        "round.wager_removed",
+        "round.bets_closed",
+        "round.result",
+        "round.result_corrected",
+        "round.no_spin",
+        "round.result_before_close",
+        "round.bonus_started",
+        "round.bonus_outcome",
+        "round.settled",
+        "round.voided",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -195,6 +215,8 @@ class TableState:
             self.approved = frozenset(str(w) for w in p["wager_ids"])
             self.approved_by = str(p["approved_by"])
             return
+        if kind not in ROUND_EVENT_TYPES:
+            return  # e.g. the pit-boss station's round.result_corrected: a projections matter
         event = event_from_json(p)
         if kind == "round.opened":
             sha = str(p["rules_sha256"])
@@ -208,7 +230,15 @@ class TableState:
             return
         if self.round is None:
             raise ValueError("no round is open")
-        self.round = apply(self.round, event)
+        if kind == "round.result_corrected":
+            # The pit-boss station may correct a round this service has meanwhile moved on with.
+            try:
+                self.round = apply(self.round, event)
+            except DrrError as exc:  # the pit-boss station's correction came too late for this round
+                log.warning("correction not applied to round %s: %s", self.round.round_id, exc)
+                return
+        else:
+            self.round = apply(self.round, event)
         if kind == "round.wager_placed":
             self.wagers_placed += 1
         elif kind == "round.result_before_close":
@@ -218,6 +248,8 @@ class TableState:
             self.manual_entry = None
             self.hold = None  # a manual result entered by the pit boss resolves a hold
             self.approved = frozenset()
+        elif kind == "round.result_corrected":
+            self.approved = frozenset()  # other winners, other payouts: approve again
         elif kind == "round.no_spin":
             game = p.get("game")
             if isinstance(game, int) and not isinstance(game, bool):

@@ -349,3 +349,25 @@ def test_a_write_racing_a_command_is_folded_before_it(store: Store) -> None:
     kinds = [e.type for e in store.journal.entries("T1")]
     assert kinds.index("user.login") < kinds.index("round.wager_placed")
     assert svc.state.last_seq == len(kinds) and len(svc.round.wagers) == 3  # type: ignore[union-attr]
+
+
+def test_a_pit_boss_corrects_a_misread_result_before_settlement(store: Store) -> None:
+    async def go() -> TableService:
+        svc = make_service(store, approval_threshold=Decimal("100000"))
+        await svc.start()
+        await svc.open_bets(CROUPIER)
+        await svc.place_wager(CROUPIER, "anna", inside_bet([17]), Decimal(10))
+        await svc.no_more_bets(CROUPIER)
+        await wheel(svc, {"type": "result", "number": 18})
+        await svc.confirm_result(CROUPIER)
+        with pytest.raises(PermissionDenied):
+            await svc.correct_result(CROUPIER, 17, "misread")
+        await svc.correct_result(PITBOSS, 17, "camera shows 17")
+        await svc.settle(CROUPIER)
+        return svc
+
+    svc = run(go())
+    assert svc.round is not None and svc.round.result == 17 and svc.round.settlement is not None
+    assert svc.round.settlement.total_paid > 0
+    state = rebuild(store, "T1")
+    assert state.round is not None and state.round.result == 17
