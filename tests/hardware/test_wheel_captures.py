@@ -274,3 +274,20 @@ def test_decode_cli_json_events_parse(name: str, must_have: set[str]) -> None:
     assert proc.returncode == 0
     types = {json.loads(line)["type"] for line in proc.stdout.splitlines()}
     assert must_have <= types
+
+
+def test_decode_cli_exits_zero_on_junk_and_counts_it(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.log"
+    good = "2025-09-23T09:10:37.476\tRX\t*X;5;012;18;0;160;1\n"
+    junk.write_bytes(b"\x00\xff\xfe garbage\n" + good.encode() + b"2025-09-23T09:10:38.000\tRX\t\xff*X;5\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "gui.cli", "wheel", "decode", "--results", str(junk)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0
+    assert [json.loads(line) for line in proc.stdout.splitlines()] == [
+        {"game": 12, "number": 18, "warnings": [], "time": "2025-09-23T09:10:37.476"}
+    ]
+    assert "2 lines, 2 unreadable (skipped), 1 not in capture format" in proc.stderr
