@@ -8,6 +8,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hardware.virtual_wheel import VirtualWheel
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -144,10 +148,7 @@ def _quiet_stdout() -> None:
     os.dup2(devnull, sys.stdout.fileno())
 
 
-async def _print_sim(wheel: object, games: int) -> int:
-    from hardware.virtual_wheel import VirtualWheel
-
-    assert isinstance(wheel, VirtualWheel)
+async def _print_sim(wheel: VirtualWheel, games: int) -> int:
     async for line in wheel.lines():
         print(line, flush=True)
         if games and wheel.results_played >= games and line.startswith("*X;2"):
