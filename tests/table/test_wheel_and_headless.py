@@ -121,3 +121,34 @@ def test_drr_table_run_completes_rounds(
     assert out[-1].startswith("done: 2 rounds settled")
     assert main(["audit", "verify", "--db", db, "--table", "T9"]) == 0
     assert capsys.readouterr().out.startswith("OK: ")
+
+
+def test_headless_rounds_with_bonus_games_on_a_fake_wheel(store: Store) -> None:
+    """A fake wheel that always lands on the Bonus Number: bonus games are played out by the random
+    policy, large payouts approved by the pit boss, and every round settles once."""
+    lines: list[RoundSummary] = []
+
+    async def go() -> Any:
+        svc = make_service(store, seed=5, approval_threshold=Decimal("500"))
+        await svc.start()
+        headless = HeadlessTable(svc, rounds=6, choices=SeededRng(8), on_round=lines.append)
+
+        async def fake_wheel() -> Any:
+            for game in range(1, 40):
+                yield {"type": "started", "game": game}
+                yield {"type": "launched", "game": game}
+                yield {"type": "no_more_bets", "game": game}
+                draw = svc.round.draw if svc.round is not None else None
+                yield {"type": "result", "game": game, "number": draw.bonus_number if draw else 0}
+
+        totals = await headless.run(fake_wheel())
+        await svc.close()
+        return totals
+
+    totals = asyncio.run(go())
+    assert totals.settled == 6 and len(lines) == 6
+    assert totals.bonus_games >= 2
+    kinds = [e.type for e in store.journal.entries("T1")]
+    assert kinds.count("bonus.ended") == kinds.count("round.bonus_outcome") == totals.bonus_games
+    assert kinds.count("round.settled") == 6
+    assert verify(store, "T1").ok
