@@ -124,6 +124,9 @@ class OwnerClaim:
             os.close(self._fd)
         if self._pg is not None:
             with contextlib.suppress(exc.SQLAlchemyError):
+                # A session-level advisory lock outlives close() on a pooled connection: end the
+                # session itself, which drops the lock whatever state it is in.
+                self._pg.invalidate()
                 self._pg.close()
 
 

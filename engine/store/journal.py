@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from engine.errors import DrrError
 from engine.store import schema
-from engine.store.canonical import GENESIS_HASH, canonical_json, entry_hash, format_time, now_text
+from engine.store.canonical import GENESIS_HASH, canonical_json, entry_hash, format_time, now_text, parse_time
 from engine.store.db import check_table_id
 
 if TYPE_CHECKING:
@@ -92,7 +93,10 @@ def _time_text(time: datetime | str | None) -> str:
         return now_text()
     if isinstance(time, datetime):
         return format_time(time)
-    return time
+    try:
+        return format_time(parse_time(time))  # one spelling of every instant, so text order is time order
+    except ValueError:
+        raise DrrError(f"journal time {time!r} is not an ISO 8601 time") from None
 
 
 _READ_HEAD = sa.select(schema.chain_heads.c.seq, schema.chain_heads.c.hash).where(

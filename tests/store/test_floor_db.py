@@ -78,3 +78,23 @@ def test_users_and_void(central: Store, table_id: str) -> None:
     with pytest.raises(AuthenticationFailed, match="locked out"):
         authenticate(central, "pat", "2222", table=table_id)
     assert verify(central).ok
+
+
+def test_one_owner_per_table(central_url: str, table_id: str) -> None:
+    from engine.store import open_store
+
+    with open_store(central_url) as first, open_store(central_url) as second:
+        claim = first.claim(table_id, station="croupier")
+        with pytest.raises(DrrError, match="already in use by croupier"):
+            second.claim(table_id, station="table")
+        claim.release()
+        second.claim(table_id, station="table").release()
+
+
+def test_journal_times_are_normalised(central: Store, table_id: str) -> None:
+    entry = central.journal.append(
+        table_id, "tick", {}, round_id=None, user=None, time="2026-03-01T13:00:00+01:00"
+    )
+    assert entry.time == "2026-03-01T12:00:00.000000Z"
+    with pytest.raises(DrrError, match="not an ISO 8601 time"):
+        central.journal.append(table_id, "tick", {}, round_id=None, user=None, time="teatime")
