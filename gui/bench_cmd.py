@@ -20,6 +20,7 @@ BENCH_MODULES: tuple[str, ...] = (
     "engine.store.bench",
     "hardware.bench",
     "gui.bench",
+    "gui.bench_stations",
 )
 
 
