@@ -48,8 +48,8 @@ def _open_store(db: str | None, table_id: str) -> Any:
     return open_store(db, table=table_id)
 
 
-def _login(app: Any, store: Any, station: str, table_id: str) -> Any:
-    """The signed-in user, or DrrError if the login is cancelled; none needed before users exist."""
+async def _login(store: Any, station: str, table_id: str, parent: Any) -> Any:
+    """The signed-in user (DrrError if the login is cancelled); none is asked before users exist."""
     from engine.auth import User
     from engine.store.users import authenticate, list_users
     from gui.windows.login import LoginDialog
@@ -57,9 +57,12 @@ def _login(app: Any, store: Any, station: str, table_id: str) -> Any:
     if not list_users(store):
         return User(*UNSET_USER)
     dialog = LoginDialog(
-        station, lambda name, pin: authenticate(store, name, pin, table=table_id, station=station)
+        station, lambda name, pin: authenticate(store, name, pin, table=table_id, station=station), parent
     )
-    if dialog.exec() != LoginDialog.DialogCode.Accepted or dialog.user is None:
+    done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    dialog.finished.connect(lambda code: _resolve(done, code))
+    dialog.open()  # not exec(): a nested event loop would stall the asyncio tasks
+    if await done != LoginDialog.DialogCode.Accepted or dialog.user is None:
         raise DrrError("login cancelled", 1)
     return dialog.user
 
@@ -83,6 +86,11 @@ async def _start_table(store: Any, user: Any, rules_path: str | None, table_id: 
     table = ServiceTable(service, user, PLAYERS, authenticate=approve)
     table.refresh()
     return table
+
+
+def _resolve(future: asyncio.Future[Any], value: Any) -> None:
+    if not future.done():
+        future.set_result(value)
 
 
 def _place_on_screens(app: Any, windows: list[Any]) -> None:
@@ -168,12 +176,11 @@ def run_station(
     if station not in STATIONS:
         raise DrrError(f"unknown station {station!r}; choose one of {', '.join(STATIONS)}")
     if station in ("surveillance", "pitboss"):
-        from gui.floor.station import run_floor_station
-
-        return run_floor_station(station, db, table_id)
+        raise DrrError(f"the {station} station is not available in this build yet")
     import qasync
     from PySide6.QtWidgets import QApplication
 
+    from engine.rules import load_default_rules, load_rules
     from gui import theme
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -181,63 +188,74 @@ def run_station(
     app.setApplicationName("Diamond Rush Roulette")
     app.setQuitOnLastWindowClosed(False)
     theme.apply(app)
-    store = _open_store(db, table_id)
-    try:
-        user = _login(app, store, station, table_id)
-        loop = qasync.QEventLoop(app)
-        asyncio.set_event_loop(loop)
-        with loop:
-            loop.run_until_complete(
-                _serve(app, store, user, station, wheel, rules, table_id, all_windows, first_frame_exit)
-            )
-    finally:
-        store.close()
+    # The Rules Submission file is read (and checked) before anything is shown: a bad file is a
+    # one-line error, not a station that starts and then fails.
+    first_rules = load_rules(rules) if rules else load_default_rules()
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with loop:
+        loop.run_until_complete(
+            _serve(app, first_rules, station, wheel, rules, db, table_id, all_windows, first_frame_exit)
+        )
     return 0
 
 
 async def _serve(
     app: Any,
-    store: Any,
-    user: Any,
+    first_rules: Any,
     station: str,
     wheel: str,
     rules: str | None,
+    db: str | None,
     table_id: str,
     all_windows: bool,
     first_frame_exit: bool,
 ) -> None:
-    table = await _start_table(store, user, rules, table_id)
+    from gui.deferred_table import DeferredTable
+
+    # The windows come up at once on a stand-in table ("starting") and redraw from the journal
+    # as soon as the table service has rebuilt the table from it.
+    table = DeferredTable(first_rules, PLAYERS, table_id)
     windows = _build_windows(station, table, all_windows)
     main = windows[0]
+    painted: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+    main.firstPainted.connect(lambda: _resolve(painted, time.time()))
     closing = asyncio.Event()
-    if first_frame_exit:
-
-        def report() -> None:
-            # Wall-clock time of the first painted frame: the benchmark subtracts its own spawn time.
-            print(f"first_frame_at {time.time():.6f}", flush=True)
-            closing.set()
-
-        main.firstPainted.connect(report)
-        main.show()
-        await closing.wait()
-        await table.shutdown()
-        return
-    link = WheelFeed(table, wheel)
     # Closing the main window ends the station; the others are displays and may be re-opened.
     main.installEventFilter(_CloseWatcher(closing.set, main))
+    if first_frame_exit:
+        main.show()
+    else:
+        _place_on_screens(app, windows)
+    first_frame_at = await painted
+    if first_frame_exit:
+        # Wall-clock time of the first painted frame: the benchmark subtracts its own spawn time.
+        print(f"first_frame_at {first_frame_at:.6f}", flush=True)
+    store = _open_store(db, table_id)
     try:
-        link.start()
-    except DrrError as exc:
-        table.irregularity.emit(f"no wheel: {exc.message}; enter results manually")
-    _place_on_screens(app, windows)
-    if user.name == UNSET_USER[0] and len(windows) and hasattr(main, "show_reason"):
-        main.show_reason("No users are set up yet: running as a croupier. Create users with `drr users add`.")
-    await closing.wait()
-    # Orderly shutdown: stop the wheel, let the table finish its commands and checkpoint the journal.
-    await link.stop()
-    await table.shutdown()
-    for window in windows:
-        window.close()
+        user = await _login(store, station, table_id, main)
+        inner = await _start_table(store, user, rules, table_id)
+        table.attach(inner)
+        if first_frame_exit:
+            await table.shutdown()
+            return
+        link = WheelFeed(table, wheel)
+        try:
+            link.start()
+        except DrrError as exc:
+            table.irregularity.emit(f"no wheel: {exc.message}; enter results manually")
+        if user.name == UNSET_USER[0] and hasattr(main, "show_reason"):
+            main.show_reason(
+                "No users are set up yet: running as a croupier. Create users with `drr users add`."
+            )
+        await closing.wait()
+        # Orderly shutdown: stop the wheel, let the table finish its commands and checkpoint the journal.
+        await link.stop()
+        await table.shutdown()
+    finally:
+        for window in windows:
+            window.close()
+        store.close()
 
 
 def _build_windows(station: str, table: Any, all_windows: bool) -> list[Any]:

@@ -430,6 +430,7 @@ class CroupierWindow(QMainWindow):
         self.round_label.setText(f"Table {snap.table_id} · round {snap.round_no or '–'}")
         self.candidate = snap.result
         self.hold = snap.hold
+        self.felt.set_rules(self.table.rules)
         self.on_history(snap.history)
         self.on_wagers(snap.wagers)
         if snap.draw is not None:
@@ -465,6 +466,8 @@ class CroupierWindow(QMainWindow):
     def next_action(self) -> tuple[str, bool, str]:
         """(label, enabled, why disabled) of the one big button."""
         ph = self.phase
+        if self.hold and ph is Phase.IDLE:
+            return "Starting…", False, self.hold
         if self.hold and ph in (Phase.OPEN, Phase.CLOSED, Phase.RESULT, Phase.BONUS):
             return (
                 "On hold",
@@ -510,7 +513,9 @@ class CroupierWindow(QMainWindow):
         self.action.setEnabled(enabled)
         self.action.setToolTip(why)
         text, colour_name = PHASE_TEXT[self.phase]
-        if self.hold and self.phase in (Phase.OPEN, Phase.CLOSED, Phase.RESULT, Phase.BONUS):
+        if self.hold and self.phase is Phase.IDLE:
+            text, colour_name = "STARTING", "#9aa6b2"
+        elif self.hold and self.phase in (Phase.OPEN, Phase.CLOSED, Phase.RESULT, Phase.BONUS):
             text, colour_name = "ON HOLD", "#ffb020"
             self.reason.setText(why)
         self.phase_label.setText(text)
@@ -533,6 +538,7 @@ class CroupierWindow(QMainWindow):
         self.round_label.setText(f"Table {snap.table_id} · round {snap.round_no or '–'}")
         self.candidate = snap.result
         self.hold = snap.hold
+        self.felt.set_rules(self.table.rules)
         if phase in (Phase.IDLE, Phase.OPEN):
             self.draw = None
             self.pay_lines = ()
