@@ -122,7 +122,8 @@ def _print_table(result: SimulationResult, name: str) -> None:
         )
     console.print(table)
     console.print(
-        f"{result.bonus_games:,} bonus games, mean outcome {result.bonus_mean:,.4f} to 1. "
-        "* = the exact RTP is outside the 99% interval (about one kind in a hundred, by chance).",
+        f"{result.bonus_games:,} bonus games"
+        + (f", mean outcome {result.bonus_mean:,.4f} to 1. " if result.bonus_games else ". ")
+        + "* = the exact RTP is outside the 99% interval (about one kind in a hundred, by chance).",
         highlight=False,
     )

@@ -267,7 +267,7 @@ class SimulationResult:
     seconds: float
     kinds: Mapping[str, KindEstimate]
     bonus_games: int
-    bonus_mean: float
+    bonus_mean: float  # nan when no bonus game was played
 
     @property
     def spins_per_second(self) -> float:
@@ -284,7 +284,7 @@ class SimulationResult:
             "spins_per_second": round(self.spins_per_second, 1),
             "seconds": round(self.seconds, 3),
             "bonus_games": self.bonus_games,
-            "bonus_mean": dec(self.bonus_mean),
+            "bonus_mean": dec(self.bonus_mean) if self.bonus_games else None,
             "bets": {
                 kind: {
                     "rtp": dec(e.rtp),
