@@ -19,6 +19,7 @@ BENCH_MODULES: tuple[str, ...] = (
     "engine.math.bench",
     "engine.store.bench",
     "hardware.bench",
+    "hardware.table_bench",
     "gui.bench",
     "gui.bench_stations",
 )
