@@ -1,0 +1,81 @@
+"""The layer rules hold at run time too: the engine imports with Qt and serial absent."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BLOCKED = ("PySide6", "shiboken6", "pyqtgraph", "qasync", "serial")
+
+
+def _run_with_blocked(code: str, blocked: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
+    prelude = textwrap.dedent(
+        f"""
+        import importlib.abc, sys
+        BLOCKED = {blocked!r}
+        class Block(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path=None, target=None):
+                if name.split('.')[0] in BLOCKED:
+                    raise ImportError(f'{{name}} is blocked for this test')
+                return None
+        sys.meta_path.insert(0, Block())
+        """
+    )
+    return subprocess.run(
+        [sys.executable, "-c", prelude + code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+
+
+def _modules(package: str) -> list[str]:
+    names = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        rel = path.relative_to(ROOT).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        if "migrations" in parts and parts[-1] != "migrations":
+            continue  # alembic revision scripts are loaded by alembic, not imported
+        names.append(".".join(parts))
+    return names
+
+
+def test_every_engine_module_imports_without_qt_or_serial() -> None:
+    code = "import importlib\nfor m in %r:\n    importlib.import_module(m)\nprint('ok')" % (
+        _modules("engine"),
+    )
+    proc = _run_with_blocked(code, BLOCKED)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok"
+
+
+def test_every_hardware_module_imports_without_qt() -> None:
+    code = "import importlib\nfor m in %r:\n    importlib.import_module(m)\nprint('ok')" % (
+        _modules("hardware"),
+    )
+    proc = _run_with_blocked(code, BLOCKED[:4])
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_the_blocker_really_blocks() -> None:
+    proc = _run_with_blocked("import PySide6", BLOCKED)
+    assert proc.returncode != 0
+    assert "blocked for this test" in proc.stderr
+
+
+def test_import_contracts_hold() -> None:
+    exe = Path(sys.executable).with_name("lint-imports")
+    proc = subprocess.run([str(exe)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "broken" not in proc.stdout.lower() or " 0 broken" in proc.stdout.lower()
+
+
+def test_version_command() -> None:
+    from engine import __version__
+
+    exe = Path(sys.executable).with_name("drr")
+    proc = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == f"drr {__version__}"
