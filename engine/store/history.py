@@ -106,20 +106,33 @@ def list_rounds(
     newest_first: bool = False,
     batch: int = 5000,
 ) -> Iterator[dict[str, Any]]:
-    """Rounds matching `flt` in time order (a page with `limit`/`offset`), read in batches."""
+    """Rounds matching `flt` in time order (a page with `limit`/`offset`), read in batches.
+
+    After the first batch each one continues after the last row seen (keyset), so exporting a
+    million rounds reads each row once instead of skipping ever longer prefixes.
+    """
     r = schema.rounds
-    order = (r.c.opened_at.desc(), r.c.round_id.desc()) if newest_first else (r.c.opened_at, r.c.round_id)
+    key = (r.c.opened_at, r.c.table_id, r.c.round_id)
+    order = tuple(c.desc() for c in key) if newest_first else key
     done = 0
+    after: tuple[Any, ...] | None = None
     while limit is None or done < limit:
         size = batch if limit is None else min(batch, limit - done)
+        query = flt.apply(sa.select(r)).order_by(*order).limit(size)
+        if after is None:
+            query = query.offset(offset)
+        else:
+            past = (
+                sa.tuple_(*key) < sa.tuple_(*after) if newest_first else sa.tuple_(*key) > sa.tuple_(*after)
+            )
+            query = query.where(past)
         with store.read() as conn:
-            rows = conn.execute(
-                flt.apply(sa.select(r)).order_by(*order).limit(size).offset(offset + done)
-            ).all()
+            rows = conn.execute(query).all()
         yield from (round_record(row) for row in rows)
         done += len(rows)
         if len(rows) < size:
             return
+        after = (rows[-1].opened_at, rows[-1].table_id, rows[-1].round_id)
 
 
 def _find_round(store: Store, round_id: str, table: str | None) -> Any:

@@ -112,6 +112,7 @@ rounds = Table(
 Index("ix_rounds_table_seq", rounds.c.table_id, rounds.c.seq)
 Index("ix_rounds_table_opened", rounds.c.table_id, rounds.c.opened_at)
 Index("ix_rounds_round_id", rounds.c.round_id)
+Index("ix_rounds_time_table_round", rounds.c.opened_at, rounds.c.table_id, rounds.c.round_id)
 
 # Aggregate: spins per number, per table, per UTC day, per rotor direction ("" when unknown).
 number_counts = Table(

@@ -98,3 +98,13 @@ def test_journal_times_are_normalised(central: Store, table_id: str) -> None:
     assert entry.time == "2026-03-01T12:00:00.000000Z"
     with pytest.raises(DrrError, match="not an ISO 8601 time"):
         central.journal.append(table_id, "tick", {}, round_id=None, user=None, time="teatime")
+
+
+def test_migrations_build_exactly_the_declared_schema(central: Store) -> None:
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from engine.store.schema import metadata
+
+    with central.engine.connect() as conn:
+        assert compare_metadata(MigrationContext.configure(conn), metadata) == []

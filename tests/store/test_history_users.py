@@ -187,3 +187,17 @@ def test_void_cli_for_pit_boss_croupier_and_wrong_pin(
     listing = capsys.readouterr().out
     assert "pat" in listing and "pitboss" in listing
     assert verify(store).ok
+
+
+def test_listing_in_batches_sees_every_round_once(store: Store) -> None:
+    for i in range(23):
+        table = "T1" if i % 2 else "T2"
+        play_round(store, table, f"R{i:02d}", i % 37, time=f"2026-04-01T10:00:{i // 3:02d}.000000Z")
+    everything = [(r["table"], r["round_id"]) for r in list_rounds(store)]
+    assert len(everything) == len(set(everything)) == 23
+    assert [(r["table"], r["round_id"]) for r in list_rounds(store, batch=4)] == everything
+    newest = [(r["table"], r["round_id"]) for r in list_rounds(store, batch=4, newest_first=True)]
+    assert newest == everything[::-1]
+    assert [
+        (r["table"], r["round_id"]) for r in list_rounds(store, limit=5, offset=3, batch=2)
+    ] == everything[3:8]
