@@ -9,7 +9,6 @@ steps and reports them as the adapter's signals; it keeps no journal.
 
 from __future__ import annotations
 
-import dataclasses
 import secrets
 from collections.abc import Callable
 from decimal import Decimal
@@ -41,8 +40,8 @@ from engine.round import (
 )
 from engine.rules import RulesSubmission, load_default_rules
 from gui.bonus_bridge import BonusBridge, make_bonus_bridge
-from gui.pay_lines import pay_lines
-from gui.table_adapter import TableAdapter
+from gui.pay_lines import history_entry, round_lines, with_bonus_payout
+from gui.table_adapter import MANUAL_REASON, TableAdapter
 from gui.view_model import (
     BonusStatus,
     BonusView,
@@ -52,13 +51,11 @@ from gui.view_model import (
     Phase,
     TableView,
     TimeoutPreset,
-    WinKind,
     money,
 )
 
 HISTORY_KEPT = 500
 DEFAULT_APPROVAL_THRESHOLD = Decimal("10000")
-MANUAL_REASON = "entered by the croupier: wheel sensor unavailable"
 
 
 class LocalTable(TableAdapter):
@@ -290,10 +287,8 @@ class LocalTable(TableAdapter):
             self.bonusUpdated.emit(self._bonus_view(player))
 
     def _publish_pay_lines(self) -> None:
-        r = self._round
-        assert r is not None and r.result is not None and r.draw is not None
-        waiting = [p for p in r.bonus_players if p not in r.bonus_odds]
-        self._pay_lines = pay_lines(r.wagers, r.result, r.draw, r.bonus_odds, waiting, self._rules)
+        assert self._round is not None
+        self._pay_lines = round_lines(self._round)
         self.payoutsChanged.emit(self._pay_lines, self._pending_approvals())
 
     def approve_payouts(self, approver: str, pin: str = "") -> None:
@@ -328,16 +323,9 @@ class LocalTable(TableAdapter):
             return
         if not self._apply(event):
             return
-        r = self._round
-        assert r.result is not None and r.draw is not None
-        self._history.append(
-            HistoryEntry(
-                r.result,
-                lucky=r.result in r.draw.lucky,
-                bonus=r.result == r.draw.bonus_number,
-                manual=r.result_source == "manual",
-            )
-        )
+        entry = history_entry(self._round)
+        assert entry is not None
+        self._history.append(entry)
         del self._history[:-HISTORY_KEPT]
         self._emit_phase()
         self.settled.emit(self._pay_lines)
@@ -380,15 +368,7 @@ class LocalTable(TableAdapter):
 
     def _bonus_view(self, player: str) -> BonusView:
         """The game's view with what it pays once settled (the sum over the player's bonus wins)."""
-        view = self._bonus[player].view()
-        if not view.finished:
-            return view
-        paid = [
-            ln.payout
-            for ln in self._pay_lines
-            if ln.wager.player == player and ln.kind is WinKind.BONUS and not ln.pending
-        ]
-        return dataclasses.replace(view, payout=sum(paid, Decimal(0))) if paid else view
+        return with_bonus_payout(self._bonus[player].view(), self._pay_lines)
 
     def _after_bonus_step(self, player: str) -> None:
         view = self._bonus[player].view()

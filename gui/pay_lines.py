@@ -1,4 +1,5 @@
-"""The paying list's lines from a round's wagers, result and draw, bonus games still running marked.
+"""Views derived from a round for both table adapters: the paying list's lines (bonus games still
+running marked), what a finished bonus game pays, and the history entry of a settled round.
 
 Payouts come from `engine.settlement`; while a player's bonus game runs, their Bonus wins are
 listed as pending (payout unknown) so the croupier can already pay everyone else.
@@ -6,15 +7,17 @@ listed as pending (payout unknown) so the croupier can already pay everyone else
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
 
 from engine.bets import Wager
 from engine.rng import Draw
+from engine.round import RoundState
 from engine.rules import RulesSubmission
 from engine.settlement import BONUS_OUTCOME_MIN, settle_round
-from gui.view_model import PayLine, WinKind
+from gui.view_model import BonusView, HistoryEntry, PayLine, WinKind
 
 
 def pay_lines(
@@ -39,3 +42,35 @@ def pay_lines(
             PayLine(s.wager, kind, s.odds, Decimal(0) if is_pending else s.payout, pending=is_pending)
         )
     return tuple(lines)
+
+
+def round_lines(r: RoundState) -> tuple[PayLine, ...]:
+    """The paying list of a round once its result is in (() before)."""
+    if r.result is None or r.draw is None:
+        return ()
+    waiting = [p for p in r.bonus_players if p not in r.bonus_odds]
+    return pay_lines(r.wagers, r.result, r.draw, r.bonus_odds, waiting, r.rules)
+
+
+def with_bonus_payout(view: BonusView, lines: Iterable[PayLine]) -> BonusView:
+    """A finished bonus game's view with what it pays: the sum over the player's Bonus wins."""
+    if not view.finished:
+        return view
+    paid = [
+        ln.payout
+        for ln in lines
+        if ln.wager.player == view.player and ln.kind is WinKind.BONUS and not ln.pending
+    ]
+    return dataclasses.replace(view, payout=sum(paid, Decimal(0))) if paid else view
+
+
+def history_entry(r: RoundState) -> HistoryEntry | None:
+    """The history strip's entry of a round with a result (None without one)."""
+    if r.result is None or r.draw is None:
+        return None
+    return HistoryEntry(
+        r.result,
+        lucky=r.result in r.draw.lucky,
+        bonus=r.result == r.draw.bonus_number,
+        manual=r.result_source == "manual",
+    )

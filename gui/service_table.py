@@ -10,7 +10,6 @@ that changed. A restart therefore shows exactly what the journal says.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections.abc import Coroutine
 from decimal import Decimal
 from typing import Any
@@ -24,12 +23,11 @@ from engine.rules import RulesSubmission
 from engine.store.journal import Entry
 from engine.table.service import TableService
 from gui.bonus_bridge import bonus_view
-from gui.pay_lines import pay_lines
-from gui.table_adapter import TableAdapter
-from gui.view_model import BonusView, Draw, HistoryEntry, PayLine, Phase, TableView, TimeoutPreset, WinKind
+from gui.pay_lines import history_entry, round_lines, with_bonus_payout
+from gui.table_adapter import MANUAL_REASON, TableAdapter
+from gui.view_model import BonusView, Draw, HistoryEntry, PayLine, Phase, TableView, TimeoutPreset
 
 HISTORY_KEPT = 500
-MANUAL_REASON = "entered by the croupier: wheel sensor unavailable"
 
 
 class ServiceTable(TableAdapter):
@@ -77,10 +75,7 @@ class ServiceTable(TableAdapter):
         result = r.result if r is not None else None
         if result is None and st.pending_result is not None:
             result = st.pending_result.number
-        lines: tuple[PayLine, ...] = ()
-        if r is not None and r.result is not None and r.draw is not None:
-            waiting = [p for p in r.bonus_players if p not in r.bonus_odds]
-            lines = pay_lines(r.wagers, r.result, r.draw, r.bonus_odds, waiting, r.rules)
+        lines = round_lines(r) if r is not None else ()
         need = self.service.approval_needed()
         games = tuple(self._bonus_view(p, lines) for p in (r.bonus_players if r is not None else ()))
         return TableView(
@@ -102,28 +97,16 @@ class ServiceTable(TableAdapter):
         st = self.service.state
         rules = self.rules
         preset = TimeoutPreset(st.presets.get(player, "cash_out"))
-        view = bonus_view(player, st.games.get(player), preset, rules)
-        paid = [
-            ln.payout
-            for ln in lines
-            if ln.wager.player == player and ln.kind is WinKind.BONUS and not ln.pending
-        ]
-        return dataclasses.replace(view, payout=sum(paid, Decimal(0))) if view.finished and paid else view
+        return with_bonus_payout(bonus_view(player, st.games.get(player), preset, rules), lines)
 
     # --- events: the journal's entries turned into signals -------------------------------------
 
     def _on_entry(self, entry: Entry) -> None:
         if entry.type == "round.settled":
             r = self.service.state.round
-            if r is not None and r.result is not None and r.draw is not None:
-                self._history.append(
-                    HistoryEntry(
-                        r.result,
-                        lucky=r.result in r.draw.lucky,
-                        bonus=r.result == r.draw.bonus_number,
-                        manual=r.result_source == "manual",
-                    )
-                )
+            found = history_entry(r) if r is not None else None
+            if found is not None:
+                self._history.append(found)
                 del self._history[:-HISTORY_KEPT]
         elif entry.type in (
             "round.irregularity",

@@ -25,6 +25,9 @@ from engine.bets import Bet
 from engine.rules import RulesSubmission
 from gui.view_model import SensorHealth, TableView, TimeoutPreset
 
+# The reason journaled with a result the croupier typed (twice) because the wheel gave none.
+MANUAL_REASON = "entered by the croupier: wheel sensor unavailable"
+
 
 class TableAdapter(QObject):
     """Abstract: subclasses implement the commands and emit the signals."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_DOWN, Decimal
 from fractions import Fraction
 
-from engine.bets import Bet, Wager
+from engine.bets import Wager
 
 
 class Phase(enum.StrEnum):
@@ -136,16 +136,6 @@ class BonusView:
 
 
 @dataclass(frozen=True, slots=True)
-class Limits:
-    """Table limits as shown to the croupier (None = no limit)."""
-
-    minimum: Decimal | None = None
-    maximum_inside: Decimal | None = None
-    maximum_outside: Decimal | None = None
-    maximum_per_player: Decimal | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class TableView:
     """A snapshot of the table: enough to redraw every screen from scratch (restart, reconnect)."""
 
@@ -187,8 +177,3 @@ def odds_number(x: Fraction) -> str:
 def odds_text(x: Fraction, n: int = 1) -> str:
     """Odds the way the felt says them: "199 to 1", "199 to 2" for a split on a Lucky Number."""
     return f"{odds_number(x)} to {n}"
-
-
-def bet_payout_odds(bet: Bet, straight_up: Fraction) -> Fraction:
-    """X to n as "to 1" odds for an n-number inside bet (§ 617b.12(f), (l))."""
-    return straight_up / bet.size

@@ -8,7 +8,7 @@ the table service decides and the felt redraws from what it is told.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from fractions import Fraction
 
@@ -118,9 +118,6 @@ class FeltWidget(QWidget):
 
     def sizeHint(self) -> QSize:
         return QSize(1100, 470)
-
-    def hasHeightForWidth(self) -> bool:
-        return False
 
     def _fit(self) -> None:
         full_w = geo.WIDTH + 2 * geo.MARGIN + 0.2
@@ -468,8 +465,3 @@ class FeltWidget(QWidget):
 def _short_money(amount: Decimal) -> str:
     """A payout on the felt: cents only when there are some (the paying list shows them all)."""
     return money(amount).removesuffix(".00")
-
-
-def wagers_on(wagers: Sequence[Wager], bet: Bet) -> list[Wager]:
-    """The wagers placed on one spot (helper for views and tests)."""
-    return [w for w in wagers if w.bet == bet]

@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 from engine.bets import Bet, Wager
 from gui import theme
 from gui.table_adapter import TableAdapter
-from gui.view_model import Draw, HistoryEntry, PayLine, Phase, SensorHealth, WinKind, money, odds_text
+from gui.view_model import Draw, HistoryEntry, PayLine, Phase, SensorHealth, money, odds_text
 from gui.widgets.felt import FeltWidget
 from gui.widgets.status import HistoryStrip, SensorStatus, chip_pixmap
 
@@ -705,7 +705,3 @@ class CroupierWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         event.accept()
-
-
-def winning_kinds(lines: Sequence[PayLine]) -> set[WinKind]:
-    return {ln.kind for ln in lines if ln.wins}
