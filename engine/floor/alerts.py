@@ -43,7 +43,11 @@ LOOKBACK = 5000
 DEFAULT_PAYOUT_THRESHOLD = Decimal("5000")
 DEFAULT_SILENT_AFTER = timedelta(minutes=10)
 BIAS_P = 0.001  # chi-square / sector p-value below which a table is flagged
-WHEEL_FAULTS = ("miss_spin", "launch_failed", "ball_not_detected", "result_mismatch", "wheel_restart")
+# The table service journals the wheel's messages as `wheel.<kind>` (engine/table/wheel.py).
+WHEEL_FAULTS = (
+    "miss_spin", "launch_failed", "ball_not_detected", "result_mismatch", "restart", "wheel_restart", "gap",
+)  # fmt: skip
+LINK_KINDS = ("link", "link_state")
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,7 @@ def _entry_alert(
     wheel_kind = kind.rsplit(".", 1)[-1]
     if kind.startswith("wheel.") and wheel_kind in WHEEL_FAULTS:
         return "warning", "sensor fault", f"wheel {wheel_kind.replace('_', ' ')} on {rid}"
-    if kind.startswith("wheel.") and wheel_kind == "link_state" and p.get("state") != "connected":
+    if kind.startswith("wheel.") and wheel_kind in LINK_KINDS and p.get("state") not in ("connected", "up"):
         return "critical", "sensor fault", f"wheel link {p.get('state')}: {p.get('detail') or ''}"
     return None
 

@@ -71,7 +71,7 @@ class JournalTail:
             self.last_seq, self.last_time = int(seq), time
             if kind == "round.bonus_outcome":
                 self.bonus_odds[str(json.loads(payload).get("odds"))] += 1
-            elif kind.endswith("rotor_speed"):
+            elif kind in ("wheel.rotor", "wheel.rotor_speed"):
                 body = json.loads(payload)
                 try:
                     rpm = float(Decimal(str(body.get("rpm"))))

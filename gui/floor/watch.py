@@ -1,8 +1,9 @@
 """Live updates from the store: the stations learn within a second that something was journaled.
 
-Both engines are polled at `POLL_MS` for the chain heads (one indexed read of a few rows); on
-PostgreSQL a LISTEN on `CHANNEL` wakes the poll at once when a writer sends NOTIFY, so a table
-service that notifies is seen immediately and one that does not is still seen within POLL_MS.
+SQLite: `engine.store.forward.Watcher` every `POLL_MS` (`PRAGMA data_version` first, so an idle poll
+costs almost nothing; then the chain heads say which tables moved). PostgreSQL: the same poll as a
+backstop, plus `engine.store.forward.listen` on the forwarder's NOTIFY channel, which wakes the
+station at once (the notification is carried into the Qt thread by a queued signal).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from engine.errors import DrrError
 from engine.store.db import Store
 
 POLL_MS = 250
-CHANNEL = "drr_journal"
 
 
 class StoreWatch(QObject):
@@ -24,58 +24,47 @@ class StoreWatch(QObject):
 
     changed = Signal(object)  # set[str]
     failed = Signal(str)
+    _notified = Signal(str, int)  # from the listener's thread; queued into ours
 
     def __init__(self, store: Store, parent: QObject | None = None, interval_ms: int = POLL_MS) -> None:
         super().__init__(parent)
         self.store = store
-        self.heads: dict[str, int] = {}
+        self.watcher: Any = None
+        self.listener: Any = None
         self.timer = QTimer(self)
         self.timer.setInterval(interval_ms)
         self.timer.timeout.connect(self.poll)
-        self._listen: Any = None
-        if not store.is_sqlite:
-            self._start_listen()
+        self._notified.connect(lambda _table, _seq: self.poll())
 
     def start(self) -> None:
-        self.poll()
+        from engine.store.forward import Watcher, listen
+
+        try:
+            self.watcher = Watcher(self.store)
+        except DrrError as exc:
+            self.failed.emit(exc.message)
+            return
+        if not self.store.is_sqlite:
+            with contextlib.suppress(DrrError):
+                self.listener = listen(self.store.url, self._notified.emit)
         self.timer.start()
 
     def stop(self) -> None:
         self.timer.stop()
-        if self._listen is not None:
-            with contextlib.suppress(Exception):
-                self._listen.close()
-            self._listen = None
-
-    def _start_listen(self) -> None:
-        """A psycopg connection in autocommit LISTENing; polled without blocking from `poll`."""
-        try:
-            raw = self.store.engine.raw_connection()
-            conn: Any = raw.driver_connection
-            conn.autocommit = True
-            conn.execute(f"LISTEN {CHANNEL}")
-            self._listen = raw
-        except Exception:
-            self._listen = None
-
-    def _drain_notifies(self) -> None:
-        if self._listen is None:
-            return
-        with contextlib.suppress(Exception):
-            conn = self._listen.driver_connection
-            for _ in conn.notifies(timeout=0, stop_after=100):
-                pass
+        if self.listener is not None:
+            self.listener.stop()
+            self.listener = None
+        if self.watcher is not None:
+            self.watcher.close()
+            self.watcher = None
 
     def poll(self) -> None:
-        from engine.floor.surveillance import change_token
-
-        self._drain_notifies()
+        if self.watcher is None:
+            return
         try:
-            token = dict(change_token(self.store))
+            moved = self.watcher.poll()
         except DrrError as exc:
             self.failed.emit(exc.message)
             return
-        grown = {t for t, seq in token.items() if self.heads.get(t) != seq}
-        self.heads = token
-        if grown:
-            self.changed.emit(grown)
+        if moved:
+            self.changed.emit(set(moved))

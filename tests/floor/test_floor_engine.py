@@ -243,3 +243,25 @@ def test_recall_of_a_bonus_round_shows_every_step(store: Store) -> None:
     assert {w.player for w in rec.wagers} >= {"Anna", "Bob", "Dev", "Carla"}
     assert rec.wheel and rec.wheel[0]["type"] == "wheel.rotor_speed"
     assert rec.total_wagered == sum(w.amount for w in rec.wagers)
+
+
+def test_wheel_faults_and_a_silent_table_raise_alerts(store: Store) -> None:
+    from datetime import timedelta
+
+    j = store.journal
+    j.append("T5", "round.opened", {"round_id": "r1", "dealer": "dana"}, round_id="r1", user="dana",
+             time="2026-11-29T10:00:00.000000Z")  # fmt: skip
+    j.append(
+        "T5", "wheel.miss_spin", {"game": 7}, round_id="r1", user="wheel", time="2026-11-29T10:00:30.000000Z"
+    )
+    j.append("T5", "wheel.link", {"state": "disconnected", "detail": "cable"}, round_id=None, user="wheel",
+             time="2026-11-29T10:01:00.000000Z")  # fmt: skip
+    scanner = AlertScanner(silent_after=timedelta(minutes=10))
+    alerts = scanner.scan(store, ["T5"], now=datetime(2026, 11, 29, 10, 5, tzinfo=UTC))
+    assert [(a.kind, a.severity) for a in alerts] == [
+        ("sensor fault", "warning"),
+        ("sensor fault", "critical"),
+    ]
+    assert scanner.scan(store, ["T5"], now=datetime(2026, 11, 29, 10, 5, tzinfo=UTC)) == []
+    later = scanner.scan(store, ["T5"], now=datetime(2026, 11, 29, 10, 30, tzinfo=UTC))
+    assert [a.kind for a in later] == ["table silent"] and "round open" in later[0].message

@@ -130,3 +130,44 @@ def test_alerts_need_a_login_to_acknowledge(qtbot: QtBot, floor: Store) -> None:
     window.alerts.table.selectRow(0)
     window.alerts.acknowledge_selected()
     assert window.alerts.alerts[0].acknowledged_by == "sam"
+
+
+def test_a_headless_table_writing_while_the_station_watches(qtbot: QtBot, tmp_path: Path) -> None:
+    """The real table service (`drr table run --headless` on the virtual wheel) in another process;
+    whenever the store holds more spins than the station shows, it catches up within a second."""
+    from engine.store import open_store
+    from engine.store.stats import table_stats
+
+    url = f"sqlite:///{tmp_path / 'live.sqlite'}"
+    with open_store(url) as db:
+        window = SurveillanceWindow(db)
+        qtbot.addWidget(window)
+        table = subprocess.Popen(
+            [sys.executable, "-m", "gui.cli", "table", "run", "--headless", "--db", url, "--table", "T5",
+             "--wheel", "sim", "--speed", "40", "--rounds", "5", "--seed", "4"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )  # fmt: skip
+
+        def shown() -> int:
+            view = getattr(window, "current_view", None)
+            return view.stats["spins"] if view is not None and view.table == "T5" else -1
+
+        try:
+            qtbot.waitUntil(lambda: shown() >= 1, timeout=30_000)
+            checks = 0
+            while table.poll() is None:
+                truth = table_stats(db, "T5", last=1000)["spins"]
+                qtbot.waitUntil(lambda truth=truth: shown() >= truth, timeout=1000)
+                checks += 1
+                qtbot.wait(150)
+        finally:
+            if table.poll() is None:
+                table.kill()
+            _, err = table.communicate(timeout=30)
+        assert table.returncode == 0, err.decode()
+        final = table_stats(db, "T5", last=1000)["spins"]
+        assert final >= 5
+        qtbot.waitUntil(lambda: shown() == final, timeout=1000)
+        assert checks >= 3
+        window.close()
