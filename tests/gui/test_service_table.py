@@ -155,3 +155,51 @@ def test_an_irregularity_puts_the_station_on_hold_until_a_no_spin(
     run(loop, table)
     assert window.phase_label.text() == "NO MORE BETS" and window.action.text() == "Waiting for the ball…"
     loop.run_until_complete(table.shutdown())
+
+
+def test_a_round_with_the_virtual_wheel_end_to_end(
+    loop: asyncio.AbstractEventLoop, store: Store, qtbot: QtBot
+) -> None:
+    """Clicks on the felt, the virtual wheel closes bets and reports the ball, the croupier confirms
+    and settles; every step goes through the journal."""
+    from gui.app import WheelFeed
+
+    table, window = start_station(loop, store, qtbot)
+    feed = WheelFeed(table, "sim", speed=40.0)
+
+    async def until(condition: Any, seconds: float = 20.0) -> None:
+        for _ in range(int(seconds / 0.02)):
+            if condition():
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError("timed out")
+
+    async def play() -> None:
+        window.do_next_action()  # open bets
+        await until(lambda: table.phase is Phase.OPEN and not table.tasks)
+        for player, bet in (("anna", outside_bet(BetKind.RED)), ("bob", outside_bet(BetKind.BLACK))):
+            window.select_player(player)
+            qtbot.mouseClick(window.felt, Qt.MouseButton.LeftButton, pos=window.felt.spot_of(bet).toPoint())
+        await until(lambda: len(window.wagers) == 2)
+        feed.start()
+        await until(lambda: window.phase is Phase.CLOSED and window.candidate is not None)
+        assert window.action.text() == f"Confirm {window.candidate}"
+        window.do_next_action()  # confirm
+        await until(lambda: window.phase is Phase.RESULT)
+        window.do_next_action()  # settle
+        await until(lambda: window.phase is Phase.SETTLED)
+        await feed.stop()
+
+    loop.run_until_complete(play())
+    assert window.history.shown[0].number == window.felt.result
+    types = [e.type for e in store.journal.entries("T1")]
+    for expected in (
+        "round.opened",
+        "round.wager_placed",
+        "round.bets_closed",
+        "wheel.result",
+        "round.result",
+        "round.settled",
+    ):
+        assert expected in types, expected
+    loop.run_until_complete(table.shutdown())
