@@ -176,7 +176,9 @@ def run_station(
     if station not in STATIONS:
         raise DrrError(f"unknown station {station!r}; choose one of {', '.join(STATIONS)}")
     if station in ("surveillance", "pitboss"):
-        raise DrrError(f"the {station} station is not available in this build yet")
+        from gui.floor.station import run_floor_station
+
+        return run_floor_station(station, db, table_id)
     import qasync
     from PySide6.QtWidgets import QApplication
 
