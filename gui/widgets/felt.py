@@ -423,7 +423,7 @@ class FeltWidget(QWidget):
         for bet, players in by_spot.items():
             base = self.spot_of(bet)
             for i, (player, wagers) in enumerate(players.items()):
-                centre = QPointF(base.x() + i * rad * 0.55, base.y() - i * rad * 0.55)
+                centre = QPointF(base.x() + i * rad * 0.8, base.y() - i * rad * 0.45)
                 style = self._styles.get(player) or theme.player_style(len(self._styles) + i)
                 amount = sum((w.amount for w in wagers), Decimal(0))
                 lines = [self._pay[w.id] for w in wagers if w.id in self._pay]
