@@ -12,6 +12,10 @@ first rebuilds the table from the journal (an interrupted round is finished, not
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hardware.replay import ReplayLink
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -86,6 +90,7 @@ async def _run(args: argparse.Namespace) -> int:
     from engine.table.headless import HeadlessTable
     from engine.table.service import DEFAULT_APPROVAL_THRESHOLD, TableService
     from hardware.link import WheelLink
+    from hardware.replay import ReplayLink
     from hardware.table_bridge import table_events
     from hardware.wheel_source import open_wheel
 
@@ -141,6 +146,9 @@ async def _run(args: argparse.Namespace) -> int:
         )
         wheel = open_wheel(spec, speed=args.speed, seed=args.seed)
         async with wheel as link:
+            if isinstance(link, ReplayLink):  # a capture ends: so does the run
+                task = asyncio.create_task(_close_when_finished(link))
+                background.add(task)
             totals = await headless.run(events(link))
     finally:
         for task in background:
@@ -152,3 +160,11 @@ async def _run(args: argparse.Namespace) -> int:
         print(f"the wheel's events ended after {done} of {args.rounds} rounds", flush=True)
     print(totals.line(), flush=True)
     return 0
+
+
+async def _close_when_finished(link: ReplayLink) -> None:
+    import asyncio
+
+    await link.finished.wait()
+    await asyncio.sleep(0.2)  # let the last events reach the table first
+    await link.close()

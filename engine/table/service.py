@@ -461,10 +461,11 @@ class TableService:
             apply(s, event)
             st = self.state
             # The wheel game this no-spin cancels: its late result must not count for the re-spin.
-            game = next(
-                (g for g in (st.hold and st.hold.game, st.pending_result and st.pending_result.game) if g),
-                st.expected_game,
-            )
+            game = st.pending_result.game if st.pending_result is not None else None
+            if game is None and st.hold is not None and st.hold.kind not in ("gap", "restart"):
+                game = st.hold.game  # (after a gap or restart the hold names the new counter, not the spin)
+            if game is None:
+                game = st.expected_game
             payload = {**event.to_json(), "game": game} if game is not None else event.to_json()
             return await self._run(user.name, [(event.type, payload, s.round_id)])
 

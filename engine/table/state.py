@@ -270,6 +270,8 @@ class TableState:
         if not self.in_play:
             return
         assert self.round is not None
+        if kind in ("wheel.gap", "wheel.restart"):
+            self.no_spin_games = frozenset()  # the wheel's counter starts over: old numbers recur
         game = p.get("game")
         game = game if isinstance(game, int) and not isinstance(game, bool) else None
         if kind == "wheel.started" and self.round.phase is Phase.OPEN and game is not None:

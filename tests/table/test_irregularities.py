@@ -197,3 +197,27 @@ def test_spin_helper_round_trip(store: Store) -> None:
 
     run(go())
     assert settled_count(store) == 1
+
+
+def test_after_a_wheel_restart_a_recurring_game_number_counts_again(store: Store) -> None:
+    """A no-spin cancels game 5's late result; after the wheel restarts, its counter may reach 5 again
+    and that new game's result is the re-spin's."""
+
+    async def go() -> TableService:
+        svc = await closed_round(store, game=5)
+        await wheel(svc, {"type": "restart", "game": 1, "previous": 5})
+        assert svc.state.hold is not None and svc.state.hold.kind == "restart"
+        await svc.no_spin(CROUPIER, "the wheel restarted mid-spin")
+        cancelled = next(e for e in store.journal.entries("T1") if e.type == "round.no_spin")
+        assert cancelled.payload["game"] == 5  # the spin that was cancelled, not the new counter
+        await wheel(svc, {"type": "result", "game": 5, "number": 2})  # the old spin, late
+        assert svc.state.pending_result is None
+        await wheel(svc, {"type": "restart", "game": 1, "previous": 4})  # again: doubtful again
+        await svc.no_spin(CROUPIER, "the wheel restarted again")
+        await wheel(svc, {"type": "launched", "game": 5}, {"type": "result", "game": 5, "number": 11})
+        await svc.confirm_result(CROUPIER)
+        await svc.settle(CROUPIER)
+        return svc
+
+    svc = run(go())
+    assert svc.round is not None and svc.round.result == 11
