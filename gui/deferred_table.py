@@ -130,8 +130,8 @@ class DeferredTable(TableAdapter):
     def no_spin(self, reason: str) -> None:
         self._call("no_spin", reason)
 
-    def void(self, reason: str) -> None:
-        self._call("void", reason)
+    def void(self, reason: str, approver: str = "", pin: str = "") -> None:
+        self._call("void", reason, approver, pin)
 
     def bonus_pick(self, player: str, box: int) -> None:
         self._call("bonus_pick", player, box)

@@ -352,7 +352,8 @@ class LocalTable(TableAdapter):
             self.irregularity.emit(f"no-spin: {reason.strip()}")
             self._emit_phase()
 
-    def void(self, reason: str) -> None:
+    def void(self, reason: str, approver: str = "", pin: str = "") -> None:
+        # No user store here: the sign-off is not checked (demo and test tables only).
         if self._apply(RoundVoided(reason.strip())):
             self.irregularity.emit(f"round {self._rounds} void: {reason.strip()}; wagers returned")
             self._bonus_clock.stop()

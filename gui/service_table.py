@@ -211,16 +211,25 @@ class ServiceTable(TableAdapter):
 
         self._submit(twice())
 
-    def approve_payouts(self, approver: str, pin: str = "") -> None:
+    def _signed_off(self, approver: str, pin: str, what: str) -> User | None:
+        """The pit boss who signs `what` off, checked against the user store (None: refused)."""
         if self._authenticate is None:
-            self.refused.emit("approvals need a pit boss's login, and this station has no user store")
-            return
+            self.refused.emit(f"{what} needs a pit boss's sign-off, and this station has no user store")
+            return None
+        if not approver:
+            self.refused.emit(f"{what} needs a pit boss's name and PIN")
+            return None
         try:
-            boss = self._authenticate(approver, pin)
+            boss: User = self._authenticate(approver, pin)
         except DrrError as exc:
             self.refused.emit(exc.message)
-            return
-        self._submit(self.service.approve_payout(boss))
+            return None
+        return boss
+
+    def approve_payouts(self, approver: str, pin: str = "") -> None:
+        boss = self._signed_off(approver, pin, "approving payouts")
+        if boss is not None:
+            self._submit(self.service.approve_payout(boss))
 
     def settle(self) -> None:
         self._submit(self.service.settle(self.user))
@@ -231,8 +240,14 @@ class ServiceTable(TableAdapter):
     def no_spin(self, reason: str) -> None:
         self._submit(self.service.no_spin(self.user, reason))
 
-    def void(self, reason: str) -> None:
-        self._submit(self.service.void(self.user, reason))
+    def void(self, reason: str, approver: str = "", pin: str = "") -> None:
+        # The station's own user may void when the role allows it; otherwise a pit boss signs off.
+        if self.user.may("void_round"):
+            self._submit(self.service.void(self.user, reason))
+            return
+        boss = self._signed_off(approver, pin, "voiding a round")
+        if boss is not None:
+            self._submit(self.service.void(boss, reason))
 
     def bonus_start(self, player: str) -> None:
         self._submit(self.service.bonus_start(self.user, player))

@@ -100,7 +100,8 @@ class TableAdapter(QObject):
     def no_spin(self, reason: str) -> None:
         raise NotImplementedError
 
-    def void(self, reason: str) -> None:
+    def void(self, reason: str, approver: str = "", pin: str = "") -> None:
+        """Cancel the round with a reason; a pit boss signs it off (name and PIN) where users exist."""
         raise NotImplementedError
 
     def bonus_pick(self, player: str, box: int) -> None:

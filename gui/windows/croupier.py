@@ -61,10 +61,16 @@ PHASE_TEXT = {
 
 
 class ReasonDialog(QDialog):
-    """A confirmation that needs a reason (no-spin, void)."""
+    """A confirmation that needs a reason (no-spin, void), and for a void a pit boss's sign-off."""
 
     def __init__(
-        self, title: str, question: str, reasons: Sequence[str], parent: QWidget | None = None
+        self,
+        title: str,
+        question: str,
+        reasons: Sequence[str],
+        parent: QWidget | None = None,
+        *,
+        sign_off: bool = False,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle(title)
@@ -79,10 +85,19 @@ class ReasonDialog(QDialog):
         buttons.addButton("Cancel", QDialogButtonBox.ButtonRole.RejectRole)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
+        self.boss = QLineEdit()
+        self.boss.setPlaceholderText("pit boss")
+        self.pin = QLineEdit()
+        self.pin.setPlaceholderText("PIN")
+        self.pin.setEchoMode(QLineEdit.EchoMode.Password)
         layout = QVBoxLayout(self)
         layout.addWidget(label)
         layout.addWidget(QLabel("Reason:"))
         layout.addWidget(self.reason)
+        if sign_off:
+            layout.addWidget(QLabel("Pit boss sign-off:"))
+            layout.addWidget(self.boss)
+            layout.addWidget(self.pin)
         layout.addWidget(buttons)
 
     def text(self) -> str:
@@ -682,9 +697,11 @@ class CroupierWindow(QMainWindow):
             self.table.no_spin(dialog.text())
 
     def ask_void(self) -> None:
-        dialog = ReasonDialog("Void round", "Void this round? Every wager is returned.", VOID_REASONS, self)
+        dialog = ReasonDialog(
+            "Void round", "Void this round? Every wager is returned.", VOID_REASONS, self, sign_off=True
+        )
         if dialog.exec() == QDialog.DialogCode.Accepted:
-            self.table.void(dialog.text())
+            self.table.void(dialog.text(), dialog.boss.text().strip(), dialog.pin.text())
 
     def ask_approval(self) -> None:
         if not self.approvals:

@@ -44,11 +44,11 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 
 def start_station(
-    loop: asyncio.AbstractEventLoop, store: Store, qtbot: QtBot
+    loop: asyncio.AbstractEventLoop, store: Store, qtbot: QtBot, authenticate: Any = None
 ) -> tuple[ServiceTable, CroupierWindow]:
     service = TableService(store, "T1", rng=SeededRng(9), allow_seeded_rng=True, claim=False)
     loop.run_until_complete(service.start())
-    table = ServiceTable(service, CROUPIER, PLAYERS)
+    table = ServiceTable(service, CROUPIER, PLAYERS, authenticate=authenticate)
     table.refresh()
     window = CroupierWindow(table, PLAYERS)
     qtbot.addWidget(window)
@@ -202,4 +202,28 @@ def test_a_round_with_the_virtual_wheel_end_to_end(
         "round.settled",
     ):
         assert expected in types, expected
+    loop.run_until_complete(table.shutdown())
+
+
+def test_a_void_needs_a_pit_boss_sign_off(
+    loop: asyncio.AbstractEventLoop, store: Store, qtbot: QtBot
+) -> None:
+    from engine.store.users import add_user, authenticate
+
+    add_user(store, "pete", "pitboss", "2468", by=User("root", "admin"))
+    table, window = start_station(
+        loop, store, qtbot, lambda n, p: authenticate(store, n, p, station="croupier")
+    )
+    table.open_bets()
+    run(loop, table)
+    table.void("wheel malfunction")
+    run(loop, table)
+    assert table.phase is Phase.OPEN and "pit boss" in window.reason.text()
+    table.void("wheel malfunction", "pete", "0000")
+    run(loop, table)
+    assert table.phase is Phase.OPEN and "pete" in window.reason.text()
+    table.void("wheel malfunction", "pete", "2468")
+    run(loop, table)
+    assert table.phase is Phase.VOID and window.phase_label.text() == "VOID"
+    assert window.action.text() == "Next round"
     loop.run_until_complete(table.shutdown())
