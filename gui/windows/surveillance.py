@@ -56,8 +56,8 @@ WINDOW_CHOICES = (
     "Last 100 spins", "Last 500 spins", "Last 1,000 spins", "Last 10,000 spins", "Today", "Shift",
     "All spins", "Custom range…",
 )  # fmt: skip
-SPLIT_LABELS = ("red", "black", "zero", "odd", "even", "1-18", "19-36", "1st 12", "2nd 12", "3rd 12",
-                "col 1", "col 2", "col 3")  # fmt: skip
+# Short labels: thirteen bars share a third of the page (R/B/0, odd/even, low/high, dozens, columns).
+SPLIT_LABELS = ("R", "B", "0", "odd", "even", "lo", "hi", "D1", "D2", "D3", "C1", "C2", "C3")
 SPLIT_SIZES = (18, 18, 1, 18, 18, 18, 18, 12, 12, 12, 12, 12, 12)
 
 
@@ -100,9 +100,9 @@ class TablePage(QWidget):
         self.frequency = FrequencyChart("Outcome frequency per number (gold: expected, band: 99%)")
         self.ring = WheelRing()
         self.zscores = ZScores()
-        self.splits = CategoryBars("Even chances, dozens, columns (% of spins)", left="%")
+        self.splits = CategoryBars("Even chances, dozens, columns (%)", left="%")
         self.rates = CategoryBars("Lucky / Bonus hit rate (%)", left="%", fill=theme.LUCKY)
-        self.bonus = CategoryBars("Bonus game outcomes (to 1)", left="games", fill=theme.BONUS)
+        self.bonus = CategoryBars("Bonus outcomes (x to 1)", left="games", fill=theme.BONUS)
         self.directions = CategoryBars("Spins by rotor direction", left="spins", fill=theme.TEXT_DIM)
         self.hold = HoldChart()
         self.rotor = RotorChart()
@@ -113,7 +113,7 @@ class TablePage(QWidget):
         self.figures.setWordWrap(True)
         self.figures.setTextFormat(Qt.TextFormat.RichText)
         self.dealers = QTableWidget(0, 5)
-        self.dealers.setHorizontalHeaderLabels(("Dealer", "Spins", "Chi-square", "p-value", "Signature"))
+        self.dealers.setHorizontalHeaderLabels(("Dealer", "Spins", "χ²", "p", "Flag"))
         self.dealers.verticalHeader().setVisible(False)
         self.dealers.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.dealers.setMinimumHeight(150)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pyqtgraph as pg
+from PySide6.QtCore import QSize
 from PySide6.QtGui import QColor
 
 from gui import theme
@@ -26,7 +27,7 @@ class ThemedPlot(pg.PlotWidget):  # type: ignore[misc]
         self.setMinimumHeight(180)
         item = self.getPlotItem()
         item.setTitle(
-            f"<span style='color:{theme.TEXT.name()};font-size:11pt'>{title}</span>", justify="left"
+            f"<span style='color:{theme.TEXT.name()};font-size:10pt'>{title}</span>", justify="left"
         )
         item.showGrid(x=False, y=True, alpha=GRID_ALPHA)
         item.setMenuEnabled(False)
@@ -41,6 +42,9 @@ class ThemedPlot(pg.PlotWidget):  # type: ignore[misc]
             item.setLabel("left", left, color=theme.TEXT_DIM.name())
         if bottom:
             item.setLabel("bottom", bottom, color=theme.TEXT_DIM.name())
+
+    def sizeHint(self) -> QSize:
+        return QSize(420, 220)  # a grid of charts: none asks for pyqtgraph's default 600x480
 
     def set_categories(self, labels: Sequence[str]) -> None:
         self.getPlotItem().getAxis("bottom").setTicks([[(i, s) for i, s in enumerate(labels)]])

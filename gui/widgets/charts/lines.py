@@ -13,7 +13,11 @@ from gui.widgets.charts.base import ThemedPlot
 
 class HoldChart(ThemedPlot):
     def __init__(self) -> None:
-        super().__init__("Actual hold vs theoretical (cumulative, %)", left="hold %", bottom="settled rounds")
+        super().__init__(
+            "Actual hold (green, cumulative) vs theoretical (gold dashes), %",
+            left="hold %",
+            bottom="settled rounds",
+        )
         self.actual = self.plot([], [], pen=pg.mkPen(theme.WIN, width=2), name="actual")
         self.theory = pg.InfiniteLine(
             pos=0, angle=0, movable=False, pen=pg.mkPen(theme.LUCKY, width=2, style=Qt.PenStyle.DashLine)
@@ -28,13 +32,19 @@ class HoldChart(ThemedPlot):
         self.theory.setVisible(theoretical is not None)
         if theoretical is not None:
             self.theory.setValue(100 * theoretical)
+        ys = self.ys + ([100 * theoretical] if theoretical is not None else [])
+        low, high = (min(ys), max(ys)) if ys else (0.0, 1.0)
+        pad = max(1.0, (high - low) * 0.1)
+        self.getPlotItem().setRange(
+            xRange=(0, max(self.xs[-1] if self.xs else 1, 1)), yRange=(low - pad, high + pad), padding=0
+        )
 
 
 class RotorChart(ThemedPlot):
     """Rotor speed readings (rpm) in order; clockwise and counter-clockwise in two colours."""
 
     def __init__(self) -> None:
-        super().__init__("Rotor speed (rpm) by direction", left="rpm", bottom="readings")
+        super().__init__("Rotor rpm (● cw, ▲ ccw)", left="rpm", bottom="readings")
         self.cw = self.plot([], [], pen=None, symbol="o", symbolSize=5, symbolBrush=theme.BONUS, name="cw")
         self.ccw = self.plot([], [], pen=None, symbol="t", symbolSize=6, symbolBrush=theme.WARN, name="ccw")
         self.empty = pg.TextItem("no rotor data", color=theme.TEXT_DIM, anchor=(0.5, 0.5))
@@ -51,3 +61,9 @@ class RotorChart(ThemedPlot):
         if not readings:
             self.getPlotItem().setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
             self.empty.setPos(0.5, 0.5)
+            return
+        rpms = [rpm for _, rpm, _ in readings]
+        pad = max(0.5, (max(rpms) - min(rpms)) * 0.1)
+        self.getPlotItem().setRange(
+            xRange=(-1, len(readings)), yRange=(min(rpms) - pad, max(rpms) + pad), padding=0
+        )
