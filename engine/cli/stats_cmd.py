@@ -20,7 +20,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--until", metavar="TIME", help="before this UTC date or time")
     p.add_argument("--last", metavar="N", type=int, help="only the last N spins")
     p.add_argument(
-        "--house-edge", metavar="X", help="theoretical house edge for the hold (e.g. 0.027 or 1/37)"
+        "--house-edge",
+        metavar="X",
+        help="one house edge for the theoretical hold (e.g. 0.027 or 1/37); default: each bet's own edge "
+        "from the Rules Submission's math, weighted by the handle on it",
+    )
+    p.add_argument(
+        "--strategy",
+        choices=("optimal", "cash_out_at_3", "play_to_end"),
+        default="optimal",
+        help="bonus-game play assumed for the inside bets' edges (default: optimal, the design figure)",
     )
     p.add_argument("--alpha", type=float, default=0.01, help="family-wise error rate of the z-score flags")
     p.add_argument(
@@ -72,11 +81,12 @@ def run(args: argparse.Namespace) -> int:
     from engine.cli.store_args import open_from_args
     from engine.errors import DrrError
     from engine.rules import load_default_rules, load_rules
-    from engine.store.stats import expected_lucky_count, table_stats
+    from engine.store.stats import expected_lucky_count, house_edges, table_stats
 
     if args.last is not None and args.last <= 0:
         raise DrrError(f"--last {args.last}: give a positive number of spins")
     rules = load_rules(args.rules) if args.rules else load_default_rules()
+    edge = parse_edge(args.house_edge)
     with open_from_args(args) as store:
         result = table_stats(
             store,
@@ -85,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
             until=parse_moment(args.until, "--until"),
             last=args.last,
             expected_lucky=expected_lucky_count(rules.lucky_counts),
-            house_edge=parse_edge(args.house_edge),
+            house_edge=edge if edge is not None else house_edges(rules, args.strategy),
             alpha=args.alpha,
         )
     if args.json:
@@ -132,6 +142,6 @@ def render(s: dict[str, Any]) -> str:
     )
     lines.append(
         f"handle {hold['wagered']}  paid {hold['paid']}  win {hold['win']}  hold {_pct(hold['actual'])}"
-        f"  theoretical {_pct(hold['theoretical'])}"
+        f"  theoretical {_pct(hold['theoretical'])} (win {hold['theoretical_win'] or '—'})"
     )
     return "\n".join(lines)

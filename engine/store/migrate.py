@@ -57,7 +57,7 @@ def ensure_current(store: Store, *, migrate: bool) -> None:
     if not migrate:
         raise DrrError(
             f"{store.where} has schema {current or 'none'}, this program needs {head}: "
-            "run drr db upgrade --db …"
+            f"run drr db upgrade --db {store.where}"
         )
     store.upgraded_from = current or "empty"
     upgrade(store)

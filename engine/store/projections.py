@@ -16,8 +16,10 @@ keys marked (+) are extras the table service adds for the projections (round.py 
 - `round.result_corrected` {"old": int, "new": int, "reason": str}: the spin moves from old to new.
 - `round.bonus_started` {"players": [...]}: status `bonus`.
 - `round.settled` {"total_wagered": "D", "total_paid": "D"} (or "wagered"/"paid"): status `settled`;
-  money added to the day's totals. Paid is everything handed back to players, stakes of winning
-  wagers included (win = wagered - paid).
+  money added to the day's totals, and the handle of the round's standing wagers by bet name (from
+  its `round.wager_placed` {"id", "bet", "amount", ...} and `round.wager_removed` {"wager_id"}
+  entries) to `daily_handle`, for the theoretical win. Paid is everything handed back to players,
+  stakes of winning wagers included (win = wagered - paid).
 - `round.voided` {"reason": str}: status `void`; a settled round's money is taken back out of the
   totals; a spin already counted stays counted (the ball did land).
 - `round.no_spin`, `round.result_before_close`, `round.irregularity` {"reason" | "kind", ...}: an
@@ -233,6 +235,45 @@ def _bonus(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
     _set_round(conn, entry, status="bonus")
 
 
+WAGER_PLACED = "round.wager_placed"
+WAGER_REMOVED = "round.wager_removed"
+
+
+def _handle_by_bet(conn: Connection, entry: Entry) -> dict[str, int]:
+    """The round's standing wagers summed by bet name, from its own journal entries (an index read)."""
+    j = schema.journal
+    rows = conn.execute(
+        sa.select(j.c.type, j.c.payload)
+        .where(
+            j.c.table_id == entry.table,
+            j.c.round_id == entry.round_id,
+            j.c.type.in_((WAGER_PLACED, WAGER_REMOVED)),
+        )
+        .order_by(j.c.seq)
+    ).all()
+    standing: dict[str, tuple[str, int]] = {}
+    for kind, text in rows:
+        w = json.loads(text)
+        if kind == WAGER_PLACED:
+            standing[str(w.get("id"))] = (
+                str(w.get("bet", "?")),
+                to_units(w.get("amount", "0"), "wager amount"),
+            )
+        else:
+            standing.pop(str(w.get("wager_id")), None)
+    handle: dict[str, int] = {}
+    for bet, units in standing.values():
+        handle[bet] = handle.get(bet, 0) + units
+    return handle
+
+
+def _bump_handle(conn: Connection, table: str, day: str, handle: dict[str, int], sign: int) -> None:
+    for bet, units in handle.items():
+        _bump(
+            conn, schema.daily_handle, {"table_id": table, "day": day, "bet": bet}, {"wagered": sign * units}
+        )
+
+
 def _settled(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
     row = _round(conn, entry)
     wagered = to_units(p.get("total_wagered", p.get("wagered", "0")), "wagered")
@@ -248,7 +289,12 @@ def _settled(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
             "paid": paid - (row.paid if was_settled else 0),
         },
     )
-    _set_round(conn, entry, status="settled", settled_at=entry.time, wagered=wagered, paid=paid)
+    values: dict[str, Any] = {"status": "settled", "settled_at": entry.time, "wagered": wagered, "paid": paid}
+    if not was_settled:
+        handle = _handle_by_bet(conn, entry)
+        _bump_handle(conn, entry.table, entry.time[:10], handle, +1)
+        values["handle"] = canonical_json(handle)
+    _set_round(conn, entry, **values)
 
 
 def _voided(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
@@ -258,8 +304,10 @@ def _voided(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
     deltas = {"voided": 1}
     if row.status == "settled":
         deltas.update(settled=-1, wagered=-row.wagered, paid=-row.paid)
+        if row.handle:
+            _bump_handle(conn, entry.table, entry.time[:10], json.loads(row.handle), -1)
     _bump(conn, schema.daily_totals, {"table_id": entry.table, "day": entry.time[:10]}, deltas)
-    _set_round(conn, entry, status="void", wagered=0, paid=0, note=str(p.get("reason", "")))
+    _set_round(conn, entry, status="void", wagered=0, paid=0, handle=None, note=str(p.get("reason", "")))
 
 
 def _irregularity(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
@@ -371,7 +419,7 @@ def rebuild(conn: Connection, table: str) -> int:
     """
     from engine.store.journal import row_to_entry
 
-    for t in (schema.rounds, schema.number_counts, schema.daily_totals):
+    for t in (schema.rounds, schema.number_counts, schema.daily_totals, schema.daily_handle):
         conn.execute(sa.delete(t).where(t.c.table_id == table))
     j = schema.journal
     count = 0

@@ -108,6 +108,7 @@ rounds = Table(
     Column("direction", String(8)),
     Column("game_number", Integer),
     Column("note", Text),
+    Column("handle", Text),  # canonical JSON {bet: units} of the settled wagers, by the wire's bet name
 )
 Index("ix_rounds_table_seq", rounds.c.table_id, rounds.c.seq)
 Index("ix_rounds_table_opened", rounds.c.table_id, rounds.c.opened_at)
@@ -141,6 +142,17 @@ daily_totals = Table(
     Column("irregularities", BigInteger, nullable=False, default=0),
     Column("wagered", BigInteger, nullable=False, default=0),
     Column("paid", BigInteger, nullable=False, default=0),
+)
+
+# Aggregate: per table, UTC day and kind of bet (the wire's name: straight, split, red, dozen…), the
+# handle of settled rounds; with each kind's house edge it gives the theoretical win.
+daily_handle = Table(
+    "daily_handle",
+    metadata,
+    Column("table_id", String(64), primary_key=True),
+    Column("day", String(10), primary_key=True),
+    Column("bet", String(16), primary_key=True),
+    Column("wagered", BigInteger, nullable=False),
 )
 
 # Users of every station; PINs as salted scrypt hashes.

@@ -17,6 +17,7 @@ significant figures for the cache, so a live chart that gains one spin per round
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -52,6 +53,7 @@ class Tally:
     settled: int = 0
     wagered: Decimal = Decimal(0)
     paid: Decimal = Decimal(0)
+    handle_by_bet: dict[str, Decimal] = field(default_factory=dict)  # wire bet name -> settled handle
 
     @property
     def spins(self) -> int:
@@ -166,11 +168,56 @@ def _money(value: Decimal) -> str:
     return str(value)
 
 
+# The wire's bet names (engine.bets) and the kinds of engine.math's report that share their house edge.
+MATH_KIND_OF_BET: Mapping[str, str] = {
+    "straight": "straight", "split": "split", "street": "street", "corner": "corner", "six_line": "six_line",
+    "red": "even_money", "black": "even_money", "odd": "even_money", "even": "even_money",
+    "low": "even_money", "high": "even_money", "dozen": "dozen", "column": "column",
+}  # fmt: skip
+
+
+def house_edges(rules: Any, strategy: str = "optimal") -> dict[str, Fraction]:
+    """Each bet's house edge under `rules` (engine.math, exact), keyed by the wire's bet name.
+
+    Inside bets' edges depend on how bonus games are played; "optimal" is the edge the Rules
+    Submission's math reports as the game's design (the lowest), see docs/math.md.
+    """
+    from engine.math.bonus_value import Strategy
+    from engine.math.wager_math import game_math
+
+    wagers = game_math(rules).wagers
+    chosen = Strategy(strategy)
+    return {bet: wagers[kind].house_edge(chosen) for bet, kind in MATH_KIND_OF_BET.items() if kind in wagers}
+
+
+def theoretical(
+    tally: Tally, house_edge: Fraction | Mapping[str, Fraction] | None
+) -> tuple[Fraction | None, Decimal | None]:
+    """(theoretical hold, theoretical win): one edge times the handle, or each bet's handle times its edge.
+
+    With edges per bet the hold is over the handle whose bets are known; None when a bet has no edge.
+    """
+    if house_edge is None:
+        return None, None
+    if isinstance(house_edge, Fraction):
+        return house_edge, (tally.wagered * house_edge.numerator / house_edge.denominator).quantize(
+            Decimal("0.01")
+        )
+    if not tally.handle_by_bet or any(bet not in house_edge for bet in tally.handle_by_bet):
+        return None, None
+    handle = sum((Fraction(v) for v in tally.handle_by_bet.values()), Fraction(0))
+    win = sum((Fraction(v) * house_edge[bet] for bet, v in tally.handle_by_bet.items()), Fraction(0))
+    if not handle:
+        return None, None
+    exact = Decimal(win.numerator) / Decimal(win.denominator)
+    return win / handle, exact.quantize(Decimal("0.01"))
+
+
 def compute_stats(
     tally: Tally,
     *,
     expected_lucky_count: Fraction | None = None,
-    house_edge: Fraction | None = None,
+    house_edge: Fraction | Mapping[str, Fraction] | None = None,
     alpha: float = DEFAULT_ALPHA,
     trials: int = MC_TRIALS,
 ) -> dict[str, Any]:
@@ -183,18 +230,16 @@ def compute_stats(
         else (tally.lucky_drawn / tally.drawn_spins / POCKETS if tally.drawn_spins else None)
     )
     win = tally.wagered - tally.paid
+    edge, theoretical_win = theoretical(tally, house_edge)
     hold: dict[str, Any] = {
         "rounds_settled": tally.settled,
         "wagered": _money(tally.wagered),
         "paid": _money(tally.paid),
         "win": _money(win),
         "actual": float(win / tally.wagered) if tally.wagered else None,
-        "theoretical": float(house_edge) if house_edge is not None else None,
-        "theoretical_win": _money(
-            (tally.wagered * house_edge.numerator / house_edge.denominator).quantize(Decimal("0.01"))
-        )
-        if house_edge is not None
-        else None,
+        "theoretical": None if edge is None else float(edge),
+        "theoretical_win": None if theoretical_win is None else _money(theoretical_win),
+        "handle_by_bet": {bet: _money(v) for bet, v in sorted(tally.handle_by_bet.items())},
     }
     directions = {}
     for name, dcounts in sorted(tally.by_direction.items()):
@@ -276,7 +321,7 @@ def read_tally(
         r = schema.rounds
         query = sa.select(
             r.c.result, r.c.direction, r.c.lucky_count, r.c.lucky_hit, r.c.bonus_hit, r.c.status,
-            r.c.wagered, r.c.paid, r.c.closed_at, r.c.source,
+            r.c.wagered, r.c.paid, r.c.closed_at, r.c.handle,
         ).where(r.c.result.is_not(None))  # fmt: skip
         if table is not None:
             query = query.where(r.c.table_id == table)
@@ -290,7 +335,8 @@ def read_tally(
         with store.read() as conn:
             # Rows unpacked positionally: a 10,000-spin window is 10,000 rows.
             rows = conn.execute(query).all()
-        for result, direction, lucky_count, lucky_hit, bonus_hit, status, w, p, closed_at, _source in rows:
+        handle: dict[str, int] = {}
+        for result, direction, lucky_count, lucky_hit, bonus_hit, status, w, p, closed_at, by_bet in rows:
             tally.counts[result] += 1
             tally.by_direction.setdefault(direction or "", [0] * POCKETS)[result] += 1
             if closed_at is not None:
@@ -302,6 +348,9 @@ def read_tally(
                 tally.settled += 1
                 wagered += w
                 paid += p
+                for bet, units in (json.loads(by_bet) if by_bet else {}).items():
+                    handle[bet] = handle.get(bet, 0) + units
+        tally.handle_by_bet = {bet: from_units(units) for bet, units in handle.items()}
         tally.wagered, tally.paid = from_units(wagered), from_units(paid)
         return tally
 
@@ -322,7 +371,16 @@ def read_tally(
     if until is not None:
         count_q = count_q.where(nc.c.day < _day(until))
         total_q = total_q.where(dt.c.day < _day(until))
+    dh = schema.daily_handle
+    handle_q = sa.select(dh.c.bet, sa.func.sum(dh.c.wagered)).group_by(dh.c.bet)
+    if table is not None:
+        handle_q = handle_q.where(dh.c.table_id == table)
+    if since is not None:
+        handle_q = handle_q.where(dh.c.day >= _day(since))
+    if until is not None:
+        handle_q = handle_q.where(dh.c.day < _day(until))
     with store.read() as conn:
+        tally.handle_by_bet = {bet: from_units(int(units)) for bet, units in conn.execute(handle_q) if units}
         for direction, number, spins in conn.execute(count_q):
             tally.counts[number] += int(spins)
             tally.by_direction.setdefault(direction, [0] * POCKETS)[number] += int(spins)
@@ -342,7 +400,7 @@ def table_stats(
     until: datetime | None = None,
     last: int | None = None,
     expected_lucky: Fraction | None = None,
-    house_edge: Fraction | None = None,
+    house_edge: Fraction | Mapping[str, Fraction] | None = None,
     alpha: float = DEFAULT_ALPHA,
 ) -> dict[str, Any]:
     """`compute_stats` over the store's aggregates for a table (None: every table) and window."""

@@ -142,3 +142,42 @@ def test_stats_cli_json(store: Store, capsys: pytest.CaptureFixture[str]) -> Non
     assert out["spins"] == 1 and out["counts"][3] == 1 and len(out["counts"]) == 37
     assert main(["stats", "--db", str(store.path), "--since", "yesterday"]) == 1
     assert "--since 'yesterday' is not an ISO 8601" in capsys.readouterr().err
+
+
+def test_theoretical_hold_weights_each_bet_by_its_handle(store: Store) -> None:
+    from engine.rules import load_default_rules
+    from engine.store.stats import house_edges
+
+    j = store.journal
+    j.append("T1", "round.opened", {"round_id": "R1"}, round_id="R1", user="dana")
+    for wid, bet, amount in (("w1", "straight", "10"), ("w2", "red", "30"), ("w3", "six_line", "99")):
+        j.append(
+            "T1", "round.wager_placed", {"id": wid, "bet": bet, "amount": amount}, round_id="R1", user="dana"
+        )
+    j.append("T1", "round.wager_removed", {"wager_id": "w3"}, round_id="R1", user="dana")
+    j.append(
+        "T1",
+        "round.bets_closed",
+        {"draw": {"lucky": {"5": "99"}, "bonus_number": 8}},
+        round_id="R1",
+        user=None,
+    )
+    j.append("T1", "round.result", {"number": 3}, round_id="R1", user=None)
+    j.append("T1", "round.settled", {"total_wagered": "40", "total_paid": "60"}, round_id="R1", user=None)
+    edges = house_edges(load_default_rules())
+    assert edges["red"] == Fraction(1, 37) and edges["straight"] > edges["six_line"]
+    s = table_stats(store, "T1", house_edge=edges)
+    expected_win = 10 * edges["straight"] + 30 * edges["red"]
+    assert s["hold"]["handle_by_bet"] == {"red": "30.00", "straight": "10.00"}
+    assert s["hold"]["theoretical"] == pytest.approx(float(expected_win / 40))
+    assert s["hold"]["theoretical_win"] == str(
+        round(Decimal(expected_win.numerator) / expected_win.denominator, 2)
+    )
+    # The same from the rounds rows (a window), and a void takes the handle back out.
+    assert (
+        table_stats(store, "T1", last=5, house_edge=edges)["hold"]["handle_by_bet"]
+        == s["hold"]["handle_by_bet"]
+    )
+    j.append("T1", "round.voided", {"reason": "x"}, round_id="R1", user="pb")
+    after = table_stats(store, "T1", house_edge=edges)["hold"]
+    assert after["handle_by_bet"] == {} and after["theoretical"] is None
