@@ -34,6 +34,14 @@ def _grab(app: QApplication, window: QWidget, path: Path, size: tuple[int, int] 
 
 
 def render_all(out_dir: Path) -> list[Path]:
+    """Every station: the table's (croupier, player display, bonus screen), then the floor's."""
+    from gui.floor.screens import floor_shots
+
+    app, paths = render_table_stations(out_dir)
+    return paths + floor_shots(app, out_dir)
+
+
+def render_table_stations(out_dir: Path) -> tuple[QApplication, list[Path]]:
     from gui import demo, theme
     from gui.windows.bonus_screen import BonusScreen
     from gui.windows.croupier import CroupierWindow
@@ -61,7 +69,4 @@ def render_all(out_dir: Path) -> list[Path]:
     shots.append(("croupier-lucky-win.png", croupier(demo.croupier_after_lucky_win), SIZE))
     shots.append(("player-display.png", lambda: PlayerDisplay(demo.croupier_after_lucky_win()), (1600, 900)))
     shots.append(("bonus-game.png", lambda: BonusScreen(demo.bonus_mid_round()), (1500, 760)))
-    paths = [_grab(app, make(), out_dir / name, size) for name, make, size in shots]
-    from gui.floor.screens import floor_shots
-
-    return paths + floor_shots(app, out_dir)
+    return app, [_grab(app, make(), out_dir / name, size) for name, make, size in shots]
