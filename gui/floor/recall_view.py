@@ -47,7 +47,8 @@ class RecallView(QWidget):
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.felt = FeltWidget()
-        self.felt.setEnabled(False)  # recall is read-only: no touch places or removes a chip
+        # Recall is read-only: touches never reach the felt (drawn at full colour, unlike a disabled widget).
+        self.felt.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
         self.felt.setMinimumSize(520, 230)
         self.payouts = QTableWidget(0, 5)
         self.payouts.setHorizontalHeaderLabels(("Player", "Wager", "Amount", "Outcome", "Payout"))

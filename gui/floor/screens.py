@@ -72,12 +72,12 @@ def floor_shots(app: QApplication, out_dir: Path) -> list[Path]:
             boss = PitBossWindow(store, user=User("pat", "pitboss"))  # type: ignore[arg-type]
             boss.resize(1800, 1050)
             boss.show()
-            boss.filters.round_id.setText("T1-00040")
+            boss.filters.bonus.setCurrentIndex(1)  # rounds with a Bonus Number hit
             boss.apply_filters()
+            row = next(i for i, r in enumerate(boss.model.rows) if r.round_id == "T1-00040")
+            boss.view.selectRow(row)
             boss.recall.details.setCurrentIndex(1)
             paths.append(_save(app, boss, out_dir / "pitboss-recall-bonus.png"))
-            boss.filters.round_id.setText("")
-            boss.apply_filters()
             boss.tabs.setCurrentIndex(1)
             boss.reports.set_period("T1", datetime(2026, 11, 29, tzinfo=UTC))
             boss.reports.show_report()

@@ -199,7 +199,7 @@ class PitBossWindow(QMainWindow):
         self.view.verticalHeader().setDefaultSectionSize(26)
         self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.view.horizontalHeader().setStretchLastSection(True)
-        for col, w in enumerate((165, 60, 90, 70, 55, 80, 55, 90, 90, 90, 70)):
+        for col, w in enumerate((185, 60, 95, 75, 65, 90, 65, 95, 95, 95, 70)):
             self.view.setColumnWidth(col, w)
         self.view.selectionModel().selectionChanged.connect(self._row_selected)
         self.recall = RecallView()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QSpinBox
 from pytestqt.qtbot import QtBot
 
@@ -100,7 +101,7 @@ def test_recall_of_a_bonus_round(qtbot: QtBot, floor: Store) -> None:
     assert recall.payouts.rowCount() == len(recall.recall.wagers)  # type: ignore[union-attr]
     assert recall.audit.topLevelItemCount() == len(recall.recall.entries)  # type: ignore[union-attr]
     assert "rotor_speed" in recall.wheel.toPlainText()
-    assert not recall.felt.isEnabled()
+    assert recall.felt.testAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
 
 
 def test_buttons_follow_the_role(qtbot: QtBot, floor: Store) -> None:
