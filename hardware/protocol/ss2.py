@@ -15,6 +15,8 @@ and power-cycle restarts are reported as such.
 
 from __future__ import annotations
 
+import re
+from collections import deque
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -36,6 +38,7 @@ from hardware.events import (
     SelfTest,
     SensorEvent,
     TableClosed,
+    UnreadableLine,
     WarningChanged,
     WheelEvent,
     WheelRestart,
@@ -48,6 +51,12 @@ LAUNCH_GRACE = timedelta(seconds=3)  # guide § 7: flag 8 clears once state 3 be
 NO_BALL_GRACE = timedelta(seconds=5)  # guide § 7: flag 1 in state 4, ignore >= 5 s (10 lines)
 SPEED_STEP = Decimal("0.5")  # rpm change worth an event; the reading jitters by 0.1-0.2
 GAME_COUNTER_MAX = 256
+# A reply belongs to a command sent at most this long before it (the wheel answers in ~50 ms; the
+# captures show a status line or two in between). `*F` results are SelfTest events, not replies.
+REPLY_WINDOW = timedelta(seconds=10)
+# Commands answered by several lines (`*C` calibration steps, `*W`/`*M` total then list): every
+# line fits, and the command stays open until the window closes.
+MULTI_LINE_REPLIES = frozenset("CWM")
 
 SELF_TEST_CODES: dict[int, str] = {
     0: "ok",
@@ -110,6 +119,8 @@ def parse_status(text: str) -> Status | str:
         return f"status state {state!r} is not 1-7"
     if not (len(game) == 3 and game.isascii() and game.isdigit()):
         return f"status game {game!r} is not 3 digits"
+    if not 1 <= int(game) <= GAME_COUNTER_MAX:
+        return f"status game {game!r} is outside the counter's range 001-256"
     # The field is always 2 characters wide (3-4 only for 000/0000): a shorter one is a line
     # that lost a byte, and reading "18" as "1" would be a wrong result, so it is unreadable.
     win_number: int | None = None
@@ -132,6 +143,62 @@ def parse_status(text: str) -> Status | str:
 
 def _printable(text: str) -> bool:
     return all(" " <= ch <= "~" or ch == "\t" for ch in text)
+
+
+_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+# How many values a `*T` read returns (guide § 6): two for the ranges, four for sensor positions.
+SETTING_VALUES = {"r": 2, "s": 2, "j": 4}
+
+
+def _is_number(word: str) -> bool:
+    """An ASCII decimal as the wheel prints settings and statistics (`17.50000`, `-1.5`, `60`)."""
+    return _NUMBER.fullmatch(word) is not None
+
+
+def reply_fits(command: str, key: str, rest: str) -> bool:
+    """Whether `*<key> <rest>` has the shape the guide (and the captures) give for `command`.
+
+    A torn reply (`*P O`, `*T s 14.0 17.5` cut to `*T s 1`, `*o 11`) must not answer a command with
+    damaged text: it is unreadable, and the host's command times out and may be sent again.
+    `OK`, `NO` and `BUSY` (whole words) fit every command.
+    """
+    words = rest.split()
+    if words in (["OK"], ["NO"], ["BUSY"]):
+        return True
+    text = command.strip(_PADDING + "\r\n")
+    ckey = text[1:2]
+    args = text[2:].split()
+    if key == "Z":  # `*T z <pockets>` is answered `*Z OK`
+        return ckey == "T" and words == ["OK"]
+    if ckey in ("P", "u", "R", "q", "j", "F", " "):
+        return False  # answered only by OK / NO / BUSY
+    if ckey == "K":
+        return words == ["CAM"]
+    if ckey == "o":
+        return len(words) == 1 and words[0].isascii() and words[0].isdigit()
+    if ckey == "O":
+        return len(words) == 4 and all(w.isascii() and w.isdigit() for w in words)
+    if ckey == "T":
+        letter = args[0] if args else ""
+        if len(letter) != 1:
+            return False
+        if letter.isupper():  # a read: `*T s 14.0 17.50000`, the letter in lower case, then values
+            count = SETTING_VALUES.get(letter.lower(), 1)
+            values = words[1:]
+            return words[:1] == [letter.lower()] and len(values) == count and all(map(_is_number, values))
+        # A set is answered `*T OK`; the guide gives `*T m <rpm>` for m (real wheels say OK).
+        return letter == "m" and len(words) == 2 and words[0] == "m" and _is_number(words[1])
+    if ckey == "w":
+        return len(words) == 2 and all(map(_is_number, words))
+    if ckey == "A":
+        return len(words) == 1 and words[0].isascii() and words[0].isdigit()
+    if ckey == "I":
+        return words == args
+    if ckey == "d":
+        return bool(args) and args[0] == "g" and len(words) >= 3 and words[0] == "g"
+    if ckey == "s":
+        return bool(args) and len(words) >= 2 and words[0] == args[0]
+    return bool(words)  # other commands' replies are free text, but never empty
 
 
 def _reply_status(text: str) -> str:
@@ -164,12 +231,17 @@ class SS2Protocol(Protocol):
         self._no_ball_done = False
         self._speed: tuple[Decimal, bool] | None = None
         self._status_polls = 0
+        # Commands sent and not yet answered: (text, time sent), oldest first.
+        self._sent: deque[tuple[str, datetime]] = deque(maxlen=32)
 
     # -- host side ---------------------------------------------------------------------------
 
     def note_command(self, raw: str, time: datetime) -> None:
-        if "X" in self.reply_keys(raw):
+        keys = self.reply_keys(raw)
+        if "X" in keys:
             self._status_polls = min(self._status_polls + 1, 8)
+        elif keys:
+            self._sent.append((raw.strip(_PADDING + "\r\n"), time))
 
     def reply_keys(self, command: str) -> tuple[str, ...]:
         text = command.strip(_PADDING + "\r\n")
@@ -211,7 +283,7 @@ class SS2Protocol(Protocol):
         words = line.split()
         if len(words) == 2 and len(words[0]) == 1 and words[0].isalpha() and _printable(line):
             # The guide prints some replies without their '*' (`T OK`): accept them as replies.
-            return [self._reply(words[0], words[1], time)]
+            return [self._reply(words[0], words[1], time, line)]
         return [self.unreadable(line, "not a packet and not a winning number", time, self._game)]
 
     def _decode_packet(self, text: str, time: datetime) -> list[WheelEvent]:
@@ -241,9 +313,24 @@ class SS2Protocol(Protocol):
             code = int(rest)
             meaning = SELF_TEST_CODES.get(code, "unknown code")
             return [SelfTest(game=game, time=time, code=rest, meaning=meaning)]
-        return [self._reply(key, rest, time)]
+        return [self._reply(key, rest, time, text)]
 
-    def _reply(self, key: str, rest: str, time: datetime) -> CommandReply:
+    def _reply(self, key: str, rest: str, time: datetime, raw: str) -> CommandReply | UnreadableLine:
+        """A reply; checked against the oldest open command it answers, if the host sent one.
+
+        A reply nobody asked for (a capture without TX lines, a second program on the port) is
+        passed on as it is: only the shape of an answer to a known command can be judged.
+        """
+        while self._sent and time - self._sent[0][1] > REPLY_WINDOW:
+            self._sent.popleft()
+        for index, (command, _) in enumerate(self._sent):
+            if key not in self.reply_keys(command):
+                continue
+            if not reply_fits(command, key, rest):
+                return self.unreadable(raw, f"torn reply to {command!r}", time, self._game)
+            if command[1:2] not in MULTI_LINE_REPLIES:
+                del self._sent[index]
+            break
         return CommandReply(game=self._game, time=time, command=key, text=rest, status=_reply_status(rest))
 
     def _decode_bonus(self, text: str, time: datetime) -> list[WheelEvent]:

@@ -335,3 +335,68 @@ def test_power_cycle_right_after_game_one_is_not_swallowed() -> None:
     events = feed(ss2(), lines)
     assert [e.previous for e in of(events, WheelRestart)] == [1]
     assert [(r.game, r.number) for r in of(events, WheelResult)] == [(1, 17), (1, 23)]
+
+
+def test_torn_replies_do_not_answer_a_command() -> None:
+    """A reply that lost bytes is unreadable when it cannot be the answer to the open command."""
+    sent = [
+        ("*P 1", "*P O"),
+        ("*u 1", "*u K"),
+        ("*o 1159", "*o BUS"),
+        ("*O", "*O 6 1 60"),
+        ("*T S", "*T s 14.0 17."),
+        ("*T S", "*T 14.0 17.5"),
+        ("*T h 60", "*T O"),
+        ("*w", "*w 31.57"),
+        ("*K", "*K CA"),
+        ("*F", "*F BUS"),
+        ("*F", "*F"),
+        ("*d g", "*d 12:00"),
+    ]
+    for command, reply in sent:
+        protocol = ss2()  # a torn reply leaves its command open: one wheel per case
+        protocol.note_command(command, T0)
+        events = protocol.feed_line(reply, T0 + timedelta(seconds=0.05))
+        unreadable = of(events, UnreadableLine)
+        assert len(events) == len(unreadable) == 1, (command, reply)
+        assert unreadable[0].raw == reply and command in unreadable[0].reason
+    # The command stays open: the whole reply, when it comes, still answers it.
+    protocol = ss2()
+    protocol.note_command("*P 1", T0)
+    torn, whole = protocol.feed_line("*P O", T0), protocol.feed_line("*P OK", T0)
+    assert isinstance(torn[0], UnreadableLine)
+    assert [(e.command, e.status) for e in of(whole, CommandReply)] == [("P", "ok")]
+    # After it was answered, a stray reply is passed on as it is (nothing to judge it against).
+    assert [e.text for e in of(protocol.feed_line("*P O", T0), CommandReply)] == ["O"]
+
+
+def test_whole_replies_answer_their_commands() -> None:
+    protocol = ss2()
+    cases = [
+        ("*P 1", "*P NO", "no"),
+        ("*P 0", "*P OK", "ok"),
+        ("*u 3", "*u OK", "ok"),
+        ("*o 1158", "*o BUSY", "busy"),
+        ("*o 1159", "*o 1159", "value"),
+        ("*O", "*O 6 1 60 1158", "value"),
+        ("*T S", "*T s 14.0 17.50000", "value"),
+        ("*Tr 23000 23000", "*T OK", "ok"),
+        ("*T m 2", "*T m 2.0", "value"),
+        ("*T z 37", "*Z OK", "ok"),
+        ("*T t 4000", "T OK", "ok"),
+        ("*w", "*w 31.57 54.2", "value"),
+        ("*K", "*K CAM", "value"),
+        ("*R", "*R OK", "ok"),
+        ("*d g", "*d g 12:34:56 - 01/02/25", "value"),
+        ("*s t", "*s t 12", "value"),
+        ("*V", "*V SS2 2.52", "value"),
+        ("* u1", "*  NO", "no"),
+    ]
+    for command, reply, status in cases:
+        protocol.note_command(command, T0)
+        events = protocol.feed_line(reply, T0 + timedelta(seconds=0.05))
+        assert [(type(e), getattr(e, "status", None)) for e in events] == [(CommandReply, status)], command
+    # An answer that comes after the reply window is not judged against the old command.
+    protocol.note_command("*P 1", T0)
+    late = protocol.feed_line("*P O", T0 + timedelta(seconds=11))
+    assert [type(e) for e in late] == [CommandReply]

@@ -33,7 +33,7 @@ from hardware.events import (
     WheelEvent,
     WheelResult,
 )
-from hardware.link import WheelLink, WheelTimeout
+from hardware.link import WheelLink, WheelTimeout, utc_now
 from hardware.pty_server import PtyServer
 from hardware.serial_link import SerialLink, SerialSettings
 from hardware.virtual_wheel import FaultPlan, VirtualWheel
@@ -361,3 +361,47 @@ def test_cli_replay_on_pty_loses_no_line(tmp_path: Path) -> None:
     results = [(e.game, e.number) for e in events if isinstance(e, WheelResult)]
     expected = [(e.game, e.number) for e in decode_capture(capture) if isinstance(e, WheelResult)]
     assert len(results) == 136 and results == expected
+
+
+class _WiredLink(WheelLink):
+    """A link whose wire is the test: written bytes are recorded, received lines injected."""
+
+    def __init__(self) -> None:
+        super().__init__("ss2", source="test", silence_after=None)
+        self.sent: list[bytes] = []
+
+    async def _open(self) -> None:
+        self._set_connected(True, "test wire")
+
+    async def _close(self) -> None:
+        pass
+
+    async def _write(self, data: bytes) -> None:
+        self.sent.append(data)
+
+
+def test_a_torn_reply_does_not_resolve_the_command() -> None:
+    async def scenario() -> None:
+        link = _WiredLink()
+        async with link:
+            tap = Tap(link)
+            pending = asyncio.create_task(link.command("*P 1", timeout=2))
+            await asyncio.sleep(0.01)
+            assert link.sent == [b"*P 1\r\n"]
+            link._line_received("*P O", utc_now())
+            await asyncio.sleep(0.01)
+            assert not pending.done()
+            link._line_received("*P OK", utc_now())
+            reply = await pending
+            assert isinstance(reply, CommandReply) and (reply.text, reply.status) == ("OK", "ok")
+            events = await tap.until(lambda e: isinstance(e, CommandReply), timeout=1)
+            torn = [e for e in events if isinstance(e, UnreadableLine)]
+            assert [e.raw for e in torn] == ["*P O"] and link.health.unreadable == 1
+            # A reply that never comes whole: the command times out instead of taking "*T s 1".
+            link_task = asyncio.create_task(link.command("*T S", timeout=0.2))
+            await asyncio.sleep(0.01)
+            link._line_received("*T s 1", utc_now())
+            with pytest.raises(WheelTimeout):
+                await link_task
+
+    asyncio.run(scenario())
