@@ -184,7 +184,7 @@ class Marquee(QWidget):
             )
 
     def _paint_side(self, p: QPainter, r: QRectF, u: float) -> None:
-        bonus_box = QRectF(r.x(), r.y(), r.width(), r.height() * 0.42)
+        bonus_box = QRectF(r.x(), r.y(), r.width(), r.height() * 0.46)
         self._panel(p, bonus_box, u)
         p.setPen(theme.TEXT_DIM)
         p.setFont(self._font(0.34 * u))
@@ -194,23 +194,25 @@ class Marquee(QWidget):
             "BONUS NUMBER",
         )
         if self.bonus is not None:
-            radius = min(bonus_box.height() * 0.28, bonus_box.width() * 0.16)
-            c = QPointF(bonus_box.x() + bonus_box.width() * 0.3, bonus_box.center().y() + 0.2 * u)
+            body = bonus_box.adjusted(0.4 * u, 0.75 * u, -0.3 * u, -0.2 * u)
+            radius = min(body.height() * 0.48, body.width() * 0.2)
+            c = QPointF(body.x() + radius + 0.1 * u, body.center().y())
             self._ball(p, c, radius, self.bonus, ring=theme.BONUS)
-            icon = 0.9 * u
-            theme.icon("diamond").paint(
-                p, QRectF(c.x() + radius * 1.3, c.y() - icon * 0.9, icon, icon).toRect()
+            side = QRectF(
+                c.x() + radius + 0.35 * u, body.y(), body.right() - c.x() - radius - 0.35 * u, body.height()
             )
+            icon = min(0.8 * u, side.height() * 0.4)
+            theme.icon("diamond").paint(p, QRectF(side.x(), side.y(), icon, icon).toRect())
+            text_box = side.adjusted(0, icon + 0.1 * u, 0, 0)
+            # Two short lines, sized to the room left beside the ball so they never spill out.
             p.setPen(theme.BONUS)
-            p.setFont(self._font(0.3 * u))
+            p.setFont(self._font(min(0.3 * u, text_box.width() / 9.0, text_box.height() / 2.8)))
             p.drawText(
-                QRectF(
-                    c.x() + radius * 1.3, c.y() + 0.1 * u, bonus_box.right() - c.x() - radius * 1.4, 1.2 * u
-                ),
-                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
+                text_box,
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
                 "inside wins play\nthe bonus game",
             )
-        stats = QRectF(r.x(), bonus_box.bottom() + 0.25 * u, r.width(), r.height() * 0.58 - 0.25 * u)
+        stats = QRectF(r.x(), bonus_box.bottom() + 0.25 * u, r.width(), r.height() * 0.54 - 0.25 * u)
         self._panel(p, stats, u)
         hot, cold = hot_and_cold(self.history)
         split = colour_split(self.history)
@@ -228,7 +230,10 @@ class Marquee(QWidget):
         self._paint_split(
             p,
             QRectF(
-                stats.x() + 0.3 * u, stats.y() + 2 * row_h + row_h * 0.2, stats.width() - 0.6 * u, row_h * 0.6
+                stats.x() + 0.3 * u,
+                stats.y() + 2 * row_h,
+                stats.width() - 0.6 * u,
+                row_h * 0.45,
             ),
             split,
             u,
@@ -256,6 +261,12 @@ class Marquee(QWidget):
                 p.setPen(theme.TEXT)
                 p.drawText(part, Qt.AlignmentFlag.AlignCenter, f"{round(share * 100)}%")
             x += part.width()
+        # Counts under the bar, zero included even when its share is too thin to label.
+        p.setPen(theme.TEXT_DIM)
+        p.setFont(self._font(min(0.24 * u, r.height() * 0.5), bold=False))
+        caption = QRectF(r.x(), r.bottom() + r.height() * 0.1, r.width(), r.height() * 0.7)
+        text = f"red {split['red']} · black {split['black']} · zero {split['green']}   (last {total})"
+        p.drawText(caption, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
 
     def _paint_history(self, p: QPainter, r: QRectF, u: float) -> None:
         self._panel(p, r, u)
