@@ -41,9 +41,18 @@ from engine.auth import User
 from engine.errors import DrrError
 from engine.floor import windows as win
 from engine.floor.alerts import AlertScanner
-from engine.floor.surveillance import DEFAULT_EDGE, JournalTail, TableView, floor_tables, table_view
+from engine.floor.surveillance import (
+    DEFAULT_EDGE,
+    LAYOUT_ORDER,
+    JournalTail,
+    TableView,
+    floor_tables,
+    frequency,
+    table_view,
+)
 from engine.store.db import Store
 from engine.store.stats import expected_lucky_count
+from engine.wheel_layout import WHEEL_ORDER
 from gui import theme
 from gui.floor.alerts_panel import AlertsPanel
 from gui.floor.watch import StoreWatch
@@ -56,6 +65,7 @@ WINDOW_CHOICES = (
     "Last 100 spins", "Last 500 spins", "Last 1,000 spins", "Last 10,000 spins", "Today", "Shift",
     "All spins", "Custom range…",
 )  # fmt: skip
+ROTOR_CHOICES = ("Both rotor directions", "Clockwise only", "Counter-clockwise only")
 # Short labels: thirteen bars share a third of the page (R/B/0, odd/even, low/high, dozens, columns).
 SPLIT_LABELS = ("R", "B", "0", "odd", "even", "lo", "hi", "D1", "D2", "D3", "C1", "C2", "C3")
 SPLIT_SIZES = (18, 18, 1, 18, 18, 18, 18, 12, 12, 12, 12, 12, 12)
@@ -96,6 +106,7 @@ class TablePage(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.wheel_order = False
+        self.direction = "both"
         self.view: TableView | None = None
         self.frequency = FrequencyChart("Outcome frequency per number (gold: expected, band: 99%)")
         self.ring = WheelRing()
@@ -144,6 +155,12 @@ class TablePage(QWidget):
         grid.setColumnStretch(1, 3)
         grid.setColumnStretch(2, 2)
 
+    def set_direction(self, direction: str) -> None:
+        """Bars of every spin ("both") or of one rotor direction ("cw", "ccw")."""
+        self.direction = direction
+        if self.view is not None:
+            self.show_view(self.view)
+
     def set_wheel_order(self, on: bool) -> None:
         self.wheel_order = on
         if self.view is not None:
@@ -154,7 +171,13 @@ class TablePage(QWidget):
         s = view.stats
         n = s["spins"]
         flagged = s["z_scores"]["flagged"]
-        self.frequency.update_data(view.wheel if self.wheel_order else view.layout, flagged)
+        order = WHEEL_ORDER if self.wheel_order else LAYOUT_ORDER
+        if self.direction == "both":
+            self.frequency.update_data(view.wheel if self.wheel_order else view.layout, flagged)
+        else:
+            split = s["by_direction"].get(self.direction)
+            counts = split["counts"] if split else [0] * 37
+            self.frequency.update_data(frequency(counts, order), flagged)
         sector = s["sectors"]["5"]
         p = sector["p_value"]
         self.ring.update_data(
@@ -334,6 +357,10 @@ class SurveillanceWindow(QMainWindow):
         self.order = QPushButton("Wheel order")
         self.order.setCheckable(True)
         self.order.toggled.connect(self._order_toggled)
+        self.rotor = QComboBox()
+        self.rotor.addItems(ROTOR_CHOICES)
+        self.rotor.setToolTip("frequency bars of every spin or of one rotor direction")
+        self.rotor.currentIndexChanged.connect(self._direction_picked)
         self.live = QLabel()
         self.live.setObjectName("dim")
         self.who = QLabel()
@@ -361,6 +388,7 @@ class SurveillanceWindow(QMainWindow):
         top.addWidget(QLabel("Window"))
         top.addWidget(self.window_box)
         top.addWidget(self.order)
+        top.addWidget(self.rotor)
         top.addStretch(1)
         top.addWidget(self.live)
         top.addSpacing(20)
@@ -397,6 +425,9 @@ class SurveillanceWindow(QMainWindow):
             self.silence.setInterval(60_000)
             self.silence.timeout.connect(lambda: self.scan_alerts())
             self.silence.start()
+
+    def _direction_picked(self, index: int) -> None:
+        self.page.set_direction(("both", "cw", "ccw")[index])
 
     def _order_toggled(self, on: bool) -> None:
         self.page.set_wheel_order(on)

@@ -77,6 +77,11 @@ def test_every_chart_shows_drr_stats(qtbot: QtBot, floor: Store, store_url: str)
         hold = expected["hold"]
         assert page.hold.theory.value() == pytest.approx(100 * hold["theoretical"])
         assert page.hold.ys[-1] == pytest.approx(100 * hold["actual"])
+    for index, direction in ((1, "cw"), (2, "ccw")):
+        window.rotor.setCurrentIndex(index)
+        assert page.frequency.heights == expected["by_direction"][direction]["counts"]
+    window.rotor.setCurrentIndex(0)
+    assert page.frequency.heights == expected["counts"]
     assert page.rotor.points > 0 and not page.rotor.empty.isVisible()
     assert sum(page.bonus.values) >= 5
 
