@@ -88,7 +88,7 @@ class BoxButton(QWidget):
         self._anim.setDuration(REVEAL_MS)
         self._anim.setEasingCurve(QEasingCurve.Type.OutCubic)
         self.setMinimumSize(64, 80)
-        self.setMaximumHeight(200)
+        self.setMaximumHeight(260)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
 
@@ -169,7 +169,7 @@ class BoxButton(QWidget):
             p.setFont(f)
             p.setPen(theme.DANGER if is_x else theme.TEXT)
             p.drawText(face, Qt.AlignmentFlag.AlignCenter, text)
-            if box.picked:
+            if box.picked and face.height() >= 70:  # small boxes: the gold frame says it
                 f.setPixelSize(max(9, int(face.height() * 0.12)))
                 p.setFont(f)
                 p.setPen(theme.LUCKY)
@@ -313,12 +313,13 @@ class BonusPanel(QFrame):
         layout.setContentsMargins(16, 14, 16, 14)
         layout.setSpacing(10)
         layout.addLayout(head)
-        layout.addLayout(row, 3)
+        layout.addLayout(row, 10)
         layout.addLayout(prev)
         layout.addWidget(self.banner)
         layout.addLayout(money_row)
         layout.addWidget(self.preset_row)
         layout.addWidget(self.start)
+        layout.addStretch(1)  # spare height goes below the game, not between its parts
 
         self._tick = QTimer(self)
         self._tick.setInterval(100)
