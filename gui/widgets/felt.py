@@ -422,8 +422,9 @@ class FeltWidget(QWidget):
         badges: list[tuple[QPointF, str]] = []
         for bet, players in by_spot.items():
             base = self.spot_of(bet)
+            n = len(players)  # several players on one spot: spread side by side around it
             for i, (player, wagers) in enumerate(players.items()):
-                centre = QPointF(base.x() + i * rad * 0.8, base.y() - i * rad * 0.45)
+                centre = QPointF(base.x() + (i - (n - 1) / 2) * rad * 1.1, base.y() - i * rad * 0.3)
                 style = self._styles.get(player) or theme.player_style(len(self._styles) + i)
                 amount = sum((w.amount for w in wagers), Decimal(0))
                 lines = [self._pay[w.id] for w in wagers if w.id in self._pay]
