@@ -113,6 +113,7 @@ class AlertScanner:
     silent_after: timedelta = DEFAULT_SILENT_AFTER
     station: str = "surveillance"
     seen: dict[str, int] = field(default_factory=dict)  # table -> last seq scanned
+    known: set[str] | None = None  # alert ids already raised (loaded from the journal on first use)
 
     def scan(self, store: Store, tables: list[str], now: datetime | None = None) -> list[Alert]:
         found: list[NewEvent] = []
@@ -161,7 +162,16 @@ class AlertScanner:
                             None,
                         )
                     )
-        return raise_alerts(store, found)
+        return self._raise(store, found)
+
+    def _raise(self, store: Store, events: list[NewEvent]) -> list[Alert]:
+        """`raise_alerts` for the candidates this scanner has not seen raised (most repeats stop here,
+        without a query); the rest are still checked against the journal, for other stations' alerts."""
+        if self.known is None:
+            self.known = {a.alert_id for a in list_alerts(store, limit=10**9)}
+        fresh = [e for e in events if e.payload["alert_id"] not in self.known]
+        self.known.update(e.payload["alert_id"] for e in fresh)
+        return raise_alerts(store, fresh)
 
     def check_view(self, store: Store, view: TableView) -> list[Alert]:
         """Bias and repeats alerts from a surveillance page (at most once per table, kind and day)."""
@@ -217,7 +227,7 @@ class AlertScanner:
                     None,
                 )
             )
-        return raise_alerts(store, found)
+        return self._raise(store, found)
 
 
 def _event(

@@ -182,12 +182,17 @@ class ReportsView(QWidget):
         writer.setTitle(f"Diamond Rush Roulette report, table {rep.table}")
         writer.setCreator("drr pit boss station")
         painter = QPainter(writer)
-        width = writer.width()
+        self.paint_report(painter, rep, writer.width(), writer.resolution())
+        painter.end()
+        self.message.setText(f"written {path}")
+        return path
+
+    def paint_report(self, painter: QPainter, rep: TableReport, width: int, dpi: int) -> None:
+        """The printed report (figures, the money chart as on screen, largest payouts) on any device."""
         y = 0.0
-        line = writer.resolution() * 0.22
+        line = dpi * 0.22
 
         def text(s: str, size: float = 10, bold: bool = False, x: float = 0) -> None:
-            nonlocal y
             font = QFont("Sans Serif")
             font.setPointSizeF(size)
             font.setBold(bold)
@@ -195,7 +200,7 @@ class ReportsView(QWidget):
             painter.setPen(QColor("#111111"))
             painter.drawText(QRectF(x, y, width - x, line * 1.4), Qt.AlignmentFlag.AlignLeft, s)
 
-        text(f"Table report — table {rep.table}", 16, True)
+        text(f"Diamond Rush Roulette — table report, table {rep.table}", 16, True)
         y += line * 2
         for label, value in rep.figures():
             text(label, 10, True)
@@ -209,8 +214,6 @@ class ReportsView(QWidget):
         text("Largest payouts", 12, True)
         y += line * 1.5
         for big in rep.largest:
-            text(f"{big.round_id}   {big.time[:19]} UTC   result {big.result}   paid {big.paid:,.2f}", 9)
+            when = big.time[:19].replace("T", " ")
+            text(f"{big.round_id}   {when} UTC   result {big.result}   paid {big.paid:,.2f}", 9)
             y += line
-        painter.end()
-        self.message.setText(f"written {path}")
-        return path
