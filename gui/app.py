@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -225,6 +227,10 @@ async def _serve(
     closing = asyncio.Event()
     # Closing the main window ends the station; the others are displays and may be re-opened.
     main.installEventFilter(_CloseWatcher(closing.set, main))
+    # So do Ctrl+C and a service manager's SIGTERM: the same orderly shutdown, journal checkpointed.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            asyncio.get_running_loop().add_signal_handler(sig, closing.set)
     if first_frame_exit:
         main.show()
     else:
