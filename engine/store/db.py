@@ -108,6 +108,7 @@ class OwnerClaim:
     station: str
     _fd: int | None = None
     _pg: Connection | None = None
+    _pg_key: int = 0
     released: bool = False
 
     def release(self) -> None:
@@ -123,9 +124,12 @@ class OwnerClaim:
             _unlock_fd(self._fd)
             os.close(self._fd)
         if self._pg is not None:
+            # A session-level advisory lock outlives close() on a pooled connection: unlock it now
+            # (synchronous), and end the session too in case the unlock could not run.
             with contextlib.suppress(exc.SQLAlchemyError):
-                # A session-level advisory lock outlives close() on a pooled connection: end the
-                # session itself, which drops the lock whatever state it is in.
+                self._pg.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": self._pg_key})
+                self._pg.commit()
+            with contextlib.suppress(exc.SQLAlchemyError):
                 self._pg.invalidate()
                 self._pg.close()
 
@@ -255,7 +259,7 @@ class Store:
                 raise DrrError(
                     f"table {table} is already in use by {_owner_text(dict(row._mapping) if row else None)}"
                 )
-            claim._pg = conn
+            claim._pg, claim._pg_key = conn, key
         with self.begin() as conn:
             conn.execute(sa.delete(schema.owners).where(schema.owners.c.table_id == table))
             conn.execute(sa.insert(schema.owners).values(table_id=table, **me))
