@@ -59,7 +59,7 @@ def _print_tables(m: GameMath) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from engine.math.bonus_value import STRATEGIES, BonusGame, Strategy
+    from engine.math.bonus_value import STRATEGIES, Strategy
     from engine.math.report import STRATEGY_TITLES, frac, outcome_bands
     from engine.math.wager_math import KIND_TITLES, percent, sqrt_decimal
 
@@ -122,7 +122,7 @@ def _print_tables(m: GameMath) -> None:
     )
     for col in ("round", "plays on up to", "cashes out from"):
         policy.add_column(col, justify="right")
-    for p in BonusGame.from_rules(m.rules).optimal_policy():
+    for p in m.optimal_policy:
         policy.add_row(
             str(p.round),
             "-" if p.continue_max_at_risk is None else frac(p.continue_max_at_risk),

@@ -79,7 +79,7 @@ def round_tables(rules: RulesSubmission) -> tuple[Table, ...]:
     return tuple(out)
 
 
-class BonusGame:
+class BonusAnalysis:
     """Exact analysis of one Rules Submission's bonus game."""
 
     def __init__(self, tables: Sequence[Table]) -> None:
@@ -90,7 +90,7 @@ class BonusGame:
         self._value = cache(self._value_uncached)
 
     @classmethod
-    def from_rules(cls, rules: RulesSubmission) -> BonusGame:
+    def from_rules(cls, rules: RulesSubmission) -> BonusAnalysis:
         return cls(round_tables(rules))
 
     # --- optimal play: backward induction ------------------------------------------------
@@ -169,5 +169,5 @@ class BonusGame:
 
 def bonus_values(rules: RulesSubmission) -> dict[Strategy, BonusValue]:
     """The bonus outcome's distribution under every strategy."""
-    game = BonusGame.from_rules(rules)
+    game = BonusAnalysis.from_rules(rules)
     return {s: game.value(s) for s in STRATEGIES}

@@ -53,9 +53,6 @@ def _wager_json(w: WagerStats) -> dict[str, Any]:
 
 def to_json(m: GameMath) -> dict[str, Any]:
     """The whole analysis in the `drr math --json` shape."""
-    from engine.math.bonus_value import BonusGame
-
-    game = BonusGame.from_rules(m.rules)
     return {
         "rules": {"name": m.rules.name, "sha256": m.rules.sha256},
         "bets": {kind: _wager_json(w) for kind, w in m.wagers.items()},
@@ -81,7 +78,7 @@ def to_json(m: GameMath) -> dict[str, Any]:
                     if p.cash_out_min_at_risk is None
                     else frac(p.cash_out_min_at_risk),
                 }
-                for p in game.optimal_policy()
+                for p in m.optimal_policy
             ],
         },
     }
@@ -314,9 +311,7 @@ def markdown(m: GameMath) -> str:
         "| round | plays on up to | cashes out from |",
         "| --- | --- | --- |",
     ]
-    from engine.math.bonus_value import BonusGame
-
-    for pol in BonusGame.from_rules(r).optimal_policy():
+    for pol in m.optimal_policy:
         go = "-" if pol.continue_max_at_risk is None else _num(pol.continue_max_at_risk)
         stop = "-" if pol.cash_out_min_at_risk is None else _num(pol.cash_out_min_at_risk)
         lines.append(f"| {pol.round} | {go} | {stop} |")

@@ -28,8 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine.math.bonus_value import BonusGame as BonusMath
-from engine.math.bonus_value import Strategy
+from engine.math.bonus_value import BonusAnalysis, Strategy
 from engine.math.wager_math import game_math, representative_bets
 from engine.rules import BONUS_ROUNDS, BOXES_PER_ROUND, CASH_OUT_FROM_ROUND, MULTIPLIER_BOXES, RulesSubmission
 
@@ -103,7 +102,7 @@ def _thresholds(rules: RulesSubmission, strategy: Strategy) -> tuple[float, ...]
     if strategy is Strategy.CASH_OUT_AT_3:
         out[CASH_OUT_FROM_ROUND - 1] = -math.inf
     elif strategy is Strategy.OPTIMAL:
-        for p in BonusMath.from_rules(rules).optimal_policy():
+        for p in BonusAnalysis.from_rules(rules).optimal_policy():
             if p.cash_out_min_at_risk is None:
                 continue
             lo = p.continue_max_at_risk
@@ -420,7 +419,7 @@ def simulate(
 
 
 def play_engine_bonus_game(
-    rules: RulesSubmission, rng: Rng, policy: BonusMath, strategy: Strategy
+    rules: RulesSubmission, rng: Rng, policy: BonusAnalysis, strategy: Strategy
 ) -> Fraction:
     """One bonus game through `engine.bonus_game.BonusGame`, the player following `strategy`
     (random boxes; the clock stands still, so no timer runs out)."""
@@ -449,7 +448,7 @@ def simulate_scalar(
     if spins < 1:
         raise ValueError(f"spins must be at least 1, not {spins}")
     rng = SeededRng(seed)
-    policy = BonusMath.from_rules(rules)
+    policy = BonusAnalysis.from_rules(rules)
     # Payouts round down to the rounding step; a large stake makes that loss negligible.
     stake = Decimal(10_000)
     wagers = [Wager(kind, "p", bet, stake) for kind, bet in representative_bets(rules).items()]

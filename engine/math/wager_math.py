@@ -19,7 +19,7 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 
 from engine.bets import Bet, BetKind, inside_bet, outside_bet
-from engine.math.bonus_value import STRATEGIES, BonusValue, Strategy, bonus_values
+from engine.math.bonus_value import STRATEGIES, BonusAnalysis, BonusValue, RoundPolicy, Strategy
 from engine.rules import RulesSubmission
 
 POCKETS = 37
@@ -168,16 +168,18 @@ class GameMath:
     rules: RulesSubmission
     lucky: LuckyStats
     bonus: Mapping[Strategy, BonusValue]
+    optimal_policy: tuple[RoundPolicy, ...]
     wagers: Mapping[str, WagerStats]
 
 
 def game_math(rules: RulesSubmission) -> GameMath:
     lucky = LuckyStats.from_rules(rules)
-    bonus = bonus_values(rules)
+    game = BonusAnalysis.from_rules(rules)
+    bonus = {s: game.value(s) for s in STRATEGIES}
     wagers = {
         kind: wager_stats(rules, bet, kind, lucky, bonus) for kind, bet in representative_bets(rules).items()
     }
-    return GameMath(rules, lucky, bonus, wagers)
+    return GameMath(rules, lucky, bonus, game.optimal_policy(), wagers)
 
 
 def sqrt_decimal(x: Fraction, places: int = 12) -> str:

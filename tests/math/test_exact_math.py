@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine.bets import Bet
-from engine.math.bonus_value import STRATEGIES, BonusGame, Strategy, bonus_values
+from engine.math.bonus_value import STRATEGIES, BonusAnalysis, Strategy, bonus_values
 from engine.math.wager_math import KIND_ORDER, game_math, percent, sqrt_decimal
 from engine.rules import RulesSubmission, load_default_rules, load_rules, parse_rules
 
@@ -25,7 +25,7 @@ def test_worked_example_bonus_values() -> None:
 
 def test_distributions_are_complete_and_optimal_is_best() -> None:
     for rules in (load_rules(WORKED), load_default_rules()):
-        game = BonusGame.from_rules(rules)
+        game = BonusAnalysis.from_rules(rules)
         values = {s: game.value(s) for s in STRATEGIES}
         for v in values.values():
             assert sum(v.distribution.values()) == 1
@@ -48,7 +48,7 @@ def test_play_to_end_closed_form() -> None:
 
 
 def test_optimal_policy_is_a_threshold_on_the_amount_at_risk() -> None:
-    for policy in BonusGame.from_rules(load_rules(WORKED)).optimal_policy():
+    for policy in BonusAnalysis.from_rules(load_rules(WORKED)).optimal_policy():
         if policy.continue_max_at_risk is not None and policy.cash_out_min_at_risk is not None:
             assert policy.continue_max_at_risk < policy.cash_out_min_at_risk
 

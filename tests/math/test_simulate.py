@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 
 from engine.math import simulate as sim
-from engine.math.bonus_value import STRATEGIES, BonusGame, Strategy
+from engine.math.bonus_value import STRATEGIES, BonusAnalysis, Strategy
 from engine.math.wager_math import KIND_ORDER, game_math
 from engine.rng import SeededRng
 from engine.rules import RulesSubmission, load_default_rules, load_rules
@@ -46,7 +46,7 @@ def test_exact_rtp_inside_the_99_percent_interval(seed: int) -> None:
 
 @pytest.mark.parametrize("rules", [RULES, load_rules(WORKED)], ids=["default", "worked-example"])
 def test_vectorised_cash_out_thresholds_are_the_exact_policy(rules: RulesSubmission) -> None:
-    game = BonusGame.from_rules(rules)
+    game = BonusAnalysis.from_rules(rules)
     for strategy in STRATEGIES:
         cut = sim.SimPlan.of(rules, strategy).cash_out_at_risk
         states = {(Fraction(v), Fraction(v)) for v in rules.bonus_rounds[0]}  # after round 1
@@ -106,7 +106,7 @@ def test_other_strategies_inside_the_99_percent_interval(strategy: Strategy) -> 
 def test_simulated_bonus_games_follow_the_exact_distribution(strategy: Strategy) -> None:
     plan = sim.SimPlan.of(RULES, strategy)
     outcomes = sim.play_bonus_games(plan, np.random.default_rng(5), 200_000)
-    exact = BonusGame.from_rules(RULES).value(strategy)
+    exact = BonusAnalysis.from_rules(RULES).value(strategy)
     edges = [29, 30, 40, 50, 70, 100, 200, 500, 1000, 2000, 3000, 5000]  # bins [a, b)
     expected = np.zeros(len(edges) - 1)
     for b, p in exact.distribution.items():
@@ -121,7 +121,7 @@ def test_simulated_bonus_games_follow_the_exact_distribution(strategy: Strategy)
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_engine_bonus_game_played_by_strategy_matches_the_exact_value(strategy: Strategy) -> None:
-    policy = BonusGame.from_rules(RULES)
+    policy = BonusAnalysis.from_rules(RULES)
     rng = SeededRng(21)
     outcomes = np.array(
         [float(sim.play_engine_bonus_game(RULES, rng, policy, strategy)) for _ in range(3000)]
