@@ -125,7 +125,9 @@ def approve_payout(
     row = _round_row(store, round_id, table)
     if row.status == "void":
         raise DrrError(f"round {round_id} is void: nothing to pay")
-    amount = from_units(row.paid)
+    amount = (
+        from_units(row.paid) if row.status == "settled" else _pending_payout(store, round_id, row.table_id)
+    )
     store.journal.append(
         row.table_id,
         PAYOUT_APPROVED,
@@ -134,6 +136,16 @@ def approve_payout(
         user=user.name,
     )
     return amount
+
+
+def _pending_payout(store: Store, round_id: str, table: str) -> Decimal:
+    """What an unsettled round will pay, from its journal (wagers, draw, result, bonus outcomes)."""
+    from engine.floor.recall import recall_round
+
+    rec = recall_round(store, round_id, table)
+    if rec.result is None:
+        raise DrrError(f"round {round_id} has no result yet: nothing to approve")
+    return sum((s.payout for s in rec.settlements), Decimal(0))
 
 
 def _check_setting(key: str, value: str) -> str:

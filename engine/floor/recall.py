@@ -154,4 +154,15 @@ def recall_round(
             )
             if state.settlement is not None:
                 rec.settlements = list(state.settlement.settlements)
+        elif state.result is not None and state.draw is not None and state.phase.value != "void":
+            # Not settled yet (a payout waiting for approval, a bonus game under way): what it will pay.
+            from engine.settlement import settle_round
+
+            try:
+                pending = settle_round(state.wagers, state.result, state.draw, state.bonus_odds, rules)
+            except DrrError as exc:
+                rec.replay_note = f"payouts not known yet: {exc.message}"
+            else:
+                rec.settlements = list(pending.settlements)
+                rec.replay_note = "not settled yet: the payouts shown are what the round will pay"
     return rec

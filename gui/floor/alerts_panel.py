@@ -30,10 +30,18 @@ SHORT = {"critical": "CRIT", "warning": "WARN", "info": "INFO"}
 
 
 class AlertsPanel(QWidget):
-    def __init__(self, store: Store, current_user: Callable[[], User | None]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        current_user: Callable[[], User | None],
+        sign_off: Callable[[Alert], tuple[User, str] | None] | None = None,
+    ) -> None:
+        """`sign_off` (the pit-boss station) asks for the reason and PIN of each acknowledgement;
+        without it the logged-in user acknowledges (the surveillance station)."""
         super().__init__()
         self.store = store
         self.current_user = current_user
+        self.sign_off = sign_off
         self.alerts: list[Alert] = []
         title = QLabel("Alerts")
         title.setObjectName("title")
@@ -108,8 +116,14 @@ class AlertsPanel(QWidget):
         if user is None:
             self.message.setText("log in to acknowledge")
             return
+        note = ""
+        if self.sign_off is not None:
+            signed = self.sign_off(alert)
+            if signed is None:
+                return
+            user, note = signed
         try:
-            acknowledge_alert(self.store, alert.alert_id, user)
+            acknowledge_alert(self.store, alert.alert_id, user, note)
         except DrrError as exc:
             self.message.setText(exc.message)
             return

@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 from engine.auth import User
 from engine.errors import DrrError
 from engine.floor import actions
+from engine.floor.alerts import Alert
 from engine.floor.history_page import HistoryQuery, HistoryRow, dealers
 from engine.floor.recall import recall_round
 from engine.floor.surveillance import floor_tables
@@ -231,7 +232,7 @@ class PitBossWindow(QMainWindow):
         self.reports = ReportsView(store)
         self.rules_tab = self._build_rules_tab()
         self.settings_tab = self._build_settings_tab()
-        self.alerts = AlertsPanel(store, lambda: self.user)
+        self.alerts = AlertsPanel(store, lambda: self.user, self._sign_off_alert)
         self.tabs = QTabWidget()
         self.tabs.addTab(history, "History")
         self.tabs.addTab(self.reports, "Reports")
@@ -313,6 +314,14 @@ class PitBossWindow(QMainWindow):
         if not dialog.exec() or dialog.user is None:
             return None
         return dialog.user, dialog.reason_text
+
+    def _sign_off_alert(self, alert: Alert) -> tuple[User, str] | None:
+        return self.sign_off(
+            "acknowledge_alert",
+            "Acknowledge alert",
+            f"{alert.severity.upper()} on table {alert.table} at {(alert.at or alert.time)[:19]} UTC: "
+            f"{alert.kind} — {alert.message}",
+        )
 
     # --- history -------------------------------------------------------------------------------
 

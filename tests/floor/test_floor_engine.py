@@ -265,3 +265,28 @@ def test_wheel_faults_and_a_silent_table_raise_alerts(store: Store) -> None:
     assert scanner.scan(store, ["T5"], now=datetime(2026, 11, 29, 10, 5, tzinfo=UTC)) == []
     later = scanner.scan(store, ["T5"], now=datetime(2026, 11, 29, 10, 30, tzinfo=UTC))
     assert [a.kind for a in later] == ["table silent"] and "round open" in later[0].message
+
+
+def test_a_payout_waiting_at_the_table_is_approved_with_its_amount(store: Store) -> None:
+    from engine.floor.demo import rounds_for
+    from engine.rules import load_default_rules
+
+    users = add_users(store)
+    events = next(
+        iter(
+            rounds_for(
+                load_default_rules(), "T1", 1, seed="pending", start=datetime(2026, 11, 29, tzinfo=UTC)
+            )
+        )
+    )
+    store.journal.append_many([e for e in events if e.type != "round.settled"])
+    settled = next(e for e in events if e.type == "round.settled")
+    rec = recall_round(store, "T1-00001", "T1")
+    assert "not settled yet" in rec.replay_note
+    expected = sum((s.payout for s in rec.settlements), Decimal(0))
+    assert expected == Decimal(settled.payload["total_paid"])
+    amount = actions.approve_payout(
+        store, "T1-00001", "large straight-up win, camera checked", users["pitboss"]
+    )
+    assert amount == expected
+    assert _journal_types(store, "T1")[-1] == "payout.approved"

@@ -194,3 +194,23 @@ def test_report_on_screen_csv_and_pdf(qtbot: QtBot, floor: Store, tmp_path: Path
     assert (
         pdf_path is not None and pdf_path.read_bytes().startswith(b"%PDF") and pdf_path.stat().st_size > 5000
     )
+
+
+@pytest.mark.parametrize(("name", "allowed"), [("pat", True), ("cody", False)])
+def test_acknowledging_an_alert_needs_the_pin_of_a_role_that_may(
+    qtbot: QtBot, floor: Store, signer: Signer, name: str, allowed: bool
+) -> None:
+    from engine.floor.alerts import AlertScanner, list_alerts
+
+    AlertScanner().scan(floor, ["T1"])  # the demo floor's manual results
+    window = PitBossWindow(floor, user=User("pat", "pitboss"))
+    qtbot.addWidget(window)
+    window.tabs.setCurrentWidget(window.alerts)
+    signer.name, signer.pin = name, PINS[name]
+    window.alerts.table.selectRow(0)
+    target = window.alerts.selected()
+    assert target is not None
+    window.alerts.acknowledge_selected()
+    after = {a.alert_id: a for a in list_alerts(floor)}[target.alert_id]
+    assert (after.acknowledged_by == name) is allowed
+    assert bool(signer.errors) is not allowed
