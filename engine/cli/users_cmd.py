@@ -61,13 +61,14 @@ def _login_admin(store: Store, args: argparse.Namespace) -> User | None:
 def run_add(args: argparse.Namespace) -> int:
     from engine.cli.store_args import open_from_args, read_pin
     from engine.errors import DrrError
-    from engine.store.users import add_user
+    from engine.store.users import add_user, check_pin
 
     pin = args.pin
     if pin is None:
         pin = read_pin(f"new PIN for {args.name}: ")
         if read_pin("the same PIN again: ") != pin:
             raise DrrError("the two PINs differ; nothing changed")
+    check_pin(pin)  # before the store is created or touched
     with open_from_args(args, migrate=True) as store:
         by = _login_admin(store, args)
         add_user(store, args.name, args.role, pin, by=by)
