@@ -27,14 +27,17 @@ STATIONS = ("croupier", "display", "bonus", "surveillance", "pitboss")
 
 
 def run_default(args: argparse.Namespace) -> int:
-    """Plain `drr`: croupier, player display and bonus screen, the virtual wheel, the local journal."""
+    """Plain `drr`: croupier, player display and bonus screen, the wheel and the journal the
+    settings file names (embedded defaults: the virtual wheel and the local SQLite journal)."""
+    settings = getattr(args, "settings", None)
     return run_station(
         station="croupier",
-        wheel=getattr(args, "wheel", None) or "sim",
-        rules=getattr(args, "rules", None),
-        db=getattr(args, "db", None),
-        table_id=getattr(args, "table", None) or "T1",
+        wheel=settings.wheel_link_spec if settings is not None else "sim",
+        rules=str(settings.rules_path) if settings is not None and settings.rules_path else None,
+        db=settings.database_url if settings is not None else None,
+        table_id=settings.table_id if settings is not None else "T1",
         all_windows=True,
+        settings=settings,
     )
 
 
@@ -69,7 +72,9 @@ async def _login(store: Any, station: str, table_id: str, parent: Any) -> Any:
     return dialog.user
 
 
-async def _start_table(store: Any, user: Any, rules_path: str | None, table_id: str) -> Any:
+async def _start_table(
+    store: Any, user: Any, rules_path: str | None, table_id: str, threshold: Any = None
+) -> Any:
     """The table service on the store, started (recovery from the journal included), behind the adapter."""
     from pathlib import Path
 
@@ -79,7 +84,8 @@ async def _start_table(store: Any, user: Any, rules_path: str | None, table_id: 
     from gui.service_table import ServiceTable
 
     text = Path(rules_path).read_bytes() if rules_path else None
-    service = TableService(store, table_id, rules_text=text, rng=SystemRng(), station="croupier")
+    extra = {"approval_threshold": threshold} if threshold is not None else {}
+    service = TableService(store, table_id, rules_text=text, rng=SystemRng(), station="croupier", **extra)
     await service.start(user=user.name)
 
     def approve(name: str, pin: str) -> Any:
@@ -113,10 +119,11 @@ class WheelFeed:
 
     HEALTH_PERIOD_S = 0.5
 
-    def __init__(self, table: Any, spec: str, speed: float = 1.0) -> None:
+    def __init__(self, table: Any, spec: str, speed: float = 1.0, settings: Any = None) -> None:
         self.table = table
         self.spec = spec
         self.speed = speed
+        self.settings = settings
         self.tasks: set[asyncio.Task[Any]] = set()
         self.link: Any = None
         self.warnings: tuple[str, ...] = ()
@@ -124,7 +131,15 @@ class WheelFeed:
     def start(self) -> None:
         from hardware.wheel_source import open_wheel
 
-        self.link = open_wheel(self.spec, speed=self.speed)
+        extra: dict[str, Any] = {}
+        if self.settings is not None:
+            # Every line to and from the wheel goes to the capture folder, as the settings say.
+            extra = {
+                "capture_dir": self.settings.effective_capture_dir,
+                "protocol": self.settings.wheel_protocol,
+                "silence_after": self.settings.wheel_silence_seconds,
+            }
+        self.link = open_wheel(self.spec, speed=self.speed, **extra)
         self._spawn(self._pump())
         self._spawn(self._health())
 
@@ -174,7 +189,10 @@ def run_station(
     table_id: str = "T1",
     all_windows: bool = False,
     first_frame_exit: bool = False,
+    settings: Any = None,
 ) -> int:
+    """`settings` (engine.config.Settings) gives the large-payout threshold and the wheel's
+    capture folder and silence limit; None keeps the embedded defaults."""
     if station not in STATIONS:
         raise DrrError(f"unknown station {station!r}; choose one of {', '.join(STATIONS)}")
     if station in ("surveillance", "pitboss"):
@@ -199,7 +217,9 @@ def run_station(
     asyncio.set_event_loop(loop)
     with loop:
         loop.run_until_complete(
-            _serve(app, first_rules, station, wheel, rules, db, table_id, all_windows, first_frame_exit)
+            _serve(
+                app, first_rules, station, wheel, rules, db, table_id, all_windows, first_frame_exit, settings
+            )
         )
     return 0
 
@@ -214,6 +234,7 @@ async def _serve(
     table_id: str,
     all_windows: bool,
     first_frame_exit: bool,
+    settings: Any,
 ) -> None:
     from gui.deferred_table import DeferredTable
 
@@ -242,12 +263,13 @@ async def _serve(
     store = _open_store(db, table_id)
     try:
         user = await _login(store, station, table_id, main)
-        inner = await _start_table(store, user, rules, table_id)
+        threshold = settings.large_payout_threshold if settings is not None else None
+        inner = await _start_table(store, user, rules, table_id, threshold)
         table.attach(inner)
         if first_frame_exit:
             await table.shutdown()
             return
-        link = WheelFeed(table, wheel)
+        link = WheelFeed(table, wheel, settings=settings)
         try:
             link.start()
         except DrrError as exc:

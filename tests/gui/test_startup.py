@@ -47,7 +47,10 @@ def test_drr_gui_starts_on_the_journal_and_exits_after_the_first_frame(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], qapp: object
 ) -> None:
     db = tmp_path / "t.sqlite"
-    assert cli.main(["gui", "--station", "croupier", "--db", str(db), "--first-frame-exit"]) == 0
+    assert (
+        cli.main(["gui", "--station", "croupier", "--table", "T1", "--db", str(db), "--first-frame-exit"])
+        == 0
+    )
     assert capsys.readouterr().out.startswith("first_frame_at ")
     with open_store(str(db), table="T1") as store:
         types = [e.type for e in store.journal.entries("T1")]
