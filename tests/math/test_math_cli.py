@@ -44,6 +44,19 @@ def test_json_has_exact_fractions_per_kind_and_strategy(capsys: pytest.CaptureFi
     assert mean == Fraction(doc["bonus"]["mean"]["optimal"])
 
 
+def test_kinds_follow_the_trio_and_first_four_switches(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rules = tmp_path / "no-trios.toml"
+    text = default_rules_path().read_text(encoding="utf-8")
+    rules.write_text(
+        text.replace("trios = true", "trios = false").replace("first_four = true", "first_four = false")
+    )
+    assert main(["math", "--json", "--rules", str(rules)]) == 0
+    bets = json.loads(capsys.readouterr().out)["bets"]
+    assert list(bets) == [k for k in KIND_ORDER if k not in ("trio", "first_four")]
+
+
 def test_readable_report(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["math", "--rules", str(default_rules_path())]) == 0
     out = capsys.readouterr().out

@@ -84,6 +84,16 @@ def test_lucky_and_bonus_draw_is_uniform_and_disjoint() -> None:
     assert stats.chisquare(got, want / want.sum() * got.sum()).pvalue > 0.001
 
 
+def test_weighted_tables_of_any_size_draw_by_their_weights() -> None:
+    rng = np.random.default_rng(12)
+    for table in ({Fraction(49): 3, Fraction(499): 1}, {Fraction(49): 300_000, Fraction(499): 100_000}):
+        weighted = sim._Weighted.of(table)
+        assert (weighted.lookup is None) == (sum(table.values()) > sim.LOOKUP_MAX)
+        draws = weighted.draw(rng, 100_000)
+        assert set(np.unique(draws)) == {49.0, 499.0}
+        assert abs((draws == 49.0).mean() - 0.75) < 4 * math.sqrt(0.75 * 0.25 / draws.size)
+
+
 def test_distinct_numbers_are_uniform_subsets() -> None:
     rows = sim.distinct_numbers(np.random.default_rng(3), 300_000, 3)
     assert (np.diff(rows, axis=1) > 0).all()
@@ -136,8 +146,10 @@ def test_engine_bonus_game_played_by_strategy_matches_the_exact_value(strategy: 
 def test_same_seed_same_answer_on_any_number_of_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sim, "TASK_SPINS", 50_000)
     monkeypatch.setattr(sim, "PARALLEL_FROM", 100_000)
+    done: list[int] = []
     one = sim.simulate(RULES, 200_000, seed=9, workers=1)
-    two = sim.simulate(RULES, 200_000, seed=9, workers=2)
+    two = sim.simulate(RULES, 200_000, seed=9, workers=2, progress=done.append)
+    assert done == [50_000] * 4
     again = sim.simulate(RULES, 200_000, seed=9, workers=1)
     other = sim.simulate(RULES, 200_000, seed=10, workers=1)
     assert one.kinds == two.kinds == again.kinds
