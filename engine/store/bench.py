@@ -5,6 +5,8 @@ synchronous=FULL: each append committed and fsynced before it returns, hash-chai
 updated), a typical wager event each.
 `import_rounds_per_s`: rounds per second through `drr history import` (CSV parsed and checked, one
 transaction of `history.imported` journal entries with their projections).
+`audit_verify_events_per_s`: journal entries per second checked by `drr audit verify` (hash recomputed,
+chain and checkpoints followed), over that import.
 `stats_ms_at_1M_rounds`: one full `table_stats` (every figure of `drr stats`) of a table holding
 1,000,000 rounds, after a first call has filled the Monte-Carlo null cache (the steady state of a
 surveillance screen); `stats_cold_ms_at_1M_rounds` is that first call (scipy already imported). The
@@ -53,6 +55,7 @@ def bench_import() -> dict[str, float]:
 
     from engine.store import open_store
     from engine.store.history import import_csv
+    from engine.store.verify import verify
 
     start = datetime(2026, 1, 1, tzinfo=UTC)
     lines = ["timestamp,number"] + [
@@ -65,7 +68,14 @@ def bench_import() -> dict[str, float]:
         started = time.perf_counter()
         import_csv(store, path, "B2")
         elapsed = time.perf_counter() - started
-    return {"import_rounds_per_s": IMPORT_ROUNDS / elapsed}
+        started = time.perf_counter()
+        report = verify(store, "B2")
+        checked = time.perf_counter() - started
+        assert report.ok and report.events == IMPORT_ROUNDS
+    return {
+        "import_rounds_per_s": IMPORT_ROUNDS / elapsed,
+        "audit_verify_events_per_s": IMPORT_ROUNDS / checked,
+    }
 
 
 def fill_big_table(store: object, table: str, rounds: int = BIG_TABLE_ROUNDS) -> None:
