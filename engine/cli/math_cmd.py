@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(to_json(m), indent=1))
     elif args.markdown:
-        sys.stdout.write(markdown(m))
+        sys.stdout.write(markdown(m, args.rules) if args.rules else markdown(m))
     else:
         _print_tables(m)
     return 0
