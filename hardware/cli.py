@@ -45,7 +45,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     rep.add_argument("--pty", action="store_true", help="write the RX lines into a pseudo-terminal")
     rep.add_argument("--link", metavar="PATH", help="with --pty: also make PATH a symlink to the device")
     rep.add_argument(
-        "--delay", type=_speed, default=3.0, metavar="S", help="with --pty: seconds before the first line (3)"
+        "--delay",
+        type=_speed,
+        default=0.2,
+        metavar="S",
+        help="with --pty: playback waits for a client to open the device, then S seconds more (0.2)",
     )
     rep.set_defaults(func=run_replay)
 

@@ -2,8 +2,11 @@
 
 The virtual wheel and the capture replayer write into the master side; the serial link opens the
 slave device like any serial port. The slave is put in raw mode at once (no echo, no CR/LF
-translation) and stays open here, so the device exists before a client opens it and survives a
-client closing it. Output is dropped, as a wheel's is, when nobody reads and the buffer is full.
+translation). The virtual wheel keeps it open here (`hold_slave=True`), so reading the master
+never sees a hang-up and the wheel's output is dropped, as a real wheel's is, when nobody reads
+and the buffer is full. The replayer lets it go (`hold_slave=False`): then the master reports a
+hang-up exactly while no client has the device open, which is how `wait_for_client()` knows when
+to start (on Linux; where poll() cannot tell, a client is assumed).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import select
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,7 +25,11 @@ class PtyServer:
     """One pseudo-terminal pair. `write()` sends to the client; `on_input` gets what it sends."""
 
     def __init__(
-        self, on_input: Callable[[bytes], None] | None = None, link: str | Path | None = None
+        self,
+        on_input: Callable[[bytes], None] | None = None,
+        link: str | Path | None = None,
+        *,
+        hold_slave: bool = True,
     ) -> None:
         if os.name != "posix":
             raise DrrError("pseudo-terminals need Linux or macOS; on Windows use a null-modem pair (com0com)")
@@ -44,6 +52,9 @@ class PtyServer:
                     os.close(fd)
                 reason = exc.strerror or exc
                 raise DrrError(f"cannot make {self.link} point to {self.path}: {reason}") from None
+        if not hold_slave:
+            os.close(self._slave)
+            self._slave = -1
         self._on_input = on_input
         self._loop: asyncio.AbstractEventLoop | None = None
         self.dropped = 0
@@ -64,6 +75,19 @@ class PtyServer:
         if data and self._on_input is not None:
             self._on_input(data)
 
+    def client_connected(self) -> bool:
+        """Whether some process has the device open (always True while this server holds it)."""
+        if self._slave >= 0 or self.closed or not hasattr(select, "poll"):
+            return not self.closed
+        poller = select.poll()
+        poller.register(self.master, select.POLLHUP)
+        return not any(mask & select.POLLHUP for _, mask in poller.poll(0))
+
+    async def wait_for_client(self, poll_every: float = 0.05) -> None:
+        """Return once a client has opened the device."""
+        while not self.client_connected():
+            await asyncio.sleep(poll_every)
+
     def write(self, data: bytes) -> None:
         if self.closed:
             return
@@ -76,21 +100,65 @@ class PtyServer:
         self.dropped += len(data) - written
 
     async def write_all(self, data: bytes) -> None:
-        """Write everything, waiting while the client has not read the buffer (for replays)."""
+        """Write everything, waiting while the client has not read the buffer (for replays).
+
+        With no client on the device nothing is written: a client's open flushes whatever was
+        queued for it, so the replay pauses until the next one instead of losing those lines.
+        """
         loop = asyncio.get_running_loop()
         view = memoryview(data)
         while view and not self.closed:
+            if not self.client_connected():
+                await self.wait_for_client()
+                continue
             try:
                 view = view[os.write(self.master, view) :]
                 continue
             except (BlockingIOError, InterruptedError):
                 pass
+            if not self.client_connected():
+                # With nobody on the device the master reads as hung up, which a selector reports
+                # as writable forever: wait for a client instead of spinning.
+                continue
             ready: asyncio.Future[None] = loop.create_future()
             loop.add_writer(self.master, _resolve, ready)
             try:
                 await ready
             finally:
                 loop.remove_writer(self.master)
+
+    async def drain(self, timeout: float = 10.0, settle: float = 0.5, poll_every: float = 0.05) -> None:
+        """Wait until the client has read what was written (or left, or `timeout` passed)."""
+        import fcntl
+        import struct
+        import termios
+
+        if not self.client_connected():
+            return
+        try:
+            probe = os.open(self.path, os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
+        except OSError:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + timeout
+            empty_since: float | None = None
+            while loop.time() < deadline:
+                waiting = struct.unpack("i", fcntl.ioctl(probe, termios.FIONREAD, b"\0" * 4))[0]
+                now = loop.time()
+                if waiting:
+                    empty_since = None
+                elif empty_since is None:
+                    empty_since = now
+                elif now - empty_since >= settle:
+                    # Empty for a while: bytes still in the kernel's flip buffer, not yet counted
+                    # by FIONREAD, have had time to arrive and be read too.
+                    return
+                await asyncio.sleep(poll_every)
+        except OSError:
+            return
+        finally:
+            os.close(probe)
 
     def close(self) -> None:
         if self.closed:
@@ -99,8 +167,9 @@ class PtyServer:
         if self._loop is not None:
             self._loop.remove_reader(self.master)
         for fd in (self.master, self._slave):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
         if self.link is not None:
             with contextlib.suppress(OSError):
                 if os.readlink(self.link) == self.path:  # a newer server may own the link by now

@@ -91,26 +91,27 @@ class ReplayLink(WheelLink):
 
 
 async def replay_to_pty(
-    path: str | Path, *, speed: float = 1.0, link: str | None = None, delay: float = 3.0
+    path: str | Path, *, speed: float = 1.0, link: str | None = None, delay: float = 0.2
 ) -> int:
     """`drr wheel replay --pty`: the capture's RX lines written into a pseudo-terminal.
 
-    Playback starts `delay` seconds after the device appears, so a table already waiting on
-    `--link PATH` (its serial link retries every few seconds) is connected for the first line.
-    Lines are never dropped: when the reader falls behind, the replay waits for it.
+    Playback starts when a client (the table's serial link) has opened the device, plus `delay`
+    seconds for it to set the line up, so the first line reaches it however late it connects.
+    Lines are never dropped: when the reader falls behind or goes away, the replay waits for it.
     """
     from hardware.pty_server import PtyServer
 
     _first_line(path)  # fail fast on an unreadable file, before printing a device path
-    server = PtyServer(on_input=lambda data: None, link=link)
-    server.start()
+    server = PtyServer(link=link, hold_slave=False)
     print(f"replaying {path} on {server.path}" + (f" (also {link})" if link else ""), flush=True)
     try:
+        await server.wait_for_client()
+        print("client connected: playing", flush=True)
         await asyncio.sleep(delay)
         async for line in timed_lines(path, speed=speed):
             if line.direction == "RX":
                 await server.write_all(line.raw.encode("latin-1") + b"\r\n")
-        await asyncio.sleep(0.5)  # let the reader take the last lines before the device goes away
+        await server.drain()  # let the reader take the last lines before the device goes away
     finally:
         server.close()
     return 0

@@ -12,6 +12,7 @@ import contextlib
 import os
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -339,13 +340,16 @@ def test_cli_replay_on_pty_loses_no_line(tmp_path: Path) -> None:
     device = tmp_path / "wheel"
     capture = DATA / "ss2-capture-b.log"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gui.cli", "wheel", "replay", "--pty", "--speed", "0", "--delay", "1",
+        [sys.executable, "-m", "gui.cli", "wheel", "replay", "--pty", "--speed", "0",
          "--link", str(device), str(capture)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
         assert proc.stdout is not None
         assert proc.stdout.readline().startswith("replaying ")
+        # The table connects late: playback must wait for it, not start on a timer.
+        time.sleep(1.5)
+        assert proc.poll() is None
 
         async def listen() -> list[WheelEvent]:
             link = SerialLink(str(device), silence_after=None)
