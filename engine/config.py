@@ -90,8 +90,9 @@ class Settings:
     serial: SerialSettings = field(default_factory=SerialSettings)
     database_url: str | None = None  # None: the store's SQLite journal in the user data directory
     rules_path: Path | None = None  # None: the shipped resources/rules/default.toml
-    large_payout_threshold: Decimal = Decimal("10000.00")
-    silent_table_minutes: int = 15
+    large_payout_threshold: Decimal = Decimal("10000.00")  # as engine.table.service's default
+    payout_alert_threshold: Decimal = Decimal("5000.00")  # as engine.floor.alerts' default
+    silent_table_minutes: int = 10  # as engine.floor.alerts' default
     bias_alert_p_value: float = 0.001
     log_dir: Path | None = None  # None: platformdirs' user log directory
     capture_dir: Path | None = None  # None: a `captures` folder inside the log directory
@@ -336,13 +337,19 @@ KEY_LIST: tuple[Key, ...] = (
         "thresholds.large_payout",
         "large_payout_threshold",
         _money,
-        "a payout above this amount needs a pit boss's approval",
+        "a wager paying this much or more needs a pit boss's approval before the round settles",
+    ),
+    Key(
+        "thresholds.payout_alert",
+        "payout_alert_threshold",
+        _money,
+        "surveillance alert for a round that pays this much or more in total",
     ),
     Key(
         "thresholds.silent_table_minutes",
         "silent_table_minutes",
         _integer(1, 24 * 60),
-        "surveillance alert when a table records no spin for this long",
+        "surveillance alert when a table with an unfinished round records nothing for this long",
     ),
     Key(
         "thresholds.bias_alert_p_value",
