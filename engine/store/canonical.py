@@ -34,7 +34,9 @@ def _default(value: Any) -> Any:
 
 def canonical_json(value: Any) -> str:
     """The one text encoding of `value` used for payloads and hashes."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_default)
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_default
+    )
 
 
 def format_time(moment: datetime) -> str:
