@@ -42,21 +42,20 @@ def _modules(package: str) -> list[str]:
     return names
 
 
+def _import_all(package: str) -> str:
+    return f"import importlib\nfor m in {_modules(package)!r}:\n    importlib.import_module(m)\nprint('ok')"
+
+
 def test_every_engine_module_imports_without_qt_or_serial() -> None:
-    code = "import importlib\nfor m in %r:\n    importlib.import_module(m)\nprint('ok')" % (
-        _modules("engine"),
-    )
-    proc = _run_with_blocked(code, BLOCKED)
+    proc = _run_with_blocked(_import_all("engine"), BLOCKED)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "ok"
 
 
 def test_every_hardware_module_imports_without_qt() -> None:
-    code = "import importlib\nfor m in %r:\n    importlib.import_module(m)\nprint('ok')" % (
-        _modules("hardware"),
-    )
-    proc = _run_with_blocked(code, BLOCKED[:4])
+    proc = _run_with_blocked(_import_all("hardware"), BLOCKED[:4])
     assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok"
 
 
 def test_the_blocker_really_blocks() -> None:
