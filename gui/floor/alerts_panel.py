@@ -25,7 +25,7 @@ from engine.store.db import Store
 from gui import theme
 
 SEVERITY_COLOUR = {"critical": theme.DANGER, "warning": theme.WARN, "info": theme.BONUS}
-COLUMNS = ("UTC", "Table", "Sev.", "Kind", "What", "Ack.")
+COLUMNS = ("UTC", "Table", "Sev.", "What", "Ack.")
 SHORT = {"critical": "CRIT", "warning": "WARN", "info": "INFO"}
 
 
@@ -55,7 +55,7 @@ class AlertsPanel(QWidget):
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         self.ack = QPushButton("Acknowledge")
         self.ack.clicked.connect(self.acknowledge_selected)
         self.message = QLabel()
@@ -87,7 +87,7 @@ class AlertsPanel(QWidget):
         for row, a in enumerate(self.alerts):
             ack = f"✓ {a.acknowledged_by}" if a.acknowledged_at else ""
             when = (a.at or a.time)[11:19]
-            values = (when, a.table, SHORT.get(a.severity, a.severity), a.kind, a.message, ack)
+            values = (when, a.table, SHORT.get(a.severity, a.severity), f"{a.kind}: {a.message}", ack)
             for col, text in enumerate(values):
                 item = QTableWidgetItem(text)
                 if col == 2:

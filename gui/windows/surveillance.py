@@ -67,7 +67,7 @@ WINDOW_CHOICES = (
 )  # fmt: skip
 ROTOR_CHOICES = ("Both rotor directions", "Clockwise only", "Counter-clockwise only")
 # Short labels: thirteen bars share a third of the page (R/B/0, odd/even, low/high, dozens, columns).
-SPLIT_LABELS = ("R", "B", "0", "odd", "even", "lo", "hi", "D1", "D2", "D3", "C1", "C2", "C3")
+SPLIT_LABELS = ("R", "B", "0", "O", "E", "Lo", "Hi", "D1", "D2", "D3", "C1", "C2", "C3")
 SPLIT_SIZES = (18, 18, 1, 18, 18, 18, 18, 12, 12, 12, 12, 12, 12)
 
 
@@ -287,7 +287,9 @@ class WallTile(QFrame):
         self.chart.update_data(view.layout, view.stats["z_scores"]["flagged"])
         self.spins.setText(f"{view.stats['spins']:,} spins · {view.window.label}")
         last = (view.last_time or "")[11:19]
-        self.words.setText(f"{view.verdict}\nlast entry {last} UTC")
+        p = view.stats["chi_square"]["p_value"]
+        chi = "" if p is None else f"chi-square p = {p:.3f} · "
+        self.words.setText(f"{view.verdict}\n{chi}last entry {last} UTC")
 
 
 class RangeDialog(QDialog):

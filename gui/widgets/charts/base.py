@@ -38,6 +38,7 @@ class ThemedPlot(pg.PlotWidget):  # type: ignore[misc]
             axis = item.getAxis(name)
             axis.setPen(pg.mkPen(theme.PANEL_EDGE))
             axis.setTextPen(pg.mkPen(theme.TEXT_DIM))
+            axis.setStyle(tickFont=theme.font(9))
         if left:
             item.setLabel("left", left, color=theme.TEXT_DIM.name())
         if bottom:
