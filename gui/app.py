@@ -81,7 +81,7 @@ async def _start_table(
     from engine.rng import SystemRng
     from engine.store.users import authenticate
     from engine.table.service import TableService
-    from gui.service_table import ServiceTable
+    from gui.service_table import ServiceTable, journal_history
 
     text = Path(rules_path).read_bytes() if rules_path else None
     extra = {"approval_threshold": threshold} if threshold is not None else {}
@@ -91,7 +91,9 @@ async def _start_table(
     def approve(name: str, pin: str) -> Any:
         return authenticate(store, name, pin, table=table_id, station="croupier")
 
-    table = ServiceTable(service, user, PLAYERS, authenticate=approve)
+    table = ServiceTable(
+        service, user, PLAYERS, authenticate=approve, history=journal_history(store, table_id)
+    )
     table.refresh()
     return table
 

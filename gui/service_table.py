@@ -10,7 +10,7 @@ that changed. A restart therefore shows exactly what the journal says.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -38,6 +38,7 @@ class ServiceTable(TableAdapter):
         players: tuple[str, ...],
         *,
         authenticate: Any = None,
+        history: Sequence[HistoryEntry] = (),
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -47,7 +48,7 @@ class ServiceTable(TableAdapter):
         self._authenticate = authenticate  # (name, pin) -> User, for a pit boss's approval
         self.tasks: set[asyncio.Task[Any]] = set()
         self._last: TableView | None = None
-        self._history: list[HistoryEntry] = []
+        self._history: list[HistoryEntry] = list(history)[-HISTORY_KEPT:]
         self._unsubscribe = service.subscribe(self._on_entry)
 
     # --- reading ------------------------------------------------------------------------------
@@ -269,3 +270,25 @@ class ServiceTable(TableAdapter):
         if self.tasks:
             await asyncio.gather(*self.tasks, return_exceptions=True)
         await self.service.close()
+
+
+def journal_history(store: Any, table: str, count: int = HISTORY_KEPT) -> list[HistoryEntry]:
+    """The last `count` settled results of `table` from the store's round history, oldest first,
+    so the history strip and the player display's statistics survive a restart."""
+    from engine.store.history import RoundFilter, list_rounds
+
+    rows = list(
+        list_rounds(store, RoundFilter(table=table, status="settled"), limit=count, newest_first=True)
+    )
+    out = []
+    for row in reversed(rows):
+        number = row["result"]
+        if number is None:
+            continue
+        lucky = {int(n) for n, _ in row["lucky"]}
+        out.append(
+            HistoryEntry(
+                number, lucky=number in lucky, bonus=number == row["bonus_number"], manual=row["manual"]
+            )
+        )
+    return out

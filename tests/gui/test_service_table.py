@@ -44,11 +44,11 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 
 def start_station(
-    loop: asyncio.AbstractEventLoop, store: Store, qtbot: QtBot, authenticate: Any = None
+    loop: asyncio.AbstractEventLoop, store: Store, qtbot: QtBot, authenticate: Any = None, history: Any = ()
 ) -> tuple[ServiceTable, CroupierWindow]:
     service = TableService(store, "T1", rng=SeededRng(9), allow_seeded_rng=True, claim=False)
     loop.run_until_complete(service.start())
-    table = ServiceTable(service, CROUPIER, PLAYERS, authenticate=authenticate)
+    table = ServiceTable(service, CROUPIER, PLAYERS, authenticate=authenticate, history=history)
     table.refresh()
     window = CroupierWindow(table, PLAYERS)
     qtbot.addWidget(window)
@@ -227,3 +227,29 @@ def test_a_void_needs_a_pit_boss_sign_off(
     assert table.phase is Phase.VOID and window.phase_label.text() == "VOID"
     assert window.action.text() == "Next round"
     loop.run_until_complete(table.shutdown())
+
+
+def test_the_history_strip_survives_a_restart(
+    loop: asyncio.AbstractEventLoop, store: Store, qtbot: QtBot
+) -> None:
+    from gui.service_table import journal_history
+
+    table, window = start_station(loop, store, qtbot)
+    for number in (7, 0):
+        table.open_bets()
+        run(loop, table)
+        table.no_more_bets()
+        run(loop, table)
+        table.manual_result(number)
+        run(loop, table)
+        table.settle()
+        run(loop, table)
+        table.next_round()
+        run(loop, table)
+    assert [e.number for e in window.history.shown] == [0, 7]
+    loop.run_until_complete(table.shutdown())
+    window.close()
+
+    again, restored = start_station(loop, store, qtbot, history=journal_history(store, "T1"))
+    assert [(e.number, e.manual) for e in restored.history.shown] == [(0, True), (7, True)]
+    loop.run_until_complete(again.shutdown())
