@@ -253,3 +253,49 @@ def test_the_history_strip_survives_a_restart(
     again, restored = start_station(loop, store, qtbot, history=journal_history(store, "T1"))
     assert [(e.number, e.manual) for e in restored.history.shown] == [(0, True), (7, True)]
     loop.run_until_complete(again.shutdown())
+
+
+def test_a_bonus_game_on_the_table_service(
+    loop: asyncio.AbstractEventLoop, store: Store, qtbot: QtBot
+) -> None:
+    """Picks and the cash-out go to the service first; the panel shows what the journal says."""
+    from gui.view_model import BonusStatus
+    from gui.windows.bonus_screen import BonusScreen
+
+    table, window = start_station(loop, store, qtbot)
+    screen = BonusScreen(table)
+    qtbot.addWidget(screen)
+    screen.show()
+    table.open_bets()
+    run(loop, table)
+    table.place_wager("anna", inside_bet([0]), Decimal(1))  # every number covered: any Bonus Number hits
+    for i in range(6):
+        table.place_wager("anna", inside_bet(range(6 * i + 1, 6 * i + 7)), Decimal(1))
+    run(loop, table)
+    table.no_more_bets()
+    run(loop, table)
+    round_state = table.service.round
+    assert round_state is not None and round_state.draw is not None
+    table.manual_result(round_state.draw.bonus_number)
+    run(loop, table)
+    assert table.phase is Phase.BONUS and window.action.text() == "Bonus game running…"
+    panel = screen.panels["anna"]
+    qtbot.mouseClick(panel.start, Qt.MouseButton.LeftButton)
+    run(loop, table)
+    for _ in range(2):
+        hidden = table.service.state.games["anna"]._hidden
+        assert hidden is not None
+        safe = next(i + 1 for i, c in enumerate(hidden) if c != "X")
+        qtbot.mouseClick(panel.boxes[safe - 1], Qt.MouseButton.LeftButton)
+        run(loop, table)
+    assert panel.view is not None and panel.view.round == 3 and panel.cash_out.isEnabled()
+    qtbot.mouseClick(panel.cash_out, Qt.MouseButton.LeftButton)
+    run(loop, table)
+    view = panel.view
+    assert view is not None and view.status is BonusStatus.CASHED_OUT
+    journaled = [e.type for e in store.journal.entries("T1")]
+    assert journaled.count("bonus.box_picked") == 2 and "bonus.cashed_out" in journaled
+    assert view.final_odds == table.service.round.bonus_odds["anna"]  # type: ignore[union-attr]
+    assert view.payout is not None and view.payout > 0
+    assert window.action.text() == "Settle"
+    loop.run_until_complete(table.shutdown())
