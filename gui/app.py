@@ -200,7 +200,7 @@ def run_station(
     if station in ("surveillance", "pitboss"):
         from gui.floor.station import run_floor_station
 
-        return run_floor_station(station, db, table_id)
+        return run_floor_station(station, db, table_id, settings)
     import qasync
     from PySide6.QtWidgets import QApplication
 

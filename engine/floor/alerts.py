@@ -111,6 +111,7 @@ class AlertScanner:
 
     payout_threshold: Decimal = DEFAULT_PAYOUT_THRESHOLD
     silent_after: timedelta = DEFAULT_SILENT_AFTER
+    bias_p: float = BIAS_P
     station: str = "surveillance"
     seen: dict[str, int] = field(default_factory=dict)  # table -> last seq scanned
     known: set[str] | None = None  # alert ids already raised (loaded from the journal on first use)
@@ -179,7 +180,7 @@ class AlertScanner:
         day = datetime.now(UTC).strftime("%Y-%m-%d")
         found: list[NewEvent] = []
         p = s["chi_square"]["p_value"]
-        if p is not None and p < BIAS_P:
+        if p is not None and p < self.bias_p:
             found.append(
                 _event(
                     f"{view.table}:bias-chi:{day}",
@@ -203,7 +204,7 @@ class AlertScanner:
                 )
             )
         sector = s["sectors"].get("5")
-        if sector and sector["p_value"] is not None and sector["p_value"] < BIAS_P:
+        if sector and sector["p_value"] is not None and sector["p_value"] < self.bias_p:
             found.append(
                 _event(
                     f"{view.table}:bias-sector:{day}",

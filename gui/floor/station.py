@@ -29,17 +29,41 @@ def _login(store: Any, station: str) -> Any:
     return user
 
 
-def build_window(station: str, store: Any, user: Any) -> Any:
+def scanner_from(settings: Any) -> Any:
+    """The alert thresholds of the installation's settings (engine.config), else the engine's defaults."""
+    from datetime import timedelta
+
+    from engine.floor.alerts import AlertScanner
+
+    if settings is None:
+        return AlertScanner()
+    return AlertScanner(
+        payout_threshold=settings.payout_alert_threshold,
+        silent_after=timedelta(minutes=settings.silent_table_minutes),
+        bias_p=settings.bias_alert_p_value,
+    )
+
+
+def build_window(station: str, store: Any, user: Any, settings: Any = None) -> Any:
     if station == "surveillance":
+        from engine.rules import load_default_rules, load_rules
+        from engine.store.stats import expected_lucky_count
         from gui.windows.surveillance import SurveillanceWindow
 
-        return SurveillanceWindow(store, user=user)
+        rules_path = getattr(settings, "rules_path", None)
+        rules = load_rules(rules_path) if rules_path else load_default_rules()
+        return SurveillanceWindow(
+            store,
+            user=user,
+            scanner=scanner_from(settings),
+            expected_lucky=expected_lucky_count(rules.lucky_counts),
+        )
     from gui.windows.pitboss import PitBossWindow
 
     return PitBossWindow(store, user=user)
 
 
-def run_floor_station(station: str, db: str | None, table_id: str = "T1") -> int:
+def run_floor_station(station: str, db: str | None, table_id: str = "T1", settings: Any = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from engine.store.db import open_store
@@ -51,7 +75,7 @@ def run_floor_station(station: str, db: str | None, table_id: str = "T1") -> int
     theme.apply(app)
     store = open_store(db, table=table_id)
     try:
-        window = build_window(station, store, _login(store, station))
+        window = build_window(station, store, _login(store, station), settings)
         window.resize(1700, 1000)
         window.show()
         app.exec()
