@@ -15,19 +15,15 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent, QIcon, QKeySequence, QPaintEvent, QShortcut
 from PySide6.QtWidgets import (
     QButtonGroup,
-    QComboBox,
     QDialog,
-    QDialogButtonBox,
     QFrame,
     QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QMainWindow,
     QPushButton,
     QScrollArea,
-    QSpinBox,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -40,6 +36,7 @@ from gui.table_adapter import TableAdapter
 from gui.view_model import Draw, HistoryEntry, PayLine, Phase, SensorHealth, money, odds_text
 from gui.widgets.felt import FeltWidget
 from gui.widgets.status import HistoryStrip, SensorStatus, chip_pixmap
+from gui.windows.dialogs import ApprovalDialog, ManualResultDialog, ReasonDialog
 
 CHIP_VALUES = (Decimal(1), Decimal(5), Decimal(25), Decimal(100), Decimal(500), Decimal(1000))
 NO_SPIN_REASONS = (
@@ -58,125 +55,6 @@ PHASE_TEXT = {
     Phase.SETTLED: ("SETTLED", "#9aa6b2"),
     Phase.VOID: ("VOID", "#ff5a52"),
 }
-
-
-class ReasonDialog(QDialog):
-    """A confirmation that needs a reason (no-spin, void), and for a void a pit boss's sign-off."""
-
-    def __init__(
-        self,
-        title: str,
-        question: str,
-        reasons: Sequence[str],
-        parent: QWidget | None = None,
-        *,
-        sign_off: bool = False,
-    ) -> None:
-        super().__init__(parent)
-        self.setWindowTitle(title)
-        self.reason = QComboBox()
-        self.reason.setEditable(True)
-        self.reason.addItems(list(reasons))
-        label = QLabel(question)
-        label.setWordWrap(True)
-        buttons = QDialogButtonBox()
-        ok = buttons.addButton(title, QDialogButtonBox.ButtonRole.AcceptRole)
-        ok.setObjectName("danger")
-        buttons.addButton("Cancel", QDialogButtonBox.ButtonRole.RejectRole)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        self.boss = QLineEdit()
-        self.boss.setPlaceholderText("pit boss")
-        self.pin = QLineEdit()
-        self.pin.setPlaceholderText("PIN")
-        self.pin.setEchoMode(QLineEdit.EchoMode.Password)
-        layout = QVBoxLayout(self)
-        layout.addWidget(label)
-        layout.addWidget(QLabel("Reason:"))
-        layout.addWidget(self.reason)
-        if sign_off:
-            layout.addWidget(QLabel("Pit boss sign-off:"))
-            layout.addWidget(self.boss)
-            layout.addWidget(self.pin)
-        layout.addWidget(buttons)
-
-    def text(self) -> str:
-        return self.reason.currentText().strip()
-
-
-class ManualResultDialog(QDialog):
-    """Two-step manual result: enter the number, then enter the same number again."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle("Manual result")
-        self.first: int | None = None
-        self.number = QSpinBox()
-        self.number.setRange(0, 36)
-        self.number.setMinimumHeight(48)
-        self.number.setStyleSheet("font-size: 22pt;")
-        self.prompt = QLabel("The wheel sensor is not giving a result. Enter the winning number:")
-        self.prompt.setWordWrap(True)
-        self.error = QLabel("")
-        self.error.setObjectName("error")
-        self.ok = QPushButton("Next")
-        self.ok.setObjectName("primary")
-        self.ok.clicked.connect(self.step)
-        cancel = QPushButton("Cancel")
-        cancel.clicked.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.prompt)
-        layout.addWidget(self.number)
-        layout.addWidget(self.error)
-        row = QHBoxLayout()
-        row.addWidget(cancel)
-        row.addWidget(self.ok)
-        layout.addLayout(row)
-
-    def step(self) -> None:
-        value = self.number.value()
-        if self.first is None:
-            self.first = value
-            self.prompt.setText("Enter the winning number again to confirm (first entry hidden).")
-            self.number.setValue(0)
-            self.number.selectAll()
-            self.ok.setText("Confirm")
-            self.error.setText("")
-            return
-        if value != self.first:
-            self.first = None
-            self.error.setText("The two entries differ. Start again.")
-            self.prompt.setText("Enter the winning number:")
-            self.ok.setText("Next")
-            return
-        self.accept()
-
-    @property
-    def number_entered(self) -> int | None:
-        return self.first
-
-
-class ApprovalDialog(QDialog):
-    """Pit-boss approval of large payouts: name and PIN, checked by the table against its user store."""
-
-    def __init__(self, total: Decimal, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle("Pit boss approval")
-        self.name = QLineEdit()
-        self.name.setPlaceholderText("pit boss")
-        self.pin = QLineEdit()
-        self.pin.setEchoMode(QLineEdit.EchoMode.Password)
-        self.pin.setPlaceholderText("PIN")
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(QLabel(f"Large payouts of {money(total)} need a pit boss's approval."))
-        layout.addWidget(self.name)
-        layout.addWidget(self.pin)
-        layout.addWidget(buttons)
 
 
 class CroupierWindow(QMainWindow):

@@ -18,7 +18,8 @@ from engine.rules import default_rules_path, parse_rules
 from gui import cli, demo
 from gui.local_table import LocalTable
 from gui.view_model import Phase, SensorHealth
-from gui.windows.croupier import CroupierWindow, ManualResultDialog
+from gui.windows.croupier import CroupierWindow
+from gui.windows.dialogs import ManualResultDialog
 
 PLAYERS = ("Anna", "Bob", "Carla")
 
