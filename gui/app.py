@@ -27,11 +27,13 @@ STATIONS = ("croupier", "display", "bonus", "surveillance", "pitboss")
 
 
 def run_default(args: argparse.Namespace) -> int:
-    """Plain `drr`: croupier, player display and bonus screen, the wheel and the journal the
-    settings file names (embedded defaults: the virtual wheel and the local SQLite journal)."""
+    """Plain `drr`: the station the settings file names (embedded default: the croupier, with the
+    player display and the bonus screen), its wheel and journal (default: the virtual wheel and
+    the local SQLite journal)."""
     settings = getattr(args, "settings", None)
+    station = getattr(args, "station", None) or (settings.station if settings is not None else "croupier")
     return run_station(
-        station="croupier",
+        station=station,
         wheel=settings.wheel_link_spec if settings is not None else "sim",
         rules=str(settings.rules_path) if settings is not None and settings.rules_path else None,
         db=settings.database_url if settings is not None else None,
