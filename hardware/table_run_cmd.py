@@ -121,14 +121,19 @@ async def _run(args: argparse.Namespace) -> int:
     )
     background: set[asyncio.Task[Any]] = set()
 
-    async def relaunch(link: WheelLink) -> None:
+    async def send(link: WheelLink, command: str) -> None:
         with contextlib.suppress(DrrError):  # a replayed capture cannot answer
-            await link.command("*R", timeout=2)
+            await link.command(command, timeout=2)
 
     async def events(link: WheelLink) -> AsyncIterator[dict[str, Any]]:
         async for ev in table_events(link):
+            command = None
             if ev["type"] == "miss_spin":  # the wheel waits for the host's *R before relaunching
-                task = asyncio.create_task(relaunch(link))
+                command = "*R"
+            elif ev["type"] == "closed" and spec.startswith("sim"):
+                command = "*P 1"  # unattended: power the virtual wheel up again after a fault
+            if command is not None:
+                task = asyncio.create_task(send(link, command))
                 background.add(task)
                 task.add_done_callback(background.discard)
             yield ev

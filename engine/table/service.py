@@ -616,7 +616,10 @@ class TableService:
             s.phase is Phase.CLOSED or (s.phase is Phase.OPEN and kind in ("miss_spin", "launch_failed"))
         ):
             # In state 3 (bets still open) only a miss-spin or failed launch touches this spin.
-            irregular(kind, ev.get("reason") or kind.replace("_", " "))
+            why = (
+                "the wheel stopped (state 6) during the spin" if kind == "closed" else kind.replace("_", " ")
+            )
+            irregular(kind, ev.get("reason") or why)
         return out
 
     # -- bonus games ------------------------------------------------------------------------------

@@ -54,7 +54,7 @@ WHEEL_TYPES: Final = (
     "link",
 )
 # Events that make the spin in progress doubtful: nothing may be settled on it until resolved.
-DOUBTFUL: Final = frozenset({"miss_spin", "launch_failed", "ball_not_detected", "gap", "restart"})
+DOUBTFUL: Final = frozenset({"miss_spin", "launch_failed", "ball_not_detected", "gap", "restart", "closed"})
 
 
 # The wheel link's event names (hardware/events.py) and the table's names for them.
