@@ -400,3 +400,21 @@ def test_whole_replies_answer_their_commands() -> None:
     protocol.note_command("*P 1", T0)
     late = protocol.feed_line("*P O", T0 + timedelta(seconds=11))
     assert [type(e) for e in late] == [CommandReply]
+
+
+def test_rotor_speed_and_direction_events() -> None:
+    lines = [
+        "*X;2;007;24;0;162;1",
+        "*X;2;007;24;0;163;1",  # 0.1 rpm jitter: no event
+        "*X;2;007;24;0;089;1",  # slowing to the firing point
+        "*X;2;007;24;0;000;1",  # stopped
+        "*X;3;007;24;0;170;0",  # restarted the other way after the launch
+        "*X;3;007;24;0;168;0",
+    ]
+    speeds = [(e.rpm, e.direction) for e in feed(ss2(), lines) if isinstance(e, RotorSpeed)]
+    assert speeds == [
+        (Decimal("16.2"), "ccw"),
+        (Decimal("8.9"), "ccw"),
+        (Decimal("0"), "ccw"),
+        (Decimal("17"), "cw"),
+    ]

@@ -409,3 +409,42 @@ def test_a_torn_reply_does_not_resolve_the_command() -> None:
                 await link_task
 
     asyncio.run(scenario())
+
+
+def test_serial_settings_reach_pyserial() -> None:
+    import serial
+
+    kwargs = SerialSettings.parse("19200,7E2,rtscts").serial_kwargs()
+    assert kwargs == {
+        "baudrate": 19200,
+        "bytesize": 7,
+        "parity": serial.PARITY_EVEN,
+        "stopbits": serial.STOPBITS_TWO,
+        "rtscts": True,
+        "xonxoff": False,
+        "dsrdtr": False,
+        "exclusive": True,
+    }
+    default = SerialSettings.parse("").serial_kwargs()
+    assert (default["baudrate"], default["bytesize"], default["parity"], default["rtscts"]) == (
+        9600, 8, serial.PARITY_NONE, False,
+    )  # fmt: skip
+    link = open_wheel("serial:/dev/ttyUSB7@4800,8N1,xonxoff,shared")
+    assert isinstance(link, SerialLink) and link.port == "/dev/ttyUSB7"
+    assert link.settings == SerialSettings(4800, xonxoff=True, exclusive=False)
+
+
+def test_virtual_wheel_counter_wraps_and_each_result_comes_once() -> None:
+    from hardware.events import GameCounterWrapped
+    from hardware.sim_link import SimLink
+
+    async def scenario() -> tuple[list[WheelEvent], list[tuple[int, int]]]:
+        wheel = VirtualWheel(speed=60, seed=21, start_game=255)
+        async with SimLink(wheel, silence_after=None) as link:
+            events = await Tap(link).until(lambda e: isinstance(e, WheelResult) and e.game == 2)
+        return events, wheel.history
+
+    events, history = asyncio.run(scenario())
+    assert [(e.game, e.number) for e in events if isinstance(e, WheelResult)] == history
+    assert [e.game for e in events if isinstance(e, WheelResult)] == [255, 256, 1, 2]
+    assert [(e.previous, e.game) for e in events if isinstance(e, GameCounterWrapped)] == [(256, 1)]
