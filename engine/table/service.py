@@ -1,10 +1,11 @@
 """The table service: croupier commands and wheel events in, journaled facts out (headless, asyncio).
 
 Every command follows the same order, so nothing is shown or acted on that is not durable:
-check the user's permission (engine.auth), work out the events with the pure engine (engine.round,
-engine.bonus_game; an illegal step raises and writes nothing), append them to the hash-chained
-journal in one transaction (durable when it returns), fold the entries into the state
-(engine.table.state) and only then hand each entry to the subscribers.
+check the user's permission (engine.auth), fold in what other writers appended to the chain, work
+out the events with the pure engine (engine.round, engine.bonus_game; an illegal step raises and
+writes nothing), append them to the hash-chained journal in one transaction (durable when it
+returns), fold the entries into the state (engine.table.state) and only then hand each entry to
+the subscribers.
 
     service = TableService(store, "T1", rng=SystemRng())
     await service.start()                      # recovery: folds the journal, fresh bonus timers
@@ -18,15 +19,37 @@ journal in one transaction (durable when it returns), fold the entries into the 
     await service.next_round(croupier)
     await service.close()
 
-Commands return the journal entries they appended and raise DrrError (IllegalWager,
-IllegalTransition, PermissionDenied) with a one-line reason when refused.
+Commands (all async; `user` is an engine.auth.User; each returns the journal entries it appended
+and raises DrrError — IllegalWager, IllegalTransition, PermissionDenied — with a one-line reason):
+open_bets, place_wager(player, bet, amount, wager_id=None), remove_wager(wager_id), no_more_bets,
+wheel_event(mapping), confirm_result, manual_result(number, reason) (twice with the same number),
+correct_result(number, reason) (pit boss), no_spin(reason), void(reason) (pit boss),
+resolve_irregularity(reason) (pit boss), approve_payout (pit boss), settle, next_round,
+load_rules(text) (pit boss; from the next round), set_bonus_preset(player, preset),
+bonus_start(player), bonus_pick(player, box), bonus_cash_out(player), tick_bonus_games().
+Reading: phase ("idle" or the round's phase), round (engine.round.RoundState), rules, state
+(engine.table.state.TableState: pending result, hold, bonus games, approvals), settlement(),
+approval_needed(), recovery (what start() rebuilt).
+
+Subscribers: `subscribe(callback) -> unsubscribe`; `callback(entry: engine.store.journal.Entry)`,
+plain or async, is called once per entry, in chain order, after the entry is committed and folded
+(the service's state already shows it). It runs under the service's command lock: schedule further
+commands as tasks, never await them inline. Entry types: `table.*` (started, rules_loaded,
+manual_entry, manual_entry_rejected, irregularity_resolved, next_round), `round.*` (engine.round's
+events plus round.irregularity and round.payout_approved), `bonus.*` (engine.bonus_game's events
+with "player", bonus.preset_set, bonus.timer_restarted), `wheel.*` (the wheel's messages, see
+engine.table.wheel; rotor speeds are kept, not journaled), and whatever other writers append to the
+table's chain (user.login, the pit-boss station's payout.approved, rules.changed, ...).
 
 Irregularities: a wheel result before no-more-bets, a result for another game number than the
-spin's, a result carrying warnings, a miss-spin, a failed launch, a ball not detected, and (after
-bets closed) a gap in or a restart of the wheel's game counter are journaled (`round.irregularity`,
-or `round.result_before_close`) and put the round on hold: no wheel result is accepted, nothing is
-confirmed or settled, until the croupier calls a no-spin, the pit boss resolves it (acknowledge,
-or a manual result) or voids the round.
+spin's, a result carrying warnings, a miss-spin or failed launch, and (after bets closed) a ball not
+detected, the wheel stopping, a gap in or a restart of its game counter are journaled
+(`round.irregularity`, or `round.result_before_close`) and put the round on hold: no wheel result
+is accepted, nothing is confirmed or settled, until the croupier calls a no-spin, the pit boss
+resolves it (acknowledge, or a manual result) or voids the round.
+
+Payouts at or above `approval_threshold` need a pit boss's approval before the round settles. The
+journal is written on the event loop's thread (one short fsynced transaction per command).
 """
 
 from __future__ import annotations
