@@ -141,7 +141,8 @@ def render(s: dict[str, Any]) -> str:
         f" (expected {_pct(bonus['expected_rate'])})"
     )
     lines.append(
-        f"handle {hold['wagered']}  paid {hold['paid']}  win {hold['win']}  hold {_pct(hold['actual'])}"
+        f"handle {hold['wagered']}  paid {hold['paid']} (returned with stakes {hold['returned']})"
+        f"  win {hold['win']}  hold {_pct(hold['actual'])}"
         f"  theoretical {_pct(hold['theoretical'])} (win {hold['theoretical_win'] or '—'})"
     )
     return "\n".join(lines)

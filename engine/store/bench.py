@@ -120,7 +120,8 @@ def fill_big_table(store: object, table: str, rounds: int = BIG_TABLE_ROUNDS) ->
             "source": "table", "opened_at": stamp, "closed_at": stamp, "result_at": stamp,
             "settled_at": stamp, "result": number, "lucky": '[[17,"199"]]', "lucky_count": 3,
             "bonus_number": 0, "lucky_hit": bool(lucky_hit[i]), "bonus_hit": bool(bonus_hit[i]),
-            "wagered": 100_000, "paid": 95_000, "manual": False, "irregularities": 0,
+            "wagered": 100_000, "paid": 45_000, "returned": 95_000, "handle": '{"red":100000}',
+            "manual": False, "irregularities": 0,
             "dealer": "dana", "direction": direction, "game_number": i % 1000, "note": None,
         }  # fmt: skip
         rows.append(tuple(row[n] for n in names))
@@ -140,7 +141,7 @@ def fill_big_table(store: object, table: str, rounds: int = BIG_TABLE_ROUNDS) ->
                 {
                     "table_id": table, "day": d, "spins": t[0], "drawn_spins": t[0], "lucky_drawn": 3 * t[0],
                     "lucky_hits": t[1], "bonus_hits": t[2], "settled": t[0], "voided": 0, "irregularities": 0,
-                    "wagered": t[3], "paid": t[4],
+                    "wagered": t[3], "paid": t[4] * 45 // 95, "returned": t[4],
                 }
                 for d, t in totals.items()
             ],

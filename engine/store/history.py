@@ -30,7 +30,7 @@ from engine.store.projections import HISTORY_IMPORTED, ROUND_VOIDED, from_units,
 
 EXPORT_COLUMNS = (
     "round_id", "table", "time", "status", "result", "lucky", "bonus_number", "wagered", "paid",
-    "manual", "irregularities", "dealer", "direction", "source",
+    "returned", "manual", "irregularities", "dealer", "direction", "source",
 )  # fmt: skip
 
 
@@ -78,6 +78,7 @@ def round_record(row: Any) -> dict[str, Any]:
         "bonus_number": row.bonus_number,
         "wagered": str(from_units(row.wagered)),
         "paid": str(from_units(row.paid)),
+        "returned": str(from_units(row.returned)),
         "manual": bool(row.manual),
         "irregularities": row.irregularities,
         "dealer": row.dealer,

@@ -15,11 +15,13 @@ keys marked (+) are extras the table service adds for the projections (round.py 
   status `result`; one spin counted for the event's day and rotor direction; Lucky/Bonus hits counted.
 - `round.result_corrected` {"old": int, "new": int, "reason": str}: the spin moves from old to new.
 - `round.bonus_started` {"players": [...]}: status `bonus`.
-- `round.settled` {"total_wagered": "D", "total_paid": "D"} (or "wagered"/"paid"): status `settled`;
+- `round.settled` {"total_wagered": "D", "total_paid": "D", "total_returned": "D"}: status `settled`;
   money added to the day's totals, and the handle of the round's standing wagers by bet name (from
   its `round.wager_placed` {"id", "bet", "amount", ...} and `round.wager_removed` {"wager_id"}
-  entries) to `daily_handle`, for the theoretical win. Paid is everything handed back to players,
-  stakes of winning wagers included (win = wagered - paid).
+  entries) to `daily_handle`, for the theoretical win. As in engine/settlement.py, `paid` is what
+  the wagers won (stakes not included) and `returned` is everything handed back (paid plus the stakes
+  of winning wagers), so the house's win is wagered - returned. Without "total_returned" the
+  payload's paid is taken as everything handed back.
 - `round.voided` {"reason": str}: status `void`; a settled round's money is taken back out of the
   totals; a spin already counted stays counted (the ball did land).
 - `round.no_spin`, `round.result_before_close`, `round.irregularity` {"reason" | "kind", ...}: an
@@ -174,6 +176,7 @@ def _opened(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
             bonus_hit=False,
             wagered=0,
             paid=0,
+            returned=0,
             manual=False,
             irregularities=0,
         )
@@ -278,6 +281,7 @@ def _settled(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
     row = _round(conn, entry)
     wagered = to_units(p.get("total_wagered", p.get("wagered", "0")), "wagered")
     paid = to_units(p.get("total_paid", p.get("paid", "0")), "paid")
+    returned = to_units(p["total_returned"], "returned") if p.get("total_returned") is not None else paid
     was_settled = row.status == "settled"
     _bump(
         conn,
@@ -287,9 +291,16 @@ def _settled(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
             "settled": 0 if was_settled else 1,
             "wagered": wagered - (row.wagered if was_settled else 0),
             "paid": paid - (row.paid if was_settled else 0),
+            "returned": returned - (row.returned if was_settled else 0),
         },
     )
-    values: dict[str, Any] = {"status": "settled", "settled_at": entry.time, "wagered": wagered, "paid": paid}
+    values: dict[str, Any] = {
+        "status": "settled",
+        "settled_at": entry.time,
+        "wagered": wagered,
+        "paid": paid,
+        "returned": returned,
+    }
     if not was_settled:
         handle = _handle_by_bet(conn, entry)
         _bump_handle(conn, entry.table, entry.time[:10], handle, +1)
@@ -303,11 +314,13 @@ def _voided(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
         raise DrrError(f"round {entry.round_id} is already void")
     deltas = {"voided": 1}
     if row.status == "settled":
-        deltas.update(settled=-1, wagered=-row.wagered, paid=-row.paid)
+        deltas.update(settled=-1, wagered=-row.wagered, paid=-row.paid, returned=-row.returned)
         if row.handle:
             _bump_handle(conn, entry.table, entry.time[:10], json.loads(row.handle), -1)
     _bump(conn, schema.daily_totals, {"table_id": entry.table, "day": entry.time[:10]}, deltas)
-    _set_round(conn, entry, status="void", wagered=0, paid=0, handle=None, note=str(p.get("reason", "")))
+    _set_round(
+        conn, entry, status="void", wagered=0, paid=0, returned=0, handle=None, note=str(p.get("reason", ""))
+    )
 
 
 def _irregularity(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
@@ -397,6 +410,7 @@ def _imported_bulk(conn: Connection, entries: Sequence[Entry]) -> None:
                 "source": "import", "opened_at": when, "closed_at": None, "result_at": when,
                 "settled_at": when, "result": number, "lucky": None, "lucky_count": 0,
                 "bonus_number": None, "lucky_hit": False, "bonus_hit": False, "wagered": 0, "paid": 0,
+                "returned": 0, "handle": None,
                 "manual": False, "irregularities": 0, "dealer": None, "direction": direction or None,
                 "game_number": None, "note": p.get("source"),
             }

@@ -101,7 +101,7 @@ rounds = Table(
     Column("lucky_hit", Boolean, nullable=False, default=False),
     Column("bonus_hit", Boolean, nullable=False, default=False),
     Column("wagered", BigInteger, nullable=False, default=0),
-    Column("paid", BigInteger, nullable=False, default=0),
+    Column("paid", BigInteger, nullable=False, default=0),  # what the wagers won, stakes not included
     Column("manual", Boolean, nullable=False, default=False),
     Column("irregularities", Integer, nullable=False, default=0),
     Column("dealer", String(64)),
@@ -109,6 +109,7 @@ rounds = Table(
     Column("game_number", Integer),
     Column("note", Text),
     Column("handle", Text),  # canonical JSON {bet: units} of the settled wagers, by the wire's bet name
+    Column("returned", BigInteger, nullable=False, default=0, server_default="0"),  # paid + winners' stakes
 )
 Index("ix_rounds_table_seq", rounds.c.table_id, rounds.c.seq)
 Index("ix_rounds_table_opened", rounds.c.table_id, rounds.c.opened_at)
@@ -142,6 +143,7 @@ daily_totals = Table(
     Column("irregularities", BigInteger, nullable=False, default=0),
     Column("wagered", BigInteger, nullable=False, default=0),
     Column("paid", BigInteger, nullable=False, default=0),
+    Column("returned", BigInteger, nullable=False, default=0, server_default="0"),
 )
 
 # Aggregate: per table, UTC day and kind of bet (the wire's name: straight, split, red, dozen…), the

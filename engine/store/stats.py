@@ -52,7 +52,8 @@ class Tally:
     bonus_hits: int = 0
     settled: int = 0
     wagered: Decimal = Decimal(0)
-    paid: Decimal = Decimal(0)
+    paid: Decimal = Decimal(0)  # what the wagers won
+    returned: Decimal = Decimal(0)  # handed back: paid plus the stakes of winning wagers
     handle_by_bet: dict[str, Decimal] = field(default_factory=dict)  # wire bet name -> settled handle
 
     @property
@@ -229,12 +230,13 @@ def compute_stats(
         if expected_lucky_count is not None
         else (tally.lucky_drawn / tally.drawn_spins / POCKETS if tally.drawn_spins else None)
     )
-    win = tally.wagered - tally.paid
+    win = tally.wagered - tally.returned
     edge, theoretical_win = theoretical(tally, house_edge)
     hold: dict[str, Any] = {
         "rounds_settled": tally.settled,
         "wagered": _money(tally.wagered),
         "paid": _money(tally.paid),
+        "returned": _money(tally.returned),
         "win": _money(win),
         "actual": float(win / tally.wagered) if tally.wagered else None,
         "theoretical": None if edge is None else float(edge),
@@ -321,7 +323,7 @@ def read_tally(
         r = schema.rounds
         query = sa.select(
             r.c.result, r.c.direction, r.c.lucky_count, r.c.lucky_hit, r.c.bonus_hit, r.c.status,
-            r.c.wagered, r.c.paid, r.c.closed_at, r.c.handle,
+            r.c.wagered, r.c.paid, r.c.closed_at, r.c.handle, r.c.returned,
         ).where(r.c.result.is_not(None))  # fmt: skip
         if table is not None:
             query = query.where(r.c.table_id == table)
@@ -331,12 +333,24 @@ def read_tally(
             query = query.where(r.c.opened_at < format_time(until))
         if last is not None:
             query = query.order_by(r.c.opened_at.desc()).limit(last)
-        wagered = paid = 0
+        wagered = paid = returned = 0
         with store.read() as conn:
             # Rows unpacked positionally: a 10,000-spin window is 10,000 rows.
             rows = conn.execute(query).all()
         handle: dict[str, int] = {}
-        for result, direction, lucky_count, lucky_hit, bonus_hit, status, w, p, closed_at, by_bet in rows:
+        for (
+            result,
+            direction,
+            lucky_count,
+            lucky_hit,
+            bonus_hit,
+            status,
+            w,
+            p,
+            closed_at,
+            by_bet,
+            back,
+        ) in rows:
             tally.counts[result] += 1
             tally.by_direction.setdefault(direction or "", [0] * POCKETS)[result] += 1
             if closed_at is not None:
@@ -348,10 +362,15 @@ def read_tally(
                 tally.settled += 1
                 wagered += w
                 paid += p
+                returned += back
                 for bet, units in (json.loads(by_bet) if by_bet else {}).items():
                     handle[bet] = handle.get(bet, 0) + units
         tally.handle_by_bet = {bet: from_units(units) for bet, units in handle.items()}
-        tally.wagered, tally.paid = from_units(wagered), from_units(paid)
+        tally.wagered, tally.paid, tally.returned = (
+            from_units(wagered),
+            from_units(paid),
+            from_units(returned),
+        )
         return tally
 
     nc, dt = schema.number_counts, schema.daily_totals
@@ -359,8 +378,10 @@ def read_tally(
         nc.c.direction, nc.c.number
     )
     total_q = sa.select(
-        *(sa.func.coalesce(sa.func.sum(dt.c[name]), 0) for name in
-          ("drawn_spins", "lucky_drawn", "lucky_hits", "bonus_hits", "settled", "wagered", "paid"))
+        *(sa.func.coalesce(sa.func.sum(dt.c[name]), 0) for name in (
+            "drawn_spins", "lucky_drawn", "lucky_hits", "bonus_hits",
+            "settled", "wagered", "paid", "returned",
+        ))
     )  # fmt: skip
     if table is not None:
         count_q = count_q.where(nc.c.table_id == table)
@@ -388,7 +409,7 @@ def read_tally(
     tally.drawn_spins, tally.lucky_drawn, tally.lucky_hits, tally.bonus_hits, tally.settled = map(
         int, totals[:5]
     )
-    tally.wagered, tally.paid = from_units(int(totals[5])), from_units(int(totals[6]))
+    tally.wagered, tally.paid, tally.returned = (from_units(int(v)) for v in totals[5:8])
     return tally
 
 

@@ -17,6 +17,7 @@ def play_round(
     bonus: int | None = 0,
     wagered: str = "10.00",
     paid: str = "0.00",
+    returned: str | None = None,
     direction: str | None = "cw",
     time: str | None = None,
 ) -> None:
@@ -50,7 +51,11 @@ def play_round(
     j.append(
         table,
         "round.settled",
-        {"total_wagered": wagered, "total_paid": paid},
+        {
+            "total_wagered": wagered,
+            "total_paid": paid,
+            "total_returned": paid if returned is None else returned,
+        },
         round_id=round_id,
         user=None,
         time=time,

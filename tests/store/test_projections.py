@@ -4,6 +4,7 @@ incrementally kept projections equal a rebuild from the journal."""
 from __future__ import annotations
 
 import secrets
+from decimal import Decimal
 from typing import Any
 
 import sqlalchemy as sa
@@ -24,6 +25,7 @@ from engine.rules import load_default_rules
 from engine.store import Store, schema
 from engine.store.history import show_round
 from engine.store.projections import rebuild
+from engine.store.stats import table_stats
 from engine.store.verify import verify
 from tests.store.helpers import play_round
 
@@ -62,7 +64,10 @@ def test_round_py_events_drive_the_rounds_row(store: Store) -> None:
     )
     assert row["bonus_number"] == draw.bonus_number
     assert row["irregularities"] == 1  # the no-spin
-    assert row["wagered"] == "5.00" and row["paid"] == str(settled.total_paid)
+    assert row["wagered"] == "5.00" and Decimal(row["paid"]) == settled.total_paid
+    assert settled.total_returned is not None and Decimal(row["returned"]) == settled.total_returned
+    hold = table_stats(store, "T1")["hold"]
+    assert Decimal(hold["win"]) == Decimal(5) - settled.total_returned
 
 
 def test_projections_equal_a_rebuild_from_the_journal(store: Store) -> None:

@@ -86,7 +86,8 @@ def test_lucky_bonus_and_hold() -> None:
         bonus_hits=9,
         settled=370,
         wagered=Decimal("1000.00"),
-        paid=Decimal("970.00"),
+        paid=Decimal("600.00"),
+        returned=Decimal("970.00"),
     )
     s = compute_stats(tally, expected_lucky_count=Fraction(71, 20), house_edge=Fraction(1, 37))
     assert s["lucky"]["rate"] == pytest.approx(40 / 370)
