@@ -15,6 +15,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_table(up, help="table id naming the default SQLite file (without --db)")
     up.set_defaults(func=run_upgrade)
 
+    rb = dsub.add_parser(
+        "rebuild",
+        help="recompute rounds and aggregates from the journal (after an upgrade, or to check them)",
+    )
+    add_db(rb)
+    add_table(rb, help="only this table (default: every table in the store)")
+    rb.set_defaults(func=run_rebuild)
+
     fw = dsub.add_parser("forward", help="forward a table's journal to the floor database (PostgreSQL)")
     add_db(fw)
     fw.add_argument("--to", required=True, metavar="URL", help="the floor database, e.g. postgresql://…")
@@ -62,4 +70,21 @@ def run_forward(args: argparse.Namespace) -> int:
         if forwarder.status.last_error:
             print(f"drr db forward: {forwarder.status.last_error}")
             return 1
+    return 0
+
+
+def run_rebuild(args: argparse.Namespace) -> int:
+    from engine.cli.store_args import open_from_args
+    from engine.errors import DrrError
+    from engine.store.projections import rebuild
+    from engine.store.verify import verify
+
+    with open_from_args(args) as store:
+        report = verify(store, args.only_table)
+        if not report.ok:
+            raise DrrError(f"the journal does not verify, nothing rebuilt: {report.problem}")
+        for table in sorted(report.tables):
+            with store.begin() as conn:
+                count = rebuild(conn, table)
+            print(f"table {table}: projections rebuilt from {count} journal entries")
     return 0

@@ -208,3 +208,29 @@ def test_killed_writer_leaves_whole_entries_only(tmp_path: Path) -> None:
                 done = conn.execute(sa.text("SELECT count(*) FROM rounds")).scalar_one()
             assert done > start
             start = done + 1
+
+
+def test_db_rebuild_cli_recomputes_projections_and_refuses_a_broken_chain(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlalchemy as sa
+
+    from engine.store.stats import table_stats
+    from tests.store.helpers import play_round
+
+    db = str(tmp_path / "rb.sqlite")
+    with open_store(db) as store:
+        play_round(store, "T1", "R1", 7, paid="35.00", returned="36.00")
+        before = table_stats(store, "T1")
+        with store.begin() as conn:  # damaged projections: the journal is the truth
+            conn.execute(sa.text("DELETE FROM number_counts"))
+            conn.execute(sa.text("UPDATE rounds SET returned = 0"))
+    assert main(["db", "rebuild", "--db", db]) == 0
+    assert "table T1: projections rebuilt from 5 journal entries" in capsys.readouterr().out
+    with open_store(db) as store:
+        after = table_stats(store, "T1")
+        assert after["counts"] == before["counts"] and after["hold"] == before["hold"]
+        with store.begin() as conn:
+            conn.execute(sa.text("UPDATE journal SET payload = '{}' WHERE seq = 4"))
+    assert main(["db", "rebuild", "--db", db]) == 1
+    assert "does not verify, nothing rebuilt" in capsys.readouterr().err
