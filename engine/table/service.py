@@ -167,6 +167,7 @@ class TableService:
         self._writes = 0
         self._pause = _pause_plan()
         self._started = False
+        self._failed: str | None = None
         self.recovery: RecoveryReport | None = None  # what start() found in the journal
 
     # -- lifecycle --------------------------------------------------------------------------------
@@ -273,8 +274,15 @@ class TableService:
             if self._pause is not None and self._writes == self._pause[0]:
                 print(f"drr-test: paused in transaction {self._writes}", file=sys.stderr, flush=True)
                 time.sleep(self._pause[1])
-        for entry in (*foreign, *entries):
-            self.state.apply_entry(entry)
+        try:
+            for entry in (*foreign, *entries):
+                self.state.apply_entry(entry)
+        except DrrError as exc:
+            # Durable but not foldable: a bug, never a game decision. Stop taking commands; a restart
+            # folds the journal again and names the entry.
+            self._failed = f"the table service stopped: {exc.message}; restart it"
+            log.critical(self._failed)
+            raise DrrError(self._failed) from exc
         return [*foreign, *entries]
 
     def _catch_up(self) -> list[Entry]:
@@ -293,6 +301,8 @@ class TableService:
         return entries
 
     def _need_started(self) -> None:
+        if self._failed is not None:
+            raise DrrError(self._failed)
         if not self._started:
             raise IllegalTransition("the table service is not started (call start() first)")
 
@@ -775,6 +785,8 @@ class _CatchUpLock:
         await self._lock.acquire()
         svc = self._service
         try:
+            if svc._failed is not None:
+                raise DrrError(svc._failed)
             if svc._started:
                 fresh = svc._catch_up()
                 if fresh:

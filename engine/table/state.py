@@ -230,12 +230,13 @@ class TableState:
             return
         if self.round is None:
             raise ValueError("no round is open")
-        if kind == "round.result_corrected":
-            # The pit-boss station may correct a round this service has meanwhile moved on with.
+        if kind == "round.result_corrected" or (kind == "round.voided" and not self.in_play):
+            # The pit-boss station may correct or void a round this service has meanwhile moved on
+            # with (e.g. voiding it after settlement): the store's projections keep that fact.
             try:
                 self.round = apply(self.round, event)
-            except DrrError as exc:  # the pit-boss station's correction came too late for this round
-                log.warning("correction not applied to round %s: %s", self.round.round_id, exc)
+            except DrrError as exc:
+                log.warning("%s not applied to round %s on the felt: %s", kind, self.round.round_id, exc)
                 return
         else:
             self.round = apply(self.round, event)

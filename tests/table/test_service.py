@@ -371,3 +371,24 @@ def test_a_pit_boss_corrects_a_misread_result_before_settlement(store: Store) ->
     assert svc.round.settlement.total_paid > 0
     state = rebuild(store, "T1")
     assert state.round is not None and state.round.result == 17
+
+
+def test_a_settled_round_voided_from_the_floor_does_not_stop_the_table(store: Store) -> None:
+    async def go() -> TableService:
+        svc = make_service(store)
+        await svc.start()
+        await svc.open_bets(CROUPIER)
+        await some_wagers(svc)
+        await svc.no_more_bets(CROUPIER)
+        await wheel(svc, {"type": "result", "number": 4})
+        await svc.confirm_result(CROUPIER)
+        await svc.settle(CROUPIER)
+        rid = svc.round.round_id  # type: ignore[union-attr]
+        store.journal.append("T1", "round.voided", {"reason": "dealer error"}, round_id=rid, user="pete")
+        await svc.next_round(CROUPIER)
+        await svc.open_bets(CROUPIER)
+        return svc
+
+    svc = run(go())
+    assert svc.phase == "open" and svc.state.rounds_opened == 2
+    assert rebuild(store, "T1").phase == "open"
