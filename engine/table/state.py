@@ -217,7 +217,7 @@ class TableState:
             return
         if kind not in ROUND_EVENT_TYPES:
             return  # e.g. the pit-boss station's round.result_corrected: a projections matter
-        event = event_from_json(p)
+        event = event_from_json({**p, "type": kind})  # other writers may leave "type" out
         if kind == "round.opened":
             sha = str(p["rules_sha256"])
             if sha not in self.rules_by_sha:
@@ -300,7 +300,7 @@ class TableState:
             return
         if self.round is None:
             raise ValueError("no round is open")
-        event = bonus_event_from_json(p)  # "player" is an extra key the events ignore
+        event = bonus_event_from_json({**p, "type": kind})  # "player": an extra key the events ignore
         if kind == "bonus.started":
             if player in self.games:
                 raise ValueError(f"player {player!r} already has a bonus game in this round")
