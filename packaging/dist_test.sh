@@ -94,7 +94,22 @@ else
     echo "MISSING drr screenshots (GUI command not in this build)"
 fi
 
-# 8. figures for docs/packaging.md
+# 8. the Linux installer shipped beside the program, staged under a fake root
+if [ -x "$WORK/drr/install-linux.sh" ]; then
+    if DESTDIR="$WORK/root" "$WORK/drr/install-linux.sh" >install.out 2>&1 \
+        && [ -x "$WORK/root/opt/drr/drr" ] \
+        && [ -f "$WORK/root/usr/share/applications/diamond-rush-roulette.desktop" ] \
+        && [ -f "$WORK/root/usr/share/icons/hicolor/256x256/apps/diamond-rush-roulette.png" ] \
+        && [ "$(env -i HOME="$WORK/home" PATH=/usr/bin:/bin "$WORK/root/opt/drr/drr" --version)" = "$version" ]; then
+        pass "install-linux.sh (staged): $(tail -2 install.out | head -1)"
+    else
+        fail "install-linux.sh: $(cat install.out)"
+    fi
+else
+    fail "install-linux.sh is not beside the program"
+fi
+
+# 9. figures for docs/packaging.md
 size=$(du -sh "$WORK/drr" | cut -f1)
 files=$(find "$WORK/drr" -type f | wc -l)
 runs=10
