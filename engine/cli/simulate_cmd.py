@@ -25,7 +25,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("simulate", help="Monte Carlo check of the game math: play N whole spins")
     p.add_argument("--spins", metavar="N", default="1000000", help="how many spins (default 1,000,000)")
     p.add_argument("--seed", metavar="S", help="seed for a repeatable run (default: a fresh one, printed)")
-    p.add_argument("--strategy", choices=STRATEGY_NAMES, default="optimal", help="how bonus games are played")
+    # Checked in run() rather than by argparse `choices`, so a typo gets the one-line error.
+    p.add_argument(
+        "--strategy",
+        metavar="|".join(STRATEGY_NAMES),
+        default="optimal",
+        help="how bonus games are played (default optimal)",
+    )
     p.add_argument("--rules", metavar="FILE", help="the Rules Submission TOML (default: the shipped one)")
     p.add_argument("--workers", metavar="W", help="processes to use (default: every core)")
     p.add_argument("--json", action="store_true", help="one JSON object")
@@ -47,6 +53,10 @@ def run(args: argparse.Namespace) -> int:
     spins = whole_number(args.spins, "--spins", 1)
     seed = None if args.seed is None else whole_number(args.seed, "--seed", 0)
     workers = None if args.workers is None else whole_number(args.workers, "--workers", 1)
+    if args.strategy not in STRATEGY_NAMES:
+        raise DrrError(
+            f"--strategy must be one of {', '.join(STRATEGY_NAMES)}, not {args.strategy!r}", exit_code=2
+        )
 
     import numpy as np
 
@@ -58,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
     if seed is None:
         seed = int(np.random.SeedSequence().entropy) % (1 << 64)  # type: ignore[arg-type]
     strategy = Strategy(args.strategy)
-    if sys.stderr.isatty() and not args.json:
+    # The bar goes to stderr, so it can run beside --json on stdout.
+    if sys.stderr.isatty():
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 

@@ -203,3 +203,34 @@ def test_invalid_rules_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str
     check = capsys.readouterr().err
     assert main(["simulate", "--spins", "10", "--rules", str(bad)]) == 1
     assert capsys.readouterr().err == "drr: " + check
+
+
+def test_bad_strategy_gets_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--spins", "10", "--strategy", "greedy"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert "--strategy" in err and "'greedy'" in err and "cash_out_at_3" in err
+
+
+def test_progress_bar_on_a_terminal_leaves_json_intact(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    advanced: list[int] = []
+    real = sim.simulate
+
+    def watched(*args: object, **kwargs: object) -> sim.SimulationResult:
+        progress = kwargs["progress"]
+        assert callable(progress)
+
+        def spy(n: int) -> None:
+            advanced.append(n)
+            progress(n)
+
+        kwargs["progress"] = spy
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sim, "simulate", watched)
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True)
+    assert main(["simulate", "--spins", "30000", "--seed", "2", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["spins"] == 30_000 and sum(advanced) == 30_000

@@ -1,0 +1,252 @@
+"""An independent check of the exact game math, by other methods than engine/math uses.
+
+- The return of an inside wager is enumerated draw by draw: how many Lucky Numbers k, how
+  many of them fall on the wager's numbers (hypergeometric), whether the Bonus Number falls
+  on the rest, where the ball lands, and every Lucky odds X, all with exact fractions.
+  engine/math instead uses linearity (a winning number is Lucky with probability E[k]/37).
+- The bonus game is valued by a brute-force expectimax over every box layout of every
+  round, the player choosing a box (or cash-out) before the boxes are opened, keyed by the
+  full history of picks. engine/math uses a DP over (round, sum, round-1 multiplier) that
+  assumes a pick is just a draw from the round's table with probability m/5.
+- The absent player (`cash_out_at_3`) is played through the engine's own BonusGame with its
+  timer running out in every round (§ 617b.12(i)): random picks in rounds 1-2, then the
+  default preset cashes out at round 3.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from engine.bets import inside_bet
+from engine.bonus_game import BonusGame
+from engine.math.bonus_value import STRATEGIES, BonusAnalysis, Strategy
+from engine.math.wager_math import game_math
+from engine.rng import SeededRng
+from engine.rules import RulesSubmission, load_default_rules, load_rules, parse_rules
+
+WORKED = Path(__file__).parents[1] / "data" / "worked-example-rules.toml"
+MULTIPLIERS_PER_ROUND = (5, 4, 3, 2, 2, 1)  # § 617b.12(h)(1)-(5), restated here on purpose
+X = "X"
+
+# --- the bonus game by brute force over box layouts ------------------------------------------
+
+Layout = tuple[Fraction | str, ...]
+
+
+def _layouts(table: Mapping[Fraction, int], multipliers: int) -> list[tuple[Layout, Fraction]]:
+    """Every arrangement of a round's five boxes with its probability: the X boxes anywhere
+    (every choice of positions equally likely), each multiplier drawn from the table."""
+    total = sum(table.values())
+    values = [(Fraction(v), Fraction(w, total)) for v, w in table.items()]
+    slots = list(itertools.combinations(range(5), multipliers))
+    out = []
+    for where in slots:
+        for picks in itertools.product(values, repeat=multipliers):
+            boxes: list[Fraction | str] = [X] * 5
+            p = Fraction(1, len(slots))
+            for pos, (v, q) in zip(where, picks, strict=True):
+                boxes[pos] = v
+                p *= q
+            out.append((tuple(boxes), p))
+    assert sum(p for _, p in out) == 1
+    return out
+
+
+def brute_force_bonus(rules: RulesSubmission, strategy: Strategy) -> Fraction:
+    """Expected straight-up bonus outcome under `strategy`, by expectimax over box layouts."""
+    layouts = [_layouts(t, m) for t, m in zip(rules.bonus_rounds, MULTIPLIERS_PER_ROUND, strict=True)]
+
+    @cache
+    def value(history: tuple[Fraction, ...]) -> Fraction:
+        rnd = len(history) + 1  # the round about to be played
+        if rnd > 6:
+            return sum(history, Fraction(0))  # survived round 6: the sum of all picks
+        box_values = []
+        for box in range(5):
+            v = Fraction(0)
+            for boxes, p in layouts[rnd - 1]:
+                content = boxes[box]
+                # An X pays the round-1 multiplier (§ 617b.12(k)); round 1 has no X.
+                v += p * (history[0] if content == X else value((*history, Fraction(content))))
+            box_values.append(v)
+        cash = sum(history, Fraction(0))  # § 617b.12(j): offered following round 2
+        if strategy is Strategy.CASH_OUT_AT_3:
+            # Absent: the timer picks a random box in rounds 1-2, the default cashes out after.
+            return cash if rnd >= 3 else sum(box_values, Fraction(0)) / 5
+        if strategy is Strategy.PLAY_TO_END:
+            return max(box_values)
+        return max([*box_values, cash]) if rnd >= 3 else max(box_values)
+
+    return value(())
+
+
+def _small_rules() -> RulesSubmission:
+    """A game small enough to enumerate, with cash-out decisions that go both ways."""
+    text = WORKED.read_text(encoding="utf-8")
+    start = text.index("rounds = [")
+    small = """rounds = [
+    { 29 = 2, 59 = 1 },
+    { 20 = 1, 80 = 1 },
+    { 30 = 3, 150 = 1 },
+    { 100 = 1, 400 = 1 },
+    { 200 = 2, 900 = 1 },
+    { 500 = 1, 3000 = 1 },
+]
+"""
+    return parse_rules((text[:start] + small).encode())
+
+
+@pytest.mark.parametrize("which", ["worked-example", "small"])
+def test_bonus_dp_equals_brute_force_expectimax_over_layouts(which: str) -> None:
+    rules = load_rules(WORKED) if which == "worked-example" else _small_rules()
+    analysis = BonusAnalysis.from_rules(rules)
+    brute = {s: brute_force_bonus(rules, s) for s in STRATEGIES}
+    for strategy in STRATEGIES:
+        assert analysis.value(strategy).mean == brute[strategy], strategy
+    if which == "worked-example":  # the figures of /work/shared/docs/worked-examples.md
+        assert brute[Strategy.CASH_OUT_AT_3] == 74
+        assert brute[Strategy.PLAY_TO_END] == Fraction("63.3888")
+        assert brute[Strategy.OPTIMAL] == Fraction("104.130816")
+    else:  # the small game's optimal player both goes on and cashes out somewhere
+        policy = analysis.optimal_policy()
+        assert any(p.cash_out_min_at_risk is not None for p in policy)
+        assert any(p.continue_max_at_risk is not None for p in policy)
+
+
+# --- the wager's return, draw by draw ---------------------------------------------------------
+
+
+def _independent_bonus_means(rules: RulesSubmission) -> dict[Strategy, Fraction]:
+    """E[B] per strategy by a plain backward recursion over (round, picks so far) written from
+    § 617b.12(h)-(k) alone (the default tables are too big for the layout brute force)."""
+    tables = [[(Fraction(v), Fraction(w, sum(t.values()))) for v, w in t.items()] for t in rules.bonus_rounds]
+
+    def solve(strategy: Strategy) -> Fraction:
+        @cache
+        def v(rnd: int, total: Fraction, first: Fraction) -> Fraction:
+            if rnd == 7:
+                return total
+            if rnd >= 3 and strategy is Strategy.CASH_OUT_AT_3:
+                return total
+            m = MULTIPLIERS_PER_ROUND[rnd - 1]
+            go = Fraction(5 - m, 5) * first + Fraction(m, 5) * sum(
+                (p * v(rnd + 1, total + x, x if rnd == 1 else first) for x, p in tables[rnd - 1]),
+                Fraction(0),
+            )
+            if rnd >= 3 and strategy is Strategy.OPTIMAL:
+                return max(go, total)
+            return go
+
+        return v(1, Fraction(0), Fraction(0))
+
+    return {s: solve(s) for s in STRATEGIES}
+
+
+def enumerated_rtp(rules: RulesSubmission, numbers: Sequence[int], bonus_mean: Fraction) -> Fraction:
+    """E[return of one unit] on an inside wager, enumerating k, |Lucky ∩ wager| = j, the Bonus
+    Number's place, the ball and X. Counts are whole-set combinatorics over 0-36."""
+    n = len(numbers)
+    base = rules.base_payout(inside_bet(numbers))
+    k_total = sum(rules.lucky_counts.values())
+    x_total = sum(rules.lucky_odds.values())
+    rtp = Fraction(0)
+    for k, kw in rules.lucky_counts.items():
+        p_k = Fraction(kw, k_total)
+        for j in range(0, min(k, n) + 1):
+            # Lucky sets with exactly j of the wager's numbers, out of all C(37, k).
+            p_j = Fraction(math.comb(n, j) * math.comb(37 - n, k - j), math.comb(37, k))
+            if p_j == 0:
+                continue
+            # The Bonus Number is one of the 37 - k numbers that are not Lucky.
+            for bonus_on_wager, p_b in (
+                (True, Fraction(n - j, 37 - k)),
+                (False, Fraction(37 - k - n + j, 37 - k)),
+            ):
+                if p_b == 0:
+                    continue
+                ret = Fraction(0)
+                # The ball lands on each of the 37 numbers with probability 1/37.
+                for x, xw in rules.lucky_odds.items():  # a Lucky result pays X/n to 1
+                    ret += Fraction(j, 37) * Fraction(xw, x_total) * (1 + Fraction(x) / n)
+                if bonus_on_wager:
+                    ret += Fraction(1, 37) * (1 + bonus_mean / n)
+                plain = n - j - (1 if bonus_on_wager else 0)
+                ret += Fraction(plain, 37) * (1 + base)
+                rtp += p_k * p_j * p_b * ret
+    return rtp
+
+
+@pytest.mark.parametrize(
+    "kind, numbers",
+    [
+        ("straight", [17]),
+        ("corner", [17, 18, 20, 21]),
+        ("six_line", list(range(16, 22))),
+        ("trio", [0, 1, 2]),
+    ],
+)
+def test_default_rtp_by_enumeration_equals_game_math(kind: str, numbers: list[int]) -> None:
+    rules = load_default_rules()
+    means = _independent_bonus_means(rules)
+    stats = game_math(rules).wagers[kind]
+    for strategy in STRATEGIES:
+        assert stats.rtp[strategy] == enumerated_rtp(rules, numbers, means[strategy]), (kind, strategy)
+
+
+def test_independent_figures_of_the_default_paytable() -> None:
+    """The certified figures, recomputed here: straight up 97.3043% optimal."""
+    rules = load_default_rules()
+    means = _independent_bonus_means(rules)
+    straight = {s: enumerated_rtp(rules, [17], means[s]) for s in STRATEGIES}
+    assert abs(straight[Strategy.OPTIMAL] - Fraction("0.9730")) <= Fraction("0.0005")
+    for s in STRATEGIES:
+        assert Fraction("0.965") <= straight[s] <= Fraction("0.99")
+    six = {s: enumerated_rtp(rules, list(range(16, 22)), means[s]) for s in STRATEGIES}
+    assert all(Fraction("0.965") <= six[s] <= Fraction("0.99") for s in STRATEGIES)
+
+
+# --- the absent player through the engine's own bonus game -----------------------------------
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_absent_player_through_engine_timeouts_is_cash_out_at_3() -> None:
+    rules = load_default_rules()
+    rng = SeededRng(617)
+    exact = BonusAnalysis.from_rules(rules).value(Strategy.CASH_OUT_AT_3)
+    games = 4000
+    outcomes = []
+    for _ in range(games):
+        clock = _Clock()
+        game = BonusGame.start(rules, rng, player="absent", clock=clock)  # default timer preset
+        while not game.finished:
+            clock.now += rules.bonus_timer_seconds + 1
+            assert game.tick(), "the timer ran out, so the timeout rule must act"
+        picks = list(game.picks)
+        assert all(p.by == "timeout" for p in picks)
+        assert game.round <= 3
+        if game.end_reason == "cash_out":  # rounds 1-2 picked at random, cashed out at round 3
+            assert game.round == 3 and len(picks) == 2
+            assert game.outcome == sum((Fraction(p.content) for p in picks), Fraction(0))
+        else:  # an X in round 2 pays the round-1 multiplier
+            assert game.end_reason == "x" and game.round == 2
+            assert game.outcome == Fraction(picks[0].content)
+        assert game.outcome is not None
+        outcomes.append(game.outcome)
+    mean = sum(outcomes, Fraction(0)) / games
+    sd = math.sqrt(float(exact.second_moment - exact.mean**2))
+    assert abs(float(mean - exact.mean)) < 4 * sd / math.sqrt(games)
+    assert set(outcomes) <= set(exact.distribution)
