@@ -181,8 +181,12 @@ class TableService:
             self._claim = self.store.claim(self.table, self.station)
         try:
             report = self.recovery = recover(self.state, self.journal)
-            text = self._rules_text if self._rules_text is not None else default_rules_path().read_bytes()
-            rules = parse_rules(text, source="the Rules Submission")
+            # Without a Rules Submission given, the journal's latest one stays (a pit boss may have
+            # loaded it); only a table with none yet gets the shipped one.
+            text = self._rules_text
+            if text is None and self.state.latest_rules is None:
+                text = default_rules_path().read_bytes()
+            rules = parse_rules(text, source="the Rules Submission") if text is not None else None
             events: list[tuple[str, dict[str, Any]]] = [
                 (
                     "table.started",
@@ -196,7 +200,7 @@ class TableService:
                     },
                 )
             ]
-            if self.state.latest_rules != rules.sha256:
+            if rules is not None and text is not None and self.state.latest_rules != rules.sha256:
                 events.append(("table.rules_loaded", _rules_payload(rules, text)))
             for player, game in self.state.games.items():
                 if game.time_left() is not None:

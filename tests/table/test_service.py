@@ -392,3 +392,26 @@ def test_a_settled_round_voided_from_the_floor_does_not_stop_the_table(store: St
     svc = run(go())
     assert svc.phase == "open" and svc.state.rounds_opened == 2
     assert rebuild(store, "T1").phase == "open"
+
+
+def test_a_restart_keeps_the_journal_s_rules_unless_others_are_given(store: Store) -> None:
+    from engine.rules import default_rules_path
+
+    changed = default_rules_path().read_bytes().replace(b"timer_seconds = 20", b"timer_seconds = 40")
+
+    async def first() -> None:
+        svc = make_service(store)
+        await svc.start()
+        await svc.load_rules(PITBOSS, changed)
+
+    async def restart(**kw: Any) -> int:
+        svc = make_service(store, **kw)
+        await svc.start()
+        await svc.open_bets(CROUPIER)
+        timer = svc.round.rules.bonus_timer_seconds  # type: ignore[union-attr]
+        await svc.void(PITBOSS, "test")
+        return timer
+
+    run(first())
+    assert run(restart()) == 40  # the pit boss's submission stays
+    assert run(restart(rules_text=default_rules_path().read_bytes())) == 20  # the given one wins
