@@ -71,7 +71,7 @@ def run_show(args: argparse.Namespace) -> int:
 def run_check(args: argparse.Namespace) -> int:
     from engine import config
 
-    path = args.file if args.file is not None else config.settings_path()
+    path = args.file or getattr(args, "config_file", None) or config.settings_path()
     if path is None:
         looked = f"${config.CONFIG_ENV}, {config.user_settings_path()}, {config.site_settings_path()}"
         print(f"OK: no settings file ({looked}); the embedded defaults apply")

@@ -174,3 +174,11 @@ def test_plain_drr_takes_its_station_and_wheel_from_the_settings(
     assert main([]) == 0
     assert (seen["station"], seen["table"], seen["wheel"]) == ("display", "4", "serial:COM3")
     assert seen["db"] is None and seen["rules"] is None  # the store's and the shipped defaults
+
+
+def test_check_without_a_file_checks_the_one_named_by_the_config_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = settings_file(tmp_path, '[table]\nid = "x y"\n')
+    assert main(["--config", str(path), "config", "check"]) == 1
+    assert capsys.readouterr().out.startswith(f"{path}: table.id: ")
