@@ -55,6 +55,7 @@ OUTSIDE_KINDS = EVEN_MONEY_KINDS | {BetKind.DOZEN, BetKind.COLUMN}
 # Names accepted where a bet is given by numbers (`drr settle`): trios are streets and first
 # four is a corner on the wire, as the engine issue's contract says.
 NUMBERED_BET_NAMES = ("straight", "split", "street", "corner", "six_line")
+WIRE_WAGER_KEYS = frozenset({"id", "player", "bet", "numbers", "which", "amount"})
 _WIRE_FAMILY = {
     BetKind.STRAIGHT: "straight",
     BetKind.SPLIT: "split",
@@ -216,7 +217,13 @@ def check_amount(amount: Any, unit: Decimal) -> Decimal:
         raise ValueError(f"amount {amount!r} is not a number") from None
     if not value.is_finite() or value <= 0:
         raise ValueError(f"amount {amount!r} is not positive")
-    if value % unit != 0:
+    try:
+        # Exact under the default 28-digit context; a larger amount cannot be divided by the
+        # unit exactly and is refused rather than rounded.
+        off_unit = value % unit != 0
+    except ArithmeticError:
+        raise ValueError(f"amount {amount} is too large") from None
+    if off_unit:
         raise ValueError(f"amount {amount} is not a multiple of the wager unit {unit}")
     return value
 
@@ -234,6 +241,10 @@ def wager_from_wire(
         raise IllegalWager(f"wager #{position + 1}: is not a JSON object")
     wid = str(data.get("id", f"#{position + 1}"))
     try:
+        unknown = sorted(str(k) for k in data if k not in WIRE_WAGER_KEYS)
+        if unknown:
+            # A misspelt key (e.g. "amout") would otherwise be ignored or reported as missing.
+            raise ValueError(f"unknown field(s) {', '.join(unknown)}")
         player = data.get("player", "")
         if not isinstance(player, str) or not player:
             raise ValueError("has no player")
@@ -247,6 +258,8 @@ def wager_from_wire(
 def _bet_from_wire(data: Mapping[str, Any], *, trios: bool, first_four: bool) -> Bet:
     name = data.get("bet")
     if name in NUMBERED_BET_NAMES:
+        if "which" in data:
+            raise ValueError(f"bet {name} takes numbers, not which")
         numbers = data.get("numbers")
         if not isinstance(numbers, list):
             raise ValueError(f"bet {name} needs a list of numbers")
@@ -264,6 +277,10 @@ def _bet_from_wire(data: Mapping[str, Any], *, trios: bool, first_four: bool) ->
         raise ValueError(f"unknown bet {name!r}") from None
     if kind not in OUTSIDE_KINDS:
         raise ValueError(f"unknown bet {name!r}")
+    if "numbers" in data:
+        raise ValueError(f"bet {name} covers fixed numbers; it takes no numbers")
+    if "which" in data and kind not in (BetKind.DOZEN, BetKind.COLUMN):
+        raise ValueError(f"bet {name} takes no which")
     if kind in (BetKind.DOZEN, BetKind.COLUMN):
         which = data.get("which")
         if isinstance(which, bool) or which not in (1, 2, 3):

@@ -42,7 +42,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from engine.bets import Bet, Wager, check_amount, inside_bet, wager_from_wire
+from engine.bets import WIRE_WAGER_KEYS, Bet, Wager, check_amount, inside_bet, wager_from_wire
 from engine.errors import DrrError, IllegalTransition, IllegalWager
 from engine.rng import Draw, Rng, draw_lucky_and_bonus
 from engine.settlement import RoundSettlement, check_bonus_outcome, players_needing_bonus, settle_round
@@ -102,7 +102,8 @@ class WagerPlaced:
     def from_json(cls, d: Mapping[str, Any]) -> WagerPlaced:
         # The bet's shape only here; the Rules Submission's switches, unit and limits are
         # checked by apply(), which knows the rules.
-        raw = {k: v for k, v in d.items() if k not in ("type", "amount")}
+        # Journal entries may carry metadata next to the wager (who placed it, ...).
+        raw = {k: v for k, v in d.items() if k in WIRE_WAGER_KEYS and k != "amount"}
         shape = wager_from_wire({**raw, "amount": 1}, unit=Decimal(1))
         amount = Decimal(str(d["amount"]))
         return cls(Wager(shape.id, shape.player, shape.bet, amount))

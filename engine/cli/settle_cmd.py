@@ -11,6 +11,7 @@ bad input exits 1 with one line. Nothing is written to stdout on an error.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -68,6 +69,10 @@ def _read_json(name: str) -> Any:
         raise DrrError(
             f"{label}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise DrrError(f"{label}: not valid JSON: {exc}") from None
+    except RecursionError:
+        raise DrrError(f"{label}: not valid JSON: nested too deeply") from None
 
 
 def parse_round(doc: Any, rules: RulesSubmission) -> tuple[Draw, int, dict[str, Fraction], list[Wager]]:
@@ -134,6 +139,9 @@ def _pocket(value: Any, what: str) -> int:
     return value
 
 
+_ODDS_TEXT = re.compile(r"[0-9]{1,12}(\.[0-9]{1,12})?(/[0-9]{1,12})?")
+
+
 def _odds(value: Any, what: str) -> Fraction:
     """Exact "to 1" odds from "199", "199/2", "99.5" or an integer; floats are refused."""
     from fractions import Fraction
@@ -142,6 +150,9 @@ def _odds(value: Any, what: str) -> Fraction:
 
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise DrrError(f'{what}: odds {value!r} must be a string such as "199" or "199/2" (or an integer)')
+    # Plain digits only: Fraction would also take "1e999999999" and spend minutes building it.
+    if isinstance(value, str) and not _ODDS_TEXT.fullmatch(value.strip()):
+        raise DrrError(f"{what}: {value!r} is not an exact number of odds")
     try:
         odds = Fraction(value.strip() if isinstance(value, str) else value)
     except (ValueError, ZeroDivisionError):

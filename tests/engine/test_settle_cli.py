@@ -49,7 +49,7 @@ def test_issue_example(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
             {"id": "w3", "kind": "base", "odds": "2", "payout": "20.00"},
             {"id": "w4", "kind": "lose", "odds": "0", "payout": "0.00"},
         ],
-        "total_wagered": "45",
+        "total_wagered": "45.00",
         "total_paid": "2010.00",
     }
 
@@ -93,6 +93,19 @@ def test_missing_bonus_outcome(tmp_path: Path, capsys: pytest.CaptureFixture[str
         ({"id": "bad7", "player": "a", "bet": "red", "amount": -1}, "wager bad7: amount -1 is not positive"),
         ({"id": "bad7", "player": "a", "bet": "straight", "numbers": [37], "amount": "1"}, "outside 0-36"),
         ({"id": "w1", "player": "a", "bet": "red", "amount": "1"}, "wager w1: the id repeats"),
+        (
+            {"id": "bad7", "player": "a", "bet": "red", "amount": "1e100"},
+            "wager bad7: amount 1e100 is too large",
+        ),
+        ({"id": "bad7", "player": "a", "bet": "red", "amout": "1"}, "wager bad7: unknown field(s) amout"),
+        (
+            {"id": "bad7", "player": "a", "bet": "red", "numbers": [1], "amount": "1"},
+            "wager bad7: bet red covers fixed numbers",
+        ),
+        (
+            {"id": "bad7", "player": "a", "bet": "straight", "numbers": [1], "which": 1, "amount": "1"},
+            "wager bad7: bet straight takes numbers, not which",
+        ),
     ],
 )
 def test_illegal_wager_exits_2_with_one_line(
@@ -123,6 +136,9 @@ def test_illegal_wager_exits_2_with_one_line(
         ({"bonus_odds": ["anna"]}, '"bonus_odds" must be an object'),
         ({"wagers": {}}, '"wagers" must be a list'),
         ({"extra": 1}, "unknown field(s) extra"),
+        ({"lucky": {"17": "1e999999999"}}, "not an exact number"),  # refused at once, not computed
+        ('{"result": 1' + "0" * 5000 + "}", "not valid JSON"),  # more digits than int() converts
+        ("[" * 100_000 + "]" * 100_000, "not valid JSON"),
     ],
 )
 def test_bad_input_is_a_clean_error(
@@ -180,3 +196,45 @@ def test_subprocess_contract(tmp_path: Path) -> None:
     )
     assert (bad.returncode, bad.stdout) == (2, "")
     assert bad.stderr.startswith("drr: wager q:") and "Traceback" not in bad.stderr
+
+
+def test_money_is_written_to_the_same_places(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Totals and payouts all carry the places of the finest money step (unit or rounding)."""
+    doc = {
+        **ISSUE_ROUND,
+        "wagers": [{**ISSUE_ROUND["wagers"][0], "amount": "5.000"}, ISSUE_ROUND["wagers"][3]],
+    }
+    code, out, _ = _settle(tmp_path, capsys, doc)
+    got = json.loads(out)
+    assert code == 0
+    assert (got["total_wagered"], got["total_paid"]) == ("25.00", "995.00")
+    assert [w["payout"] for w in got["wagers"]] == ["995.00", "0.00"]
+    rules = tmp_path / "rules.toml"
+    rules.write_text(default_rules_path().read_text().replace('rounding = "0.01"', 'rounding = "1"'))
+    doc = {**ISSUE_ROUND, "wagers": [{**ISSUE_ROUND["wagers"][0], "amount": "0.35"}]}
+    code, out, _ = _settle(tmp_path, capsys, doc, "--rules", str(rules))
+    got = json.loads(out)
+    # 0.35 x 199 = 69.65, rounded down to a whole unit, written with the wager unit's places.
+    assert (code, got["wagers"][0]["payout"], got["total_wagered"], got["total_paid"]) == (
+        0,
+        "69.00",
+        "0.35",
+        "69.00",
+    )
+
+
+def test_bad_rules_file_gives_the_rules_check_messages(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rules = tmp_path / "rules.toml"
+    text = default_rules_path().read_text()
+    rules.write_text(text.replace("1 = 45, 3 = 40", "2 = 45, 3 = 40").replace("49 = 450", "48 = 450"))
+    assert main(["rules", "check", str(rules)]) == 1
+    check_lines = [line.strip() for line in capsys.readouterr().err.splitlines()[1:]]
+    assert any("lucky.counts.2" in line for line in check_lines)
+    assert any("lucky.odds.48" in line for line in check_lines)
+    code, out, err = _settle(tmp_path, capsys, ISSUE_ROUND, "--rules", str(rules))
+    assert (code, out) == (1, "")
+    assert "Traceback" not in err
+    for line in check_lines:
+        assert line in err
