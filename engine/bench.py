@@ -7,7 +7,8 @@ and lose outcomes all occur).
 a bare loop that only looks up each wager's amount and adds it up (the handle). Goal <= 5.
 Each figure is the best of several repetitions, so a busy machine disturbs it less, timed
 as timeit does (garbage collector paused); `settle_vs_baseline_gc_running` is the same
-ratio with the collector running.
+ratio with the collector running; `settle_with_records_vs_baseline` also builds the
+per-wager Settlement records (`RoundSettlement.settlements`, made on first use).
 """
 
 from __future__ import annotations
@@ -74,10 +75,14 @@ def bench_settle() -> dict[str, float]:
     # The same ratio with the collector running, as it does at the table (10,000 new
     # Settlement objects trigger collections; the baseline allocates no tracked objects).
     settle_gc_seconds = _best(lambda: settle_round(wagers, 17, draw, {}, rules), pause_gc=False)
+    # settle_round shares one Outcome among wagers that settle alike and pairs them with their
+    # wagers as Settlement records on first use; this figure includes building those records.
+    records_seconds = _best(lambda: settle_round(wagers, 17, draw, {}, rules).settlements)
     return {
         "settle_wagers_per_s": WAGERS / settle_seconds,
         "settle_vs_baseline": settle_seconds / baseline_seconds,
         "settle_vs_baseline_gc_running": settle_gc_seconds / baseline_seconds,
+        "settle_with_records_vs_baseline": records_seconds / baseline_seconds,
     }
 
 

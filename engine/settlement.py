@@ -35,7 +35,9 @@ from decimal import (
     localcontext,
 )
 from fractions import Fraction
-from operator import attrgetter
+from functools import cached_property
+from itertools import repeat
+from operator import add, attrgetter
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from engine.errors import BonusOutcomeMissing, DrrError
@@ -89,23 +91,70 @@ class Settlement(NamedTuple):
         }
 
 
+class Outcome(NamedTuple):
+    """What a wager won, without the wager: shared by every wager of a round that settles alike
+    (all losing wagers share one, winners one per winning bet class and amount)."""
+
+    kind: WinKind
+    odds: Fraction
+    payout: Decimal
+
+
 @dataclass(frozen=True)
 class RoundSettlement:
-    """Every wager of a round settled, in the order given."""
+    """Every wager of a round settled, in the order given.
+
+    `outcomes[i]` is what `wagers[i]` won; `settlements` pairs them up as Settlement records
+    (built on first use: replay and totals need only the outcomes)."""
 
     result: int
-    settlements: tuple[Settlement, ...]
+    wagers: tuple[Wager, ...]
+    outcomes: tuple[Outcome, ...]
     total_wagered: Decimal
     total_paid: Decimal  # what the wagers won; stakes not included
     total_returned: Decimal  # handed back to players: winnings plus the stakes of winning wagers
+    money_quantum: Decimal = Decimal("0.01")  # money in to_wire() is written to this many places
+
+    @cached_property
+    def settlements(self) -> tuple[Settlement, ...]:
+        # (wager,) + (kind, odds, payout) -> Settlement, all in C (no Python frame per wager).
+        records = map(add, zip(self.wagers), self.outcomes)
+        return tuple(map(tuple.__new__, repeat(Settlement), records))
 
     def to_wire(self) -> dict[str, Any]:
+        """The `drr settle` output; every amount written to the same number of places."""
+        q = self.money_quantum
+        wire = []
+        for w, o in zip(self.wagers, self.outcomes, strict=True):
+            odds = o.odds
+            wire.append(
+                {
+                    "id": w.id,
+                    "kind": o.kind,
+                    "odds": str(odds.numerator)
+                    if odds.denominator == 1
+                    else f"{odds.numerator}/{odds.denominator}",
+                    "payout": str(_quantize(o.payout, q)),
+                }
+            )
         return {
             "result": self.result,
-            "wagers": [s.to_wire() for s in self.settlements],
-            "total_wagered": str(self.total_wagered),
-            "total_paid": str(self.total_paid),
+            "wagers": wire,
+            "total_wagered": str(_quantize(self.total_wagered, q)),
+            "total_paid": str(_quantize(self.total_paid, q)),
         }
+
+
+def money_quantum(rules: RulesSubmission) -> Decimal:
+    """The finest step of money under the rules (wager unit or payout rounding, at least 1): every
+    amount and payout is a multiple of it, so writing them to its places is exact."""
+    exponent = min(int(rules.unit.as_tuple().exponent), int(rules.rounding.as_tuple().exponent), 0)
+    return Decimal(1).scaleb(exponent)
+
+
+def _quantize(amount: Decimal, quantum: Decimal) -> Decimal:
+    # Exact by construction (see money_quantum); Inexact is trapped so a bug cannot round.
+    return amount.quantize(quantum, context=_MONEY)
 
 
 def payout_of(amount: Decimal, odds: Fraction, rounding: Decimal) -> Decimal:
@@ -190,19 +239,17 @@ def _missing(wager: Wager, result: int) -> BonusOutcomeMissing:
 class _Odds:
     """Odds of one winning class of bets, with the Decimal factors of its payout precomputed."""
 
-    __slots__ = ("divisor", "kind", "multiplier", "odds", "payouts")
+    __slots__ = ("divisor", "kind", "multiplier", "odds", "outcomes")
 
     def __init__(self, kind: WinKind, odds: Fraction, rounding: Decimal) -> None:
         self.kind = kind
         self.odds = odds
         self.multiplier = Decimal(odds.numerator)
         self.divisor = _MONEY.multiply(Decimal(odds.denominator), rounding)
-        self.payouts: dict[Decimal, Decimal] = {}  # amount -> payout, within one round
+        self.outcomes: dict[Decimal, Outcome] = {}  # amount -> outcome, within one round
 
 
 _amount_of = attrgetter("amount")
-_payout_of = attrgetter("payout")
-_wager_of = attrgetter("wager")
 _BY_PLAYER = _Odds(BONUS, Fraction(0), Decimal(1))  # marker: the odds depend on the player
 
 
@@ -215,29 +262,29 @@ def _winning_odds(bet: Bet, lucky: Fraction | None, on_bonus: bool, rules: Rules
 
 
 def settle_round(
-    wagers: Sequence[Wager],
+    wagers: Sequence[Wager] | Iterable[Wager],
     result: int,
     draw: DrawLike,
     bonus_odds: Mapping[str, Fraction],
     rules: RulesSubmission,
 ) -> RoundSettlement:
     """Settle every wager of a round. Same answers as `settle_wager`, computed faster: the odds
-    of every winning (kind, size) class are worked out once per round."""
+    of every winning bet are worked out once per round, each payout once per (odds, amount),
+    and wagers that settle alike share one immutable Outcome (most of a round's wagers lose)."""
     d = as_draw(draw)
     _check_result(result)
-    if not isinstance(wagers, list | tuple):
-        wagers = list(wagers)  # walked twice below
+    wagers = tuple(wagers)
     rounding = rules.rounding
     zero = _MONEY.multiply(Decimal(0), rounding)
+    lost = Outcome(LOSE, _ZERO_ODDS, zero)
     lucky = d.lucky.get(result)
     on_bonus = result == d.bonus_number
     by_numbers: dict[frozenset[int], _Odds] = {}
     bonus_classes: dict[tuple[str, int], _Odds] = {}  # (player, size) -> bonus odds
+    paid: list[Decimal] = []  # payouts of the winning wagers
+    staked: list[Decimal] = []  # and their stakes
 
-    winners: list[Settlement] = []
-    won = winners.append
-
-    def win(w: Wager) -> Settlement:
+    def win(w: Wager) -> Outcome:
         bet = w.bet
         # A bet's numbers identify it (and hash fast: a frozenset caches its hash), so the
         # odds of each winning bet are worked out once per round.
@@ -245,6 +292,7 @@ def settle_round(
         if o is None:
             o = by_numbers[bet.numbers] = _winning_odds(bet, lucky, on_bonus, rules)
         if o is _BY_PLAYER:
+            # One bonus outcome per player applies to all their winning inside wagers (B/n).
             key = (w.player, len(bet.numbers))
             o = bonus_classes.get(key)
             if o is None:
@@ -254,25 +302,22 @@ def settle_round(
                 b = check_bonus_outcome(w.player, Fraction(raw))
                 o = bonus_classes[key] = _Odds(BONUS, b / key[1], rounding)
         amount = w.amount
-        payout = o.payouts.get(amount)
-        if payout is None:  # wagers repeat chip amounts: each payout is worked out once
+        outcome = o.outcomes.get(amount)
+        if outcome is None:  # wagers repeat chip amounts: each payout is worked out once
             # divide_int (//) truncates, which is the floor for these non-negative amounts.
-            payout = o.payouts[amount] = (amount * o.multiplier) // o.divisor * rounding
-        settled = make(Settlement, (w, o.kind, o.odds, payout))
-        won(settled)
-        return settled
+            payout = (amount * o.multiplier) // o.divisor * rounding
+            outcome = o.outcomes[amount] = Outcome(o.kind, o.odds, payout)
+        paid.append(outcome.payout)
+        staked.append(amount)
+        return outcome
 
-    # The hot path: most wagers lose. Settlement is a NamedTuple and tuple.__new__ skips its
-    # Python-level __new__; plain operators run under the exact money context, so any
-    # inexact step raises instead of rounding (see _MONEY).
-    make = tuple.__new__
-    lose_odds = _ZERO_ODDS
+    # Plain operators run under the exact money context, so any inexact step raises instead
+    # of rounding (see _MONEY).
     with localcontext(_MONEY):
         total_wagered = sum(map(_amount_of, wagers), Decimal(0))
-        out = [
-            make(Settlement, (w, LOSE, lose_odds, zero)) if result not in w.bet.numbers else win(w)
-            for w in wagers
-        ]
-        total_paid = sum(map(_payout_of, winners), zero)
-        total_returned = total_paid + sum(map(_amount_of, map(_wager_of, winners)), Decimal(0))
-    return RoundSettlement(result, tuple(out), total_wagered, total_paid, total_returned)
+        outcomes = tuple([lost if result not in w.bet.numbers else win(w) for w in wagers])
+        total_paid = sum(paid, zero)
+        total_returned = total_paid + sum(staked, Decimal(0))
+    return RoundSettlement(
+        result, wagers, outcomes, total_wagered, total_paid, total_returned, money_quantum(rules)
+    )

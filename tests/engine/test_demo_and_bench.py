@@ -25,5 +25,10 @@ def test_bench_reports_the_issue_figures(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(bench, "WAGERS", 500)
     monkeypatch.setattr(bench, "REPEATS", 1)
     figures = bench.BENCHMARKS["settle"]()
-    assert set(figures) == {"settle_wagers_per_s", "settle_vs_baseline", "settle_vs_baseline_gc_running"}
+    assert set(figures) == {
+        "settle_wagers_per_s",
+        "settle_vs_baseline",
+        "settle_vs_baseline_gc_running",
+        "settle_with_records_vs_baseline",
+    }
     assert all(v > 0 for v in figures.values())
