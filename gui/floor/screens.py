@@ -1,8 +1,8 @@
 """Screenshots of the floor stations for `drr screenshots`: a seeded demo floor in a scratch store.
 
-Four tables of real engine rounds (`engine.floor.demo`), one of them with a bias planted by a
-corrected result and a manual result, alerts scanned and one acknowledged; then the surveillance
-page, the wall, the pit boss's recall of a bonus-game round and a report, each grabbed to PNG.
+Four tables of real engine rounds (`engine.floor.demo`, manual results among them), a corrected
+result and a void by a pit boss, alerts scanned and one acknowledged; then the surveillance page,
+the wall, the pit boss's recall of a bonus-game round and a report, each grabbed to PNG.
 """
 
 from __future__ import annotations
@@ -13,6 +13,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from PySide6.QtWidgets import QApplication, QWidget
+
+from engine.errors import DrrError
+from engine.store.db import Store
 
 
 def _settle(app: QApplication, seconds: float = 0.4) -> None:
@@ -29,19 +32,25 @@ def _save(app: QApplication, widget: QWidget, path: Path) -> Path:
     return path
 
 
-def demo_store(directory: Path) -> object:
+DEMO_TABLES = {"T1": 1200, "T2": 700, "T3": 500, "T4": 400}
+
+
+def demo_store(directory: Path) -> Store:
     from engine.auth import User
     from engine.floor import actions
     from engine.floor.demo import fill_demo_floor
     from engine.store.db import open_store
 
     store = open_store(str(directory / "floor-demo.sqlite"))
-    fill_demo_floor(store, {"T1": 1200, "T2": 700, "T3": 500, "T4": 400})
+    fill_demo_floor(store, DEMO_TABLES)
     boss = User("pat", "pitboss")
-    actions.correct_result(
-        store, "T2-00650", 7, "ball bounced out after the sensor read it", boss, table="T2"
-    )
-    actions.void(store, "T3-00480", "dealer spun before no more bets", boss, table="T3")
+    corrected, voided = f"T2-{DEMO_TABLES['T2'] - 50:05d}", f"T3-{DEMO_TABLES['T3'] - 20:05d}"
+    why = "ball bounced out after the sensor read it"
+    try:
+        actions.correct_result(store, corrected, 7, why, boss, table="T2")
+    except DrrError:  # the ball really was on 7
+        actions.correct_result(store, corrected, 8, why, boss, table="T2")
+    actions.void(store, voided, "dealer spun before no more bets", boss, table="T3")
     return store
 
 
@@ -55,13 +64,13 @@ def floor_shots(app: QApplication, out_dir: Path) -> list[Path]:
     with tempfile.TemporaryDirectory(prefix="drr-floor-shots-") as tmp:
         store = demo_store(Path(tmp))
         try:
-            surveillance = SurveillanceWindow(store, user=User("sam", "surveillance"), live=False)  # type: ignore[arg-type]
+            surveillance = SurveillanceWindow(store, user=User("sam", "surveillance"), live=False)
             surveillance.resize(1900, 1500)
             surveillance.show()
             surveillance.scan_alerts([surveillance.current_view])
-            alerts = list_alerts(store)  # type: ignore[arg-type]
+            alerts = list_alerts(store)
             if alerts:
-                acknowledge_alert(store, alerts[-1].alert_id, User("sam", "surveillance"))  # type: ignore[arg-type]
+                acknowledge_alert(store, alerts[-1].alert_id, User("sam", "surveillance"))
             surveillance.alerts.refresh()
             paths.append(_save(app, surveillance, out_dir / "surveillance-table.png"))
             surveillance.tabs.setCurrentIndex(1)
@@ -69,7 +78,7 @@ def floor_shots(app: QApplication, out_dir: Path) -> list[Path]:
             paths.append(_save(app, surveillance, out_dir / "surveillance-wall.png"))
             surveillance.close()
 
-            boss = PitBossWindow(store, user=User("pat", "pitboss"))  # type: ignore[arg-type]
+            boss = PitBossWindow(store, user=User("pat", "pitboss"))
             boss.resize(1800, 1050)
             boss.show()
             boss.filters.bonus.setCurrentIndex(1)  # rounds with a Bonus Number hit
@@ -84,5 +93,5 @@ def floor_shots(app: QApplication, out_dir: Path) -> list[Path]:
             paths.append(_save(app, boss, out_dir / "pitboss-report.png"))
             boss.close()
         finally:
-            store.close()  # type: ignore[attr-defined]
+            store.close()
     return paths
