@@ -9,8 +9,9 @@ entries already there are skipped; a batch cut off mid-way (lost connection) rol
 sent again. A central chain that does not continue the local one (different prev_hash) stops the
 forwarder with a clear error rather than mixing two histories.
 
-`listen(url, callback)` runs a dedicated psycopg 3 connection that LISTENs and calls back
-`callback(table, seq)` for each notification, reconnecting when the server goes away.
+`listen(url, callback)` runs a dedicated psycopg 3 connection (3.2+: `notifies(timeout=…)`) in a
+thread that LISTENs and calls back `callback(table, seq)` for each notification, on that thread (a
+GUI hands it to its own thread), reconnecting when the server goes away.
 `Watcher` is the SQLite counterpart for local viewers: `PRAGMA data_version` tells cheaply whether
 anyone committed, then the chain heads say which tables moved.
 """

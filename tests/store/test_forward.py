@@ -144,3 +144,33 @@ def test_sqlite_watcher_sees_commits_of_another_connection(tmp_path: Path) -> No
         assert watcher.wait(5) == {"T1": 1}
         assert watcher.poll() == {}
         watcher.close()
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(PG_URL is None, reason="LISTEN/NOTIFY needs the PostgreSQL of DRR_TEST_PG_URL")
+def test_listener_reconnects_after_its_connection_is_killed(
+    store: Store, central: Store, table_id: str, central_url: str
+) -> None:
+    got: list[tuple[str, int]] = []
+    listener = listen(central_url, lambda t, s: got.append((t, s)), channel=f"drr_{table_id}")
+    forwarder = Forwarder(store, central, [table_id], channel=f"drr_{table_id}")
+    try:
+        assert listener.ready.wait(10)
+        with central.engine.connect() as conn:
+            killed = conn.execute(
+                sa.text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = :q"),
+                {"q": f'LISTEN "drr_{table_id}"'},
+            ).scalar()
+            conn.commit()
+        assert killed
+        listener.ready.clear()
+        deadline = time.monotonic() + 20
+        while not listener.ready.wait(0.1) and time.monotonic() < deadline:
+            pass
+        _play(store, table_id, 1)
+        forwarder.forward_once()
+        while not got and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        listener.stop()
+    assert got == [(table_id, 5)]
