@@ -10,7 +10,9 @@ rules (see `../../shared/docs/wheel-protocol-ss2.md` § 7): flag 8 is ignored fo
 state 3, then reported as a failed launch; state 3 with flag 2 is a miss-spin (void); flag 1 in
 state 4 is ignored for 5 s, then reported as ball not detected. A result is emitted once per
 game although the wheel repeats its state-5 line for many seconds; counter gaps, wraps after 256
-and power-cycle restarts are reported as such.
+and power-cycle restarts are reported as such. The counter moves at game start, so a state-5
+line on which it moved is believed only when the next status line agrees, and a counter jump
+that comes back to the game just reported (one corrupted line) does not repeat its result.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from hardware.events import (
     WheelResult,
     decode_warnings,
 )
-from hardware.protocol.base import Protocol, register_protocol
+from hardware.protocol.base import Protocol, log, register_protocol
 
 LAUNCH_GRACE = timedelta(seconds=3)  # guide § 7: flag 8 clears once state 3 begins; ignore 3 s
 NO_BALL_GRACE = timedelta(seconds=5)  # guide § 7: flag 1 in state 4, ignore >= 5 s (10 lines)
@@ -107,6 +109,20 @@ class Status:
     @property
     def rpm(self) -> Decimal:
         return Decimal(self.speed_tenths) / 10
+
+
+@dataclass(frozen=True, slots=True)
+class _Unconfirmed:
+    """A state-5 line whose game number changed on it, waiting for the next line to agree."""
+
+    status: Status
+    raw: str
+    time: datetime
+    number_line: int | None
+
+    @property
+    def key(self) -> tuple[int, int | None]:
+        return self.status.game, self.status.win
 
 
 def parse_status(text: str) -> Status | str:
@@ -231,6 +247,9 @@ class SS2Protocol(Protocol):
         self._no_ball_done = False
         self._speed: tuple[Decimal, bool] | None = None
         self._status_polls = 0
+        self._unconfirmed: _Unconfirmed | None = None
+        self._last_result: tuple[int, int] | None = None  # (game, number) last reported
+        self._result_game_moved_on = False  # a non-state-5 line of that game came since
         # Commands sent and not yet answered: (text, time sent), oldest first.
         self._sent: deque[tuple[str, datetime]] = deque(maxlen=32)
 
@@ -355,6 +374,19 @@ class SS2Protocol(Protocol):
         if self._status_polls:
             self._status_polls -= 1
             events.append(CommandReply(game=s.game, time=time, command="X", text=raw, status="value"))
+        unconfirmed, self._unconfirmed = self._unconfirmed, None
+        if unconfirmed is not None and not (s.state == 5 and (s.game, s.win) == unconfirmed.key):
+            events.append(
+                self.unreadable(
+                    unconfirmed.raw,
+                    "result line with a new game number, not confirmed by the next status line",
+                    unconfirmed.time,
+                    unconfirmed.status.game,
+                )
+            )
+            unconfirmed = None
+        if self._last_result is not None and s.game == self._last_result[0] and s.state != 5:
+            self._result_game_moved_on = True
         prev = self._last
         self._last = s
         game_changed = prev is not None and prev.game != s.game
@@ -379,22 +411,17 @@ class SS2Protocol(Protocol):
             if not starting or prev is None or prev.state not in (1, 2) or game_changed:
                 events.extend(self._state_event(s, time))
         events.extend(self._handling_rules(s, time))
-        if s.state == 5 and s.win is not None and (self._epoch, s.game) not in self._reported:
-            self._reported.add((self._epoch, s.game))
-            number_line = self._pending_number
-            events.append(
-                WheelResult(
-                    game=s.game,
-                    time=time,
-                    number=s.win,
-                    warnings=decode_warnings(s.flags),
-                    number_line=number_line,
+        if s.state == 5 and s.win is not None:
+            if unconfirmed is not None:  # this line confirms the one before: its result, its time
+                events.extend(
+                    self._result(unconfirmed.status, s.win, unconfirmed.time, unconfirmed.number_line)
                 )
-            )
-            if number_line is not None and number_line != s.win:
-                events.append(
-                    ResultMismatch(game=s.game, time=time, number_line=number_line, status_number=s.win)
-                )
+            elif game_changed and (self._epoch, s.game) not in self._reported:
+                # The counter moves at game start (state 1/2), not in state 5: a state-5 line
+                # with a new number may be a corrupted one. Believe it once the next line agrees.
+                self._unconfirmed = _Unconfirmed(s, raw, time, self._pending_number)
+            else:
+                events.extend(self._result(s, s.win, time, self._pending_number))
         if s.state != 5 or s.win is not None:
             # The number line belongs to the state-5 line right after it, and to nothing later.
             self._pending_number = None
@@ -403,6 +430,36 @@ class SS2Protocol(Protocol):
             self._speed = speed
             events.append(
                 RotorSpeed(game=s.game, time=time, rpm=s.rpm, direction="cw" if s.clockwise else "ccw")
+            )
+        return events
+
+    def _result(self, s: Status, number: int, time: datetime, number_line: int | None) -> list[WheelEvent]:
+        """The result of the game on state-5 line `s`, unless it was reported already."""
+        key = (self._epoch, s.game)
+        if key in self._reported:
+            return []
+        self._reported.add(key)
+        if self._last_result == (s.game, number) and not self._result_game_moved_on:
+            # The same game and number again, and the wheel never left that game's state 5: a
+            # counter jump in between (a corrupted line) opened a new epoch, not a new game.
+            log.warning(
+                "result %s of game %03d seen again after a counter jump: not repeated", number, s.game
+            )
+            return []
+        self._last_result = (s.game, number)
+        self._result_game_moved_on = False
+        events: list[WheelEvent] = [
+            WheelResult(
+                game=s.game,
+                time=time,
+                number=number,
+                warnings=decode_warnings(s.flags),
+                number_line=number_line,
+            )
+        ]
+        if number_line is not None and number_line != number:
+            events.append(
+                ResultMismatch(game=s.game, time=time, number_line=number_line, status_number=number)
             )
         return events
 

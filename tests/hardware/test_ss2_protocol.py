@@ -418,3 +418,28 @@ def test_rotor_speed_and_direction_events() -> None:
         (Decimal("0"), "ccw"),
         (Decimal("17"), "cw"),
     ]
+
+
+def test_a_corrupted_counter_neither_invents_nor_repeats_a_result() -> None:
+    base = ["*X;4;012;24;0;171;0", "18", "*X;5;012;18;0;181;0", "*X;5;012;18;0;181;0"]
+    for noise in ("*X;5;013;18;0;181;0", "*X;5;002;18;0;181;0", "*X;2;013;18;0;181;0", "*X;2;002;18;0;181;0"):
+        protocol = ss2()
+        events = feed(protocol, [*base, noise, "*X;5;012;18;0;181;0", "*X;5;012;18;0;180;0"])
+        assert [(r.game, r.number) for r in of(events, WheelResult)] == [(12, 18)], noise
+        # The next real game still gets its result.
+        events = feed(protocol, ["*X;2;013;18;0;160;1", "*X;4;013;18;0;171;0", "*X;5;013; 7;0;181;0"])
+        assert [(r.game, r.number) for r in of(events, WheelResult)] == [(13, 7)], noise
+
+
+def test_a_result_whose_counter_moved_on_its_line_waits_for_the_next_line() -> None:
+    # The link came back in state 5 of a game it never saw start: believed once the next line agrees.
+    protocol = ss2()
+    first = feed(protocol, ["*X;2;040;11;0;170;0", "*X;5;043;29;0;170;0"])
+    assert of(first, WheelResult) == [] and [e.game for e in of(first, GameNumberGap)] == [43]
+    (result,) = of(protocol.feed_line("*X;5;043;29;0;170;0", T0 + timedelta(seconds=5)), WheelResult)
+    assert (result.game, result.number, result.time) == (43, 29, T0 + timedelta(seconds=0.5))
+    # Not confirmed: the line is counted as unreadable, and no result comes of it.
+    protocol = ss2()
+    events = feed(protocol, ["*X;2;040;11;0;170;0", "*X;5;043;29;0;170;0", "*X;2;040;11;0;170;0"])
+    assert of(events, WheelResult) == []
+    assert [e.raw for e in of(events, UnreadableLine)] == ["*X;5;043;29;0;170;0"]
