@@ -31,7 +31,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     run.add_argument(
         "--speed", type=_positive, default=1.0, metavar="X", help="virtual/replay wheel time factor"
     )
-    run.add_argument("--rounds", type=_count, default=10, metavar="N", help="rounds to complete (default 10)")
+    run.add_argument(
+        "--rounds",
+        type=_count,
+        default=10,
+        metavar="N",
+        help="rounds to complete (default 10; 0 = until stopped)",
+    )
     run.add_argument(
         "--bonus",
         choices=("random", "preset"),
@@ -62,8 +68,8 @@ def _count(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 (until stopped) or more")
     return value
 
 
@@ -120,6 +126,7 @@ async def _run(args: argparse.Namespace) -> int:
         station="headless",
     )
     background: set[asyncio.Task[Any]] = set()
+    stopped = False
 
     async def send(link: WheelLink, command: str) -> None:
         with contextlib.suppress(DrrError):  # a replayed capture cannot answer
@@ -138,6 +145,13 @@ async def _run(args: argparse.Namespace) -> int:
                 task.add_done_callback(background.discard)
             yield ev
 
+    import signal
+
+    main_task = asyncio.current_task()
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows' event loop
+        if main_task is not None:
+            # SIGTERM (a service manager stopping the soak run): the same orderly end as Ctrl-C.
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main_task.cancel)
     try:
         await service.start()
         if service.recovery is not None and service.recovery.entries:
@@ -154,14 +168,21 @@ async def _run(args: argparse.Namespace) -> int:
             if isinstance(link, ReplayLink):  # a capture ends: so does the run
                 task = asyncio.create_task(_close_when_finished(link))
                 background.add(task)
-            totals = await headless.run(events(link))
+            try:
+                totals = await headless.run(events(link))
+            except asyncio.CancelledError:  # SIGTERM: stop after the last durable step
+                if main_task is not None:
+                    main_task.uncancel()
+                stopped, totals = True, headless.totals
     finally:
         for task in background:
             task.cancel()
         await service.close()
         store.close()
     done = totals.settled + totals.voided
-    if done < args.rounds:
+    if stopped:
+        print(f"stopped after {done} rounds", flush=True)
+    elif done < args.rounds:
         print(f"the wheel's events ended after {done} of {args.rounds} rounds", flush=True)
     print(totals.line(), flush=True)
     return 0

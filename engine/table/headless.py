@@ -122,7 +122,8 @@ class HeadlessTable:
 
     @property
     def done(self) -> bool:
-        return self.totals.settled + self.totals.voided >= self.rounds
+        """`rounds` rounds finished (never, with rounds=0: a soak test runs until stopped)."""
+        return 0 < self.rounds <= self.totals.settled + self.totals.voided
 
     # -- the loop ---------------------------------------------------------------------------------
 
@@ -189,7 +190,7 @@ class HeadlessTable:
         return True
 
     def _open_rounds_left(self) -> bool:
-        return self.totals.settled + self.totals.voided < self.rounds
+        return not self.done
 
     # -- the players ------------------------------------------------------------------------------
 
