@@ -88,6 +88,9 @@ def run(args: argparse.Namespace) -> int:
     rules = load_rules(args.rules) if args.rules else load_default_rules()
     edge = parse_edge(args.house_edge)
     with open_from_args(args) as store:
+        if args.only_table is not None and args.only_table not in (known := store.journal.tables()):
+            listed = ", ".join(known) or "none"
+            raise DrrError(f"no table {args.only_table} in {store.where} (tables: {listed})")
         result = table_stats(
             store,
             args.only_table,
