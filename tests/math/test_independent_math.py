@@ -123,40 +123,47 @@ def test_bonus_dp_equals_brute_force_expectimax_over_layouts(which: str) -> None
 # --- the wager's return, draw by draw ---------------------------------------------------------
 
 
-def _independent_bonus_means(rules: RulesSubmission) -> dict[Strategy, Fraction]:
-    """E[B] per strategy by a plain backward recursion over (round, picks so far) written from
-    § 617b.12(h)-(k) alone (the default tables are too big for the layout brute force)."""
+Moments = tuple[Fraction, Fraction]  # (E[Y], E[Y^2])
+
+
+def _independent_bonus_moments(rules: RulesSubmission) -> dict[Strategy, Moments]:
+    """(E[B], E[B^2]) per strategy by a plain backward recursion over (round, sum, round-1
+    multiplier) written from § 617b.12(h)-(k) alone (the default tables are too big for the
+    layout brute force); the optimal player cashes out when that is worth at least going on."""
     tables = [[(Fraction(v), Fraction(w, sum(t.values()))) for v, w in t.items()] for t in rules.bonus_rounds]
 
-    def solve(strategy: Strategy) -> Fraction:
+    def solve(strategy: Strategy) -> Moments:
         @cache
-        def v(rnd: int, total: Fraction, first: Fraction) -> Fraction:
+        def v(rnd: int, total: Fraction, first: Fraction) -> Moments:
             if rnd == 7:
-                return total
-            if rnd >= 3 and strategy is Strategy.CASH_OUT_AT_3:
-                return total
+                return total, total * total
             m = MULTIPLIERS_PER_ROUND[rnd - 1]
-            go = Fraction(5 - m, 5) * first + Fraction(m, 5) * sum(
-                (p * v(rnd + 1, total + x, x if rnd == 1 else first) for x, p in tables[rnd - 1]),
-                Fraction(0),
+            after = [(p, v(rnd + 1, total + x, x if rnd == 1 else first)) for x, p in tables[rnd - 1]]
+            go_mean = Fraction(5 - m, 5) * first + Fraction(m, 5) * sum(
+                (p * e for p, (e, _) in after), Fraction(0)
             )
-            if rnd >= 3 and strategy is Strategy.OPTIMAL:
-                return max(go, total)
-            return go
+            go_sq = Fraction(5 - m, 5) * first * first + Fraction(m, 5) * sum(
+                (p * e2 for p, (_, e2) in after), Fraction(0)
+            )
+            stop = rnd >= 3 and (
+                strategy is Strategy.CASH_OUT_AT_3 or (strategy is Strategy.OPTIMAL and total >= go_mean)
+            )
+            return (total, total * total) if stop else (go_mean, go_sq)
 
         return v(1, Fraction(0), Fraction(0))
 
     return {s: solve(s) for s in STRATEGIES}
 
 
-def enumerated_rtp(rules: RulesSubmission, numbers: Sequence[int], bonus_mean: Fraction) -> Fraction:
-    """E[return of one unit] on an inside wager, enumerating k, |Lucky ∩ wager| = j, the Bonus
-    Number's place, the ball and X. Counts are whole-set combinatorics over 0-36."""
+def enumerated_moments(rules: RulesSubmission, numbers: Sequence[int], bonus: Moments) -> Moments:
+    """(E[R], E[R^2]) of one unit on an inside wager, R its return, enumerating k, |Lucky ∩
+    wager| = j, the Bonus Number's place, the ball and X. Counts are whole-set combinatorics."""
     n = len(numbers)
     base = rules.base_payout(inside_bet(numbers))
+    b_mean, b_sq = bonus
     k_total = sum(rules.lucky_counts.values())
     x_total = sum(rules.lucky_odds.values())
-    rtp = Fraction(0)
+    mean = second = Fraction(0)
     for k, kw in rules.lucky_counts.items():
         p_k = Fraction(kw, k_total)
         for j in range(0, min(k, n) + 1):
@@ -165,22 +172,25 @@ def enumerated_rtp(rules: RulesSubmission, numbers: Sequence[int], bonus_mean: F
             if p_j == 0:
                 continue
             # The Bonus Number is one of the 37 - k numbers that are not Lucky.
-            for bonus_on_wager, p_b in (
-                (True, Fraction(n - j, 37 - k)),
-                (False, Fraction(37 - k - n + j, 37 - k)),
-            ):
+            for on_wager in (True, False):
+                p_b = Fraction(n - j if on_wager else 37 - k - n + j, 37 - k)
                 if p_b == 0:
                     continue
-                ret = Fraction(0)
+                w = p_k * p_j * p_b
                 # The ball lands on each of the 37 numbers with probability 1/37.
                 for x, xw in rules.lucky_odds.items():  # a Lucky result pays X/n to 1
-                    ret += Fraction(j, 37) * Fraction(xw, x_total) * (1 + Fraction(x) / n)
-                if bonus_on_wager:
-                    ret += Fraction(1, 37) * (1 + bonus_mean / n)
-                plain = n - j - (1 if bonus_on_wager else 0)
-                ret += Fraction(plain, 37) * (1 + base)
-                rtp += p_k * p_j * p_b * ret
-    return rtp
+                    r = 1 + Fraction(x) / n
+                    q = w * Fraction(j, 37) * Fraction(xw, x_total)
+                    mean += q * r
+                    second += q * r * r
+                if on_wager:  # pays B/n to 1
+                    q = w * Fraction(1, 37)
+                    mean += q * (1 + b_mean / n)
+                    second += q * (1 + 2 * b_mean / n + b_sq / (n * n))
+                q = w * Fraction(n - j - on_wager, 37)
+                mean += q * (1 + base)
+                second += q * (1 + base) ** 2
+    return mean, second
 
 
 @pytest.mark.parametrize(
@@ -192,24 +202,25 @@ def enumerated_rtp(rules: RulesSubmission, numbers: Sequence[int], bonus_mean: F
         ("trio", [0, 1, 2]),
     ],
 )
-def test_default_rtp_by_enumeration_equals_game_math(kind: str, numbers: list[int]) -> None:
+def test_default_rtp_and_variance_by_enumeration_equal_game_math(kind: str, numbers: list[int]) -> None:
     rules = load_default_rules()
-    means = _independent_bonus_means(rules)
+    bonus = _independent_bonus_moments(rules)
     stats = game_math(rules).wagers[kind]
     for strategy in STRATEGIES:
-        assert stats.rtp[strategy] == enumerated_rtp(rules, numbers, means[strategy]), (kind, strategy)
+        mean, second = enumerated_moments(rules, numbers, bonus[strategy])
+        assert stats.rtp[strategy] == mean, (kind, strategy)
+        assert stats.variance[strategy] == second - mean * mean, (kind, strategy)
 
 
 def test_independent_figures_of_the_default_paytable() -> None:
-    """The certified figures, recomputed here: straight up 97.3043% optimal."""
+    """The shipped paytable's design targets, from the independent enumeration alone."""
     rules = load_default_rules()
-    means = _independent_bonus_means(rules)
-    straight = {s: enumerated_rtp(rules, [17], means[s]) for s in STRATEGIES}
-    assert abs(straight[Strategy.OPTIMAL] - Fraction("0.9730")) <= Fraction("0.0005")
-    for s in STRATEGIES:
-        assert Fraction("0.965") <= straight[s] <= Fraction("0.99")
-    six = {s: enumerated_rtp(rules, list(range(16, 22)), means[s]) for s in STRATEGIES}
-    assert all(Fraction("0.965") <= six[s] <= Fraction("0.99") for s in STRATEGIES)
+    bonus = _independent_bonus_moments(rules)
+    for numbers in ([17], [17, 20], [16, 17, 18], [17, 18, 20, 21], list(range(16, 22))):
+        rtp = {s: enumerated_moments(rules, numbers, bonus[s])[0] for s in STRATEGIES}
+        assert all(Fraction("0.965") <= rtp[s] <= Fraction("0.99") for s in STRATEGIES), numbers
+        if len(numbers) == 1:
+            assert abs(rtp[Strategy.OPTIMAL] - Fraction("0.9730")) <= Fraction("0.0005")
 
 
 # --- the absent player through the engine's own bonus game -----------------------------------
