@@ -158,7 +158,10 @@ def parse_status(text: str) -> Status | str:
 
 
 def _printable(text: str) -> bool:
-    return all(" " <= ch <= "~" or ch == "\t" for ch in text)
+    """No control characters. Bytes above 0x7F pass: free-text replies may hold the vendor's
+    punctuation (the guide prints `*d g HH:MM:SS – DD/MM/YY`); every field that matters is
+    checked to be ASCII where it is parsed."""
+    return all((ch >= " " and ch != "\x7f") or ch == "\t" for ch in text)
 
 
 _NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")

@@ -388,6 +388,8 @@ def test_whole_replies_answer_their_commands() -> None:
         ("*K", "*K CAM", "value"),
         ("*R", "*R OK", "ok"),
         ("*d g", "*d g 12:34:56 - 01/02/25", "value"),
+        ("*d g", "*d g 12:34:56 \xe2\x80\x93 01/02/25", "value"),  # the guide's en dash, UTF-8 as Latin-1
+        ("*d s 2 14", "*d OK", "ok"),
         ("*s t", "*s t 12", "value"),
         ("*V", "*V SS2 2.52", "value"),
         ("* u1", "*  NO", "no"),
