@@ -65,7 +65,8 @@ def play_multipliers(game: BonusGame, rounds: int) -> list[Fraction]:
         box = box_with(game, True)
         value = hidden(game)[box - 1]
         game.pick(box)
-        got.append(Fraction(value))  # type: ignore[arg-type]
+        assert isinstance(value, Fraction)
+        got.append(value)
     return got
 
 

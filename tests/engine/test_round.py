@@ -297,7 +297,7 @@ def _event_for(state: RoundState, action: tuple[object, ...], n: int) -> RoundEv
     kind = action[0]
     if kind == "place":
         _, bet, cents, player = action
-        return WagerPlaced(Wager(f"w{n}", str(player), bet, Decimal(int(cents)) / 100))  # type: ignore[arg-type]
+        return WagerPlaced(Wager(f"w{n}", str(player), bet, Decimal(int(cents)) / 100))  # type: ignore[arg-type, call-overload]
     if kind == "remove":
         return WagerRemoved(f"w{action[1]}")
     if kind == "close":
