@@ -10,7 +10,7 @@ Strategies:
   which keeps the same expected value with less variance);
 - `cash_out_at_3`: an absent player: random picks in rounds 1-2 (§ 617b.12(i)(1)), then the
   cash-out default of § 617b.12(i)(2)(i) at the start of round 3;
-- `play_to_end`: never cash out.
+- `play_to_end`: never cash out (also an absent player with the random default, § 617b.12(i)(2)(ii)).
 """
 
 from __future__ import annotations

@@ -210,6 +210,20 @@ def test_default_rtp_and_variance_by_enumeration_equal_game_math(kind: str, numb
         mean, second = enumerated_moments(rules, numbers, bonus[strategy])
         assert stats.rtp[strategy] == mean, (kind, strategy)
         assert stats.variance[strategy] == second - mean * mean, (kind, strategy)
+    # The Bonus Number falls on the wager's n - j numbers that are not Lucky.
+    k_total = sum(rules.lucky_counts.values())
+    n = len(numbers)
+    p_bonus = sum(
+        (
+            Fraction(kw, k_total)
+            * Fraction(math.comb(n, j) * math.comb(37 - n, k - j), math.comb(37, k))
+            * Fraction(n - j, 37 - k)
+            for k, kw in rules.lucky_counts.items()
+            for j in range(min(k, n) + 1)
+        ),
+        Fraction(0),
+    )
+    assert stats.p_bonus == p_bonus
 
 
 def test_independent_figures_of_the_default_paytable() -> None:
@@ -256,6 +270,27 @@ def test_absent_player_through_engine_timeouts_is_cash_out_at_3() -> None:
             assert game.end_reason == "x" and game.round == 2
             assert game.outcome == Fraction(picks[0].content)
         assert game.outcome is not None
+        outcomes.append(game.outcome)
+    mean = sum(outcomes, Fraction(0)) / games
+    sd = math.sqrt(float(exact.second_moment - exact.mean**2))
+    assert abs(float(mean - exact.mean)) < 4 * sd / math.sqrt(games)
+    assert set(outcomes) <= set(exact.distribution)
+
+
+def test_absent_player_with_the_random_preset_is_play_to_end() -> None:
+    """§ 617b.12(i)(2)(ii): a player who set random selection and walks away never cashes out."""
+    rules = load_default_rules()
+    rng = SeededRng(618)
+    exact = BonusAnalysis.from_rules(rules).value(Strategy.PLAY_TO_END)
+    games = 4000
+    outcomes = []
+    for _ in range(games):
+        clock = _Clock()
+        game = BonusGame.start(rules, rng, player="absent", preset="random", clock=clock)
+        while not game.finished:
+            clock.now += rules.bonus_timer_seconds + 1
+            game.tick()
+        assert game.end_reason in ("x", "completed") and game.outcome is not None
         outcomes.append(game.outcome)
     mean = sum(outcomes, Fraction(0)) / games
     sd = math.sqrt(float(exact.second_moment - exact.mean**2))
