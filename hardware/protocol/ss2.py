@@ -224,7 +224,8 @@ def _reply_status(text: str) -> str:
     words = text.split()
     if not words:
         return "value"
-    for word, status in (("OK", "ok"), ("NO", "no"), ("BUSY", "busy")):
+    # `*C FAIL : Sensor(s) 2 Broken` (calibration) is a refusal too.
+    for word, status in (("OK", "ok"), ("NO", "no"), ("BUSY", "busy"), ("FAIL", "no")):
         if words[0] == word or words[-1] == word or words[-1].startswith(word + "("):
             return status
     return "value"

@@ -392,6 +392,7 @@ def test_whole_replies_answer_their_commands() -> None:
         ("*d s 2 14", "*d OK", "ok"),
         ("*s t", "*s t 12", "value"),
         ("*V", "*V SS2 2.52", "value"),
+        ("*C", "*C FAIL : Sensor(s) 2 Broken", "no"),
         ("* u1", "*  NO", "no"),
     ]
     for command, reply, status in cases:
