@@ -11,7 +11,7 @@ import hashlib
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -164,6 +164,9 @@ def check_rules_file(path: str | Path) -> tuple[RulesSubmission | None, list[str
 # --- validation -----------------------------------------------------------------------------
 
 
+_MAX_PLACES = 15  # numbers in a Rules Submission lie within 1e-15 .. 1e15
+
+
 class _Checker:
     def __init__(self) -> None:
         self.violations: list[Violation] = []
@@ -192,10 +195,17 @@ class _Checker:
             elif isinstance(value, float | str):
                 # A TOML float like 6.5 is exact in binary; go through its shortest repr so
                 # 0.1-style values mean what the author wrote.
-                result = Fraction(Decimal(str(value)))
+                dec = Decimal(str(value).strip())
+                if not dec.is_finite():
+                    raise ValueError
+                if dec and not -_MAX_PLACES <= dec.adjusted() <= _MAX_PLACES:
+                    # Fraction("1e-999999999") would build a billion-digit integer first.
+                    self.bad(key, clause, f"{value!r} is out of range")
+                    return None
+                result = Fraction(dec)
             else:
                 raise TypeError
-        except (TypeError, ValueError, InvalidOperation):
+        except (TypeError, ValueError, ArithmeticError):
             self.bad(key, clause, f"must be a number, not {value!r}")
             return None
         if result <= 0:
@@ -214,6 +224,10 @@ class _Checker:
         return dec
 
     def weight(self, value: Any, key: str, clause: str) -> int | None:
+        if isinstance(value, Mapping):
+            # TOML reads `{ 6.5 = 10 }` as the dotted key 6 -> 5 -> 10.
+            self.bad(key, clause, 'a value with a decimal point must be quoted, e.g. "6.5" = 10')
+            return None
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
             self.bad(key, clause, f"weight must be a positive integer, not {value!r}")
             return None
@@ -363,7 +377,9 @@ def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesS
                     "§ 617b.12(l)",
                     f"{n}-number bonus payouts leave {_fmt(lo)}-{_fmt(hi)} to 1",
                 )
-    if odds:
+    # X/n for an n-number wager stays in (f)'s n-number range exactly when X is in 49..499, so
+    # these lines only add to the report when no straight-up value was refused above.
+    if odds and all(LUCKY_ODDS_MIN <= x <= LUCKY_ODDS_MAX for x in odds):
         for n, (lo, hi) in LUCKY_RANGE_BY_SIZE.items():
             if min(odds) / n < lo or max(odds) / n > hi:
                 c.bad(

@@ -78,6 +78,15 @@ VIOLATIONS = [
     ('name = "Diamond Rush Roulette default"', 'name = ""', "name", "§ 601a.2"),
     ("[bonus]", "colour = 'red'\n[bonus]", "lucky.colour", "docs/rules-submission.md"),
     ("[bonus]", "[limits]\nminimum = 5\nmaximum_inside = 2\n[bonus]", "limits.maximum_inside", "§ 601a.2"),
+    # Values TOML reads as floats that no exact number matches, and exponents that would take
+    # minutes to turn into a Fraction: each a one-line violation, never a traceback or a hang.
+    ("straight = 29", "straight = 1e400", "payouts.straight", "§ 617b.12(b)"),
+    ("straight = 29", "straight = inf", "payouts.straight", "§ 617b.12(b)"),
+    ("straight = 29", "straight = nan", "payouts.straight", "§ 617b.12(b)"),
+    ('unit = "0.01"', 'unit = "1e-999999999"', "wagers.unit", "§ 601a.2"),
+    ("49 = 500, 99 = 300", '"1e999999999" = 500, 99 = 300', "lucky.odds.1e999999999", "§ 617b.12(f)"),
+    # An unquoted 6.5 in an inline table is TOML's dotted key 6 -> 5: say how to write it.
+    ("{ 29 = 60, 49 = 30, 99 = 10 }", "{ 29.5 = 60, 49 = 30, 99 = 10 }", "bonus.rounds[1].29", "quoted"),
 ]
 
 
