@@ -50,7 +50,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     im.add_argument("file", metavar="FILE.csv")
     add_db(im)
     add_table(im, help="table the results belong to (else the file's table column)")
-    im.add_argument("--user", metavar="NAME", help="who imports (journaled)")
+    im.add_argument("--user", metavar="NAME", help="the pit boss importing (needed once the store has users)")
+    im.add_argument("--pin", metavar="PIN", help="the user's PIN (asked for when left out)")
     im.set_defaults(func=run_import)
 
     void = hsub.add_parser("void", help="void a round (pit boss: reason and PIN)")
@@ -154,11 +155,19 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from engine.cli.store_args import open_from_args
+    from engine.auth import AuthenticationFailed
+    from engine.cli.store_args import open_from_args, read_pin
     from engine.store.history import import_csv
+    from engine.store.users import FLOOR, authenticate, list_users
 
     with open_from_args(args, migrate=True) as store:
-        report = import_csv(store, args.file, args.only_table, user=args.user)
+        user = None
+        if args.user is not None:
+            pin = args.pin if args.pin is not None else read_pin(f"PIN for {args.user}: ")
+            user = authenticate(store, args.user, pin, table=args.only_table or FLOOR, station="cli")
+        elif list_users(store):
+            raise AuthenticationFailed("importing history needs a pit boss: --user NAME (and --pin)")
+        report = import_csv(store, args.file, args.only_table, user=user)
     span = f"journal {report.first_seq}..{report.last_seq}"
     print(f"imported {report.rounds} rounds into table {report.table} ({span})")
     return 0

@@ -251,8 +251,17 @@ def _already_there(store: Store, events: list[NewEvent]) -> list[str]:
     return found
 
 
-def import_csv(store: Store, path: Path | str, table: str | None, *, user: str | None = None) -> ImportReport:
-    """Import results from CSV: every row is checked first; any bad row (named by line) refuses the file."""
+def import_csv(
+    store: Store, path: Path | str, table: str | None, *, user: User | str | None = None
+) -> ImportReport:
+    """Import results from CSV: every row is checked first; any bad row (named by line) refuses the file.
+
+    A logged-in `User` must hold "import_history"; a plain name is journaled as given (for tools).
+    Timestamps without an offset are read as UTC.
+    """
+    if isinstance(user, User):
+        require(user, "import_history")
+    who = user.name if isinstance(user, User) else user
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -271,7 +280,7 @@ def import_csv(store: Store, path: Path | str, table: str | None, *, user: str |
     if errors:
         shown = errors[:20] + ([f"… and {len(errors) - 20} more"] if len(errors) > 20 else [])
         raise DrrError(f"{path}: nothing imported, {len(errors)} bad row(s):\n  " + "\n  ".join(shown))
-    events = [NewEvent(e.table, e.type, e.payload, e.round_id, user) for e in events]
+    events = [NewEvent(e.table, e.type, e.payload, e.round_id, who) for e in events]
     written = store.journal.append_many(events)
     return ImportReport(len(written), events[0].table, written[0].seq, written[-1].seq)
 

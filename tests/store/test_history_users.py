@@ -201,3 +201,23 @@ def test_listing_in_batches_sees_every_round_once(store: Store) -> None:
     assert [
         (r["table"], r["round_id"]) for r in list_rounds(store, limit=5, offset=3, batch=2)
     ] == everything[3:8]
+
+
+def test_import_cli_needs_a_pit_boss_once_the_store_has_users(
+    store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = _db(store)
+    path = tmp_path / "w.csv"
+    path.write_text("timestamp,number\n2026-03-01T12:00:00Z,7\n")
+    add_user(store, "ada", "admin", "1111", by=None)
+    ada = authenticate(store, "ada", "1111")
+    add_user(store, "cara", "croupier", "3333", by=ada)
+    add_user(store, "pat", "pitboss", "2222", by=ada)
+    imp = ["history", "import", str(path), "--db", db, "--table", "T5"]
+    assert main(imp) == 3
+    assert "needs a pit boss" in capsys.readouterr().err
+    assert main([*imp, "--user", "cara", "--pin", "3333"]) == 3
+    assert "may not import history" in capsys.readouterr().err
+    assert main([*imp, "--user", "pat", "--pin", "2222"]) == 0
+    imported = [e for e in store.journal.entries("T5") if e.type == "history.imported"]
+    assert len(imported) == 1 and imported[0].user == "pat"
