@@ -242,7 +242,8 @@ class Store:
                     owner = None
                 raise DrrError(f"table store {self.path} is already in use by {_owner_text(owner)}")
             os.ftruncate(fd, 0)
-            os.pwrite(fd, json.dumps(me).encode(), 0)
+            os.lseek(fd, 0, os.SEEK_SET)  # (no os.pwrite on Windows)
+            os.write(fd, json.dumps(me).encode())
             os.fsync(fd)
             claim._fd = fd
         else:
