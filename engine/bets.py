@@ -215,7 +215,9 @@ def check_amount(amount: Any, unit: Decimal) -> Decimal:
         value = Decimal(str(amount))
     except InvalidOperation:
         raise ValueError(f"amount {amount!r} is not a number") from None
-    if not value.is_finite() or value <= 0:
+    if not value.is_finite():
+        raise ValueError(f"amount {amount!r} is not a finite number")
+    if value <= 0:
         raise ValueError(f"amount {amount!r} is not positive")
     try:
         # Exact under the default 28-digit context; a larger amount cannot be divided by the

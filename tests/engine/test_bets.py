@@ -165,6 +165,12 @@ def test_amount_must_be_a_multiple_of_the_unit() -> None:
         ({"id": "w9", "player": "a", "bet": "red", "amount": "0"}, "not positive"),
         ({"id": "w9", "bet": "red", "amount": "1"}, "wager w9: has no player"),
         ({"id": "w9", "player": "a", "bet": "straight", "numbers": 7, "amount": "1"}, "list of numbers"),
+        ({"id": "w9", "player": "a", "bet": "red", "amount": "NaN"}, "not a finite number"),
+        ({"id": "w9", "player": "a", "bet": "red", "amount": "-Infinity"}, "not a finite number"),
+        # More digits than an exact remainder by the unit can hold: refused, never rounded.
+        ({"id": "w9", "player": "a", "bet": "red", "amount": "1" * 40}, "too large"),
+        ({"id": "w9", "player": "a", "bet": "red", "amount": "1", "stake": "2"}, r"unknown field\(s\) stake"),
+        ({"id": "w9", "player": "a", "bet": "odd", "which": 1, "amount": "1"}, "odd takes no which"),
     ],
 )
 def test_wire_wagers_name_the_wager_and_the_reason(data: dict[str, object], message: str) -> None:
