@@ -158,6 +158,11 @@ class SerialLink(WheelLink):
             try:
                 self._read_until_lost(port, framer)
             except (serial.SerialException, OSError) as exc:
+                tail = framer.pending
+                if tail.strip():
+                    # The half line the loss cut off is data too: judged (as unreadable, unless
+                    # it happens to be whole) and captured like any other line.
+                    self._post(self._line_received, tail, datetime.now(UTC))
                 if not self._stop.is_set():
                     self._post(self._set_connected, False, f"{self.port} lost: {exc}")
             finally:

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from engine.errors import DrrError
+from hardware.capture import read_capture
 from hardware.decode import decode_capture
 from hardware.events import (
     BallNotDetected,
@@ -452,3 +453,21 @@ def test_virtual_wheel_counter_wraps_and_each_result_comes_once() -> None:
     assert [(e.game, e.number) for e in events if isinstance(e, WheelResult)] == history
     assert [e.game for e in events if isinstance(e, WheelResult)] == [255, 256, 1, 2]
     assert [(e.previous, e.game) for e in events if isinstance(e, GameCounterWrapped)] == [(256, 1)]
+
+
+def test_the_half_line_cut_off_by_an_unplug_is_counted_and_captured(tmp_path: Path) -> None:
+    async def scenario() -> list[WheelEvent]:
+        server = PtyServer()
+        link = SerialLink(server.path, silence_after=None, capture_dir=tmp_path, reconnect_min=5.0)
+        tap = Tap(link)
+        async with link:
+            await tap.until(lambda e: isinstance(e, LinkState) and e.state == "connected", timeout=5)
+            server.write(b"*X;4;012;24;0;171;0\r\n*X;5;01")
+            await asyncio.sleep(0.3)
+            server.close()
+            return await tap.until(lambda e: isinstance(e, LinkState) and e.state == "disconnected", 5)
+
+    events = asyncio.run(scenario())
+    assert [e.raw for e in events if isinstance(e, UnreadableLine)] == ["*X;5;01"]
+    (capture,) = tmp_path.iterdir()
+    assert [line.raw for line in read_capture(capture)] == ["*X;4;012;24;0;171;0", "*X;5;01"]
