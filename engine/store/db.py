@@ -233,7 +233,10 @@ class Store:
         claim = OwnerClaim(self, table, station)
         if self.path is not None:
             lock_path = self.path.with_name(self.path.name + ".owner")
-            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as error:
+                raise DrrError(f"cannot create the owner file {lock_path}: {error.strerror}") from error
             if not _lock_fd(fd):
                 os.close(fd)
                 try:
