@@ -494,12 +494,6 @@ class BonusGame:
             raise IllegalTransition(f"{e.type}: the time ran out; the player can no longer choose")
         if e.by not in ("player", "timeout"):
             raise IllegalTransition(f"{e.type}: by must be 'player' or 'timeout', not {e.by!r}")
-        if e.by == "player" and self.deadline is not None and e.at >= self.deadline:
-            # A journal whose player choice is stamped after the countdown ended is not a game
-            # that could have been played (§ 617b.12(i)): the timeout rule applied instead.
-            raise IllegalTransition(
-                f"{e.type}: the player chose at {e.at}, after the round's deadline {self.deadline}"
-            )
 
     def _apply_pick(self, e: BoxPicked) -> None:
         self._check_round(e)

@@ -260,8 +260,6 @@ def _started() -> list[object]:
         ([BoxPicked(1, 1, "timeout", 1.0)], "without the timer"),
         ([CashedOut(1, "player", 1.0)], "no cash-out before round 3"),
         ([TimerExpired(1, 5.0)], "before the deadline"),
-        ([BoxPicked(1, 1, "player", 20.0)], "after the round's deadline"),  # a pick when time was up
-        ([BoxPicked(1, 1, "player", 31.5)], "after the round's deadline"),
         ([BoxPicked(1, 1, "player", 1.0), GameEnded(Fraction(29), "x")], "not decided"),
         ([GameStarted("q", "cash_out", 20)], "already started"),
     ],
