@@ -86,7 +86,7 @@ def database_error(error: BaseException, where: str) -> DrrError:
     low = text.lower()
     if "database is locked" in low or "database table is locked" in low:
         return DrrError(
-            f"{where} is locked by another process (waited {BUSY_TIMEOUT_MS // 1000} s); nothing written"
+            f"{where} is locked by another process (waited {BUSY_TIMEOUT_MS / 1000:g} s); nothing written"
         )
     if "disk is full" in low or "no space left" in low:
         return DrrError(f"the disk holding {where} is full; nothing was written, the journal is intact")
