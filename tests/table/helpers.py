@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from engine.auth import User
@@ -52,3 +54,13 @@ def spin(game: int, number: int | None = None) -> list[dict[str, Any]]:
     if number is not None:
         out.append({"type": "result", "game": game, "number": number})
     return out
+
+
+def drr_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """The environment for a `drr` subprocess: no settings file or logs of the machine's user."""
+    env = dict(os.environ)
+    env.pop("DRR_CONFIG", None)
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        env[var] = str(tmp_path / "xdg" / var.lower())
+    env.update(extra)
+    return env

@@ -8,7 +8,6 @@ speed factor so each scenario takes a second or two.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -25,19 +24,11 @@ from engine.store.verify import verify
 from engine.table.recovery import rebuild
 from engine.table.service import PAUSE_ENV
 from gui.cli import main
+from tests.table.helpers import drr_env
 
 DRR = str(Path(sys.executable).with_name("drr"))
 SPEED = "200"
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="SIGKILL is POSIX only")
-
-
-def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env.pop("DRR_CONFIG", None)
-    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-        env[var] = str(tmp_path / "xdg" / var.lower())
-    env.update(extra)
-    return env
 
 
 def _command(db: Path, rounds: int, seed: int) -> list[str]:
@@ -65,7 +56,7 @@ def _run_and_kill(tmp_path: Path, db: Path, point: tuple[str, float], seed: int)
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=_env(tmp_path, **extra),
+        env=drr_env(tmp_path, **extra),
     )
     assert proc.stdout is not None and proc.stderr is not None
     try:
@@ -134,7 +125,7 @@ POINTS = [
 def test_sigkill_at_many_points_then_restart(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for var, value in _env(tmp_path).items():
+    for var, value in drr_env(tmp_path).items():
         if var.startswith("XDG_"):
             monkeypatch.setenv(var, value)
     monkeypatch.delenv("DRR_CONFIG", raising=False)
@@ -152,7 +143,7 @@ def test_sigkill_at_many_points_then_restart(
 
         # Restart on the same store: it recovers and completes one round (the interrupted one, if any).
         out = subprocess.run(
-            _command(db, 1, 900 + i), capture_output=True, text=True, env=_env(tmp_path), timeout=60
+            _command(db, 1, 900 + i), capture_output=True, text=True, env=drr_env(tmp_path), timeout=60
         )
         assert out.returncode == 0, f"{point}: {out.stderr}"
         assert out.stdout.strip().splitlines()[-1].startswith("done: ")

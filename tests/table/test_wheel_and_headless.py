@@ -152,3 +152,50 @@ def test_headless_rounds_with_bonus_games_on_a_fake_wheel(store: Store) -> None:
     assert kinds.count("bonus.ended") == kinds.count("round.bonus_outcome") == totals.bonus_games
     assert kinds.count("round.settled") == 6
     assert verify(store, "T1").ok
+
+
+def test_one_writer_per_table_and_an_orderly_sigterm(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second `drr table run` on a table that is running is refused naming the owner; SIGTERM ends the
+    first with its summary and exit 0."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.table.helpers import drr_env
+
+    db = tmp_path / "t.sqlite"
+    drr = str(Path(sys.executable).with_name("drr"))
+    args = [
+        "table",
+        "run",
+        "--headless",
+        "--wheel",
+        "sim",
+        "--speed",
+        "200",
+        "--db",
+        str(db),
+        "--table",
+        "T1",
+    ]
+    env = drr_env(tmp_path)
+    proc = subprocess.Popen([drr, *args, "--rounds", "0"], stdout=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    try:
+        assert proc.stdout.readline().startswith("T1-000001")
+        second = subprocess.run(
+            [drr, *args, "--rounds", "1"], capture_output=True, text=True, env=env, timeout=60
+        )
+        assert second.returncode == 1
+        assert "already in use by headless" in second.stderr and f"pid {proc.pid}" in second.stderr
+        os.kill(proc.pid, signal.SIGTERM)
+        rest = proc.stdout.read()
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.stdout.close()
+    assert "stopped after" in rest and rest.strip().splitlines()[-1].startswith("done: ")
