@@ -139,7 +139,8 @@ def load_default_rules() -> RulesSubmission:
 
 def parse_rules(raw: bytes, source: str = "<rules>") -> RulesSubmission:
     try:
-        doc = tomllib.loads(raw.decode("utf-8"))
+        # utf-8-sig: a byte-order mark, as some Windows editors write, is not part of the text.
+        doc = tomllib.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
         raise RulesError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:

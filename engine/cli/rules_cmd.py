@@ -46,10 +46,11 @@ def run_show(args: argparse.Namespace) -> int:
     from engine.rules import default_rules_path, load_rules
 
     path = args.file or default_rules_path()
+    rules = load_rules(path)  # a bad file is refused before anything is printed
     print(f"Rules Submission {path}")
-    print(summary(load_rules(path)))
+    print(summary(rules))
     print()
-    print(paytable(load_rules(path)))
+    print(paytable(rules))
     return 0
 
 

@@ -133,6 +133,23 @@ def test_unreadable_files_are_clear_errors(
     assert "cannot read" in capsys.readouterr().err
 
 
+def test_byte_order_mark_is_not_part_of_the_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bom.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + SHIPPED.encode("utf-8"))
+    assert main(["rules", "check", str(path)]) == 0
+    assert "valid Rules Submission" in capsys.readouterr().out
+
+
+def test_show_of_a_bad_file_prints_nothing_on_stdout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(DEFAULT.replace("schema = 1", "schema = 2"))
+    assert main(["rules", "show", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and "schema: must be 1" in err
+
+
 def test_rules_check_as_a_program(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text(DEFAULT.replace("counts = { 1 = 20,", "counts = { 7 = 20,"))
