@@ -304,7 +304,13 @@ class SS2Protocol(Protocol):
             self._pending_number = number
             return []
         words = line.split()
-        if len(words) == 2 and len(words[0]) == 1 and words[0].isalpha() and _printable(line):
+        if (
+            len(words) == 2
+            and len(words[0]) == 1
+            and words[0].isascii()
+            and words[0].isalpha()
+            and _printable(line)
+        ):
             # The guide prints some replies without their '*' (`T OK`): accept them as replies.
             return [self._reply(words[0], words[1], time, line)]
         return [self.unreadable(line, "not a packet and not a winning number", time, self._game)]
