@@ -38,19 +38,27 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=run)
 
 
-def whole_number(text: str, option: str, minimum: int) -> int:
-    """`text` as an integer >= minimum ("1_000_000" and "1,000,000" allowed), else a one-line DrrError."""
+# Far beyond any useful run (hours on this machine), but it keeps a typo of a few extra
+# digits from queueing millions of tasks instead of answering.
+MAX_SPINS = 10**11
+
+
+def whole_number(text: str, option: str, minimum: int, maximum: int | None = None) -> int:
+    """`text` as an integer in minimum..maximum ("1_000_000" and "1,000,000" allowed), else a
+    one-line DrrError."""
     cleaned = str(text).strip().replace("_", "").replace(",", "")
     if not cleaned.lstrip("-").isdigit():
         raise DrrError(f"{option} must be a whole number, not {text!r}", exit_code=2)
     value = int(cleaned)
     if value < minimum:
         raise DrrError(f"{option} must be at least {minimum:,}, not {value:,}", exit_code=2)
+    if maximum is not None and value > maximum:
+        raise DrrError(f"{option} must be at most {maximum:,}, not {value:,}", exit_code=2)
     return value
 
 
 def run(args: argparse.Namespace) -> int:
-    spins = whole_number(args.spins, "--spins", 1)
+    spins = whole_number(args.spins, "--spins", 1, MAX_SPINS)
     seed = None if args.seed is None else whole_number(args.seed, "--seed", 0)
     workers = None if args.workers is None else whole_number(args.workers, "--workers", 1)
     if args.strategy not in STRATEGY_NAMES:

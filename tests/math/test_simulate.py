@@ -174,6 +174,7 @@ def test_bad_spins_get_one_line(capsys: pytest.CaptureFixture[str]) -> None:
         ("-5", "at least 1"),
         ("lots", "whole number"),
         ("1.5", "whole number"),
+        ("1" + "0" * 15, "at most"),
     ):
         assert main(["simulate", "--spins", bad]) == 2
         out, err = capsys.readouterr()
