@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -22,8 +23,6 @@ from engine.store.projections import from_units
 
 if TYPE_CHECKING:
     from engine.store.db import Store
-
-CENT = Decimal("0.01")
 
 
 @dataclass(frozen=True)
@@ -43,30 +42,27 @@ class TableReport:
     settled: int
     voided: int
     handle: Decimal
-    paid: Decimal
+    paid: Decimal  # what the wagers won (stakes not included)
+    returned: Decimal  # handed back to players: paid plus the stakes of winning wagers
     lucky_hits: int
     bonus_hits: int
     irregularities: int
     manual_results: int
-    house_edge: Fraction
+    theoretical_hold: Fraction | None  # from each bet's house edge and the period's handle by bet
+    theoretical_win: Decimal | None
     largest: list[LargePayout] = field(default_factory=list)
 
     @property
     def win(self) -> Decimal:
-        return self.handle - self.paid
+        return self.handle - self.returned
 
     @property
     def hold(self) -> Fraction | None:
         return Fraction(self.win) / Fraction(self.handle) if self.handle else None
 
-    @property
-    def theoretical_win(self) -> Decimal:
-        exact = Fraction(self.handle) * self.house_edge
-        return (Decimal(exact.numerator) / Decimal(exact.denominator)).quantize(CENT, ROUND_HALF_EVEN)
-
     def figures(self) -> list[tuple[str, str]]:
         """(label, value) in the order the screen, the CSV and the PDF show them."""
-        hold = self.hold
+        hold, theory = self.hold, self.theoretical_hold
         return [
             ("Table", self.table),
             ("From (UTC)", f"{self.since:%Y-%m-%d %H:%M}"),
@@ -75,11 +71,12 @@ class TableReport:
             ("Settled", f"{self.settled:,}"),
             ("Voided", f"{self.voided:,}"),
             ("Handle", f"{self.handle:,.2f}"),
-            ("Paid", f"{self.paid:,.2f}"),
+            ("Paid (winnings)", f"{self.paid:,.2f}"),
+            ("Returned to players", f"{self.returned:,.2f}"),
             ("Win", f"{self.win:,.2f}"),
             ("Hold", "—" if hold is None else f"{float(hold) * 100:.2f}%"),
-            ("Theoretical hold", f"{float(self.house_edge) * 100:.2f}%"),
-            ("Theoretical win", f"{self.theoretical_win:,.2f}"),
+            ("Theoretical hold", "—" if theory is None else f"{float(theory) * 100:.2f}%"),
+            ("Theoretical win", "—" if self.theoretical_win is None else f"{self.theoretical_win:,.2f}"),
             ("Lucky Number hits", f"{self.lucky_hits:,}"),
             ("Bonus Number hits", f"{self.bonus_hits:,}"),
             ("Irregularities", f"{self.irregularities:,}"),
@@ -93,9 +90,19 @@ def table_report(
     since: datetime,
     until: datetime,
     *,
-    house_edge: Fraction = Fraction(1, 37),
+    house_edge: Fraction | Mapping[str, Fraction] | None = None,
     largest: int = 5,
 ) -> TableReport:
+    """The report of `table` for [since, until). `house_edge`: one edge, or each bet's (default: the
+    shipped Rules Submission's, `engine.store.stats.house_edges`)."""
+    from engine.store.stats import house_edges, read_tally, theoretical
+
+    if house_edge is None:
+        from engine.rules import load_default_rules
+
+        house_edge = house_edges(load_default_rules())
+    tally = read_tally(store, table, since=since, until=until)
+    theory_hold, theory_win = theoretical(tally, house_edge)
     r = schema.rounds
     where = (r.c.table_id == table, r.c.opened_at >= format_time(since), r.c.opened_at < format_time(until))
     settled = r.c.status == "settled"
@@ -107,8 +114,6 @@ def table_report(
         sa.func.count(),
         count(settled),
         count(r.c.status == "void"),
-        sa.func.coalesce(sa.func.sum(sa.case((settled, r.c.wagered), else_=0)), 0),
-        sa.func.coalesce(sa.func.sum(sa.case((settled, r.c.paid), else_=0)), 0),
         count(r.c.lucky_hit.is_(True)),
         count(r.c.bonus_hit.is_(True)),
         sa.func.coalesce(sa.func.sum(r.c.irregularities), 0),
@@ -130,13 +135,15 @@ def table_report(
         rounds=int(t[0]),
         settled=int(t[1]),
         voided=int(t[2]),
-        handle=from_units(int(t[3])),
-        paid=from_units(int(t[4])),
-        lucky_hits=int(t[5]),
-        bonus_hits=int(t[6]),
-        irregularities=int(t[7]),
-        manual_results=int(t[8]),
-        house_edge=house_edge,
+        handle=tally.wagered,
+        paid=tally.paid,
+        returned=tally.returned,
+        lucky_hits=int(t[3]),
+        bonus_hits=int(t[4]),
+        irregularities=int(t[5]),
+        manual_results=int(t[6]),
+        theoretical_hold=theory_hold,
+        theoretical_win=theory_win,
         largest=[LargePayout(b.round_id, b.opened_at, b.result, from_units(b.paid)) for b in big],
     )
 

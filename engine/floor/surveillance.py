@@ -14,6 +14,7 @@ page stays cheap on a table with millions of rounds.
 from __future__ import annotations
 
 from collections import Counter, deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -36,7 +37,7 @@ SEQUENCE_LIMIT = 10_000
 JOURNAL_TAIL = 20_000  # entries of a table's journal read when a page first opens
 HOLD_POINTS = 300
 BAND = 0.99
-DEFAULT_EDGE = Fraction(1, 37)  # the single-zero edge of the even-money wagers
+DEFAULT_EDGE = Fraction(1, 37)  # the single-zero edge of the even-money wagers (stations pass per-bet edges)
 LAYOUT_ORDER = tuple(range(POCKETS))
 
 
@@ -85,7 +86,7 @@ def _sequence(store: Store, table: str, window: SpinWindow) -> list[Any]:
     r = schema.rounds
     limit = min(window.last or SEQUENCE_LIMIT, SEQUENCE_LIMIT)
     query = (
-        sa.select(r.c.result, r.c.dealer, r.c.status, r.c.wagered, r.c.paid, r.c.opened_at)
+        sa.select(r.c.result, r.c.dealer, r.c.status, r.c.wagered, r.c.returned, r.c.opened_at)
         .where(r.c.table_id == table, r.c.result.is_not(None))
         .order_by(r.c.opened_at.desc())
         .limit(limit)
@@ -116,20 +117,21 @@ def frequency(counts: list[int], order: tuple[int, ...]) -> dict[str, Any]:
     }
 
 
-def hold_series(rows: list[Any], edge: Fraction | None) -> dict[str, Any]:
-    """Cumulative actual hold over the settled rounds of the window, sampled to HOLD_POINTS."""
-    wagered = paid = 0
+def hold_series(rows: list[Any], theoretical: float | None) -> dict[str, Any]:
+    """Cumulative actual hold, (wagered - returned) / wagered, over the settled rounds of the window,
+    sampled to HOLD_POINTS; `theoretical` is the Rules Submission's hold for the window's bets."""
+    wagered = returned = 0
     xs: list[int] = []
     ys: list[float] = []
     settled = [row for row in rows if row.status == "settled" and row.wagered]
     step = max(1, len(settled) // HOLD_POINTS)
     for i, row in enumerate(settled, 1):
         wagered += row.wagered
-        paid += row.paid
+        returned += row.returned
         if i % step == 0 or i == len(settled):
             xs.append(i)
-            ys.append((wagered - paid) / wagered)
-    return {"rounds": xs, "actual": ys, "theoretical": None if edge is None else float(edge)}
+            ys.append((wagered - returned) / wagered)
+    return {"rounds": xs, "actual": ys, "theoretical": theoretical}
 
 
 @dataclass
@@ -158,7 +160,7 @@ def table_view(
     window: SpinWindow,
     *,
     expected_lucky: Fraction | None = None,
-    house_edge: Fraction | None = DEFAULT_EDGE,
+    house_edge: Fraction | Mapping[str, Fraction] | None = DEFAULT_EDGE,
     alpha: float = DEFAULT_ALPHA,
     tail: JournalTail | None = None,
 ) -> TableView:
@@ -186,7 +188,7 @@ def table_view(
         spins_for_ratio=spins_needed(1.2, alpha=alpha),
         dealers=dealer_signature([Spin(row.result, row.dealer) for row in rows], alpha),
         repeats=repeats([row.result for row in rows]),
-        hold=hold_series(rows, house_edge),
+        hold=hold_series(rows, stats["hold"]["theoretical"]),
         rotor=list(tail.rotor),
         bonus_odds=dict(sorted(tail.bonus_odds.items(), key=lambda kv: Fraction(kv[0]))),
         last_time=tail.last_time,

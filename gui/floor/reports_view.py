@@ -137,9 +137,9 @@ class ReportsView(QWidget):
             for col, text in enumerate(cells):
                 self.largest.setItem(row, col, QTableWidgetItem(text))
         self.chart.update_data(
-            ("Handle", "Paid", "Win"),
-            [float(rep.handle), float(rep.paid), float(rep.win)],
-            [None, None, float(rep.theoretical_win)],
+            ("Handle", "Returned", "Win"),
+            [float(rep.handle), float(rep.returned), float(rep.win)],
+            [None, None, None if rep.theoretical_win is None else float(rep.theoretical_win)],
             [theme.BONUS, theme.WARN, theme.WIN if rep.win >= 0 else theme.DANGER],
         )
         self.message.setText(

@@ -47,7 +47,7 @@ def scanner_from(settings: Any) -> Any:
 def build_window(station: str, store: Any, user: Any, settings: Any = None) -> Any:
     if station == "surveillance":
         from engine.rules import load_default_rules, load_rules
-        from engine.store.stats import expected_lucky_count
+        from engine.store.stats import expected_lucky_count, house_edges
         from gui.windows.surveillance import SurveillanceWindow
 
         rules_path = getattr(settings, "rules_path", None)
@@ -57,6 +57,7 @@ def build_window(station: str, store: Any, user: Any, settings: Any = None) -> A
             user=user,
             scanner=scanner_from(settings),
             expected_lucky=expected_lucky_count(rules.lucky_counts),
+            house_edge=house_edges(rules),
         )
     from gui.windows.pitboss import PitBossWindow
 

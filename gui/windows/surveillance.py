@@ -9,6 +9,7 @@ alerts and their acknowledgement by a logged-in person.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from fractions import Fraction
 
@@ -42,7 +43,6 @@ from engine.errors import DrrError
 from engine.floor import windows as win
 from engine.floor.alerts import AlertScanner
 from engine.floor.surveillance import (
-    DEFAULT_EDGE,
     LAYOUT_ORDER,
     JournalTail,
     TableView,
@@ -51,7 +51,7 @@ from engine.floor.surveillance import (
     table_view,
 )
 from engine.store.db import Store
-from engine.store.stats import expected_lucky_count
+from engine.store.stats import expected_lucky_count, house_edges
 from engine.wheel_layout import WHEEL_ORDER
 from gui import theme
 from gui.floor.alerts_panel import AlertsPanel
@@ -239,7 +239,7 @@ class TablePage(QWidget):
             f" p = {_num(rep['p_value'], '.3f')}), longest run {rep['longest_run']}<br>"
             f"Lucky {lucky['hits']} / {lucky['spins_with_draw']:,} · Bonus {bonus['hits']} /"
             f" {bonus['spins_with_draw']:,}<br>"
-            f"handle {hold['wagered']} · paid {hold['paid']} · win {hold['win']} · hold "
+            f"handle {hold['wagered']} · returned {hold['returned']} · win {hold['win']} · hold "
             f"{_pct(hold['actual'])} (theoretical {_pct(hold['theoretical'])})"
         )
         self.dealers.setRowCount(len(view.dealers))
@@ -330,7 +330,7 @@ class SurveillanceWindow(QMainWindow):
         *,
         user: User | None = None,
         expected_lucky: Fraction | None = None,
-        house_edge: Fraction | None = DEFAULT_EDGE,
+        house_edge: Fraction | Mapping[str, Fraction] | None = None,
         scanner: AlertScanner | None = None,
         live: bool = True,
     ) -> None:
@@ -339,8 +339,10 @@ class SurveillanceWindow(QMainWindow):
 
         self.store = store
         self.user = user
-        self.expected_lucky = expected_lucky or expected_lucky_count(load_default_rules().lucky_counts)
-        self.house_edge = house_edge
+        rules = load_default_rules()
+        self.expected_lucky = expected_lucky or expected_lucky_count(rules.lucky_counts)
+        # Each bet's edge from the Rules Submission's math: the theoretical hold follows the bets made.
+        self.house_edge = house_edge if house_edge is not None else house_edges(rules)
         self.scanner = scanner or AlertScanner()
         self.window_spec: win.SpinWindow = win.last_spins(1000)
         self.tails: dict[str, JournalTail] = {}

@@ -23,9 +23,10 @@ from engine.floor.reports import report_csv, table_report
 from engine.floor.sequence import Spin, dealer_signature, distance, repeats
 from engine.floor.surveillance import floor_tables, table_view
 from engine.floor.windows import everything, last_spins, shift_bounds
+from engine.rules import load_default_rules
 from engine.store import Store, schema
 from engine.store.history import list_rounds
-from engine.store.stats import table_stats
+from engine.store.stats import house_edges, table_stats
 from engine.wheel_layout import WHEEL_ORDER
 from tests.floor.helpers import PINS, add_users, import_spins
 
@@ -226,7 +227,11 @@ def test_report_figures_match_the_rounds(store: Store) -> None:
     assert rep.rounds == len(rounds)
     assert rep.handle == sum(Decimal(r["wagered"]) for r in rounds if r["status"] == "settled")
     assert rep.paid == sum(Decimal(r["paid"]) for r in rounds if r["status"] == "settled")
-    assert rep.win == rep.handle - rep.paid
+    assert rep.returned == sum(Decimal(r["returned"]) for r in rounds if r["status"] == "settled")
+    assert rep.win == rep.handle - rep.returned
+    stats = table_stats(store, "T1", since=since, until=until, house_edge=house_edges(load_default_rules()))
+    assert rep.theoretical_win == Decimal(stats["hold"]["theoretical_win"])
+    assert rep.hold is not None and float(rep.hold) == pytest.approx(stats["hold"]["actual"])
     assert rep.largest[0].paid == max(Decimal(r["paid"]) for r in rounds)
     csv_text = report_csv([rep])
     assert csv_text.splitlines()[0].startswith("Table,From (UTC)")

@@ -187,7 +187,8 @@ def test_report_on_screen_csv_and_pdf(qtbot: QtBot, floor: Store, tmp_path: Path
     rep = reports.report
     assert rep is not None and rep.rounds == 60
     assert reports.figure_labels["Handle"].text() == f"{rep.handle:,.2f}"
-    assert reports.chart.values == [float(rep.handle), float(rep.paid), float(rep.win)]
+    assert reports.chart.values == [float(rep.handle), float(rep.returned), float(rep.win)]
+    assert rep.theoretical_win is not None and reports.chart.expected_values[2] == float(rep.theoretical_win)
     csv_path = reports.export_csv(tmp_path / "report.csv")
     pdf_path = reports.export_pdf(tmp_path / "report.pdf")
     assert csv_path is not None and f"{rep.handle:.2f}" in csv_path.read_text(encoding="utf-8")
