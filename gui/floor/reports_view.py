@@ -130,7 +130,7 @@ class ReportsView(QWidget):
         for row, big in enumerate(rep.largest):
             cells = (
                 big.round_id,
-                big.time[:19],
+                big.time[:19].replace("T", " "),
                 "" if big.result is None else str(big.result),
                 f"{big.paid:,.2f}",
             )
@@ -143,7 +143,7 @@ class ReportsView(QWidget):
             [theme.BONUS, theme.WARN, theme.WIN if rep.win >= 0 else theme.DANGER],
         )
         self.message.setText(
-            f"{rep.rounds:,} rounds on table {table}, {since:%Y-%m-%d %H:%M} – {until:%H:%M} UTC"
+            f"{rep.rounds:,} rounds on table {table}, {since:%Y-%m-%d %H:%M} – {until:%Y-%m-%d %H:%M} UTC"
         )
 
     def export_csv(self, path: Path | None = None) -> Path | None:
