@@ -371,8 +371,12 @@ class VirtualWheel:
             return self._settings_command(args)
         if key == "w":
             return "*w 31.57 54.2" if self.state in (5, 6) else "*w BUSY"
-        if key == "K":
-            return "*K CAM" if self.state == 6 else "*K OK"
+        if key == "K":  # guide: the maker code when idle, otherwise it starts a game
+            if self.state == 6:
+                return "*K CAM"
+            if self._waiting_for_start:
+                self._start.set()
+            return "*K OK"
         if key == "S":
             return "*S 252"
         if key == "V":

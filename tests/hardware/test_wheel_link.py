@@ -307,6 +307,10 @@ def test_typed_commands_on_the_virtual_wheel() -> None:
                 await asyncio.sleep(0.01)
             assert (await cmd.start_game("ccw")).status == "ok"
             await tap.until(lambda e: isinstance(e, WheelResult))
+            while wheel.state != 2:  # the next game waits for the host again; *K starts it too
+                await asyncio.sleep(0.01)
+            assert (await cmd.send("*K")).text == "OK"
+            await tap.until(lambda e: isinstance(e, WheelResult))
             chi, percent = await cmd.statistics()
             assert chi and percent
             assert (await cmd.power(False)).status == "ok"
