@@ -396,12 +396,18 @@ def simulate(
             if progress:
                 progress(n)
     else:
-        with ProcessPoolExecutor(max_workers=min(cores, len(tasks))) as pool:
+        pool = ProcessPoolExecutor(max_workers=min(cores, len(tasks)))
+        try:
             futures = [(n, pool.submit(simulate_task, plan, n, ss)) for n, ss in tasks]
             for n, fut in futures:
                 totals += fut.result()
                 if progress:
                     progress(n)
+        except BaseException:
+            # Ctrl+C (or a failed task): drop the queued tasks instead of playing them all first.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
     seconds = time.perf_counter() - started
     games = int(totals.per_result[4].sum())
     return SimulationResult(
