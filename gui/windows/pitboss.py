@@ -334,6 +334,7 @@ class PitBossWindow(QMainWindow):
 
     def apply_filters(self) -> None:
         try:
+            self.filters.set_tables(floor_tables(self.store))  # tables that started since the last look
             query = self.filters.query(self.model.query)
         except DrrError as exc:
             self.status.setText(exc.message)

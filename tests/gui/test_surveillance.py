@@ -176,3 +176,26 @@ def test_a_headless_table_writing_while_the_station_watches(qtbot: QtBot, tmp_pa
         qtbot.waitUntil(lambda: shown() == final, timeout=1000)
         assert checks >= 3
         window.close()
+
+
+def test_the_store_watch_wakes_on_notify_or_poll(qtbot: QtBot, store: Store) -> None:  # noqa: F811
+    """PostgreSQL: a NOTIFY on the forwarder's channel wakes the station at once (the poll is set to a
+    minute here, so only the notification can be seen). SQLite: the data_version poll sees it."""
+    import sqlalchemy as sa
+
+    from engine.store.forward import CHANNEL
+    from gui.floor.watch import StoreWatch
+
+    watch = StoreWatch(store, interval_ms=250 if store.is_sqlite else 60_000)
+    watch.start()
+    try:
+        if watch.listener is not None:
+            assert watch.listener.ready.wait(5)
+        entry = store.journal.append("T8", "table.note", {"text": "hello"}, round_id=None, user="sam")
+        with qtbot.waitSignal(watch.changed, timeout=1000) as seen:
+            if not store.is_sqlite:
+                with store.begin() as conn:
+                    conn.execute(sa.text("SELECT pg_notify(:c, :m)"), {"c": CHANNEL, "m": f"T8:{entry.seq}"})
+        assert "T8" in seen.args[0]
+    finally:
+        watch.stop()
