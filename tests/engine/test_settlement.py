@@ -275,6 +275,8 @@ def test_settle_round_matches_settle_wager(
     r = settle_round(wagers, result, draw, bonus_odds, RULES)
     singles = [settle_wager(x, result, draw, bonus_odds, RULES) for x in wagers]
     assert list(r.settlements) == singles
+    # The JSON form (written from the shared outcomes) says what each wager's record says.
+    assert r.to_wire()["wagers"] == [x.to_wire() for x in singles]
     assert r.total_wagered == sum((x.amount for x in wagers), Decimal(0))
     assert r.total_paid == sum((s.payout for s in singles), Decimal(0))
     assert r.total_returned == sum((s.returned for s in singles), Decimal(0))
