@@ -18,18 +18,20 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
 import pytest
 
-from engine.bets import inside_bet
+from engine.bets import Wager, inside_bet
 from engine.bonus_game import BonusGame
 from engine.math.bonus_value import STRATEGIES, BonusAnalysis, Strategy
 from engine.math.wager_math import game_math
-from engine.rng import SeededRng
-from engine.rules import RulesSubmission, load_default_rules, load_rules, parse_rules
+from engine.rng import Draw, SeededRng, draw_lucky_and_bonus
+from engine.rules import RulesSubmission, default_rules_path, load_default_rules, load_rules, parse_rules
+from engine.settlement import settle_round
 
 WORKED = Path(__file__).parents[1] / "data" / "worked-example-rules.toml"
 MULTIPLIERS_PER_ROUND = (5, 4, 3, 2, 2, 1)  # § 617b.12(h)(1)-(5), restated here on purpose
@@ -296,3 +298,74 @@ def test_absent_player_with_the_random_preset_is_play_to_end() -> None:
     sd = math.sqrt(float(exact.second_moment - exact.mean**2))
     assert abs(float(mean - exact.mean)) < 4 * sd / math.sqrt(games)
     assert set(outcomes) <= set(exact.distribution)
+
+
+# --- the engine's own draw and settlement, every random path ----------------------------------
+
+
+class _PathRng:
+    """Replays a fixed prefix of `randbelow` answers, then answers 0; records what was asked,
+    so that every path of a draw can be walked like an odometer."""
+
+    name = "path"
+    production_safe = False
+
+    def __init__(self, prefix: list[int]) -> None:
+        self.prefix = prefix
+        self.asked: list[tuple[int, int]] = []  # (answer, n)
+
+    def randbelow(self, n: int) -> int:
+        answer = self.prefix[len(self.asked)] if len(self.asked) < len(self.prefix) else 0
+        self.asked.append((answer, n))
+        return answer
+
+
+def _every_draw(rules: RulesSubmission) -> list[tuple[Draw, Fraction]]:
+    """Every outcome of the engine's `draw_lucky_and_bonus` with its exact probability."""
+    out = []
+    prefix: list[int] = []
+    while True:
+        rng = _PathRng(prefix)
+        draw = draw_lucky_and_bonus(rules, rng)
+        p = Fraction(1)
+        for _answer, n in rng.asked:
+            p /= n
+        out.append((draw, p))
+        # Next path: bump the last answer that can still grow, drop what came after it.
+        i = len(rng.asked) - 1
+        while i >= 0 and rng.asked[i][0] == rng.asked[i][1] - 1:
+            i -= 1
+        if i < 0:
+            return out
+        prefix = [a for a, _ in rng.asked[:i]] + [rng.asked[i][0] + 1]
+
+
+def test_engine_draw_and_settlement_over_every_path_give_game_math() -> None:
+    """One Lucky Number, two Lucky odds: the engine's draw has 37 x 2 x 36 paths. Settling
+    one wager of each kind with `settle_round` on every result, with the bonus outcome at its
+    exact mean and a stake that makes every payout a whole number of cents, gives exactly
+    game_math's RTP (which assumes nothing about the engine)."""
+    text = default_rules_path().read_text(encoding="utf-8")
+    text = text.replace("counts = { 1 = 45, 3 = 40, 5 = 10, 10 = 5 }", "counts = { 1 = 1 }")
+    text = text.replace(
+        "odds = { 49 = 450, 99 = 390, 199 = 125, 299 = 30, 499 = 5 }", "odds = { 49 = 1, 499 = 1 }"
+    )
+    rules = parse_rules(text.encode())
+    assert rules.lucky_counts == {1: 1} and len(rules.lucky_odds) == 2
+    math_ = game_math(rules)
+    draws = _every_draw(rules)
+    assert len(draws) == 37 * 2 * 36 and sum(p for _, p in draws) == 1
+    # Every path has the same probability here, so plain Decimal sums (exact) will do.
+    assert {p for _, p in draws} == {Fraction(1, len(draws))}
+    b = math_.bonus[Strategy.OPTIMAL].mean
+    stake = Decimal(100 * 12 * b.denominator)  # X/n, B/n and 6.5 x stake: whole cents
+    wagers = [Wager(kind, "p", w.bet, stake) for kind, w in math_.wagers.items()]
+    returned = dict.fromkeys(math_.wagers, Decimal(0))
+    for draw, _p in draws:
+        for result in range(37):
+            for s in settle_round(wagers, result, draw, {"p": b}, rules).settlements:
+                if s.won:
+                    returned[s.wager.id] += s.returned
+    for kind, w in math_.wagers.items():
+        rtp = Fraction(returned[kind]) / (len(draws) * 37) / Fraction(stake)
+        assert rtp == w.rtp[Strategy.OPTIMAL], kind
