@@ -28,7 +28,7 @@ from engine.rng import Rng, SystemRng
 from engine.round import Phase
 from engine.rules import format_odds
 from engine.store.journal import Entry
-from engine.table.service import TableService
+from engine.table.service import TIMER_USER, TableService
 
 CROUPIER: Final = User("headless-croupier", "croupier")
 PITBOSS: Final = User("headless-pitboss", "pitboss")
@@ -118,6 +118,9 @@ class HeadlessTable:
         self._wheel_bets_open = False  # the wheel's last state was "started": a round may open
         self._no_spins: dict[str, int] = {}
         self._irregular_in_round = 0
+        self._driving = asyncio.Lock()
+        self._finished = asyncio.Event()
+        self._tasks: set[asyncio.Task[None]] = set()
         service.subscribe(self._observe)
 
     @property
@@ -128,10 +131,24 @@ class HeadlessTable:
     # -- the loop ---------------------------------------------------------------------------------
 
     async def run(self, events: AsyncIterator[Mapping[str, Any]]) -> RunTotals:
-        """Feed the wheel's events to the service and act on each, until the rounds are done."""
+        """Feed the wheel's events to the service and act on each, until the rounds are done (also
+        when the last round ends on a bonus timer while the wheel is quiet) or the events end."""
         await self.drive()
         if self.done:
             return self.totals
+        consume = asyncio.create_task(self._consume(events), name="headless-wheel")
+        finished = asyncio.create_task(self._finished.wait(), name="headless-finished")
+        try:
+            await asyncio.wait({consume, finished}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (consume, finished):
+                task.cancel()
+            await asyncio.gather(consume, finished, return_exceptions=True)
+        if consume.done() and not consume.cancelled() and consume.exception() is not None:
+            raise consume.exception()  # type: ignore[misc]
+        return self.totals
+
+    async def _consume(self, events: AsyncIterator[Mapping[str, Any]]) -> None:
         async for ev in events:
             kind = ev.get("type")
             if kind == "started":
@@ -141,14 +158,14 @@ class HeadlessTable:
             await self.service.wheel_event(ev)
             await self.drive()
             if self.done:
-                break
-        return self.totals
+                return
 
     async def drive(self) -> None:
         """Take every step that is due now (a recovered round is picked up where it stood)."""
-        for _ in range(64):
-            if not await self._step():
-                return
+        async with self._driving:  # the wheel loop and the bonus timers both call this
+            for _ in range(64):
+                if not await self._step():
+                    return
 
     async def _step(self) -> bool:
         svc, st = self.service, self.service.state
@@ -181,8 +198,11 @@ class HeadlessTable:
                 await svc.confirm_result(CROUPIER)
                 return True
             return False
-        if s.phase is Phase.BONUS and await self._play_bonus():
-            return True
+        if s.phase is Phase.BONUS:
+            if await self._play_bonus():
+                return True
+            if len(s.bonus_odds) < len(s.bonus_players):
+                return False  # preset policy: the timers are playing; their entries wake us up
         if svc.approval_needed() is not None:
             await svc.approve_payout(PITBOSS)
             return True
@@ -240,8 +260,7 @@ class HeadlessTable:
             if game.finished:
                 continue
             if self.bonus_policy == "preset":
-                await asyncio.sleep(0.05)  # the service's timers apply the presets
-                return True
+                return False  # the service's timers apply the presets; their entries wake us up
             if game.can_cash_out and self.choices.randbelow(3) == 0:
                 await svc.bonus_cash_out(CROUPIER, player)
             else:
@@ -253,6 +272,11 @@ class HeadlessTable:
 
     def _observe(self, entry: Entry) -> None:
         kind = entry.type
+        if kind == "round.bonus_outcome" and entry.user == TIMER_USER:
+            # A game ended on its timer, between wheel events: settle without waiting for the wheel.
+            task = asyncio.get_running_loop().create_task(self.drive())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         if kind in ("round.irregularity", "round.result_before_close"):
             self.totals.irregularities += 1
             self._irregular_in_round += 1
@@ -292,3 +316,5 @@ class HeadlessTable:
         t.rounds.append(summary)
         if self.on_round is not None:
             self.on_round(summary)
+        if self.done:
+            self._finished.set()
