@@ -47,6 +47,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "engine.cli.stats_cmd",
     "engine.cli.history_cmd",
     "engine.cli.users_cmd",
+    "engine.cli.floor_cmd",
     "engine.cli.math_cmd",
     "engine.cli.simulate_cmd",
     "gui.bench_cmd",

@@ -1,0 +1,233 @@
+"""`drr alerts`, `drr pitboss` and `drr report`: the floor stations' actions from the command line.
+
+The same engine functions as the surveillance and pit-boss stations (engine/floor), so the same
+role checks: every action names the user, takes the PIN (asked for when left out) and a reason,
+and is journaled; a role that may not is refused with exit code 3.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from engine.cli.store_args import add_db, add_table
+
+
+def _signer(p: argparse.ArgumentParser, *, reason: bool = True) -> None:
+    if reason:
+        p.add_argument("--reason", required=True, metavar="TEXT", help="kept in the journal with the action")
+    p.add_argument("--user", required=True, metavar="NAME")
+    p.add_argument("--pin", metavar="PIN", help="the user's PIN (asked for when left out)")
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    a = sub.add_parser("alerts", help="surveillance alerts: list, scan the journals, acknowledge")
+    asub = a.add_subparsers(dest="alerts_command", metavar="ACTION", required=True)
+    ls = asub.add_parser("list", help="the latest alerts, newest first")
+    add_db(ls)
+    ls.add_argument("--open", action="store_true", help="only the alerts not acknowledged")
+    ls.add_argument("--limit", type=int, default=50, metavar="N")
+    ls.add_argument("--json", action="store_true", help="one JSON object per alert")
+    ls.set_defaults(func=run_alerts_list)
+    scan = asub.add_parser("scan", help="raise (journal) the alerts found in every table's journal")
+    add_db(scan)
+    scan.add_argument("--lookback", type=int, default=5000, metavar="N", help="journal entries per table")
+    scan.set_defaults(func=run_alerts_scan)
+    ack = asub.add_parser("ack", help="acknowledge an alert (surveillance, pit boss or admin)")
+    ack.add_argument("alert_id", metavar="ALERT_ID")
+    add_db(ack)
+    ack.add_argument("--note", default="", metavar="TEXT")
+    _signer(ack, reason=False)
+    ack.set_defaults(func=run_alerts_ack)
+
+    p = sub.add_parser(
+        "pitboss", help="pit-boss actions: correct a result, approve a payout, settings, rules"
+    )
+    psub = p.add_subparsers(dest="pitboss_command", metavar="ACTION", required=True)
+    fix = psub.add_parser("correct", help="correct a round's result (both values kept in the journal)")
+    fix.add_argument("round_id", metavar="ROUND_ID")
+    fix.add_argument("--number", type=int, required=True, metavar="N", help="the right result, 0..36")
+    add_db(fix)
+    add_table(fix, help="the round's table, when the id exists on several")
+    _signer(fix)
+    fix.set_defaults(func=run_correct)
+    ok = psub.add_parser("approve", help="approve a round's payout")
+    ok.add_argument("round_id", metavar="ROUND_ID")
+    add_db(ok)
+    add_table(ok, help="the round's table, when the id exists on several")
+    _signer(ok)
+    ok.set_defaults(func=run_approve)
+    st = psub.add_parser("settings", help="change table settings from the next round (KEY=VALUE ...)")
+    st.add_argument("changes", nargs="+", metavar="KEY=VALUE")
+    add_db(st)
+    add_table(st, required=True, help="the table")
+    _signer(st)
+    st.set_defaults(func=run_settings)
+    rl = psub.add_parser("rules", help="load a new Rules Submission for a table from its next round")
+    rl.add_argument("file", metavar="FILE")
+    add_db(rl)
+    add_table(rl, required=True, help="the table")
+    rl.add_argument("--yes", action="store_true", help="accept after the math report (else only show it)")
+    _signer(rl)
+    rl.set_defaults(func=run_rules)
+
+    r = sub.add_parser("report", help="a table's report for a UTC day or shift (rounds, handle, hold, hits)")
+    add_db(r)
+    add_table(r, required=True, help="the table")
+    r.add_argument("--day", required=True, metavar="YYYY-MM-DD", help="the UTC day")
+    r.add_argument("--shift", type=int, choices=(1, 2, 3), help="one eight-hour shift (06, 14, 22 UTC)")
+    r.add_argument("--csv", metavar="FILE", help="also write the report as CSV")
+    r.set_defaults(func=run_report)
+
+
+def _authorize(store: object, args: argparse.Namespace, permission: str, table: str | None = None) -> object:
+    from engine.cli.store_args import read_pin
+    from engine.floor.actions import authorize
+    from engine.store.users import FLOOR
+
+    pin = args.pin if args.pin is not None else read_pin(f"PIN for {args.user}: ")
+    return authorize(store, args.user, pin, permission, table=table or FLOOR, station="cli")  # type: ignore[arg-type]
+
+
+def run_alerts_list(args: argparse.Namespace) -> int:
+    import json
+
+    from engine.cli.store_args import open_from_args
+    from engine.floor.alerts import list_alerts
+
+    with open_from_args(args) as store:
+        alerts = [a for a in list_alerts(store, limit=10**6) if not (args.open and a.acknowledged)][
+            : args.limit
+        ]
+    for a in alerts:
+        if args.json:
+            print(json.dumps(a.__dict__, sort_keys=True))
+            continue
+        ack = f"  ✓ {a.acknowledged_by} {a.acknowledged_at}" if a.acknowledged else ""
+        when = (a.at or a.time)[:19]
+        print(f"{when}  {a.table:8s} {a.severity.upper():8s} {a.alert_id:24s} {a.kind}: {a.message}{ack}")
+    return 0
+
+
+def run_alerts_scan(args: argparse.Namespace) -> int:
+    from engine.cli.store_args import open_from_args
+    from engine.floor import alerts as al
+    from engine.floor.surveillance import floor_tables
+
+    with open_from_args(args) as store:
+        old, al.LOOKBACK = al.LOOKBACK, args.lookback
+        try:
+            settings = getattr(args, "settings", None)
+            scanner = al.AlertScanner()
+            if settings is not None:
+                from datetime import timedelta
+
+                scanner = al.AlertScanner(
+                    payout_threshold=settings.payout_alert_threshold,
+                    silent_after=timedelta(minutes=settings.silent_table_minutes),
+                    bias_p=settings.bias_alert_p_value,
+                )
+            found = scanner.scan(store, floor_tables(store))
+        finally:
+            al.LOOKBACK = old
+    for a in found:
+        print(f"{(a.at or a.time)[:19]}  {a.table:8s} {a.severity.upper():8s} {a.kind}: {a.message}")
+    print(f"{len(found)} new alert(s)")
+    return 0
+
+
+def run_alerts_ack(args: argparse.Namespace) -> int:
+    from engine.cli.store_args import open_from_args
+    from engine.floor.alerts import acknowledge_alert
+
+    with open_from_args(args) as store:
+        user = _authorize(store, args, "acknowledge_alert")
+        acknowledge_alert(store, args.alert_id, user, args.note)  # type: ignore[arg-type]
+    print(f"alert {args.alert_id} acknowledged by {args.user}")
+    return 0
+
+
+def run_correct(args: argparse.Namespace) -> int:
+    from engine.cli.store_args import open_from_args
+    from engine.floor.actions import correct_result
+
+    with open_from_args(args) as store:
+        user = _authorize(store, args, "correct_result", args.only_table)
+        old = correct_result(store, args.round_id, args.number, args.reason, user, table=args.only_table)  # type: ignore[arg-type]
+    print(f"round {args.round_id}: result {old} corrected to {args.number} by {args.user}")
+    return 0
+
+
+def run_approve(args: argparse.Namespace) -> int:
+    from engine.cli.store_args import open_from_args
+    from engine.floor.actions import approve_payout
+
+    with open_from_args(args) as store:
+        user = _authorize(store, args, "approve_payout", args.only_table)
+        amount = approve_payout(store, args.round_id, args.reason, user, table=args.only_table)  # type: ignore[arg-type]
+    print(f"payout {amount} of round {args.round_id} approved by {args.user}")
+    return 0
+
+
+def run_settings(args: argparse.Namespace) -> int:
+    from engine.cli.store_args import open_from_args
+    from engine.errors import DrrError
+    from engine.floor.actions import change_settings
+
+    changes: dict[str, str] = {}
+    for item in args.changes:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise DrrError(f"setting {item!r} is not KEY=VALUE (e.g. max_bet=500)")
+        changes[key.strip()] = value
+    with open_from_args(args) as store:
+        user = _authorize(store, args, "change_settings", args.only_table)
+        change_settings(store, args.only_table, changes, args.reason, user)  # type: ignore[arg-type]
+    listed = ", ".join(f"{k} = {v}" for k, v in changes.items())
+    print(f"table {args.only_table}: {listed} from the next round, by {args.user}")
+    return 0
+
+
+def run_rules(args: argparse.Namespace) -> int:
+    from engine.cli.store_args import open_from_args
+    from engine.floor.actions import load_rules, read_rules_candidate
+
+    candidate = read_rules_candidate(args.file)
+    print(candidate.report)
+    if not args.yes:
+        print(f"\nnot loaded: read the report above, then run again with --yes to accept {args.file}")
+        return 1
+    with open_from_args(args) as store:
+        user = _authorize(store, args, "load_rules", args.only_table)
+        load_rules(store, args.only_table, candidate, args.reason, user)  # type: ignore[arg-type]
+    print(f"\n{args.file} accepted for table {args.only_table} from its next round by {args.user}")
+    return 0
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime, timedelta
+    from pathlib import Path
+
+    from engine.cli.store_args import open_from_args
+    from engine.errors import DrrError
+    from engine.floor.reports import report_csv, table_report
+    from engine.floor.windows import SHIFT_STARTS
+
+    try:
+        day = datetime.strptime(args.day, "%Y-%m-%d").replace(tzinfo=UTC)
+    except ValueError:
+        raise DrrError(f"--day {args.day!r} is not a date such as 2026-11-29") from None
+    since, until = day, day + timedelta(days=1)
+    if args.shift:
+        since = day + timedelta(hours=SHIFT_STARTS[args.shift - 1])
+        until = since + timedelta(hours=8)
+    with open_from_args(args) as store:
+        rep = table_report(store, args.only_table, since, until)
+    for label, value in rep.figures():
+        print(f"{label:22s} {value}")
+    for big in rep.largest:
+        when = big.time[:19].replace("T", " ")
+        print(f"{'largest payout':22s} {big.round_id}  {when}  result {big.result}  paid {big.paid:,.2f}")
+    if args.csv:
+        Path(args.csv).write_text(report_csv([rep]), encoding="utf-8")
+        print(f"written {args.csv}")
+    return 0

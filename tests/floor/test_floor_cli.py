@@ -1,0 +1,116 @@
+"""`drr alerts`, `drr pitboss` and `drr report`: the same role checks as the stations, from the shell."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from engine.floor.demo import fill_demo_floor
+from engine.store import Store, schema
+from gui.cli import main
+from tests.floor.helpers import PINS, add_users
+
+
+@pytest.fixture
+def floor(store: Store) -> Store:
+    add_users(store)
+    fill_demo_floor(store, {"T1": 60})
+    return store
+
+
+def _last_type(store: Store, table: str) -> str:
+    j = schema.journal
+    with store.read() as conn:
+        return str(
+            conn.execute(
+                sa.select(j.c.type).where(j.c.table_id == table).order_by(j.c.seq.desc()).limit(1)
+            ).scalar()
+        )
+
+
+def test_correct_approve_and_settings_for_a_pitboss_refused_for_a_croupier(
+    floor: Store, store_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = ["--db", store_url]
+    for user in ("cody", "sam"):
+        code = main(["pitboss", "correct", "T1-00005", "--number", "3", *db, "--reason", "misread",
+                     "--user", user, "--pin", PINS[user]])  # fmt: skip
+        assert code == 3
+        assert "may not correct result" in capsys.readouterr().err
+    assert _last_type(floor, "T1") == "round.settled"
+    assert main(["pitboss", "correct", "T1-00005", "--number", "3", *db, "--reason", "misread",
+                 "--user", "pat", "--pin", "0000"]) == 3  # fmt: skip
+    assert "wrong PIN" in capsys.readouterr().err
+    old = next(
+        json.loads(line)["result"]
+        for line in _history_json(store_url, capsys)
+        if json.loads(line)["round_id"] == "T1-00005"
+    )
+    new = (old + 1) % 37
+    assert main(["pitboss", "correct", "T1-00005", "--number", str(new), *db, "--reason", "misread",
+                 "--user", "pat", "--pin", PINS["pat"]]) == 0  # fmt: skip
+    assert f"result {old} corrected to {new} by pat" in capsys.readouterr().out
+    assert main(["pitboss", "approve", "T1-00006", *db, "--reason", "checked", "--user", "pat",
+                 "--pin", PINS["pat"]]) == 0  # fmt: skip
+    assert _last_type(floor, "T1") == "payout.approved"
+    assert main(["pitboss", "settings", "max_bet=500", "--table", "T1", *db, "--reason", "new limits",
+                 "--user", "pat", "--pin", PINS["pat"]]) == 0  # fmt: skip
+    assert _last_type(floor, "T1") == "table.settings_changed"
+    assert main(["pitboss", "settings", "max_bet", "--table", "T1", *db, "--reason", "x", "--user", "pat",
+                 "--pin", PINS["pat"]]) == 1  # fmt: skip
+    assert "is not KEY=VALUE" in capsys.readouterr().err
+
+
+def _history_json(url: str, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    capsys.readouterr()
+    assert main(["history", "list", "--db", url, "--table", "T1", "--json"]) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+def test_rules_are_shown_first_and_loaded_with_yes(
+    floor: Store, store_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rules = "resources/rules/default.toml"
+    args = ["pitboss", "rules", rules, "--table", "T1", "--db", store_url, "--reason", "approved paytable",
+            "--user", "pat", "--pin", PINS["pat"]]  # fmt: skip
+    assert main(args) == 1
+    out = capsys.readouterr().out
+    assert "Game math" in out and "run again with --yes" in out
+    assert _last_type(floor, "T1") != "rules.changed"
+    assert main([*args, "--yes"]) == 0
+    assert _last_type(floor, "T1") == "rules.changed"
+
+
+def test_alerts_scan_list_and_ack(floor: Store, store_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    db = ["--db", store_url]
+    assert main(["alerts", "scan", *db]) == 0
+    assert "new alert(s)" in capsys.readouterr().out
+    assert main(["alerts", "list", "--json", *db]) == 0
+    alerts = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert alerts and all(a["acknowledged_by"] is None for a in alerts)
+    target = alerts[0]["alert_id"]
+    assert main(["alerts", "ack", target, *db, "--user", "cody", "--pin", PINS["cody"]]) == 3
+    capsys.readouterr()
+    assert main(["alerts", "ack", target, *db, "--user", "sam", "--pin", PINS["sam"], "--note", "seen"]) == 0
+    assert f"alert {target} acknowledged by sam" in capsys.readouterr().out
+    assert main(["alerts", "list", "--open", "--json", *db]) == 0
+    still_open = {json.loads(line)["alert_id"] for line in capsys.readouterr().out.splitlines()}
+    assert target not in still_open and len(still_open) == len(alerts) - 1
+
+
+def test_report_prints_and_writes_csv(
+    floor: Store, store_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_csv = tmp_path / "t1.csv"
+    assert (
+        main(["report", "--table", "T1", "--day", "2026-11-29", "--db", store_url, "--csv", str(out_csv)])
+        == 0
+    )
+    printed = capsys.readouterr().out
+    assert "Rounds                 60" in printed and "Theoretical win" in printed
+    assert out_csv.read_text(encoding="utf-8").startswith("Table,From (UTC)")
+    assert main(["report", "--table", "T1", "--day", "29/11/2026", "--db", store_url]) == 1
+    assert "is not a date" in capsys.readouterr().err
