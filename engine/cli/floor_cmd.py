@@ -113,22 +113,9 @@ def run_alerts_scan(args: argparse.Namespace) -> int:
     from engine.floor import alerts as al
     from engine.floor.surveillance import floor_tables
 
+    scanner = al.scanner_from_settings(getattr(args, "settings", None), lookback=args.lookback)
     with open_from_args(args) as store:
-        old, al.LOOKBACK = al.LOOKBACK, args.lookback
-        try:
-            settings = getattr(args, "settings", None)
-            scanner = al.AlertScanner()
-            if settings is not None:
-                from datetime import timedelta
-
-                scanner = al.AlertScanner(
-                    payout_threshold=settings.payout_alert_threshold,
-                    silent_after=timedelta(minutes=settings.silent_table_minutes),
-                    bias_p=settings.bias_alert_p_value,
-                )
-            found = scanner.scan(store, floor_tables(store))
-        finally:
-            al.LOOKBACK = old
+        found = scanner.scan(store, floor_tables(store))
     for a in found:
         print(f"{(a.at or a.time)[:19]}  {a.table:8s} {a.severity.upper():8s} {a.kind}: {a.message}")
     print(f"{len(found)} new alert(s)")

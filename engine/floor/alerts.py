@@ -112,6 +112,7 @@ class AlertScanner:
     payout_threshold: Decimal = DEFAULT_PAYOUT_THRESHOLD
     silent_after: timedelta = DEFAULT_SILENT_AFTER
     bias_p: float = BIAS_P
+    lookback: int = LOOKBACK  # entries per table read by the first scan
     station: str = "surveillance"
     seen: dict[str, int] = field(default_factory=dict)  # table -> last seq scanned
     known: set[str] | None = None  # alert ids already raised (loaded from the journal on first use)
@@ -127,7 +128,7 @@ class AlertScanner:
                 ).scalar()
                 if head is None:
                     continue
-                start = self.seen.get(table, max(0, int(head) - LOOKBACK)) + 1
+                start = self.seen.get(table, max(0, int(head) - self.lookback)) + 1
                 rows = conn.execute(
                     sa.select(j.c.seq, j.c.time, j.c.type, j.c.round_id, j.c.payload)
                     .where(j.c.table_id == table, j.c.seq >= start)
@@ -229,6 +230,19 @@ class AlertScanner:
                 )
             )
         return self._raise(store, found)
+
+
+def scanner_from_settings(settings: Any, **kw: Any) -> AlertScanner:
+    """An AlertScanner with the thresholds of the installation's settings (engine.config.Settings);
+    the engine's defaults when `settings` is None."""
+    if settings is None:
+        return AlertScanner(**kw)
+    return AlertScanner(
+        payout_threshold=settings.payout_alert_threshold,
+        silent_after=timedelta(minutes=settings.silent_table_minutes),
+        bias_p=settings.bias_alert_p_value,
+        **kw,
+    )
 
 
 def _event(

@@ -31,17 +31,9 @@ def _login(store: Any, station: str) -> Any:
 
 def scanner_from(settings: Any) -> Any:
     """The alert thresholds of the installation's settings (engine.config), else the engine's defaults."""
-    from datetime import timedelta
+    from engine.floor.alerts import scanner_from_settings
 
-    from engine.floor.alerts import AlertScanner
-
-    if settings is None:
-        return AlertScanner()
-    return AlertScanner(
-        payout_threshold=settings.payout_alert_threshold,
-        silent_after=timedelta(minutes=settings.silent_table_minutes),
-        bias_p=settings.bias_alert_p_value,
-    )
+    return scanner_from_settings(settings)
 
 
 def build_window(station: str, store: Any, user: Any, settings: Any = None) -> Any:
