@@ -104,7 +104,8 @@ class WheelLink(ABC):
         self._queues: list[asyncio.Queue[WheelEvent | None]] = []
         self._callbacks: list[Callable[[WheelEvent], None]] = []
         self._backlog: deque[WheelEvent] | None = deque(maxlen=BACKLOG)
-        self._pending: list[tuple[tuple[str, ...], asyncio.Future[WheelEvent]]] = []
+        # Open commands, oldest first: (reply keys, command text, future of its reply).
+        self._pending: list[tuple[tuple[str, ...], str, asyncio.Future[WheelEvent]]] = []
         self._connected = False
         self._silent = False
         self._detail = "not started"
@@ -140,7 +141,7 @@ class WheelLink(ABC):
             with contextlib.suppress(asyncio.CancelledError):
                 await self._watchdog
         await self._close()
-        for _, future in self._pending:
+        for _, _, future in self._pending:
             if not future.done():
                 future.set_exception(WheelNotConnected("wheel link closed"))
         for queue in self._queues:
@@ -197,8 +198,8 @@ class WheelLink(ABC):
                 log.exception("wheel event subscriber failed on %s", event.type)
         key = event.reply_key()
         if key is not None:
-            for index, (keys, future) in enumerate(self._pending):
-                if key in keys and not future.done():
+            for index, (keys, command, future) in enumerate(self._pending):
+                if key in keys and not future.done() and self.protocol.answers(command, event):
                     future.set_result(event)
                     del self._pending[index]
                     break
@@ -229,7 +230,7 @@ class WheelLink(ABC):
             self._last_line = _time.monotonic()
             self._silent = False
         else:
-            for _, future in self._pending:
+            for _, _, future in self._pending:
                 if not future.done():
                     future.set_exception(WheelNotConnected(f"wheel link lost: {detail}"))
             self._pending.clear()
@@ -263,7 +264,7 @@ class WheelLink(ABC):
         keys = self.protocol.reply_keys(text)
         future: asyncio.Future[WheelEvent] = loop.create_future()
         if keys:
-            self._pending.append((keys, future))
+            self._pending.append((keys, text, future))
         now = utc_now()
         self.protocol.note_command(text, now)
         if self.capture is not None:
@@ -278,7 +279,7 @@ class WheelLink(ABC):
             except TimeoutError:
                 raise WheelTimeout(f"no reply from the wheel to {text!r} within {limit:g} s") from None
         finally:
-            self._pending = [(k, f) for k, f in self._pending if f is not future]
+            self._pending = [entry for entry in self._pending if entry[2] is not future]
 
     # -- health ----------------------------------------------------------------------------------
 

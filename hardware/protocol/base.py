@@ -102,6 +102,13 @@ class Protocol(ABC):
         """Reply keys (see `WheelEvent.reply_key`) that answer `command`; () if none is expected."""
         return ()
 
+    def answers(self, command: str, event: WheelEvent) -> bool:
+        """Whether `event` (whose reply key fits `command`) can be the answer to `command`.
+
+        Lets a link with two open commands of the same key (`*T S`, `*T R`) give each its own reply.
+        """
+        return True
+
     def frame_command(self, command: str) -> bytes:
         """The bytes to send for a command given as text (terminator added here)."""
         return command.encode("ascii") + b"\r\n"

@@ -352,15 +352,22 @@ class SS2Protocol(Protocol):
         """
         while self._sent and time - self._sent[0][1] > REPLY_WINDOW:
             self._sent.popleft()
-        for index, (command, _) in enumerate(self._sent):
-            if key not in self.reply_keys(command):
-                continue
-            if not reply_fits(command, key, rest):
-                return self.unreadable(raw, f"torn reply to {command!r}", time, self._game)
-            if command[1:2] not in MULTI_LINE_REPLIES:
-                del self._sent[index]
-            break
+        open_commands = [
+            (i, command) for i, (command, _) in enumerate(self._sent) if key in self.reply_keys(command)
+        ]
+        # The oldest open command it fits: an earlier command whose reply was lost must not make
+        # the whole reply to a later one (`*T h 60` unanswered, then `*T S`) look torn.
+        fitting = [(i, command) for i, command in open_commands if reply_fits(command, key, rest)]
+        if open_commands and not fitting:
+            return self.unreadable(raw, f"torn reply to {open_commands[0][1]!r}", time, self._game)
+        if fitting and fitting[0][1][1:2] not in MULTI_LINE_REPLIES:
+            del self._sent[fitting[0][0]]
         return CommandReply(game=self._game, time=time, command=key, text=rest, status=_reply_status(rest))
+
+    def answers(self, command: str, event: WheelEvent) -> bool:
+        if isinstance(event, CommandReply) and event.command != "X":
+            return reply_fits(command, event.command, event.text)
+        return True
 
     def _decode_bonus(self, text: str, time: datetime) -> list[WheelEvent]:
         parts = text.split(";")

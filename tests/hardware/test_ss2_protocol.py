@@ -446,3 +446,13 @@ def test_a_result_whose_counter_moved_on_its_line_waits_for_the_next_line() -> N
     events = feed(protocol, ["*X;2;040;11;0;170;0", "*X;5;043;29;0;170;0", "*X;2;040;11;0;170;0"])
     assert of(events, WheelResult) == []
     assert [e.raw for e in of(events, UnreadableLine)] == ["*X;5;043;29;0;170;0"]
+
+
+def test_a_lost_reply_does_not_make_the_next_commands_reply_look_torn() -> None:
+    protocol = ss2()
+    protocol.note_command("*T h 60", T0)  # its "*T OK" is lost on the line
+    protocol.note_command("*T S", T0 + timedelta(seconds=1))
+    events = protocol.feed_line("*T s 14.0 17.50000", T0 + timedelta(seconds=1.05))
+    assert [(e.command, e.text) for e in of(events, CommandReply)] == [("T", "s 14.0 17.50000")]
+    assert protocol.unreadable_count == 0
+    assert protocol.answers("*T S", events[0]) and not protocol.answers("*T R", events[0])

@@ -475,3 +475,21 @@ def test_the_half_line_cut_off_by_an_unplug_is_counted_and_captured(tmp_path: Pa
     assert [e.raw for e in events if isinstance(e, UnreadableLine)] == ["*X;5;01"]
     (capture,) = tmp_path.iterdir()
     assert [line.raw for line in read_capture(capture)] == ["*X;4;012;24;0;171;0", "*X;5;01"]
+
+
+def test_two_open_commands_of_one_key_each_get_their_own_reply() -> None:
+    async def scenario() -> None:
+        link = _WiredLink()
+        async with link:
+            speeds = asyncio.create_task(link.command("*T S", timeout=2))
+            jets = asyncio.create_task(link.command("*T R", timeout=2))
+            await asyncio.sleep(0.01)
+            link._line_received("*T r 28000 32000", utc_now())
+            link._line_received("*T s 14.0 17.5", utc_now())
+            replies = await asyncio.gather(speeds, jets)
+            assert [r.text for r in replies if isinstance(r, CommandReply)] == [
+                "s 14.0 17.5",
+                "r 28000 32000",
+            ]
+
+    asyncio.run(scenario())
