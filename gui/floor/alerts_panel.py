@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -56,6 +57,8 @@ class AlertsPanel(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.open_only = QCheckBox("Open only")
+        self.open_only.toggled.connect(lambda _on: self.refresh())
         self.ack = QPushButton("Acknowledge")
         self.ack.clicked.connect(self.acknowledge_selected)
         self.message = QLabel()
@@ -63,6 +66,8 @@ class AlertsPanel(QWidget):
         top = QHBoxLayout()
         top.addWidget(title)
         top.addWidget(self.count)
+        top.addSpacing(12)
+        top.addWidget(self.open_only)
         top.addStretch(1)
         top.addWidget(self.ack)
         layout = QVBoxLayout(self)
@@ -80,9 +85,10 @@ class AlertsPanel(QWidget):
         self.ack.setToolTip("" if allowed else "log in as surveillance, pit boss or admin to acknowledge")
 
     def refresh(self) -> None:
-        self.alerts = list_alerts(self.store, limit=300)
-        open_count = sum(1 for a in self.alerts if not a.acknowledged)
-        self.count.setText(f"{open_count} open of {len(self.alerts)}")
+        latest = list_alerts(self.store, limit=300)
+        open_count = sum(1 for a in latest if not a.acknowledged)
+        self.count.setText(f"{open_count} open of {len(latest)}")
+        self.alerts = [a for a in latest if not a.acknowledged] if self.open_only.isChecked() else latest
         self.table.setRowCount(len(self.alerts))
         for row, a in enumerate(self.alerts):
             ack = f"✓ {a.acknowledged_by}" if a.acknowledged_at else ""

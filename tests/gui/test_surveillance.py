@@ -135,6 +135,9 @@ def test_alerts_need_a_login_to_acknowledge(qtbot: QtBot, floor: Store) -> None:
     window.alerts.table.selectRow(0)
     window.alerts.acknowledge_selected()
     assert window.alerts.alerts[0].acknowledged_by == "sam"
+    window.alerts.open_only.setChecked(True)
+    assert window.alerts.alerts and not any(a.acknowledged for a in window.alerts.alerts)
+    assert window.alerts.table.rowCount() == len(window.alerts.alerts)
 
 
 def test_a_headless_table_writing_while_the_station_watches(qtbot: QtBot, tmp_path: Path) -> None:
