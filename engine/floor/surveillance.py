@@ -13,6 +13,7 @@ page stays cheap on a table with millions of rounds.
 
 from __future__ import annotations
 
+import json
 from collections import Counter, deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -66,8 +67,6 @@ class JournalTail:
                 .where(j.c.table_id == self.table, j.c.seq >= start)
                 .order_by(j.c.seq)
             ).all()
-        import json
-
         for seq, time, kind, payload in rows:
             self.last_seq, self.last_time = int(seq), time
             if kind == "round.bonus_outcome":

@@ -312,7 +312,7 @@ class RangeDialog(QDialog):
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
 
-    def window(self) -> win.SpinWindow:  # type: ignore[override]
+    def spin_window(self) -> win.SpinWindow:
         def utc(edit: QDateTimeEdit) -> datetime:
             return datetime.fromtimestamp(edit.dateTime().toSecsSinceEpoch(), UTC)
 
@@ -419,7 +419,7 @@ class SurveillanceWindow(QMainWindow):
 
         self.watch = StoreWatch(store, self)
         self.watch.changed.connect(self.on_store_changed)
-        self.watch.failed.connect(lambda msg: self.live.setText(f"store unreachable: {msg}"))
+        self.watch.failed.connect(self._store_failed)
         self.reload_tables()
         self.alerts.refresh()
         if live:
@@ -429,6 +429,10 @@ class SurveillanceWindow(QMainWindow):
             self.silence.setInterval(60_000)
             self.silence.timeout.connect(lambda: self.scan_alerts())
             self.silence.start()
+
+    def _store_failed(self, message: str) -> None:
+        self.live.setText(f"● NOT LIVE — store unreachable: {message}")
+        self.live.setStyleSheet(f"color: {theme.DANGER.name()}")
 
     def _direction_picked(self, index: int) -> None:
         self.page.set_direction(("both", "cw", "ccw")[index])
@@ -504,7 +508,7 @@ class SurveillanceWindow(QMainWindow):
             if not dialog.exec():
                 return
             try:
-                spec = dialog.window()
+                spec = dialog.spin_window()
             except DrrError as exc:
                 self.live.setText(exc.message)
                 return
