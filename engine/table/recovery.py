@@ -14,6 +14,11 @@ back in chain order from the first one the state has not seen:
 - no entry is lost or applied twice: `apply_entry` demands seq = last + 1, so a replay from any
   point continues exactly where the state stopped.
 
+A long journal is not folded from its first entry: the fold starts at the last round's
+`round.opened`, seeded with what still matters from before (Rules Submissions, bonus presets, the
+number of rounds; see `recover`). The counts of settled and void rounds then come from the `rounds`
+projection (a round voided from the floor after settlement counts as void there).
+
 A transaction cut short by SIGKILL left no rows (SQLite WAL / PostgreSQL roll it back), so what was
 decided inside it was never shown to anyone and is simply decided again.
 """
@@ -22,9 +27,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import sqlalchemy as sa
+
 from engine.rng import Rng, SystemRng
+from engine.store import schema
 from engine.store.db import Store
-from engine.store.journal import Journal
+from engine.store.journal import Journal, row_to_entry
 from engine.table.state import TableState
 
 
@@ -48,8 +56,18 @@ class RecoveryReport:
         return f"recovered {self.entries} journal entries up to #{self.last_seq}: {where}{extra}{games}{hold}"
 
 
-def recover(state: TableState, journal: Journal) -> RecoveryReport:
-    """Fold every journal entry of `state.table` after `state.last_seq` into `state`."""
+SEED_TYPES = ("table.rules_loaded", "rules.changed", "bonus.preset_set")
+
+
+def recover(state: TableState, journal: Journal, *, from_last_round: bool = True) -> RecoveryReport:
+    """Fold every journal entry of `state.table` after `state.last_seq` into `state`.
+
+    With `from_last_round` (and a fresh state) the fold starts at the last round's `round.opened`
+    (found through the `rounds` projection, written in the same transactions as the journal): the
+    rounds before it are finished and only their Rules Submissions, the players' bonus presets and
+    the counts of rounds still matter, so a restart stays quick after years of play."""
+    if from_last_round and state.last_seq == 0:
+        _seed_from_last_round(state, journal)
     count = 0
     for entry in journal.entries(state.table, state.last_seq + 1):
         state.apply_entry(entry)
@@ -66,8 +84,39 @@ def recover(state: TableState, journal: Journal) -> RecoveryReport:
     )
 
 
-def rebuild(store: Store, table: str, rng: Rng | None = None) -> TableState:
+def rebuild(store: Store, table: str, rng: Rng | None = None, *, from_last_round: bool = True) -> TableState:
     """The table's state from its journal, read-only (no owner claim): for inspection and tests."""
     state = TableState(table, rng or SystemRng())
-    recover(state, Journal(store))
+    recover(state, Journal(store), from_last_round=from_last_round)
     return state
+
+
+def _seed_from_last_round(state: TableState, journal: Journal) -> None:
+    r, j = schema.rounds, schema.journal
+    table = state.table
+    mine = (r.c.table_id == table, r.c.source == "table")
+    with journal.store.read() as conn:
+        last = conn.execute(
+            sa.select(r.c.seq, r.c.status).where(*mine).order_by(r.c.seq.desc()).limit(1)
+        ).first()
+        if last is None or int(last.seq) <= 1:
+            return
+        start = int(last.seq)
+        by_status = conn.execute(sa.select(r.c.status, sa.func.count()).where(*mine).group_by(r.c.status))
+        counts: dict[str, int] = {str(status): int(n) for status, n in by_status.all()}
+        rows = conn.execute(
+            sa.select(j)
+            .where(j.c.table_id == table, j.c.seq < start, j.c.type.in_(SEED_TYPES))
+            .order_by(j.c.seq)
+        ).all()
+    # The last round is folded again from its round.opened: it is not counted here.
+    opened = sum(counts.values()) - 1
+    settled = counts.get("settled", 0) - (last.status == "settled")
+    voided = counts.get("void", 0) - (last.status == "void")
+    state.seed(
+        last_seq=start - 1,
+        history=[row_to_entry(row) for row in rows],
+        rounds_opened=opened,
+        rounds_settled=settled,
+        rounds_voided=voided,
+    )

@@ -179,6 +179,32 @@ class TableState:
             ) from None
         self.last_seq = entry.seq
 
+    def seed(
+        self,
+        *,
+        last_seq: int,
+        history: list[Entry],
+        rounds_opened: int,
+        rounds_settled: int,
+        rounds_voided: int,
+    ) -> None:
+        """Start the fold at `last_seq` + 1 instead of 1 (recovery of a long journal): `history` holds
+        the earlier entries that still matter (Rules Submissions, bonus presets), the counts the
+        earlier rounds. Only on a fresh state."""
+        if self.last_seq != 0:
+            raise DrrError("the table state can be seeded only before the first entry is folded")
+        for entry in history:
+            if entry.type in ("table.rules_loaded", "rules.changed"):
+                self._rules_loaded(entry.payload)
+            elif entry.type == "bonus.preset_set":
+                self._bonus_entry(entry.type, entry.payload)
+        self.rounds_opened, self.rounds_settled, self.rounds_voided = (
+            rounds_opened,
+            rounds_settled,
+            rounds_voided,
+        )
+        self.last_seq = last_seq
+
     def _other_round(self, entry: Entry) -> bool:
         """True for a round or bonus fact about a round other than the one on the felt."""
         if entry.type == "round.opened" or entry.round_id is None:
