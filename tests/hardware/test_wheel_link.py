@@ -42,7 +42,8 @@ from hardware.serial_link import SerialLink, SerialSettings
 from hardware.virtual_wheel import FaultPlan, VirtualWheel
 from hardware.wheel_source import open_wheel
 
-pytestmark = pytest.mark.skipif(os.name != "posix", reason="pseudo-terminals are POSIX only")
+# Only the tests that open a pseudo-terminal need POSIX; the others run everywhere.
+needs_pty = pytest.mark.skipif(os.name != "posix", reason="pseudo-terminals are POSIX only")
 
 DATA = Path(__file__).parent.parent / "data"
 
@@ -98,6 +99,7 @@ async def command_retrying(
     raise AssertionError(f"no good reply to {text}")
 
 
+@needs_pty
 def test_every_fault_through_a_pty(tmp_path: Path) -> None:
     faults = FaultPlan.parse("miss@2,launch@3,noball@4,silence=1.2@5,fault@6,torn=0.03")
     wheel = VirtualWheel(speed=25, faults=faults, seed=11, mode=1157 | 256)
@@ -155,6 +157,7 @@ def test_every_fault_through_a_pty(tmp_path: Path) -> None:
     assert replayed == results
 
 
+@needs_pty
 def test_reconnect_after_the_pty_closes_and_reopens(tmp_path: Path) -> None:
     device = tmp_path / "wheel"
 
@@ -183,6 +186,7 @@ def test_reconnect_after_the_pty_closes_and_reopens(tmp_path: Path) -> None:
     assert results[0] == 1 and results[-1] == 50
 
 
+@needs_pty
 def test_commands_replies_and_timeouts(tmp_path: Path) -> None:
     async def scenario() -> None:
         wheel = VirtualWheel(speed=10, seed=5)
@@ -255,6 +259,7 @@ def test_bad_specs_and_settings() -> None:
         SerialSettings.parse("fast")
 
 
+@needs_pty
 def test_cli_simulate_on_pty_and_ports(tmp_path: Path) -> None:
     device = tmp_path / "wheel"
     proc = subprocess.Popen(
@@ -327,6 +332,7 @@ def test_typed_commands_on_the_virtual_wheel() -> None:
     asyncio.run(scenario())
 
 
+@needs_pty
 def test_exclusive_open_refuses_a_second_reader() -> None:
     async def scenario() -> str:
         server = PtyServer()
@@ -345,6 +351,7 @@ def test_exclusive_open_refuses_a_second_reader() -> None:
     assert asyncio.run(scenario()).startswith("cannot open")
 
 
+@needs_pty
 def test_cli_replay_on_pty_loses_no_line(tmp_path: Path) -> None:
     device = tmp_path / "wheel"
     capture = DATA / "ss2-capture-b.log"
@@ -459,6 +466,7 @@ def test_virtual_wheel_counter_wraps_and_each_result_comes_once() -> None:
     assert [(e.previous, e.game) for e in events if isinstance(e, GameCounterWrapped)] == [(256, 1)]
 
 
+@needs_pty
 def test_the_half_line_cut_off_by_an_unplug_is_counted_and_captured(tmp_path: Path) -> None:
     async def scenario() -> list[WheelEvent]:
         server = PtyServer()
