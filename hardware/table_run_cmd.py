@@ -27,7 +27,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     run.add_argument(
         "--headless", action="store_true", help="no screens: a synthetic croupier, pit boss and players"
     )
-    add_settings_options(run, "db", "table", "wheel", "rules")
+    add_settings_options(
+        run,
+        "db",
+        "table",
+        "wheel",
+        "rules",
+        help={
+            "rules": "Rules Submission TOML, from the next round; without one the table keeps its journal's"
+        },
+    )
     run.add_argument(
         "--speed", type=_positive, default=1.0, metavar="X", help="virtual/replay wheel time factor"
     )
