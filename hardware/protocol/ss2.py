@@ -164,6 +164,7 @@ def _printable(text: str) -> bool:
     return all((ch >= " " and ch != "\x7f") or ch == "\t" for ch in text)
 
 
+_BONUS = re.compile(r"\*Y;[1-6];[0-9]{3}(;[0-9]{2})?")
 _NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 # How many values a `*T` read returns (guide § 6): two for the ranges, four for sensor positions.
 SETTING_VALUES = {"r": 2, "s": 2, "j": 4}
@@ -332,7 +333,8 @@ class SS2Protocol(Protocol):
             return [self.unreadable(text, "empty packet", time, game)]
         if text.startswith(("*bs ", "*bn ")):
             value = text[4:].strip()
-            if value.isascii() and value.isdigit():
+            limit = 3 if text[2] == "s" else 39  # sensors 1-3; pockets up to the quadruple zero
+            if value.isascii() and value.isdigit() and len(value) <= 2 and int(value) <= limit:
                 kind = "ball-at-sensor" if text[2] == "s" else "ball-in-pocket"
                 return [SensorEvent(game=game, time=time, kind=kind, value=int(value))]
             return [self.unreadable(text, "sensor event without a number", time, game)]
@@ -370,8 +372,10 @@ class SS2Protocol(Protocol):
         return True
 
     def _decode_bonus(self, text: str, time: datetime) -> list[WheelEvent]:
-        parts = text.split(";")
-        if len(parts) in (3, 4) and all(p.isascii() and p.isdigit() for p in parts[1:]):
+        # Widths as the guide prints them (`*Y;1;123;30`, expired `*Y;1;999;00`): a value that lost a
+        # digit is unreadable, not a different bonus number.
+        if _BONUS.fullmatch(text) and (int(text.split(";")[2]) <= 255 or text.split(";")[2] == "999"):
+            parts = text.split(";")
             days = int(parts[3]) if len(parts) == 4 else None
             return [
                 BonusNumber(

@@ -318,7 +318,8 @@ def test_bonus_sensor_and_log_page_lines() -> None:
     from hardware.events import BonusNumber, SensorEvent
 
     page = "*s r 3 " + "!*#~" * 4 + "7A"  # a log page may hold '*' (result 9 is stored as 0x2A)
-    events = feed(ss2(), ["*Y;1;123;30", "*Y;4;999", "*bs 2", "*bn 17", page, "*Y;1;12x"])
+    torn = ["*Y;1;12x", "*Y;1;12", "*Y;7;123", "*Y;1;256", "*Y;1;123;3", "*bs 7", "*bn 170"]
+    events = feed(ss2(), ["*Y;1;123;30", "*Y;4;999", "*bs 2", "*bn 17", page, *torn])
     bonus = [(e.slot, e.value, e.licence_days) for e in events if isinstance(e, BonusNumber)]
     assert bonus == [(1, 123, 30), (4, 999, None)]
     assert [(e.kind, e.value) for e in events if isinstance(e, SensorEvent)] == [
@@ -327,7 +328,7 @@ def test_bonus_sensor_and_log_page_lines() -> None:
     ]
     replies = [e for e in events if isinstance(e, CommandReply)]
     assert [(r.command, r.text) for r in replies] == [("s", page[3:])]
-    assert [e.raw for e in events if isinstance(e, UnreadableLine)] == ["*Y;1;12x"]
+    assert [e.raw for e in events if isinstance(e, UnreadableLine)] == torn
 
 
 def test_power_cycle_right_after_game_one_is_not_swallowed() -> None:
