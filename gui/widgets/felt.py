@@ -38,6 +38,8 @@ from gui.widgets import felt_geometry as geo
 from gui.widgets.chips import chip_label, paint_chip
 
 LONG_PRESS_MS = 600
+LUCKY_SIZES = (1, 2, 3, 4, 6)  # straight, split, street, corner, six line: numbers each covers
+LUCKY_HEADINGS = ("Lucky", "straight", "split", "street", "corner", "six line")
 CHIP_RADIUS = 0.27  # layout units: a chip a little over half a number box wide
 
 
@@ -61,6 +63,9 @@ class FeltWidget(QWidget):
         self._bonus: int | None = None
         self._result: int | None = None
         self._pay: dict[str, PayLine] = {}
+        self._lucky_detail = False
+        self.badge_boxes: list[QRectF] = []  # where the last paint put the payout badges
+        self.word_boxes: list[QRectF] = []  # … and the outside boxes' words it kept clear
         self._hover: Bet | None = None
         self._pressed: Bet | None = None
         self._long_press = QTimer(self)
@@ -93,6 +98,23 @@ class FeltWidget(QWidget):
         self._result = number
         self._pay = {line.wager.id: line for line in settlements}
         self.update()
+
+    def set_lucky_detail(self, shown: bool) -> None:
+        """Show (or hide) the split, street, corner and six-line payouts of each Lucky Number on the
+        felt itself, over the outside boxes (no bets are taken while Lucky Numbers are lit)."""
+        self._lucky_detail = shown
+        self.update()
+
+    @property
+    def lucky_detail(self) -> bool:
+        return self._lucky_detail
+
+    def lucky_detail_rows(self) -> list[tuple[str, ...]]:
+        """The rows of the on-felt Lucky payout card: number, then straight to six line."""
+        return [
+            (str(n), *(odds_text(odds, size) for size in LUCKY_SIZES))
+            for n, odds in sorted(self._lucky.items())
+        ]
 
     def clear_round(self) -> None:
         self._wagers = ()
@@ -225,6 +247,8 @@ class FeltWidget(QWidget):
         self._paint_marks(p)
         self._paint_hover(p)
         self._paint_chips(p)
+        if self._lucky_detail and self._lucky:
+            self._paint_lucky_card(p)
         p.end()
 
     def _font(self, size_units: float, bold: bool = True) -> QFont:
@@ -353,6 +377,10 @@ class FeltWidget(QWidget):
         if self._result is not None:
             self._dim_losers(p)
 
+    def _lucky_badge_rect(self, n: int) -> QRectF:
+        r, s = self._rect(geo.number_rect(n)), self._scale
+        return QRectF(r.x() + 0.06 * s, r.bottom() - 0.38 * s, r.width() - 0.12 * s, 0.3 * s)
+
     def _paint_payout_badge(self, p: QPainter, r: QRectF, odds: Fraction) -> None:
         s = self._scale
         badge = QRectF(r.x() + 0.06 * s, r.bottom() - 0.38 * s, r.width() - 0.12 * s, 0.3 * s)
@@ -420,11 +448,13 @@ class FeltWidget(QWidget):
             by_spot[w.bet][w.player].append(w)
         rad = CHIP_RADIUS * self._scale
         badges: list[tuple[QPointF, str]] = []
+        chips: list[QRectF] = []
         for bet, players in by_spot.items():
             base = self.spot_of(bet)
             n = len(players)  # several players on one spot: spread side by side around it
             for i, (player, wagers) in enumerate(players.items()):
                 centre = QPointF(base.x() + (i - (n - 1) / 2) * rad * 1.1, base.y() - i * rad * 0.3)
+                chips.append(QRectF(centre.x() - rad, centre.y() - rad, 2 * rad, 2 * rad))
                 style = self._styles.get(player) or theme.player_style(len(self._styles) + i)
                 amount = sum((w.amount for w in wagers), Decimal(0))
                 lines = [self._pay[w.id] for w in wagers if w.id in self._pay]
@@ -442,25 +472,99 @@ class FeltWidget(QWidget):
                 p.setOpacity(1.0)
         if self._result is not None:
             self._paint_winning_frame(p)
-        placed: list[QRectF] = []
+        self.badge_boxes = []
+        self.word_boxes = self._outside_label_boxes(p)
+        obstacles = chips + self.word_boxes + [self._lucky_badge_rect(n) for n in self._lucky]
         for centre, text in badges:
-            self._paint_win_badge(p, centre, text, placed)
+            self._paint_win_badge(p, centre, text, obstacles)
 
-    def _paint_win_badge(self, p: QPainter, centre: QPointF, text: str, placed: list[QRectF]) -> None:
+    def _outside_label_boxes(self, p: QPainter) -> list[QRectF]:
+        """Where the outside boxes' words are written: a payout badge must not cover them."""
+        boxes = [geo.dozen_rect(d) for d in (1, 2, 3)] + [geo.even_money_rect(i) for i in range(6)]
+        boxes += [geo.column_rect(c) for c in (1, 2, 3)]
+        out = []
+        p.setFont(self._font(0.36))
+        for box in boxes:
+            r = self._rect(box)
+            w = min(r.width(), p.fontMetrics().horizontalAdvance("2nd 12") + 0.1 * self._scale)
+            h = 0.45 * self._scale
+            out.append(QRectF(r.center().x() - w / 2, r.center().y() - h / 2, w, h))
+        return out
+
+    def _paint_win_badge(self, p: QPainter, centre: QPointF, text: str, obstacles: list[QRectF]) -> None:
         s = self._scale
         f = self._font(0.22)
         p.setFont(f)
         width = p.fontMetrics().horizontalAdvance(text) + 0.2 * s
-        box = QRectF(centre.x() - width / 2, centre.y() + CHIP_RADIUS * s * 1.05, width, 0.3 * s)
-        # Payouts of neighbouring wagers must never hide each other: step down until clear.
-        while any(box.intersects(other) for other in placed):
-            box.translate(0, box.height() + 0.03 * s)
-        placed.append(box)
+        height = 0.3 * s
+        gap = CHIP_RADIUS * s * 1.05
+        cloth = self._rect(
+            geo.Rect(-geo.MARGIN, -geo.MARGIN, geo.WIDTH + 2 * geo.MARGIN, geo.HEIGHT + geo.MARGIN)
+        )
+        # Beside its chip (below, above, right, left, then the corners, then further out): the
+        # first place where it hides no other payout, no chip and no box's words.
+        x0, y0 = centre.x() - width / 2, centre.y() - height / 2
+        candidates = []
+        for step in (1.0, 1.9, 2.8):
+            d = gap * step
+            candidates += [
+                (x0, centre.y() + d),
+                (x0, centre.y() - d - height),
+                (centre.x() + d, y0),
+                (centre.x() - d - width, y0),
+                (centre.x() + d * 0.7, centre.y() + d * 0.7),
+                (centre.x() - d * 0.7 - width, centre.y() - d * 0.7 - height),
+                (centre.x() + d * 0.7, centre.y() - d * 0.7 - height),
+                (centre.x() - d * 0.7 - width, centre.y() + d * 0.7),
+            ]
+        boxes = [QRectF(x, y, width, height) for x, y in candidates]
+        inside = [b for b in boxes if cloth.contains(b)] or boxes
+        box = next(
+            (b for b in inside if not any(b.intersects(o) for o in obstacles + self.badge_boxes)),
+            None,
+        )
+        if box is None:  # a crowded felt: at least never on another payout
+            box = next((b for b in inside if not any(b.intersects(o) for o in self.badge_boxes)), inside[0])
+        self.badge_boxes.append(box)
         p.setPen(QPen(QColor("#0a2a17"), max(1.0, 0.02 * s)))
         p.setBrush(theme.BONUS if text == "bonus game" else theme.WIN)
         p.drawRoundedRect(box, 0.08 * s, 0.08 * s)
         p.setPen(QColor("#04140b"))
         p.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
+
+    def _paint_lucky_card(self, p: QPainter) -> None:
+        """Every Lucky Number's payout for each inside bet size, written over the outside boxes."""
+        s = self._scale
+        # Below the chips on the bottom row's street and six-line edges, over the outside boxes.
+        top = geo.ROWS_H + CHIP_RADIUS
+        area = self._rect(geo.Rect(1.0, top, 12.0, geo.HEIGHT - top))
+        rows = [LUCKY_HEADINGS, *self.lucky_detail_rows()]
+        if self._bonus is not None:
+            rows.append((f"Bonus {self._bonus}", "inside wins on it play the bonus game", "", "", "", ""))
+        row_h = min(area.height() / len(rows), 0.42 * s)
+        card = QRectF(area.x(), area.y(), area.width(), row_h * len(rows) + 0.1 * s)
+        card.moveCenter(area.center())
+        p.setPen(QPen(theme.LUCKY, max(1.0, 0.04 * s)))
+        p.setBrush(QColor(10, 14, 18, 235))
+        p.drawRoundedRect(card, 0.1 * s, 0.1 * s)
+        col_w = card.width() / len(LUCKY_HEADINGS)
+        top = card.y() + 0.05 * s
+        for r, row in enumerate(rows):
+            heading = r == 0
+            bonus_row = self._bonus is not None and r == len(rows) - 1
+            p.setFont(self._font(min(0.27, row_h / s * 0.62), bold=not heading))
+            y = top + r * row_h
+            if bonus_row:
+                p.setPen(theme.BONUS)
+                p.drawText(
+                    QRectF(card.x(), y, card.width(), row_h),
+                    Qt.AlignmentFlag.AlignCenter,
+                    f"Bonus Number {self._bonus}: inside wins on it play the bonus game",
+                )
+                continue
+            for c, text in enumerate(row):
+                p.setPen(theme.TEXT_DIM if heading else (theme.LUCKY if c == 0 else theme.TEXT))
+                p.drawText(QRectF(card.x() + c * col_w, y, col_w, row_h), Qt.AlignmentFlag.AlignCenter, text)
 
 
 def _short_money(amount: Decimal) -> str:

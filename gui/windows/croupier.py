@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
     QHeaderView,
+    QInputDialog,
     QLabel,
     QMainWindow,
     QPushButton,
@@ -38,6 +39,7 @@ from gui.widgets.felt import FeltWidget
 from gui.widgets.status import HistoryStrip, SensorStatus, chip_pixmap
 from gui.windows.dialogs import ApprovalDialog, ManualResultDialog, ReasonDialog
 
+MAX_NAME = 24  # fits a player button and a paying-list row
 CHIP_VALUES = (Decimal(1), Decimal(5), Decimal(25), Decimal(100), Decimal(500), Decimal(1000))
 NO_SPIN_REASONS = (
     "ball spun in the same direction as the rotor",
@@ -196,7 +198,7 @@ class CroupierWindow(QMainWindow):
             b.setIcon(QIcon(chip_pixmap(self.styles[name], 30)))
             b.setToolTip(f"Select {name} ({i + 1})")
             b.setStyleSheet("text-align: left; padding-left: 10px;")
-            b.clicked.connect(lambda _=False, n=name: self.select_player(n))
+            b.clicked.connect(lambda _=False, i=i: self.select_player(self.players[i]))
             group.addButton(b)
             players.addWidget(b, i // 2, i % 2)
             self.player_buttons[name] = b
@@ -259,11 +261,28 @@ class CroupierWindow(QMainWindow):
         self.void_button.setObjectName("danger")
         self.void_button.clicked.connect(self.ask_void)
         self.void_button.setToolTip("Cancel the round with a reason; every wager is returned (Ctrl+Shift+V)")
+        # Two helpers that are not round actions: naming a seat and the Lucky odds on the felt.
+        self.rename_button = QPushButton("Name seat…")
+        self.rename_button.setToolTip("Give the selected seat the player's name (Ctrl+E)")
+        self.rename_button.clicked.connect(self.ask_rename_seat)
+        self.lucky_button = QPushButton(theme.icon("diamond"), "Lucky odds")
+        self.lucky_button.setCheckable(True)
+        self.lucky_button.setToolTip(
+            "Show every Lucky Number's split, street, corner and six-line payouts on the felt (L)"
+        )
+        self.lucky_button.toggled.connect(self.felt.set_lucky_detail)
         for i, b in enumerate(
-            (self.manual_button, self.approve_button, self.no_spin_button, self.void_button)
+            (
+                self.manual_button,
+                self.approve_button,
+                self.no_spin_button,
+                self.void_button,
+                self.rename_button,
+                self.lucky_button,
+            )
         ):
             layout.addWidget(b, i // 2, i % 2)
-        layout.setRowStretch(2, 1)
+        layout.setRowStretch(3, 1)
         box.setMaximumWidth(380)
         return box
 
@@ -297,8 +316,11 @@ class CroupierWindow(QMainWindow):
         key("Ctrl+Shift+V", self.ask_void)
         key("Ctrl+Z", lambda: self.table.undo(self.player))
         key("Delete", lambda: self.table.clear_player(self.player))
-        for i, name in enumerate(self.players[:9]):
-            key(str(i + 1), lambda n=name: self.select_player(n))
+        key("L", self.lucky_button.toggle)
+        key("Ctrl+E", self.ask_rename_seat)
+        # By seat, not by name: a seat keeps its key when the croupier names it.
+        for i in range(min(len(self.players), 9)):
+            key(str(i + 1), lambda i=i: self.select_player(self.players[i]))
         for i, value in enumerate(CHIP_VALUES):
             key(f"F{i + 1}", lambda v=value: self.select_chip(v))
 
@@ -340,6 +362,42 @@ class CroupierWindow(QMainWindow):
             self.player_buttons[name].setChecked(True)
             self._update_totals()
 
+    def rename_seat(self, old: str, new: str) -> bool:
+        """Name a seat (between that player's wagers: the journal keeps the name each wager was
+        placed under, so a seat with wagers in play keeps its name until the round is over)."""
+        new = " ".join(new.split())
+        why = ""
+        if old not in self.players:
+            why = f"there is no seat {old!r}"
+        elif not new:
+            why = "a player's name cannot be empty"
+        elif len(new) > MAX_NAME:
+            why = f"a player's name has at most {MAX_NAME} characters"
+        elif new != old and new in self.players:
+            why = f"{new} already sits at this table"
+        elif any(w.player == old for w in self.wagers) and self.phase not in (Phase.IDLE, Phase.SETTLED):
+            why = f"{old} has wagers in this round: name the seat once the round is settled"
+        if why:
+            self.show_reason(why)
+            return False
+        i = self.players.index(old)
+        self.players = tuple(new if k == old else k for k in self.players)
+        self.styles = {(new if k == old else k): v for k, v in self.styles.items()}
+        button = self.player_buttons.pop(old)
+        self.player_buttons[new] = button
+        button.setToolTip(f"Select {new} ({i + 1})")
+        if self.player == old:
+            self.player = new
+        self.felt.set_wagers(self.wagers, self.styles)
+        self._update_totals()
+        self.show_reason("")
+        return True
+
+    def ask_rename_seat(self) -> None:
+        name, ok = QInputDialog.getText(self, "Name seat", f"Player at {self.player}:", text=self.player)
+        if ok:
+            self.rename_seat(self.player, name)
+
     def select_chip(self, value: Decimal) -> None:
         self.chip = value
         self.chip_buttons[value].setChecked(True)
@@ -379,7 +437,8 @@ class CroupierWindow(QMainWindow):
             if self.bonus_running:
                 return "Bonus game running…", False, "wait for every bonus game to finish"
             if self.approvals:
-                return "Settle (needs approval)", False, "large payouts need a pit boss's approval (A)"
+                # The next thing to do is the pit boss's sign-off, so that is the big button.
+                return "Pit-boss approval…", True, ""
             return "Settle", True, ""
         return "Next round", True, ""
 
@@ -395,6 +454,8 @@ class CroupierWindow(QMainWindow):
             self.table.no_more_bets()
         elif ph is Phase.CLOSED:
             self.table.confirm_result()
+        elif ph in (Phase.RESULT, Phase.BONUS) and self.approvals:
+            self.ask_approval()
         elif ph in (Phase.RESULT, Phase.BONUS):
             self.table.settle()
         else:

@@ -17,7 +17,7 @@ from engine.rng import SeededRng
 from engine.rules import default_rules_path, parse_rules
 from gui import cli, demo
 from gui.local_table import LocalTable
-from gui.view_model import Phase, SensorHealth
+from gui.view_model import Phase, SensorHealth, odds_number
 from gui.windows.croupier import CroupierWindow
 from gui.windows.dialogs import ManualResultDialog
 
@@ -231,8 +231,13 @@ def test_large_payouts_need_approval_before_settling(qtbot: QtBot) -> None:
     table = demo.croupier_after_lucky_win()
     window = CroupierWindow(table, table.players)
     qtbot.addWidget(window)
-    assert window.approvals and not window.action.isEnabled()
-    assert window.action.text() == "Settle (needs approval)"
+    # The pit boss's sign-off is the one next action; settling is refused until it is given.
+    assert window.approvals and window.action.isEnabled()
+    assert window.action.text() == "Pit-boss approval…"
+    asked: list[bool] = []
+    window.ask_approval = lambda: asked.append(True)  # type: ignore[method-assign]
+    window.do_next_action()
+    assert asked and table.phase is Phase.RESULT
     table.settle()
     assert table.phase is Phase.RESULT and "approval" in window.reason.text()
     table.approve_payouts("pit boss Paula")
@@ -254,3 +259,43 @@ def test_a_new_window_mid_round_shows_the_round_as_it_stands(qtbot: QtBot) -> No
     assert again.wagers == snap.wagers and again.pay_lines == snap.pay_lines
     assert again.paying.rowCount() == first.paying.rowCount() > 0
     QApplication.processEvents()
+
+
+def test_seats_take_the_players_names_between_their_wagers(
+    station: tuple[LocalTable, CroupierWindow], qtbot: QtBot
+) -> None:
+    table, window = station
+    assert window.rename_seat("Anna", "  Anna   Maria ")
+    assert window.players[0] == "Anna Maria" and window.player == "Anna Maria"
+    assert window.player_buttons["Anna Maria"].text().startswith("Anna Maria")
+    assert not window.rename_seat("Bob", "Carla") and "already sits" in window.reason.text()
+    assert not window.rename_seat("Bob", " ") and "empty" in window.reason.text()
+    table.open_bets()
+    qtbot.keyClick(window, Qt.Key.Key_1)  # the seat's key follows the new name
+    assert window.player == "Anna Maria"
+    window.on_bet_clicked(inside_bet([17]))
+    assert [w.player for w in table.snapshot().wagers] == ["Anna Maria"]
+    assert not window.rename_seat("Anna Maria", "Zoe") and "has wagers in this round" in window.reason.text()
+    assert window.rename_seat("Bob", "Zoe")  # a seat without wagers may be named mid-round
+    assert window.styles["Zoe"] != window.styles["Anna Maria"]
+
+
+def test_lucky_payouts_of_every_bet_size_shown_on_the_felt_on_demand(
+    station: tuple[LocalTable, CroupierWindow], qtbot: QtBot
+) -> None:
+    table, window = station
+    table.open_bets()
+    table.no_more_bets()
+    draw = table.snapshot().draw
+    assert draw is not None and not window.felt.lucky_detail
+    qtbot.keyClick(window, Qt.Key.Key_L)
+    assert window.felt.lucky_detail and window.lucky_button.isChecked()
+    rows = window.felt.lucky_detail_rows()
+    assert [int(r[0]) for r in rows] == sorted(draw.lucky)
+    for row in rows:
+        odds = draw.lucky[int(row[0])]
+        # straight, split, street, corner, six line: the Lucky odds over the numbers covered
+        assert row[1:] == tuple(f"{odds_number(odds)} to {k}" for k in (1, 2, 3, 4, 6))
+    before = window.felt.grab().toImage()
+    qtbot.keyClick(window, Qt.Key.Key_L)
+    assert not window.felt.lucky_detail and window.felt.grab().toImage() != before

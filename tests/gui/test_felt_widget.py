@@ -131,11 +131,14 @@ def test_result_highlights_the_number_and_marks_winning_wagers(felt: FeltWidget)
     r20 = geo.number_rect(20)
     dimmed = pixel(image, felt.to_widget(r20.x + 0.12, r20.y + 0.12))
     assert dimmed.lightness() < theme.NUMBER_BLACK.lightness() + 5
-    # The payout badge of the winning chip is drawn in the win colour just below the chip.
+    # The payout badge of the winning chip is drawn in the win colour next to the chip, clear of
+    # the number's own "199 to 1" (which sits below the chip on a Lucky Number).
     chip = felt.spot_of(straight.bet)
     scale = felt.to_widget(1, 0).x() - felt.to_widget(0, 0).x()
-    y = chip.y() + 0.27 * scale * 1.05 + 0.15 * scale
-    row = count_near(image, QPointF(chip.x() - scale, y), QPointF(chip.x() + scale, y), theme.WIN)
+    (badge,) = felt.badge_boxes
+    assert (badge.center() - chip).manhattanLength() < 2 * scale
+    y = badge.top() + 3
+    row = count_near(image, QPointF(badge.left(), y), QPointF(badge.right(), y), theme.WIN)
     assert row > 10
     assert felt.result == 17
 
@@ -146,3 +149,23 @@ def test_clicks_below_the_zero_do_nothing(felt: FeltWidget, qtbot: QtBot) -> Non
     below_zero = felt.to_widget(0.3, geo.ROWS_H + 0.6)
     qtbot.mouseClick(felt, Qt.MouseButton.LeftButton, pos=QPoint(int(below_zero.x()), int(below_zero.y())))
     assert got == []
+
+
+def test_win_badges_hide_no_other_badge_chip_or_box_word(qtbot: QtBot) -> None:
+    """The Lucky-win picture: three winning players on and around the 4 must each show a payout
+    that covers no other payout and no outside box's words."""
+    from gui import demo
+    from gui.windows.croupier import CroupierWindow
+
+    table = demo.croupier_after_lucky_win()
+    window = CroupierWindow(table, table.players)
+    qtbot.addWidget(window)
+    window.resize(1600, 1000)
+    window.felt.grab()  # paint once
+    boxes = window.felt.badge_boxes
+    winners = sum(1 for ln in table.snapshot().pay_lines if ln.wins)
+    assert len(boxes) >= 2 and len(boxes) <= winners
+    for i, a in enumerate(boxes):
+        assert not any(a.intersects(b) for b in boxes[i + 1 :])
+    words = window.felt.word_boxes
+    assert len(words) == 12 and not any(b.intersects(w) for b in boxes for w in words)
