@@ -53,6 +53,7 @@ from gui.floor.history_model import HistoryModel
 from gui.floor.recall_view import RecallView
 from gui.floor.reports_view import ReportsView
 from gui.floor.signoff import SignOffDialog
+from gui.floor.watch import StoreWatch
 
 ALL_TABLES = "All tables"
 PERIODS = ("Any time", "Today", "Current shift", "Last 24 hours", "Custom…")
@@ -172,7 +173,7 @@ class HistoryFilters(QWidget):
 class PitBossWindow(QMainWindow):
     """History with recall and actions, reports, the Rules Submission and table settings, alerts."""
 
-    def __init__(self, store: Store, *, user: User | None = None, page: int = 200) -> None:
+    def __init__(self, store: Store, *, user: User | None = None, page: int = 200, live: bool = True) -> None:
         super().__init__()
         self.store = store
         self.user = user
@@ -262,6 +263,29 @@ class PitBossWindow(QMainWindow):
         self.apply_filters()
         self.open_ms = (time.perf_counter() - started) * 1000
         self._show_user()
+        # New journal entries: the alerts refresh, and the history says there is more to see (a
+        # history that re-sorted itself under the pit boss's eyes would lose the row being read).
+        self.watch = StoreWatch(store, self)
+        self.watch.changed.connect(self.on_store_changed)
+        if live:
+            self.watch.start()
+
+    def on_store_changed(self, tables: set[str]) -> None:
+        from engine.store.users import FLOOR
+
+        if FLOOR in tables and self.tabs.currentWidget() is self.alerts:
+            self.alerts.refresh()
+        shown = self.model.query.table
+        moved = sorted(t for t in tables if t != FLOOR and (shown is None or t == shown))
+        if moved:
+            self.status.setText(
+                f"new journal entries on table {', '.join(moved)}: Apply to see the latest rounds"
+            )
+            self.status.setStyleSheet(f"color: {theme.BONUS.name()}")
+
+    def closeEvent(self, event: object) -> None:
+        self.watch.stop()
+        super().closeEvent(event)  # type: ignore[arg-type]
 
     # --- users and permissions --------------------------------------------------------------
 

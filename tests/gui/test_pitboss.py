@@ -215,3 +215,22 @@ def test_acknowledging_an_alert_needs_the_pin_of_a_role_that_may(
     after = {a.alert_id: a for a in list_alerts(floor)}[target.alert_id]
     assert (after.acknowledged_by == name) is allowed
     assert bool(signer.errors) is not allowed
+
+
+def test_new_rounds_are_announced_while_the_history_is_open(qtbot: QtBot, floor: Store) -> None:
+    from datetime import timedelta
+
+    from engine.floor.demo import START, rounds_for
+    from engine.rules import load_default_rules
+
+    window = PitBossWindow(floor, user=User("pat", "pitboss"))
+    qtbot.addWidget(window)
+    before = window.model.rowCount()
+    events = list(rounds_for(load_default_rules(), "T1", 61, seed="later", start=START + timedelta(days=1)))[
+        -1
+    ]
+    floor.journal.append_many(events)
+    qtbot.waitUntil(lambda: "new journal entries on table T1" in window.status.text(), timeout=1000)
+    assert window.model.rowCount() == before  # the list does not move under the reader
+    window.apply_filters()
+    assert window.model.rows[0].round_id == "T1-00061"
