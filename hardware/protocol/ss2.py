@@ -4,6 +4,8 @@ Parsing is strict about what a field may hold and lenient about everything aroun
 padding, NULs): a status line whose fields do not fit is unreadable, never guessed at. A line
 torn by lost bytes is cut at every `*` so the parser resynchronises on the next packet start
 (`*X;4;14*X;*X;4;146; 9;0;158;0` yields two unreadable fragments and one good status line).
+A reply to a command the host sent must have that command's shape (`reply_fits`): `*P O` is a
+torn line, not the answer to `*P 1`.
 
 The deriver turns the 2 Hz status stream into events following the vendor guide's handling
 rules (see `../../shared/docs/wheel-protocol-ss2.md` § 7): flag 8 is ignored for the first 3 s of
