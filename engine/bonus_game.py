@@ -37,6 +37,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
 from engine.errors import IllegalTransition
+from engine.exact import parse_odds, parse_whole
 from engine.rng import Rng, shuffle, weighted_choice
 from engine.rules import (
     BONUS_ROUNDS,
@@ -67,7 +68,7 @@ def _box_to_json(b: BoxContent) -> str:
 
 
 def _box_from_json(s: Any) -> BoxContent:
-    return X if s == X else Fraction(str(s))
+    return X if s == X else parse_odds(s)
 
 
 # --- events -----------------------------------------------------------------------------------
@@ -97,7 +98,11 @@ class GameStarted:
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> GameStarted:
         return cls(
-            d["player"], d["preset"], int(d["timer_seconds"]), d.get("rules_sha256", ""), d.get("rng", "")
+            d["player"],
+            d["preset"],
+            parse_whole(d["timer_seconds"]),
+            d.get("rules_sha256", ""),
+            d.get("rng", ""),
         )
 
 
@@ -123,7 +128,7 @@ class BoxesPlaced:
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> BoxesPlaced:
         boxes = tuple(_box_from_json(b) for b in d["boxes"])
-        return cls(int(d["round"]), boxes, float(d["placed_at"]), float(d["deadline"]))
+        return cls(parse_whole(d["round"]), boxes, float(d["placed_at"]), float(d["deadline"]))
 
 
 @dataclass(frozen=True)
@@ -141,7 +146,7 @@ class BoxPicked:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> BoxPicked:
-        return cls(int(d["round"]), int(d["box"]), d["by"], float(d["at"]))
+        return cls(parse_whole(d["round"]), parse_whole(d["box"]), d["by"], float(d["at"]))
 
 
 @dataclass(frozen=True)
@@ -158,7 +163,7 @@ class CashedOut:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> CashedOut:
-        return cls(int(d["round"]), d["by"], float(d["at"]))
+        return cls(parse_whole(d["round"]), d["by"], float(d["at"]))
 
 
 @dataclass(frozen=True)
@@ -174,7 +179,7 @@ class TimerExpired:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> TimerExpired:
-        return cls(int(d["round"]), float(d["at"]))
+        return cls(parse_whole(d["round"]), float(d["at"]))
 
 
 @dataclass(frozen=True)
@@ -190,7 +195,7 @@ class GameEnded:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> GameEnded:
-        return cls(Fraction(str(d["outcome"])), d["reason"])
+        return cls(parse_odds(d["outcome"]), d["reason"])
 
 
 BonusEvent = GameStarted | BoxesPlaced | BoxPicked | CashedOut | TimerExpired | GameEnded

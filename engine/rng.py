@@ -26,6 +26,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from engine.errors import DrrError
+from engine.exact import parse_odds, parse_whole
 
 if TYPE_CHECKING:
     from engine.rules import RulesSubmission
@@ -190,8 +191,8 @@ class Draw:
         lucky: dict[int, Fraction] = {}
         for key, value in raw.items():
             try:
-                number = int(key)
-                odds = Fraction(str(value))
+                number = parse_whole(key)
+                odds = parse_odds(value)
             except (ValueError, ZeroDivisionError):
                 raise ValueError(
                     f"draw record: Lucky entry {key!r}: {value!r} is not number -> odds"

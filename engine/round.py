@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from engine.bets import WIRE_WAGER_KEYS, Bet, Wager, check_amount, inside_bet, wager_from_wire
 from engine.errors import DrrError, IllegalTransition, IllegalWager
+from engine.exact import parse_odds, parse_whole
 from engine.rng import Draw, Rng, draw_lucky_and_bonus
 from engine.settlement import RoundSettlement, check_bonus_outcome, players_needing_bonus, settle_round
 
@@ -153,7 +154,7 @@ class ResultRecorded:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> ResultRecorded:
-        return cls(int(d["number"]), d.get("source", "sensor"), str(d.get("reason", "")))
+        return cls(parse_whole(d["number"]), d.get("source", "sensor"), str(d.get("reason", "")))
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,7 @@ class ResultCorrected:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> ResultCorrected:
-        return cls(int(d["old"]), int(d["new"]), str(d["reason"]))
+        return cls(parse_whole(d["old"]), parse_whole(d["new"]), str(d["reason"]))
 
 
 @dataclass(frozen=True)
@@ -204,7 +205,7 @@ class ResultBeforeClose:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> ResultBeforeClose:
-        return cls(int(d["number"]), str(d.get("reason", "")))
+        return cls(parse_whole(d["number"]), str(d.get("reason", "")))
 
 
 @dataclass(frozen=True)
@@ -235,7 +236,7 @@ class BonusOutcome:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> BonusOutcome:
-        return cls(str(d["player"]), Fraction(str(d["odds"])))
+        return cls(str(d["player"]), parse_odds(d["odds"]))
 
 
 @dataclass(frozen=True)

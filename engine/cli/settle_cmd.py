@@ -11,7 +11,6 @@ bad input exits 1 with one line. Nothing is written to stdout on an error.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -95,7 +94,7 @@ def parse_round(doc: Any, rules: RulesSubmission) -> tuple[Draw, int, dict[str, 
         raise DrrError('"lucky" must be an object of Lucky Number -> straight-up odds, e.g. {"17": "199"}')
     lucky: dict[int, Fraction] = {}
     for key, value in raw_lucky.items():
-        number = _pocket(key, f"lucky: key {key!r}")
+        number = _pocket(key, "lucky: a key")
         odds = _odds(value, f"lucky.{key}")
         if not LUCKY_ODDS_MIN <= odds <= LUCKY_ODDS_MAX:
             raise DrrError(f"lucky.{key}: {value} to 1 is outside 49 to 1 - 499 to 1 (§ 617b.12(f))")
@@ -132,30 +131,30 @@ def parse_round(doc: Any, rules: RulesSubmission) -> tuple[Draw, int, dict[str, 
 def _pocket(value: Any, what: str) -> int:
     from engine.errors import DrrError
 
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
+    if isinstance(value, str):
+        from contextlib import suppress
+
+        from engine.exact import parse_whole
+
+        with suppress(ValueError):  # anything else is refused below, shown as given
+            value = parse_whole(value)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 36:
-        raise DrrError(f"{what}: {value!r} is not a number 0-36")
+        shown = repr(value)
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        raise DrrError(f"{what}: {shown} is not a number 0-36")
     return value
-
-
-_ODDS_TEXT = re.compile(r"[0-9]{1,12}(\.[0-9]{1,12})?(/[0-9]{1,12})?")
 
 
 def _odds(value: Any, what: str) -> Fraction:
     """Exact "to 1" odds from "199", "199/2", "99.5" or an integer; floats are refused."""
-    from fractions import Fraction
-
     from engine.errors import DrrError
+    from engine.exact import parse_odds
 
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise DrrError(f'{what}: odds {value!r} must be a string such as "199" or "199/2" (or an integer)')
-    # Plain digits only: Fraction would also take "1e999999999" and spend minutes building it.
-    if isinstance(value, str) and not _ODDS_TEXT.fullmatch(value.strip()):
-        raise DrrError(f"{what}: {value!r} is not an exact number of odds")
     try:
-        odds = Fraction(value.strip() if isinstance(value, str) else value)
-    except (ValueError, ZeroDivisionError):
+        odds = parse_odds(value)
+    except ValueError:
         raise DrrError(f"{what}: {value!r} is not an exact number of odds") from None
     if odds <= 0:
         raise DrrError(f"{what}: odds {value!r} must be positive")

@@ -137,6 +137,7 @@ def test_illegal_wager_exits_2_with_one_line(
         ({"wagers": {}}, '"wagers" must be a list'),
         ({"extra": 1}, "unknown field(s) extra"),
         ({"lucky": {"17": "1e999999999"}}, "not an exact number"),  # refused at once, not computed
+        ({"lucky": {"9" * 5000: "199"}}, "is not a number 0-36"),  # more digits than int() converts
         ('{"result": 1' + "0" * 5000 + "}", "not valid JSON"),  # more digits than int() converts
         ("[" * 100_000 + "]" * 100_000, "not valid JSON"),
     ],

@@ -1,0 +1,38 @@
+"""Strict readers of exact numbers from JSON (journal records and the `drr settle` contract).
+
+`Fraction("1e999999999")` and `int(17.9)` are both accepted by Python: the first spends
+minutes building a billion-digit integer, the second silently drops a fraction. Records
+read here take only plain digits, so a damaged or hand-edited record is refused at once.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any
+
+_ODDS_TEXT = re.compile(r"[0-9]{1,12}(\.[0-9]{1,12})?(/[0-9]{1,12})?")
+_WHOLE_TEXT = re.compile(r"-?[0-9]{1,12}")
+
+
+def parse_odds(value: Any) -> Fraction:
+    """Exact odds from an integer or a string such as "199", "199/2" or "99.5" (ValueError otherwise)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return Fraction(value)
+    if isinstance(value, Fraction):
+        return value
+    if not isinstance(value, str) or not _ODDS_TEXT.fullmatch(value.strip()):
+        raise ValueError(f"{value!r} is not an exact number of odds")
+    try:
+        return Fraction(value.strip())
+    except ZeroDivisionError:
+        raise ValueError(f"{value!r} is not an exact number of odds") from None
+
+
+def parse_whole(value: Any) -> int:
+    """A whole number from an integer or a string of digits (ValueError for 17.9, True, "1e3")."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and _WHOLE_TEXT.fullmatch(value.strip()):
+        return int(value.strip())
+    raise ValueError(f"{value!r} is not a whole number")
