@@ -173,3 +173,70 @@ def test_sigkill_at_many_points_then_restart(
         assert capsys.readouterr().out.startswith("OK: ")
     # Most kill points fall inside a round: those are the ones recovery has real work on.
     assert interrupted_rounds >= len(POINTS) // 2
+
+
+BONUS_SEED = 12  # with this seed the second round's ball lands on the Bonus Number, covered by dora
+
+
+@pytest.mark.timeout(120)
+def test_sigkill_during_a_bonus_game_resumes_it_with_a_fresh_timer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for var, value in drr_env(tmp_path).items():
+        if var.startswith("XDG_"):
+            monkeypatch.setenv(var, value)
+    db = tmp_path / "bonus.sqlite"
+    # The preset policy leaves the game to its 20 s round timers: time enough to kill it mid-game.
+    proc = subprocess.Popen(
+        [*_command(db, 5, BONUS_SEED), "--bonus", "preset"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=drr_env(tmp_path),
+    )
+    try:
+        deadline = time.monotonic() + 60
+        started = None
+        while started is None and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+            if db.exists():
+                with open_store(str(db), table="T1", migrate=False) as store:
+                    if store.journal.head("T1") is not None:
+                        started = next(
+                            (e for e in store.journal.entries("T1") if e.type == "bonus.boxes_placed"), None
+                        )
+        assert started is not None, "no bonus game within the time limit"
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+    facts = _journal_facts(db)
+    _check_consistent(facts)
+    state = facts["state"]
+    assert state.phase == "bonus" and list(state.games) == ["dora"]
+    game = state.games["dora"]
+    assert game.round == 1 and not game.picks
+    round_id = state.round_id
+
+    out = subprocess.run(
+        [*_command(db, 1, 77), "--bonus", "random"],
+        capture_output=True,
+        text=True,
+        env=drr_env(tmp_path),
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert f"round {round_id} BONUS" in out.stdout and "bonus games of dora" in out.stdout
+    after = _journal_facts(db)
+    _check_consistent(after)
+    mine = [e for e in after["entries"] if e.round_id == round_id]
+    kinds = Counter(e.type for e in mine)
+    assert kinds["bonus.started"] == 1 and kinds["bonus.timer_restarted"] == 1 and kinds["bonus.ended"] == 1
+    assert kinds["round.bets_closed"] == 1 and kinds["round.settled"] == 1
+    # The round-1 boxes placed before the kill are the ones the game went on with.
+    placed = [e for e in mine if e.type == "bonus.boxes_placed"]
+    assert placed[0].seq == started.seq and [p.payload["round"] for p in placed] == sorted(
+        {p.payload["round"] for p in placed}
+    )
+    restarted = next(e for e in mine if e.type == "bonus.timer_restarted")
+    assert restarted.payload["round"] == 1 and restarted.payload["deadline"] > started.payload["deadline"]
+    assert main(["audit", "verify", "--db", str(db), "--table", "T1"]) == 0
+    assert capsys.readouterr().out.startswith("OK: ")
