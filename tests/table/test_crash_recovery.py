@@ -188,7 +188,7 @@ def test_sigkill_during_a_bonus_game_resumes_it_with_a_fresh_timer(
     db = tmp_path / "bonus.sqlite"
     # The preset policy leaves the game to its 20 s round timers: time enough to kill it mid-game.
     proc = subprocess.Popen(
-        [*_command(db, 5, BONUS_SEED), "--bonus", "preset"],
+        [*_command(db, 12, BONUS_SEED), "--bonus", "preset"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         env=drr_env(tmp_path),
@@ -204,7 +204,9 @@ def test_sigkill_during_a_bonus_game_resumes_it_with_a_fresh_timer(
                         started = next(
                             (e for e in store.journal.entries("T1") if e.type == "bonus.boxes_placed"), None
                         )
-        assert started is not None, "no bonus game within the time limit"
+        # If the engine's draws or the virtual wheel change, another seed may be needed: any seed whose
+        # `drr table run --seed N` output shows "bonus games" in an early round will do.
+        assert started is not None, f"seed {BONUS_SEED} gave no bonus game in its first rounds"
     finally:
         proc.kill()
         proc.wait(timeout=10)
