@@ -245,7 +245,8 @@ async def _serve(
     # The windows come up at once on a stand-in table ("starting") and redraw from the journal
     # as soon as the table service has rebuilt the table from it.
     table = DeferredTable(first_rules, PLAYERS, table_id)
-    windows = _build_windows(station, table, all_windows)
+    follows = station in ("display", "bonus") and not all_windows
+    windows = _build_windows(station, table, all_windows, read_only=follows)
     main = windows[0]
     painted: asyncio.Future[float] = asyncio.get_running_loop().create_future()
     main.firstPainted.connect(lambda: _resolve(painted, time.time()))
@@ -264,6 +265,15 @@ async def _serve(
     if first_frame_exit:
         # Wall-clock time of the first painted frame: the benchmark subtracts its own spawn time.
         print(f"first_frame_at {first_frame_at:.6f}", flush=True)
+    if follows:
+        # A player display or bonus screen of its own (another monitor, another PC): it follows
+        # the journal the croupier station's process writes, and never claims the table.
+        try:
+            await _follow(table, db, table_id, closing, first_frame_exit)
+        finally:
+            for window in windows:
+                window.close()
+        return
     store = _open_store(db, table_id)
     try:
         user = await _login(store, station, table_id, main)
@@ -292,7 +302,44 @@ async def _serve(
         store.close()
 
 
-def _build_windows(station: str, table: Any, all_windows: bool) -> list[Any]:
+async def _follow(table: Any, db: str | None, table_id: str, closing: asyncio.Event, once: bool) -> None:
+    """Show the table as its journal says until `closing`; `once`: attach and stop (the benchmark)."""
+    from engine.auth import User
+    from engine.store.db import open_store
+    from gui.floor.watch import StoreWatch
+    from gui.journal_follower import JournalFollower
+    from gui.service_table import ServiceTable, journal_history
+
+    store = open_store(db, table=table_id, migrate=False)
+    watch = StoreWatch(store)
+    try:
+        follower = JournalFollower(store, table_id)
+
+        def attach_when_ready() -> None:
+            # Until the croupier station has loaded its Rules Submission there is nothing to show.
+            if table.inner is None and follower.rules is not None:
+                viewer = User("viewer", "surveillance")  # every command is refused by the follower anyway
+                inner = ServiceTable(follower, viewer, PLAYERS, history=journal_history(store, table_id))  # type: ignore[arg-type]
+                inner.refresh()
+                table.attach(inner)
+
+        def moved(_tables: object) -> None:
+            follower.poll()
+            attach_when_ready()
+
+        watch.changed.connect(moved)
+        watch.failed.connect(table.irregularity.emit)
+        attach_when_ready()
+        if once:
+            return
+        watch.start()
+        await closing.wait()
+    finally:
+        watch.stop()
+        store.close()
+
+
+def _build_windows(station: str, table: Any, all_windows: bool, read_only: bool = False) -> list[Any]:
     from gui.windows.bonus_screen import BonusScreen
     from gui.windows.croupier import CroupierWindow
     from gui.windows.player_display import PlayerDisplay
@@ -304,7 +351,7 @@ def _build_windows(station: str, table: Any, all_windows: bool) -> list[Any]:
         return windows
     if station == "display":
         return [PlayerDisplay(table)]
-    return [BonusScreen(table)]
+    return [BonusScreen(table, read_only=read_only)]
 
 
 class _CloseWatcher(QObject):

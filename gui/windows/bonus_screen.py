@@ -27,9 +27,14 @@ class BonusScreen(QMainWindow):
 
     COLUMNS = 2
 
-    def __init__(self, table: TableAdapter, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, table: TableAdapter, parent: QWidget | None = None, *, read_only: bool = False
+    ) -> None:
         super().__init__(parent)
         self.table = table
+        # read_only: a screen in another process, following the journal; the games are played on
+        # the croupier station's own bonus screen (the table's one writer).
+        self.read_only = read_only
         self.setWindowTitle("Diamond Rush Roulette · Bonus game")
         self.panels: dict[str, BonusPanel] = {}
         central = QWidget()
@@ -47,6 +52,16 @@ class BonusScreen(QMainWindow):
         self.grid = QGridLayout()
         self.grid.setSpacing(14)
         outer.addLayout(self.grid, 1)
+        self.reason = QLabel(
+            "Shown from the table's journal: the games are played at the croupier station."
+            if read_only
+            else ""
+        )
+        self.reason.setObjectName("reason")
+        self.reason.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        outer.addWidget(self.reason)
+        if not read_only:
+            table.refused.connect(self.reason.setText)
         table.bonusUpdated.connect(self.on_bonus)
         table.phaseChanged.connect(self.on_phase)
         for view in table.snapshot().bonus_games:
@@ -56,16 +71,19 @@ class BonusScreen(QMainWindow):
         panel = self.panels.get(view.player)
         if panel is None:
             panel = BonusPanel(view.player)
-            panel.pickRequested.connect(self.table.bonus_pick)
-            panel.cashOutRequested.connect(self.table.bonus_cash_out)
-            panel.presetChanged.connect(self.table.bonus_set_preset)
-            panel.startRequested.connect(self.table.bonus_start)
-            panel.timedOut.connect(self.table.bonus_timeout)
+            if not self.read_only:
+                panel.pickRequested.connect(self.table.bonus_pick)
+                panel.cashOutRequested.connect(self.table.bonus_cash_out)
+                panel.presetChanged.connect(self.table.bonus_set_preset)
+                panel.startRequested.connect(self.table.bonus_start)
+                panel.timedOut.connect(self.table.bonus_timeout)
             n = len(self.panels)
             self.grid.addWidget(panel, n // self.COLUMNS, n % self.COLUMNS)
             self.panels[view.player] = panel
         panel.set_view(view)
         self.idle.setVisible(not self.panels)
+        if not self.read_only:
+            self.reason.setText("")
 
     def on_phase(self, phase: Phase) -> None:
         if phase in (Phase.IDLE, Phase.OPEN):

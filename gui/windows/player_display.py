@@ -45,7 +45,12 @@ def hot_and_cold(
     counts.update(recent)
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     hot = [n for n, c in ranked[:HOT_COLD_COUNT] if c > 0]
-    cold = [n for n, _ in sorted(counts.items(), key=lambda kv: (kv[1], kv[0]))[:HOT_COLD_COUNT]]
+    # Before any result every number is equally "cold": naming five of them would mislead.
+    cold = (
+        [n for n, _ in sorted(counts.items(), key=lambda kv: (kv[1], kv[0]))[:HOT_COLD_COUNT]]
+        if recent
+        else []
+    )
     return hot, cold
 
 
@@ -239,12 +244,21 @@ class Marquee(QWidget):
             u,
         )
 
+    @staticmethod
+    def _shrink_to(p: QPainter, text: str, width: float) -> None:
+        """Make the painter's font small enough for `text` to fit `width` (never clipped)."""
+        f = p.font()
+        while f.pixelSize() > 8 and p.fontMetrics().horizontalAdvance(text) > width:
+            f.setPixelSize(f.pixelSize() - 1)
+            p.setFont(f)
+
     def _paint_split(self, p: QPainter, r: QRectF, split: dict[str, int], u: float) -> None:
         total = sum(split.values())
         p.setFont(self._font(0.28 * u))
         if not total:
             p.setPen(theme.TEXT_DIM)
-            p.drawText(r, Qt.AlignmentFlag.AlignCenter, "red / black / zero: no results yet")
+            self._shrink_to(p, "no results yet", r.width())
+            p.drawText(r, Qt.AlignmentFlag.AlignCenter, "no results yet")
             return
         x = r.x()
         for key, col in (
@@ -266,6 +280,7 @@ class Marquee(QWidget):
         p.setFont(self._font(min(0.24 * u, r.height() * 0.5), bold=False))
         caption = QRectF(r.x(), r.bottom() + r.height() * 0.1, r.width(), r.height() * 0.7)
         text = f"red {split['red']} · black {split['black']} · zero {split['green']}   (last {total})"
+        self._shrink_to(p, text, caption.width())
         p.drawText(caption, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
 
     def _paint_history(self, p: QPainter, r: QRectF, u: float) -> None:

@@ -24,7 +24,7 @@ def test_hot_and_cold() -> None:
     hot, cold = hot_and_cold(entries(7, 7, 7, 12, 12, 30, 0, 0, 0, 0))
     assert hot[:3] == [0, 7, 12] and 30 in hot
     assert cold == [1, 2, 3, 4, 5]  # never hit, lowest numbers first
-    assert hot_and_cold([]) == ([], [0, 1, 2, 3, 4])
+    assert hot_and_cold([]) == ([], [])  # before any result no number is hot or cold
 
 
 def test_hot_and_cold_look_only_at_the_window() -> None:
