@@ -332,6 +332,9 @@ class PlayerDisplay(QMainWindow):
 
     def on_phase(self, phase: Phase) -> None:
         self.marquee.set_phase(phase)
+        if phase in (Phase.RESULT, Phase.BONUS, Phase.SETTLED):
+            # A round without wagers has no payouts to announce it: the phase brings the number.
+            self.marquee.set_result(self.table.snapshot().result)
 
     def on_payouts(self, lines: tuple[PayLine, ...], approvals: object) -> None:
         # The confirmed result is the one the payouts were worked out for.

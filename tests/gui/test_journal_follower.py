@@ -134,3 +134,27 @@ def test_drr_gui_display_and_bonus_start_beside_the_croupier_station(
             args = ["gui", "--station", station, "--table", "T1", "--db", str(db), "--first-frame-exit"]
             assert cli.main(args) == 0, capsys.readouterr().err
             assert capsys.readouterr().out.startswith("first_frame_at ")
+
+
+def test_a_round_without_wagers_shows_its_winning_number(
+    loop: asyncio.AbstractEventLoop, tmp_path: Path, qtbot: QtBot
+) -> None:
+    store = open_store(str(tmp_path / "table.sqlite"), table="T1")
+    service = TableService(store, "T1", rng=SeededRng(3), allow_seeded_rng=True, claim=False)
+    loop.run_until_complete(service.start())
+    table = ServiceTable(service, CROUPIER, PLAYERS)
+    table.refresh()
+    display = PlayerDisplay(table)
+    qtbot.addWidget(display)
+    try:
+        for coro in (service.open_bets(CROUPIER), service.no_more_bets(CROUPIER)):
+            loop.run_until_complete(coro)
+        loop.run_until_complete(service.wheel_event({"type": "result", "game": 1, "number": 23}))
+        assert display.marquee.result is None  # not confirmed yet
+        loop.run_until_complete(service.confirm_result(CROUPIER))
+        assert display.marquee.result == 23
+        loop.run_until_complete(service.settle(CROUPIER))
+        assert display.marquee.result == 23 and display.marquee.phase is Phase.SETTLED
+    finally:
+        loop.run_until_complete(service.close())
+        store.close()
