@@ -419,7 +419,10 @@ class CroupierWindow(QMainWindow):
         ph = self.phase
         if self.hold and ph is Phase.IDLE:
             return "Starting…", False, self.hold
-        if self.hold and ph in (Phase.OPEN, Phase.CLOSED, Phase.RESULT, Phase.BONUS):
+        if self.hold and ph is Phase.CLOSED:
+            # What the croupier can do about it here is call a no-spin (a pit boss may void instead).
+            return "No-spin…", True, ""
+        if self.hold and ph in (Phase.OPEN, Phase.RESULT, Phase.BONUS):
             return (
                 "On hold",
                 False,
@@ -448,7 +451,9 @@ class CroupierWindow(QMainWindow):
         if not enabled:
             self.show_reason(why)
             return
-        if ph is Phase.IDLE:
+        if self.hold and ph is Phase.CLOSED:
+            self.ask_no_spin()
+        elif ph is Phase.IDLE:
             self.table.open_bets()
         elif ph is Phase.OPEN:
             self.table.no_more_bets()
@@ -611,6 +616,9 @@ class CroupierWindow(QMainWindow):
         self.reason.setText(text)
 
     def on_irregularity(self, text: str) -> None:
+        # The table's state after the entry, not the hold this window drew last: a no-spin that
+        # lifts a hold must not be reported as still on hold.
+        self.hold = self.table.snapshot().hold
         if self.hold:
             text = f"{text} — on hold: call a no-spin, or a pit boss resolves it or voids the round"
         self.reason.setText(text)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -299,3 +300,26 @@ def test_lucky_payouts_of_every_bet_size_shown_on_the_felt_on_demand(
     before = window.felt.grab().toImage()
     qtbot.keyClick(window, Qt.Key.Key_L)
     assert not window.felt.lucky_detail and window.felt.grab().toImage() != before
+
+
+def test_keyboard_shortcuts_reach_every_action(
+    station: tuple[LocalTable, CroupierWindow], qtbot: QtBot
+) -> None:
+    table, window = station
+    keys = {sc.key().toString() for sc in window.findChildren(QShortcut)}
+    # Every action has its key (the dialogs' ones too: no-spin, void, manual result, approval, seat name).
+    assert {"Space", "O", "N", "C", "S", "R", "M", "A", "L", "Ctrl+Shift+N", "Ctrl+Shift+V", "Ctrl+Z"} <= keys
+    assert {QKeySequence("Delete").toString(), "Ctrl+E", "1", "3", "F1", "F6"} <= keys
+    qtbot.keyClick(window, Qt.Key.Key_O)
+    assert table.phase is Phase.OPEN
+    qtbot.keyClick(window, Qt.Key.Key_2)
+    qtbot.keyClick(window, Qt.Key.Key_F3)
+    assert window.player == "Bob" and window.chip == Decimal(25)
+    window.on_bet_clicked(inside_bet([8]))
+    window.on_bet_clicked(inside_bet([9]))
+    qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert [w.bet for w in table.snapshot().wagers] == [inside_bet([8])]
+    qtbot.keyClick(window, Qt.Key.Key_Delete)
+    assert table.snapshot().wagers == ()
+    qtbot.keyClick(window, Qt.Key.Key_N)
+    assert table.phase is Phase.CLOSED

@@ -149,11 +149,18 @@ def test_an_irregularity_puts_the_station_on_hold_until_a_no_spin(
     table.no_more_bets()
     run(loop, table)
     wheel(loop, table, {"type": "miss_spin", "game": 1})
-    assert window.phase_label.text() == "ON HOLD" and window.action.text() == "On hold"
-    assert not window.action.isEnabled() and "no-spin" in window.reason.text()
+    # The croupier's way out is the big button: a no-spin (with its reason).
+    assert window.phase_label.text() == "ON HOLD" and window.action.text() == "No-spin…"
+    assert window.action.isEnabled() and "no-spin" in window.reason.text()
+    asked: list[bool] = []
+    window.ask_no_spin = lambda: asked.append(True)  # type: ignore[method-assign]
+    qtbot.mouseClick(window.action, Qt.MouseButton.LeftButton)
+    assert asked
     table.no_spin("ball ran with the rotor")
     run(loop, table)
     assert window.phase_label.text() == "NO MORE BETS" and window.action.text() == "Waiting for the ball…"
+    # The no-spin's own message does not claim the hold is still on.
+    assert "no spin" in window.reason.text() and "on hold" not in window.reason.text()
     loop.run_until_complete(table.shutdown())
 
 
