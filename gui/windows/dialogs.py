@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -84,7 +85,10 @@ class ManualResultDialog(QDialog):
         self.ok = QPushButton("Next")
         self.ok.setObjectName("primary")
         self.ok.clicked.connect(self.step)
+        # Enter after typing the number means Next/Confirm, never Cancel (the first button added).
+        self.ok.setDefault(True)
         cancel = QPushButton("Cancel")
+        cancel.setAutoDefault(False)
         cancel.clicked.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(self.prompt)
@@ -94,6 +98,12 @@ class ManualResultDialog(QDialog):
         row.addWidget(cancel)
         row.addWidget(self.ok)
         layout.addLayout(row)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        # Typing replaces the 0 shown (otherwise "29" typed before it reads 290, out of range).
+        self.number.setFocus()
+        self.number.selectAll()
 
     def step(self) -> None:
         value = self.number.value()

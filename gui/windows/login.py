@@ -41,7 +41,6 @@ class LoginDialog(QDialog):
         self.ok.setObjectName("primary")
         self.ok.setDefault(True)
         self.ok.clicked.connect(self.try_login)
-        self.pin.returnPressed.connect(self.try_login)
         layout = QVBoxLayout(self)
         layout.addWidget(title)
         layout.addWidget(self.name)

@@ -323,3 +323,14 @@ def test_keyboard_shortcuts_reach_every_action(
     assert table.snapshot().wagers == ()
     qtbot.keyClick(window, Qt.Key.Key_N)
     assert table.phase is Phase.CLOSED
+
+
+def test_manual_result_dialog_takes_the_number_and_enter_twice(qtbot: QtBot) -> None:
+    dialog = ManualResultDialog()
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    for _ in range(2):  # type, Enter; type again, Enter: never Cancel
+        qtbot.keyClicks(dialog.number, "29")
+        qtbot.keyClick(dialog.number, Qt.Key.Key_Return)
+    assert dialog.result() == ManualResultDialog.DialogCode.Accepted and dialog.number_entered == 29
