@@ -197,6 +197,41 @@ def inside_bet(numbers: Iterable[Any], *, trios: bool = True, first_four: bool =
     return Bet(kind, key)
 
 
+# A wager packed into one int for fast settlement (engine/settlement.py): its amount in
+# 10**-KEY_PLACES minor units, how many decimal places the amount is written with, and the
+# index of its bet in legal_bets(). Amounts that do not fit settle by the plain Decimal path.
+KEY_PLACES = 4
+KEY_MAX_UNITS = 1 << 40
+KEY_INDEX_BITS = 8
+KEY_PLACES_BITS = 3
+
+
+@cache
+def legal_bet_index() -> Mapping[Bet, int]:
+    """Each legal bet (trios and first four included) -> its position in `legal_bets()`."""
+    return {bet: i for i, bet in enumerate(legal_bets())}
+
+
+def settle_key(bet: Bet, amount: Decimal) -> int | None:
+    """`bet` and `amount` packed as (units, places, bet index) in one int, or None if they do not
+    fit: not a legal bet, not a non-negative Decimal with at most KEY_PLACES places, too large."""
+    try:
+        index = legal_bet_index().get(bet)
+    except TypeError:  # a hand-made Bet whose numbers are not hashable
+        return None
+    if index is None or not isinstance(amount, Decimal) or not amount.is_finite() or amount.is_signed():
+        return None
+    _, digits, exponent = amount.as_tuple()
+    assert isinstance(exponent, int)  # finite
+    if not -KEY_PLACES <= exponent <= 12:
+        return None
+    units = int("".join(map(str, digits))) * 10 ** (exponent + KEY_PLACES)
+    if units >= KEY_MAX_UNITS:
+        return None
+    places = -exponent if exponent < 0 else 0
+    return (((units << KEY_PLACES_BITS) | places) << KEY_INDEX_BITS) | index
+
+
 @dataclass(frozen=True, slots=True)
 class Wager:
     """Money of one player on one bet."""
@@ -205,6 +240,11 @@ class Wager:
     player: str
     bet: Bet
     amount: Decimal = field(compare=True)
+    # Derived from bet and amount at construction (see settle_key); not part of the wager's identity.
+    key: int | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", settle_key(self.bet, self.amount))
 
 
 def check_amount(amount: Any, unit: Decimal) -> Decimal:

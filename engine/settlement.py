@@ -23,7 +23,7 @@ A payout is what the wager wins: amount x odds rounded DOWN to a multiple of
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import (
     ROUND_FLOOR,
     Context,
@@ -35,11 +35,12 @@ from decimal import (
     localcontext,
 )
 from fractions import Fraction
-from functools import cached_property
+from functools import cache, cached_property
 from itertools import repeat
 from operator import add, attrgetter
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
+from engine.bets import KEY_INDEX_BITS, KEY_MAX_UNITS, KEY_PLACES, KEY_PLACES_BITS, legal_bets
 from engine.errors import BonusOutcomeMissing, DrrError
 from engine.rng import Draw
 
@@ -100,26 +101,50 @@ class Outcome(NamedTuple):
     payout: Decimal
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RoundSettlement:
     """Every wager of a round settled, in the order given.
 
-    `outcomes[i]` is what `wagers[i]` won; `settlements` pairs them up as Settlement records
-    (built on first use: replay and totals need only the outcomes)."""
+    `settle_round` works out every wager's payout before it returns; `outcomes[i]` (what
+    `wagers[i]` won) and the Settlement records of `settlements` are built from those payouts on
+    first use (replay and totals need neither). Two settlements are equal when their result,
+    wagers, outcomes and totals are."""
 
     result: int
     wagers: tuple[Wager, ...]
-    outcomes: tuple[Outcome, ...]
     total_wagered: Decimal
     total_paid: Decimal  # what the wagers won; stakes not included
     total_returned: Decimal  # handed back to players: winnings plus the stakes of winning wagers
     money_quantum: Decimal = Decimal("0.01")  # money in to_wire() is written to this many places
+    # The per-wager outcomes, or the compact payouts they are built from (see _Payouts).
+    source: tuple[Outcome, ...] | _Payouts = field(default=(), repr=False)
+
+    @cached_property
+    def outcomes(self) -> tuple[Outcome, ...]:
+        src = self.source
+        return src if isinstance(src, tuple) else src.outcomes()
 
     @cached_property
     def settlements(self) -> tuple[Settlement, ...]:
         # (wager,) + (kind, odds, payout) -> Settlement, all in C (no Python frame per wager).
         records = map(add, zip(self.wagers), self.outcomes)
         return tuple(map(tuple.__new__, repeat(Settlement), records))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RoundSettlement):
+            return NotImplemented
+        return (
+            self.result == other.result
+            and self.wagers == other.wagers
+            and (self.total_wagered, self.total_paid, self.total_returned)
+            == (other.total_wagered, other.total_paid, other.total_returned)
+            and self.money_quantum == other.money_quantum
+            and self.outcomes == other.outcomes
+        )
+
+    def __hash__(self) -> int:
+        # Equal settlements have equal results, wagers and totals (outcomes follow from them).
+        return hash((self.result, self.wagers, self.total_wagered, self.total_paid))
 
     def to_wire(self) -> dict[str, Any]:
         """The `drr settle` output; every amount written to the same number of places."""
@@ -261,6 +286,151 @@ def _winning_odds(bet: Bet, lucky: Fraction | None, on_bonus: bool, rules: Rules
     return _Odds(BASE, rules.base_payout(bet), rules.rounding)
 
 
+# --- the integer path ----------------------------------------------------------------------
+# A round whose wagers all carry a settle key (engine/bets.py: amount in 10**-KEY_PLACES minor
+# units and the legal-bet index, packed in one int) settles in int64 arrays: each winning
+# payout is floor(units x num / (den x rounding units)) rounding steps, the same floor as
+# payout_of, with every product checked to stay below 2**62 first. Anything that does not fit
+# (an amount or odds too large, a finer rounding) takes the Decimal path below.
+
+_LIMIT: Final = 1 << 62
+_KEY_MAX_WAGERS: Final = _LIMIT // KEY_MAX_UNITS  # so the sum of all amounts' units fits int64
+_UNITS_SHIFT: Final = KEY_INDEX_BITS + KEY_PLACES_BITS
+_PLACES_MASK: Final = (1 << KEY_PLACES_BITS) - 1
+_key_of = attrgetter("key")
+
+
+@cache
+def _covering(result: int) -> tuple[int, ...]:
+    """Indices in legal_bets() of the bets that win when the ball lands on `result`."""
+    return tuple(i for i, bet in enumerate(legal_bets()) if result in bet.numbers)
+
+
+class _Payouts:
+    """A round's payouts in compact form: `steps[i]` is what wagers[i] won in multiples of the
+    rounding; the winners `win` (ascending) won in odds class `win_class` of `classes` (class 0
+    is a loss). Outcomes are built from it on first use."""
+
+    __slots__ = ("classes", "rounding", "steps", "win", "win_class")
+
+    def __init__(
+        self, classes: list[tuple[WinKind, Fraction]], steps: Any, win: Any, win_class: Any, rounding: Decimal
+    ) -> None:
+        self.classes = classes
+        self.steps = steps
+        self.win = win
+        self.win_class = win_class
+        self.rounding = rounding
+
+    def outcomes(self) -> tuple[Outcome, ...]:
+        classes, rounding = self.classes, self.rounding
+        lost = Outcome(LOSE, _ZERO_ODDS, _MONEY.multiply(Decimal(0), rounding))
+        out = [lost] * len(self.steps)  # most wagers lose; the winners are filled in below
+        made: dict[tuple[int, int], Outcome] = {}
+        win_steps = self.steps.take(self.win).tolist()
+        for i, key in zip(
+            self.win.tolist(), zip(self.win_class.tolist(), win_steps, strict=True), strict=True
+        ):
+            o = made.get(key)
+            if o is None:  # wagers that settle alike share one Outcome
+                kind, odds = classes[key[0]]
+                o = made[key] = Outcome(kind, odds, _MONEY.multiply(Decimal(key[1]), rounding))
+            out[i] = o
+        return tuple(out)
+
+
+def _decimal_of_units(units: int, places: int) -> Decimal:
+    # Exact: every amount summed has at most `places` places (Inexact is trapped otherwise).
+    return Decimal(units).scaleb(-KEY_PLACES, _MONEY).quantize(Decimal(1).scaleb(-places), context=_MONEY)
+
+
+def _settle_in_units(
+    wagers: tuple[Wager, ...],
+    result: int,
+    d: Draw,
+    bonus_odds: Mapping[str, Fraction],
+    rules: RulesSubmission,
+) -> RoundSettlement | None:
+    """settle_round on int64 arrays, or None when the round does not fit them."""
+    import numpy as np
+
+    rounding = rules.rounding
+    sign, _, exponent = rounding.as_tuple()
+    if sign or not rounding or not isinstance(exponent, int) or exponent < -KEY_PLACES:
+        return None
+    step = int(rounding.scaleb(KEY_PLACES, _MONEY))  # the rounding in minor units
+    n = len(wagers)
+    try:
+        keys = np.fromiter(map(_key_of, wagers), np.int64, n)
+    except (TypeError, OverflowError):  # a wager without a key (see engine.bets.settle_key)
+        return None
+
+    # Per round, per legal bet: its odds class (0: loses, -1: odds by player) and exact odds.
+    lucky = d.lucky.get(result)
+    on_bonus = result == d.bonus_number
+    bets = legal_bets()
+    classes: list[tuple[WinKind, Fraction]] = [(LOSE, _ZERO_ODDS)]
+    class_of_bet = np.zeros(len(bets), np.int64)
+    for i in _covering(result):
+        bet = bets[i]
+        if bet.inside and lucky is not None:
+            classes.append((LUCKY, lucky / bet.size))
+        elif bet.inside and on_bonus:
+            class_of_bet[i] = -1
+            continue
+        else:
+            classes.append((BASE, rules.base_payout(bet)))
+        class_of_bet[i] = len(classes) - 1
+
+    # Few arrays the size of the round, and the small ones compact: fresh memory costs more
+    # than the arithmetic here. The low byte of a key is its bet index (a uint8 cast wraps).
+    bet_of_wager = keys.astype(np.uint8)
+    win = np.flatnonzero(class_of_bet.take(bet_of_wager) != 0)
+    win_keys = keys.take(win)
+    win_class = class_of_bet.take(bet_of_wager.take(win))
+    by_player = np.flatnonzero(win_class < 0)
+    if by_player.size:
+        # One bonus outcome per player applies to all their winning inside wagers (B/n), checked
+        # in wager order so the first wager without an outcome is the one reported.
+        bonus_class: dict[tuple[str, int], int] = {}
+        for j in by_player.tolist():
+            wager = wagers[int(win[j])]
+            key = (wager.player, wager.bet.size)
+            c = bonus_class.get(key)
+            if c is None:
+                raw = bonus_odds.get(wager.player)
+                if raw is None:
+                    raise _missing(wager, result)
+                b = check_bonus_outcome(wager.player, Fraction(raw))
+                classes.append((BONUS, b / key[1]))
+                c = bonus_class[key] = len(classes) - 1
+            win_class[j] = c
+    if any(o.numerator >= _LIMIT or o.denominator * step >= _LIMIT for _, o in classes):
+        return None
+    num = np.array([o.numerator for _, o in classes], np.int64).take(win_class)
+    den = np.array([o.denominator * step for _, o in classes], np.int64).take(win_class)
+    units = win_keys >> _UNITS_SHIFT
+    max_product = int(units.max()) * int(num.max()) if win.size else 0
+    if max_product * max(win.size, 1) >= _LIMIT:  # the products and their sum stay exact
+        return None
+    win_steps = units * num // den  # floor: all non-negative
+    steps = np.zeros(n, np.int64)
+    steps[win] = win_steps  # every wager's payout, in rounding steps
+
+    keys >>= KEY_INDEX_BITS  # in place (keys is ours): only the places and units are left to read
+    places = keys.astype(np.uint8) & _PLACES_MASK
+    max_places = int(places.max()) if n else 0
+    win_places = int(places.take(win).max()) if win.size else 0
+    keys >>= KEY_PLACES_BITS
+    total_wagered = _decimal_of_units(int(keys.sum()), max_places)
+    total_paid = _MONEY.multiply(Decimal(int(win_steps.sum())), rounding)
+    total_returned = _MONEY.add(total_paid, _decimal_of_units(int(units.sum()), win_places))
+    payouts = _Payouts(classes, steps, win, win_class, rounding)
+    return RoundSettlement(
+        result, wagers, total_wagered, total_paid, total_returned, money_quantum(rules), payouts
+    )
+
+
 def settle_round(
     wagers: Sequence[Wager] | Iterable[Wager],
     result: int,
@@ -274,6 +444,10 @@ def settle_round(
     d = as_draw(draw)
     _check_result(result)
     wagers = tuple(wagers)
+    if len(wagers) < _KEY_MAX_WAGERS:
+        in_units = _settle_in_units(wagers, result, d, bonus_odds, rules)
+        if in_units is not None:
+            return in_units
     rounding = rules.rounding
     zero = _MONEY.multiply(Decimal(0), rounding)
     lost = Outcome(LOSE, _ZERO_ODDS, zero)
@@ -319,5 +493,5 @@ def settle_round(
         total_paid = sum(paid, zero)
         total_returned = total_paid + sum(staked, Decimal(0))
     return RoundSettlement(
-        result, wagers, outcomes, total_wagered, total_paid, total_returned, money_quantum(rules)
+        result, wagers, total_wagered, total_paid, total_returned, money_quantum(rules), outcomes
     )

@@ -30,5 +30,6 @@ def test_bench_reports_the_issue_figures(monkeypatch: pytest.MonkeyPatch) -> Non
         "settle_vs_baseline",
         "settle_vs_baseline_gc_running",
         "settle_with_records_vs_baseline",
+        "settle_vs_summing_baseline",
     }
     assert all(v > 0 for v in figures.values())
