@@ -288,7 +288,8 @@ async def _serve(
             link.start()
         except DrrError as exc:
             table.irregularity.emit(f"no wheel: {exc.message}; enter results manually")
-        if user.name == UNSET_USER[0] and hasattr(main, "show_reason"):
+        # (Not over a reason already shown, such as what holds the round after a restart.)
+        if user.name == UNSET_USER[0] and hasattr(main, "show_reason") and not main.reason.text():
             main.show_reason(
                 "No users are set up yet: running as a croupier. Create users with `drr users add`."
             )

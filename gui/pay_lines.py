@@ -17,7 +17,7 @@ from engine.rng import Draw
 from engine.round import RoundState
 from engine.rules import RulesSubmission
 from engine.settlement import BONUS_OUTCOME_MIN, settle_round
-from gui.view_model import BonusView, HistoryEntry, PayLine, WinKind
+from gui.view_model import BonusView, HistoryEntry, PayLine, WinKind, money, odds_text
 
 
 def pay_lines(
@@ -56,12 +56,21 @@ def with_bonus_payout(view: BonusView, lines: Iterable[PayLine]) -> BonusView:
     """A finished bonus game's view with what it pays: the sum over the player's Bonus wins."""
     if not view.finished:
         return view
-    paid = [
-        ln.payout
-        for ln in lines
-        if ln.wager.player == view.player and ln.kind is WinKind.BONUS and not ln.pending
+    won = [
+        ln for ln in lines if ln.wager.player == view.player and ln.kind is WinKind.BONUS and not ln.pending
     ]
-    return dataclasses.replace(view, payout=sum(paid, Decimal(0))) if paid else view
+    if not won:
+        return view
+    # The multiplier is "to 1" on a straight-up; a wider bet shares it (39 to 6 on a six line), so
+    # the screen says which wager the payout is for.
+    if len(won) == 1:
+        w = won[0].wager
+        basis = f"{money(w.amount)} on {w.bet.label}" + (
+            f" at {odds_text(view.final_odds, w.bet.size)}" if view.final_odds is not None else ""
+        )
+    else:
+        basis = f"{len(won)} wagers on the Bonus Number"
+    return dataclasses.replace(view, payout=sum((ln.payout for ln in won), Decimal(0)), paid_on=basis)
 
 
 def history_entry(r: RoundState) -> HistoryEntry | None:

@@ -116,6 +116,7 @@ class BonusView:
     cash_out_from_round: int = 3
     final_odds: Fraction | None = None
     payout: Decimal | None = None
+    paid_on: str = ""  # the wager(s) the payout is for, e.g. "5.00 on six line 25-30 at 39 to 6"
 
     @property
     def total(self) -> Fraction:

@@ -351,7 +351,13 @@ class BonusPanel(QFrame):
         if view.finished:
             self.total.setText("Picks: " + " + ".join(odds_number(x) for x in view.picks))
         else:
-            self.total.setText(f"Total {odds_number(total)} to 1" if view.picks else "Pick a box")
+            self.total.setText(
+                f"Total {odds_number(total)} to 1"
+                if view.picks
+                else "Choose below, then start"
+                if view.status is BonusStatus.SETUP
+                else "Pick a box"
+            )
         g = view.guarantee
         self.guarantee.setText(
             f"Guaranteed {odds_number(g)} to 1 (paid on an X)"
@@ -382,6 +388,8 @@ class BonusPanel(QFrame):
     @staticmethod
     def _banner_text(view: BonusView) -> str:
         paid = f"  ·  pays {money(view.payout)}" if view.payout is not None else ""
+        if view.paid_on:
+            paid += f" ({view.paid_on})"
         final = odds_number(view.final_odds) if view.final_odds is not None else "?"
         if view.status is BonusStatus.LOST:
             return f"X in round {view.round}: paid the round-1 multiplier, {final} to 1{paid}"

@@ -19,7 +19,7 @@ from engine.rng import SeededRng
 from gui import demo
 from gui.bonus_bridge import EngineBonus
 from gui.local_table import LocalTable
-from gui.view_model import BonusStatus, BoxState, Phase, TimeoutPreset, WinKind
+from gui.view_model import BonusStatus, BoxState, Phase, TimeoutPreset, WinKind, odds_number
 from gui.widgets.bonus_panel import BonusPanel
 from gui.windows.bonus_screen import BonusScreen
 
@@ -107,6 +107,11 @@ def test_a_panel_per_player_and_the_x_path(screen: tuple[LocalTable, BonusScreen
     assert line.kind is WinKind.BONUS and not line.pending
     assert line.payout == Decimal(2) * Fraction(picks[0]).numerator / Fraction(picks[0]).denominator
     assert view.payout == line.payout and "pays" in panel.banner.text()
+    # … and for which wager at which odds (a straight-up here: the multiplier "to 1").
+    assert (
+        view.paid_on == f"2.00 on {line.wager.bet.label} at {odds_number(picks[0])} to {line.wager.bet.size}"
+    )
+    assert view.paid_on in panel.banner.text()
     # Bob is still playing: the round cannot settle yet.
     table.settle()
     assert table.phase is Phase.BONUS
