@@ -1,0 +1,219 @@
+"""Settlement in integer minor units: the int64 path of settle_round gives, digit for digit, what
+the exact Decimal path gives (payouts, kinds, odds, totals and how they are written), and rounds
+that do not fit it fall back to the Decimal path."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import settlement
+from engine.bets import (
+    KEY_INDEX_BITS,
+    KEY_MAX_UNITS,
+    KEY_PLACES,
+    KEY_PLACES_BITS,
+    Bet,
+    BetKind,
+    Wager,
+    inside_bet,
+    legal_bets,
+    outside_bet,
+)
+from engine.errors import BonusOutcomeMissing
+from engine.rng import Draw
+from engine.rules import RulesSubmission, load_default_rules
+from engine.settlement import RoundSettlement, settle_round, settle_wager
+
+RULES = load_default_rules()
+ALL_BETS = legal_bets()
+DRAW = Draw({17: Fraction(199), 5: Fraction(49), 30: Fraction(99)}, 8)
+
+
+def _rules_with(**changes: object) -> RulesSubmission:
+    return RulesSubmission(**{**RULES.__dict__, **changes})  # type: ignore[arg-type]
+
+
+@contextmanager
+def _decimal_path_only(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    with monkeypatch.context() as m:
+        m.setattr(settlement, "_settle_in_units", lambda *args: None)
+        yield
+
+
+def _written(r: RoundSettlement) -> tuple[object, ...]:
+    """Everything a settlement says, as text, so equal values written differently do not match."""
+    return (
+        str(r.total_wagered),
+        str(r.total_paid),
+        str(r.total_returned),
+        [(o.kind, o.odds, str(o.payout)) for o in r.outcomes],
+        r.to_wire(),
+    )
+
+
+def _both_paths(
+    wagers: Sequence[Wager],
+    result: int,
+    draw: Draw,
+    bonus_odds: dict[str, Fraction],
+    rules: RulesSubmission,
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[RoundSettlement, RoundSettlement]:
+    fast = settle_round(wagers, result, draw, bonus_odds, rules)
+    with _decimal_path_only(monkeypatch):
+        exact = settle_round(wagers, result, draw, bonus_odds, rules)
+    return fast, exact
+
+
+# Amounts written with 0 to KEY_PLACES places and as exponents, as a wire or a test may give them.
+AMOUNTS = st.one_of(
+    st.integers(0, 10**6).map(lambda c: Decimal(c) / 100),
+    st.integers(1, 10**7).map(lambda c: Decimal(c).scaleb(-KEY_PLACES)),
+    st.integers(1, 500).map(lambda c: Decimal(f"{c}.0")),
+    st.integers(1, 9).map(lambda c: Decimal(f"{c}E+2")),
+)
+ROUNDINGS = st.sampled_from(["0.01", "0.05", "0.25", "1", "5", "0.0001"]).map(Decimal)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    picks=st.lists(st.tuples(st.sampled_from(ALL_BETS), AMOUNTS, st.sampled_from("abc")), max_size=60),
+    result=st.integers(0, 36),
+    lucky=st.dictionaries(st.integers(0, 36), st.integers(49, 4999), min_size=1, max_size=10),
+    bonus=st.integers(0, 36),
+    outcomes=st.tuples(*[st.fractions(29, 4999, max_denominator=1000)] * 3),
+    rounding=ROUNDINGS,
+)
+def test_integer_path_writes_what_the_decimal_path_writes(
+    picks: list[tuple[Bet, Decimal, str]],
+    result: int,
+    lucky: dict[int, int],
+    bonus: int,
+    outcomes: tuple[Fraction, Fraction, Fraction],
+    rounding: Decimal,
+) -> None:
+    lucky.pop(bonus, None)
+    draw = Draw({n: Fraction(x) for n, x in lucky.items()}, bonus)
+    bonus_odds = dict(zip("abc", outcomes, strict=True))
+    rules = _rules_with(rounding=rounding, unit=Decimal(1).scaleb(-KEY_PLACES))  # every amount drawn
+    wagers = [Wager(f"w{i}", p, b, a) for i, (b, a, p) in enumerate(picks)]
+    assert all(x.key is not None for x in wagers)
+    with pytest.MonkeyPatch.context() as mp:
+        fast, exact = _both_paths(wagers, result, draw, bonus_odds, rules, mp)
+    assert _written(fast) == _written(exact)
+    assert fast == exact and hash(fast) == hash(exact)
+    assert list(fast.settlements) == [settle_wager(x, result, draw, bonus_odds, rules) for x in wagers]
+
+
+def test_the_integer_path_settles_ordinary_rounds() -> None:
+    wagers = tuple(Wager(f"w{i}", "p", b, Decimal("2.50")) for i, b in enumerate(ALL_BETS))
+    fast = settlement._settle_in_units(wagers, 17, DRAW, {}, RULES)
+    assert fast is not None
+    # 17 is Lucky at 199: the straight pays 2.50 x 199; 26 of the 157 bets lose nothing else.
+    straight = next(s for s in fast.settlements if s.wager.bet == inside_bet([17]))
+    assert (straight.kind, str(straight.payout)) == ("lucky", "497.50")
+    assert str(fast.total_wagered) == str(Decimal("2.50") * len(ALL_BETS))
+
+
+def test_every_wager_payout_is_worked_out_before_settle_round_returns() -> None:
+    wagers = [
+        Wager("a", "p", inside_bet([17]), Decimal("1")),
+        Wager("b", "p", outside_bet(BetKind.RED), Decimal("3")),
+        Wager("c", "p", outside_bet(BetKind.BLACK), Decimal("3")),
+    ]
+    r = settle_round(wagers, 17, DRAW, {}, RULES)
+    assert isinstance(r.source, settlement._Payouts)
+    assert r.source.steps.tolist() == [19900, 0, 300]  # in steps of the 0.01 rounding, 17 is black
+
+
+@pytest.mark.parametrize(
+    ("amount", "why"),
+    [
+        ("0.00001", "more places than KEY_PLACES"),
+        (str(Decimal(KEY_MAX_UNITS).scaleb(-KEY_PLACES)), "too many minor units"),
+        ("1E+13", "exponent too large"),
+    ],
+)
+def test_amounts_that_do_not_fit_settle_by_the_decimal_path(
+    amount: str, why: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    big = Wager("big", "p", inside_bet([17]), Decimal(amount))
+    small = Wager("small", "p", outside_bet(BetKind.BLACK), Decimal("2"))
+    rules = _rules_with(unit=Decimal("0.00001"))  # so to_wire can write every amount
+    assert big.key is None, why
+    assert settlement._settle_in_units((big, small), 17, DRAW, {}, rules) is None
+    fast, exact = _both_paths([big, small], 17, DRAW, {}, rules, monkeypatch)
+    assert _written(fast) == _written(exact)
+    assert fast.settlements[0] == settle_wager(big, 17, DRAW, {}, rules)
+
+
+def test_a_hand_made_bet_or_a_finer_rounding_settles_by_the_decimal_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    odd_bet = Wager("x", "p", Bet(BetKind.STRAIGHT, frozenset({17}), which=9), Decimal("1"))
+    assert odd_bet.key is None
+    fine = _rules_with(rounding=Decimal("0.00001"))
+    ordinary = (Wager("y", "p", inside_bet([17]), Decimal("0.03")),)
+    assert settlement._settle_in_units(ordinary, 17, DRAW, {}, fine) is None
+    fast, exact = _both_paths(ordinary, 17, DRAW, {}, fine, monkeypatch)
+    assert _written(fast) == _written(exact)
+    assert str(fast.total_paid) == "5.97000"
+    r = settle_round([odd_bet], 17, DRAW, {}, RULES)
+    assert str(r.total_paid) == "199.00"
+
+
+def test_products_that_could_overflow_int64_fall_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A bonus outcome with a 15-digit denominator has a numerator near 2**59: times the units of
+    # an ordinary amount that leaves int64, so the round is settled with Decimals, still exactly.
+    odd_outcome = Fraction(4999 * 10**14 - 1, 10**14)
+    wagers = (
+        Wager("w", "p", inside_bet([8]), Decimal("3.00")),
+        Wager("v", "q", inside_bet([9]), Decimal("1")),
+    )
+    assert settlement._settle_in_units(wagers, 8, DRAW, {"p": odd_outcome}, RULES) is None
+    fast, exact = _both_paths(wagers, 8, DRAW, {"p": odd_outcome}, RULES, monkeypatch)
+    assert _written(fast) == _written(exact)
+    assert str(fast.total_paid) == "14996.99"  # 3 x 4998.99999999999999 rounded down to 0.01
+    top = Wager("top", "p", inside_bet([17]), Decimal(KEY_MAX_UNITS - 1).scaleb(-KEY_PLACES))
+    lucky_top = settle_round([top], 17, Draw({17: Fraction(4999)}, 8), {}, RULES)
+    assert isinstance(lucky_top.source, settlement._Payouts)  # the largest key still fits at 4,999 to 1
+    assert lucky_top.total_paid == (top.amount * 4999).quantize(Decimal("0.01"), rounding="ROUND_FLOOR")
+
+
+def test_missing_bonus_outcome_names_the_first_wager_in_order() -> None:
+    wagers = [
+        Wager("lose", "zed", inside_bet([1]), Decimal("1")),
+        Wager("first", "anna", inside_bet([7, 8]), Decimal("1")),
+        Wager("second", "bob", inside_bet([8]), Decimal("1")),
+    ]
+    with pytest.raises(BonusOutcomeMissing, match="wager first: player 'anna' won on the Bonus Number 8"):
+        settle_round(wagers, 8, DRAW, {"bob": Fraction(40)}, RULES)
+    r = settle_round(wagers, 8, DRAW, {"anna": Fraction(41), "bob": Fraction(40)}, RULES)
+    assert [(o.kind, o.odds, str(o.payout)) for o in r.outcomes] == [
+        ("lose", Fraction(0), "0.00"),
+        ("bonus", Fraction(41, 2), "20.50"),
+        ("bonus", Fraction(40), "40.00"),
+    ]
+
+
+def test_settle_key_packs_units_places_and_bet_index() -> None:
+    bet = outside_bet(BetKind.DOZEN, 2)
+    w = Wager("w", "p", bet, Decimal("12.50"))
+    assert w.key is not None
+    assert w.key & ((1 << KEY_INDEX_BITS) - 1) == ALL_BETS.index(bet)
+    assert (w.key >> KEY_INDEX_BITS) & ((1 << KEY_PLACES_BITS) - 1) == 2
+    assert w.key >> (KEY_INDEX_BITS + KEY_PLACES_BITS) == 125_000
+    # The key is derived: it takes no part in a wager's identity and follows a replaced amount.
+    assert w == Wager("w", "p", bet, Decimal("12.5")) and "key" not in repr(w)
+    moved = dataclasses.replace(w, amount=Decimal("3"))
+    assert moved.key is not None and moved.key >> (KEY_INDEX_BITS + KEY_PLACES_BITS) == 30_000
+    for refused in ("-1", "NaN", "Infinity", "-0"):
+        assert Wager("w", "p", bet, Decimal(refused)).key is None
