@@ -64,7 +64,9 @@ def sensor_to_screen() -> dict[str, float]:
     from PySide6.QtWidgets import QApplication
 
     from gui import theme
+    from gui.app import offscreen_if_headless
 
+    offscreen_if_headless()  # a CI machine or a server has no display: measured offscreen there
     app = QApplication.instance() or QApplication([])
     assert isinstance(app, QApplication)
     theme.apply(app)
