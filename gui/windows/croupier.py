@@ -7,6 +7,7 @@ and the result candidate the wheel reported, never game state.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from decimal import Decimal
@@ -40,6 +41,7 @@ from gui.widgets.status import HistoryStrip, SensorStatus, chip_pixmap
 from gui.windows.dialogs import ApprovalDialog, ManualResultDialog, ReasonDialog
 
 MAX_NAME = 24  # fits a player button and a paying-list row
+PLAIN_SEAT = re.compile(r"Seat \d+")  # the names seats start with (gui.app.PLAYERS)
 CHIP_VALUES = (Decimal(1), Decimal(5), Decimal(25), Decimal(100), Decimal(500), Decimal(1000))
 NO_SPIN_REASONS = (
     "ball spun in the same direction as the rotor",
@@ -393,6 +395,30 @@ class CroupierWindow(QMainWindow):
         self.show_reason("")
         return True
 
+    def _seat_named_players(self) -> None:
+        """Players the journal has wagers for but no seat shows (a named seat after a restart: the
+        window starts with "Seat 1"…) take the first seat without wagers, so they can be selected,
+        undone and cleared again."""
+        betting = {w.player for w in self.wagers}
+        for name in dict.fromkeys(w.player for w in self.wagers):
+            if name in self.players:
+                continue
+            # A seat still under its plain name first: never take a name the croupier gave.
+            free_seats = [seat for seat in self.players if seat not in betting]
+            free = next((seat for seat in free_seats if PLAIN_SEAT.fullmatch(seat)), None)
+            free = free or next(iter(free_seats), None)
+            if free is None:
+                return
+            i = self.players.index(free)
+            self.players = tuple(name if k == free else k for k in self.players)
+            self.styles = {(name if k == free else k): v for k, v in self.styles.items()}
+            button = self.player_buttons.pop(free)
+            self.player_buttons[name] = button
+            button.setToolTip(f"Select {name} ({i + 1})")
+            if self.player == free:
+                self.player = name
+            betting.add(name)
+
     def ask_rename_seat(self) -> None:
         name, ok = QInputDialog.getText(self, "Name seat", f"Player at {self.player}:", text=self.player)
         if ok:
@@ -513,6 +539,7 @@ class CroupierWindow(QMainWindow):
 
     def on_wagers(self, wagers: tuple[Wager, ...]) -> None:
         self.wagers = tuple(wagers)
+        self._seat_named_players()
         self.felt.set_wagers(self.wagers, self.styles)
         self._update_totals()
 

@@ -306,3 +306,39 @@ def test_a_bonus_game_on_the_table_service(
     assert view.payout is not None and view.payout > 0
     assert window.action.text() == "Settle"
     loop.run_until_complete(table.shutdown())
+
+
+def test_named_seats_come_back_after_a_restart_mid_round(
+    loop: asyncio.AbstractEventLoop, store: Store, qtbot: QtBot
+) -> None:
+    seats = ("Seat 1", "Seat 2", "Seat 3")
+
+    def station() -> tuple[ServiceTable, CroupierWindow]:
+        service = TableService(store, "T1", rng=SeededRng(9), allow_seeded_rng=True, claim=False)
+        loop.run_until_complete(service.start())
+        table = ServiceTable(service, CROUPIER, seats)
+        table.refresh()
+        window = CroupierWindow(table, seats)
+        qtbot.addWidget(window)
+        window.show()
+        return table, window
+
+    table, window = station()
+    assert window.rename_seat("Seat 1", "Anna") and window.rename_seat("Seat 3", "Bob Marley")
+    table.open_bets()
+    run(loop, table)
+    window.select_player("Bob Marley")
+    window.on_bet_clicked(inside_bet([5]))
+    run(loop, table)
+    loop.run_until_complete(table.shutdown())
+    window.close()
+
+    again, restored = station()  # the window starts with the plain seat names again
+    assert restored.players == ("Bob Marley", "Seat 2", "Seat 3")
+    assert restored.player_buttons["Bob Marley"].text().startswith("Bob Marley")
+    restored.select_player("Bob Marley")
+    assert restored.player == "Bob Marley"
+    qtbot.mouseClick(restored.undo_button, Qt.MouseButton.LeftButton)  # undo works for the seat
+    run(loop, again)
+    assert again.snapshot().wagers == ()
+    loop.run_until_complete(again.shutdown())
