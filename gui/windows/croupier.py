@@ -382,6 +382,14 @@ class CroupierWindow(QMainWindow):
         if why:
             self.show_reason(why)
             return False
+        self._reseat(old, new)
+        self.felt.set_wagers(self.wagers, self.styles)
+        self._update_totals()
+        self.show_reason("")
+        return True
+
+    def _reseat(self, old: str, new: str) -> None:
+        """Seat `old` is called `new` from now on: same place, key, colour and shape."""
         i = self.players.index(old)
         self.players = tuple(new if k == old else k for k in self.players)
         self.styles = {(new if k == old else k): v for k, v in self.styles.items()}
@@ -390,10 +398,6 @@ class CroupierWindow(QMainWindow):
         button.setToolTip(f"Select {new} ({i + 1})")
         if self.player == old:
             self.player = new
-        self.felt.set_wagers(self.wagers, self.styles)
-        self._update_totals()
-        self.show_reason("")
-        return True
 
     def _seat_named_players(self) -> None:
         """Players the journal has wagers for but no seat shows (a named seat after a restart: the
@@ -409,14 +413,7 @@ class CroupierWindow(QMainWindow):
             free = free or next(iter(free_seats), None)
             if free is None:
                 return
-            i = self.players.index(free)
-            self.players = tuple(name if k == free else k for k in self.players)
-            self.styles = {(name if k == free else k): v for k, v in self.styles.items()}
-            button = self.player_buttons.pop(free)
-            self.player_buttons[name] = button
-            button.setToolTip(f"Select {name} ({i + 1})")
-            if self.player == free:
-                self.player = name
+            self._reseat(free, name)
             betting.add(name)
 
     def ask_rename_seat(self) -> None:
