@@ -247,6 +247,7 @@ class FeltWidget(QWidget):
         self._paint_marks(p)
         self._paint_hover(p)
         self._paint_chips(p)
+        self._paint_lucky_badges(p)
         if self._lucky_detail and self._lucky:
             self._paint_lucky_card(p)
         p.end()
@@ -337,8 +338,8 @@ class FeltWidget(QWidget):
         p.drawPolygon(poly)
 
     def _paint_marks(self, p: QPainter) -> None:
-        """Lucky Numbers with their payout, the Bonus Number, the winning number."""
-        for n, odds in self._lucky.items():
+        """Lucky Numbers lit (their payouts go over the chips), the Bonus Number, the winning number."""
+        for n in self._lucky:
             r = self._rect(geo.number_rect(n))
             s = self._scale
             glow = QColor(theme.LUCKY)
@@ -348,7 +349,6 @@ class FeltWidget(QWidget):
             p.drawRoundedRect(r.adjusted(-0.02 * s, -0.02 * s, 0.02 * s, 0.02 * s), 0.06 * s, 0.06 * s)
             p.setPen(QPen(theme.LUCKY, 0.07 * s))
             p.drawRoundedRect(r.adjusted(0.035 * s, 0.035 * s, -0.035 * s, -0.035 * s), 0.06 * s, 0.06 * s)
-            self._paint_payout_badge(p, r, odds)
         if self._bonus is not None:
             r = self._rect(geo.number_rect(self._bonus))
             pen = QPen(theme.BONUS, 0.07 * self._scale)
@@ -376,6 +376,14 @@ class FeltWidget(QWidget):
                 p.drawText(badge, Qt.AlignmentFlag.AlignCenter, "BONUS")
         if self._result is not None:
             self._dim_losers(p)
+
+    def _paint_lucky_badges(self, p: QPainter) -> None:
+        """Each Lucky Number's "… to 1" over the chips: a chip on a corner or split must never hide
+        which payout a number has (the payout badges of winners keep clear of these)."""
+        for n, odds in self._lucky.items():
+            p.setOpacity(0.5 if self._result is not None and n != self._result else 1.0)
+            self._paint_payout_badge(p, self._rect(geo.number_rect(n)), odds)
+        p.setOpacity(1.0)
 
     def _lucky_badge_rect(self, n: int) -> QRectF:
         r, s = self._rect(geo.number_rect(n)), self._scale
