@@ -109,7 +109,10 @@ TIMER_USER: Final = "timer"
 SYSTEM_USER: Final = "system"
 # Test hook for the crash tests: "N:SECONDS" pauses inside the N-th journal transaction of this process
 # (after the rows are written, before the commit) and says so on stderr, so a test can SIGKILL there.
+# A stray variable on a table PC must not stall the game: the hook is ignored unless TEST_HOOKS_ENV is
+# "1" as well (only the test suite sets both), and a malformed value is ignored with a warning.
 PAUSE_ENV: Final = "DRR_TABLE_PAUSE_IN_TXN"
+TEST_HOOKS_ENV: Final = "DRR_TEST_HOOKS"
 
 Subscriber = Callable[[Entry], Awaitable[None] | None]
 
@@ -124,10 +127,17 @@ class Approval:
 
 def _pause_plan() -> tuple[int, float] | None:
     raw = os.environ.get(PAUSE_ENV)
-    if not raw:
+    if not raw or os.environ.get(TEST_HOOKS_ENV) != "1":
         return None
     n, _, seconds = raw.partition(":")
-    return int(n), float(seconds or "30")
+    try:
+        plan = int(n), float(seconds or "30")
+    except ValueError:
+        plan = (0, 0.0)
+    if plan[0] < 1 or not 0 <= plan[1] <= 600:
+        log.warning("%s=%r ignored: expected N:SECONDS (N >= 1, SECONDS <= 600)", PAUSE_ENV, raw)
+        return None
+    return plan
 
 
 class TableService:
@@ -415,7 +425,12 @@ class TableService:
     def _close_event(self, s: RoundState) -> tuple[str, dict[str, Any], str | None]:
         event = close_bets(s, self.rng)  # § 617b.12(e): the draw follows every wager
         apply(s, event)
-        return (event.type, event.to_json(), s.round_id)
+        payload = event.to_json()
+        # The journal's canonical JSON sorts object keys, so the Lucky mapping is stored by number; the
+        # order the RNG drew them in is kept as a list beside it for the audit trail (no payout or
+        # screen depends on it: the croupier lists them by number, the player display by odds).
+        payload["draw"] = {**payload["draw"], "lucky_order": list(event.draw.lucky_order)}
+        return (event.type, payload, s.round_id)
 
     async def confirm_result(self, user: User) -> list[Entry]:
         """The croupier confirms the wheel's result; bonus games start being due if someone won one."""
@@ -473,9 +488,18 @@ class TableService:
             return await self._run(user.name, self._result_events(s, event, extra))
 
     async def correct_result(self, user: User, number: int, reason: str) -> list[Entry]:
-        """A pit boss corrects a misread result before any bonus game or settlement."""
+        """A pit boss corrects a misread result before any bonus game or settlement.
+
+        A bonus game starts with the confirmation that makes it due (`round.bonus_started` in the same
+        transaction): once a player has seen the boxes, a result under it can no longer change, so the
+        remedy for a wrong result then is a void (every wager returned), never a correction."""
         require(user, "correct_result")
         async with self._lock:
+            if self.state.round is not None and self.state.round.phase is Phase.BONUS:
+                raise IllegalTransition(
+                    "cannot correct the result: a bonus game was started on it; "
+                    "if the result was wrong, void the round (every wager is returned)"
+                )
             s = self._round(Phase.RESULT, doing="correct the result")
             assert s.result is not None
             event = ResultCorrected(s.result, number, reason.strip())

@@ -247,3 +247,19 @@ def test_every_entry_is_folded_exactly_once(store: Store) -> None:
     with pytest.raises(DrrError, match="missing"):
         fresh.apply_entry(entries[2])
     assert state.last_seq == len(entries) and len(state.round.wagers) == 7  # type: ignore[union-attr]
+
+
+def test_a_result_under_a_bonus_game_is_not_corrected_but_the_round_may_be_voided(store: Store) -> None:
+    async def go() -> TableService:
+        svc = make_service(store, seed=11)
+        await to_bonus(svc)
+        with pytest.raises(IllegalTransition, match=r"bonus game was started on it; .*void the round"):
+            await svc.correct_result(PITBOSS, 5, "misread")
+        await svc.void(PITBOSS, "the sensor misread the number under a bonus game")
+        return svc
+
+    svc = run(go())
+    kinds = [e.type for e in store.journal.entries("T1")]
+    assert "round.result_corrected" not in kinds and kinds.count("round.voided") == 1
+    assert svc.round is not None and svc.round.phase.value == "void"
+    assert rebuild(store, "T1").round.phase.value == "void"  # type: ignore[union-attr]

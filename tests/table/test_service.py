@@ -462,3 +462,22 @@ def test_recovery_from_the_last_round_equals_the_full_fold(store: Store) -> None
     assert set(quick.rules_by_sha) == set(full.rules_by_sha) and len(full.rules_by_sha) == 2
     assert quick.round == full.round and quick.round is not None and quick.round.draw is not None
     assert quick.rounds_opened == 5 and quick.phase == "closed"
+
+
+def test_the_draw_order_of_the_lucky_numbers_is_journaled(store: Store) -> None:
+    async def go() -> TableService:
+        svc = make_service(store, seed=3)
+        await svc.start()
+        await svc.open_bets(CROUPIER)
+        await some_wagers(svc)
+        await svc.no_more_bets(CROUPIER)
+        return svc
+
+    svc = run(go())
+    assert svc.round is not None and svc.round.draw is not None
+    drawn = list(svc.round.draw.lucky_order)  # as the RNG gave them
+    closed = next(e for e in store.journal.entries("T1") if e.type == "round.bets_closed")
+    record = closed.payload["draw"]
+    assert record["lucky_order"] == drawn and sorted(drawn) == sorted(int(n) for n in record["lucky"])
+    # The rebuilt table reads the same draw (the list is beside the mapping, not instead of it).
+    assert rebuild(store, "T1").round.draw == svc.round.draw  # type: ignore[union-attr]
