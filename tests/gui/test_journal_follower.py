@@ -5,6 +5,8 @@ every command."""
 from __future__ import annotations
 
 import asyncio
+import os
+import uuid
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -31,6 +33,30 @@ PLAYERS = ("anna", "bob")
 
 
 @pytest.fixture
+def store_url(tmp_path: Path) -> Iterator[str]:
+    """PostgreSQL (a schema of its own) with DRR_TEST_PG_URL, else a SQLite file."""
+    pg = os.environ.get("DRR_TEST_PG_URL")
+    if pg is None:
+        yield str(tmp_path / "table.sqlite")
+        return
+    import sqlalchemy as sa
+
+    from engine.store.db import resolve_url
+
+    schema = f"drr_follow_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(resolve_url(pg))
+    with admin.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    url = sa.engine.make_url(resolve_url(pg)).update_query_dict({"options": f"-csearch_path={schema}"})
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+@pytest.fixture
 def loop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
     event_loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(event_loop)
@@ -40,9 +66,9 @@ def loop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
 
 
 def test_display_follows_the_owned_table_read_only(
-    loop: asyncio.AbstractEventLoop, tmp_path: Path, qtbot: QtBot
+    loop: asyncio.AbstractEventLoop, store_url: str, qtbot: QtBot
 ) -> None:
-    path = str(tmp_path / "table.sqlite")
+    path = store_url
     owner_store = open_store(path, table="T1")
     service = TableService(owner_store, "T1", rng=SeededRng(9), allow_seeded_rng=True)  # claims the table
     loop.run_until_complete(service.start())
@@ -158,3 +184,35 @@ def test_a_round_without_wagers_shows_its_winning_number(
     finally:
         loop.run_until_complete(service.close())
         store.close()
+
+
+def test_the_store_watch_wakes_the_follower(
+    loop: asyncio.AbstractEventLoop, store_url: str, qtbot: QtBot
+) -> None:
+    """No manual polling: the store watch (data_version on SQLite, NOTIFY on PostgreSQL) folds the
+    croupier station's entries into the display by itself."""
+    from gui.floor.watch import StoreWatch
+
+    owner_store = open_store(store_url, table="T1")
+    service = TableService(owner_store, "T1", rng=SeededRng(5), allow_seeded_rng=True)
+    loop.run_until_complete(service.start())
+    viewer_store = open_store(store_url, table="T1", migrate=False)
+    follower = JournalFollower(viewer_store, "T1")
+    shown = ServiceTable(follower, User("viewer", "surveillance"), PLAYERS)  # type: ignore[arg-type]
+    shown.refresh()
+    display = PlayerDisplay(shown)
+    qtbot.addWidget(display)
+    watch = StoreWatch(viewer_store, interval_ms=20)
+    watch.changed.connect(lambda _tables: follower.poll())
+    watch.start()
+    try:
+        loop.run_until_complete(service.open_bets(CROUPIER))
+        loop.run_until_complete(service.no_more_bets(CROUPIER))
+        qtbot.waitUntil(lambda: display.marquee.phase is Phase.CLOSED, timeout=5000)
+        draw = service.round.draw if service.round is not None else None
+        assert draw is not None and display.marquee.lucky == dict(draw.lucky)
+    finally:
+        watch.stop()
+        viewer_store.close()
+        loop.run_until_complete(service.close())
+        owner_store.close()
