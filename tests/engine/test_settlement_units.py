@@ -66,8 +66,9 @@ def _both_paths(
     bonus_odds: dict[str, Fraction],
     rules: RulesSubmission,
     monkeypatch: pytest.MonkeyPatch,
-) -> tuple[RoundSettlement, RoundSettlement]:
-    fast = settle_round(wagers, result, draw, bonus_odds, rules)
+) -> tuple[RoundSettlement | None, RoundSettlement]:
+    """The round settled by the integer path (None if it does not fit) and by the Decimal path."""
+    fast = settlement._settle_in_units(tuple(wagers), result, draw, bonus_odds, rules)
     with _decimal_path_only(monkeypatch):
         exact = settle_round(wagers, result, draw, bonus_odds, rules)
     return fast, exact
@@ -108,30 +109,55 @@ def test_integer_path_writes_what_the_decimal_path_writes(
     assert all(x.key is not None for x in wagers)
     with pytest.MonkeyPatch.context() as mp:
         fast, exact = _both_paths(wagers, result, draw, bonus_odds, rules, mp)
+    assert fast is not None
     assert _written(fast) == _written(exact)
     assert fast == exact and hash(fast) == hash(exact)
     assert list(fast.settlements) == [settle_wager(x, result, draw, bonus_odds, rules) for x in wagers]
+
+
+def _losers(n: int) -> list[Wager]:
+    """n ordinary wagers that lose on 17: enough of them make settle_round try the integer path."""
+    return [Wager(f"pad{i}", "pad", inside_bet([1]), Decimal("1")) for i in range(n)]
+
+
+def test_settle_round_takes_the_integer_path_for_large_rounds_only() -> None:
+    small = settle_round(_losers(settlement._INT_PATH_MIN_WAGERS - 1), 17, DRAW, {}, RULES)
+    assert isinstance(small.source, tuple)
+    large = settle_round(_losers(settlement._INT_PATH_MIN_WAGERS), 17, DRAW, {}, RULES)
+    assert isinstance(large.source, settlement._Payouts)
 
 
 def test_the_integer_path_settles_ordinary_rounds() -> None:
     wagers = tuple(Wager(f"w{i}", "p", b, Decimal("2.50")) for i, b in enumerate(ALL_BETS))
     fast = settlement._settle_in_units(wagers, 17, DRAW, {}, RULES)
     assert fast is not None
-    # 17 is Lucky at 199: the straight pays 2.50 x 199; 26 of the 157 bets lose nothing else.
+    # 17 is Lucky at 199: the straight pays 2.50 x 199.
     straight = next(s for s in fast.settlements if s.wager.bet == inside_bet([17]))
     assert (straight.kind, str(straight.payout)) == ("lucky", "497.50")
     assert str(fast.total_wagered) == str(Decimal("2.50") * len(ALL_BETS))
 
 
-def test_every_wager_payout_is_worked_out_before_settle_round_returns() -> None:
-    wagers = [
+def test_every_wager_payout_is_worked_out_before_settlement_returns() -> None:
+    wagers = (
         Wager("a", "p", inside_bet([17]), Decimal("1")),
         Wager("b", "p", outside_bet(BetKind.RED), Decimal("3")),
         Wager("c", "p", outside_bet(BetKind.BLACK), Decimal("3")),
-    ]
-    r = settle_round(wagers, 17, DRAW, {}, RULES)
-    assert isinstance(r.source, settlement._Payouts)
+    )
+    r = settlement._settle_in_units(wagers, 17, DRAW, {}, RULES)
+    assert r is not None and isinstance(r.source, settlement._Payouts)
     assert r.source.steps.tolist() == [19900, 0, 300]  # in steps of the 0.01 rounding, 17 is black
+
+
+def _settles_like_each_wager(
+    wagers: list[Wager], result: int, draw: Draw, bonus_odds: dict[str, Fraction], rules: RulesSubmission
+) -> RoundSettlement:
+    """settle_round of a round too large for the Decimal-only shortcut, checked wager by wager."""
+    r = settle_round(wagers, result, draw, bonus_odds, rules)
+    singles = [settle_wager(x, result, draw, bonus_odds, rules) for x in wagers]
+    assert list(r.settlements) == singles
+    assert [str(s.payout) for s in r.settlements] == [str(s.payout) for s in singles]
+    assert r.total_paid == sum((s.payout for s in singles), Decimal(0))
+    return r
 
 
 @pytest.mark.parametrize(
@@ -142,62 +168,58 @@ def test_every_wager_payout_is_worked_out_before_settle_round_returns() -> None:
         ("1E+13", "exponent too large"),
     ],
 )
-def test_amounts_that_do_not_fit_settle_by_the_decimal_path(
-    amount: str, why: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_amounts_that_do_not_fit_settle_by_the_decimal_path(amount: str, why: str) -> None:
     big = Wager("big", "p", inside_bet([17]), Decimal(amount))
     small = Wager("small", "p", outside_bet(BetKind.BLACK), Decimal("2"))
-    rules = _rules_with(unit=Decimal("0.00001"))  # so to_wire can write every amount
     assert big.key is None, why
-    assert settlement._settle_in_units((big, small), 17, DRAW, {}, rules) is None
-    fast, exact = _both_paths([big, small], 17, DRAW, {}, rules, monkeypatch)
-    assert _written(fast) == _written(exact)
-    assert fast.settlements[0] == settle_wager(big, 17, DRAW, {}, rules)
+    wagers = [big, small, *_losers(settlement._INT_PATH_MIN_WAGERS)]
+    assert settlement._settle_in_units(tuple(wagers), 17, DRAW, {}, RULES) is None
+    r = _settles_like_each_wager(wagers, 17, DRAW, {}, RULES)
+    assert r.total_wagered == Decimal(amount) + 2 + settlement._INT_PATH_MIN_WAGERS
 
 
-def test_a_hand_made_bet_or_a_finer_rounding_settles_by_the_decimal_path(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_hand_made_bet_or_a_finer_rounding_settles_by_the_decimal_path() -> None:
     odd_bet = Wager("x", "p", Bet(BetKind.STRAIGHT, frozenset({17}), which=9), Decimal("1"))
     assert odd_bet.key is None
-    fine = _rules_with(rounding=Decimal("0.00001"))
-    ordinary = (Wager("y", "p", inside_bet([17]), Decimal("0.03")),)
-    assert settlement._settle_in_units(ordinary, 17, DRAW, {}, fine) is None
-    fast, exact = _both_paths(ordinary, 17, DRAW, {}, fine, monkeypatch)
-    assert _written(fast) == _written(exact)
-    assert str(fast.total_paid) == "5.97000"
-    r = settle_round([odd_bet], 17, DRAW, {}, RULES)
+    r = _settles_like_each_wager([odd_bet, *_losers(settlement._INT_PATH_MIN_WAGERS)], 17, DRAW, {}, RULES)
     assert str(r.total_paid) == "199.00"
+    fine = _rules_with(rounding=Decimal("0.00001"))
+    wagers = [Wager("y", "p", inside_bet([17]), Decimal("0.03")), *_losers(settlement._INT_PATH_MIN_WAGERS)]
+    assert settlement._settle_in_units(tuple(wagers), 17, DRAW, {}, fine) is None
+    assert str(_settles_like_each_wager(wagers, 17, DRAW, {}, fine).total_paid) == "5.97000"
 
 
-def test_products_that_could_overflow_int64_fall_back(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_products_that_could_overflow_int64_fall_back() -> None:
     # A bonus outcome with a 15-digit denominator has a numerator near 2**59: times the units of
     # an ordinary amount that leaves int64, so the round is settled with Decimals, still exactly.
     odd_outcome = Fraction(4999 * 10**14 - 1, 10**14)
-    wagers = (
+    wagers = [
         Wager("w", "p", inside_bet([8]), Decimal("3.00")),
         Wager("v", "q", inside_bet([9]), Decimal("1")),
-    )
-    assert settlement._settle_in_units(wagers, 8, DRAW, {"p": odd_outcome}, RULES) is None
-    fast, exact = _both_paths(wagers, 8, DRAW, {"p": odd_outcome}, RULES, monkeypatch)
-    assert _written(fast) == _written(exact)
-    assert str(fast.total_paid) == "14996.99"  # 3 x 4998.99999999999999 rounded down to 0.01
+        *_losers(settlement._INT_PATH_MIN_WAGERS),
+    ]
+    assert settlement._settle_in_units(tuple(wagers), 8, DRAW, {"p": odd_outcome}, RULES) is None
+    r = _settles_like_each_wager(wagers, 8, DRAW, {"p": odd_outcome}, RULES)
+    assert str(r.total_paid) == "14996.99"  # 3 x 4998.99999999999999 rounded down to 0.01
     top = Wager("top", "p", inside_bet([17]), Decimal(KEY_MAX_UNITS - 1).scaleb(-KEY_PLACES))
-    lucky_top = settle_round([top], 17, Draw({17: Fraction(4999)}, 8), {}, RULES)
-    assert isinstance(lucky_top.source, settlement._Payouts)  # the largest key still fits at 4,999 to 1
+    lucky_top = settlement._settle_in_units((top,), 17, Draw({17: Fraction(4999)}, 8), {}, RULES)
+    assert lucky_top is not None  # the largest key still fits at 4,999 to 1
     assert lucky_top.total_paid == (top.amount * 4999).quantize(Decimal("0.01"), rounding="ROUND_FLOOR")
 
 
-def test_missing_bonus_outcome_names_the_first_wager_in_order() -> None:
+def test_missing_bonus_outcome_names_the_first_wager_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
     wagers = [
         Wager("lose", "zed", inside_bet([1]), Decimal("1")),
         Wager("first", "anna", inside_bet([7, 8]), Decimal("1")),
         Wager("second", "bob", inside_bet([8]), Decimal("1")),
     ]
     with pytest.raises(BonusOutcomeMissing, match="wager first: player 'anna' won on the Bonus Number 8"):
-        settle_round(wagers, 8, DRAW, {"bob": Fraction(40)}, RULES)
-    r = settle_round(wagers, 8, DRAW, {"anna": Fraction(41), "bob": Fraction(40)}, RULES)
-    assert [(o.kind, o.odds, str(o.payout)) for o in r.outcomes] == [
+        settlement._settle_in_units(tuple(wagers), 8, DRAW, {"bob": Fraction(40)}, RULES)
+    fast, exact = _both_paths(
+        wagers, 8, DRAW, {"anna": Fraction(41), "bob": Fraction(40)}, RULES, monkeypatch
+    )
+    assert fast is not None and _written(fast) == _written(exact)
+    assert [(o.kind, o.odds, str(o.payout)) for o in fast.outcomes] == [
         ("lose", Fraction(0), "0.00"),
         ("bonus", Fraction(41, 2), "20.50"),
         ("bonus", Fraction(40), "40.00"),
