@@ -80,6 +80,9 @@ class BonusScreen(QMainWindow):
             n = len(self.panels)
             self.grid.addWidget(panel, n // self.COLUMNS, n % self.COLUMNS)
             self.panels[view.player] = panel
+            # With two monitors the player display and this screen share the players' one: a
+            # bonus game comes to the front, and goes behind the display again when it is over.
+            self.raise_()
         panel.set_view(view)
         self.idle.setVisible(not self.panels)
         if not self.read_only:
@@ -92,3 +95,4 @@ class BonusScreen(QMainWindow):
                 panel.deleteLater()
             self.panels.clear()
             self.idle.setVisible(True)
+            self.lower()
