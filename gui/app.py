@@ -113,6 +113,9 @@ def _place_on_screens(app: Any, windows: list[Any]) -> None:
         geometry = screen.availableGeometry()
         window.setGeometry(geometry.adjusted(20, 20, -20, -20))
         window.show()
+    # On one monitor the croupier's window is the one in front (the displays are behind it).
+    windows[0].raise_()
+    windows[0].activateWindow()
 
 
 class WheelFeed:

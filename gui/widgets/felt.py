@@ -553,7 +553,7 @@ class FeltWidget(QWidget):
         card = QRectF(area.x(), area.y(), area.width(), row_h * len(rows) + 0.1 * s)
         card.moveCenter(area.center())
         p.setPen(QPen(theme.LUCKY, max(1.0, 0.04 * s)))
-        p.setBrush(QColor(10, 14, 18, 235))
+        p.setBrush(QColor(10, 14, 18))  # opaque: the boxes' words must not show through
         p.drawRoundedRect(card, 0.1 * s, 0.1 * s)
         col_w = card.width() / len(LUCKY_HEADINGS)
         top = card.y() + 0.05 * s

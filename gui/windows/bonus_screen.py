@@ -7,7 +7,7 @@ pick, cash-out and preset goes to the table first and the panel redraws from its
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QPaintEvent
+from PySide6.QtGui import QGuiApplication, QPaintEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QMainWindow, QVBoxLayout, QWidget
 
 from gui.table_adapter import TableAdapter
@@ -82,7 +82,8 @@ class BonusScreen(QMainWindow):
             self.panels[view.player] = panel
             # With two monitors the player display and this screen share the players' one: a
             # bonus game comes to the front, and goes behind the display again when it is over.
-            self.raise_()
+            if self._on_players_screen():
+                self.raise_()
         panel.set_view(view)
         self.idle.setVisible(not self.panels)
         if not self.read_only:
@@ -95,4 +96,9 @@ class BonusScreen(QMainWindow):
                 panel.deleteLater()
             self.panels.clear()
             self.idle.setVisible(True)
-            self.lower()
+            if self._on_players_screen():
+                self.lower()
+
+    def _on_players_screen(self) -> bool:
+        """On a monitor of its own (not the croupier's), where stacking it is harmless."""
+        return len(QGuiApplication.screens()) > 1 and self.screen() != QGuiApplication.primaryScreen()
