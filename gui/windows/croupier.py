@@ -40,6 +40,7 @@ from gui.widgets.felt import FeltWidget
 from gui.widgets.status import HistoryStrip, SensorStatus, chip_pixmap
 from gui.windows.dialogs import ApprovalDialog, ManualResultDialog, ReasonDialog
 
+PAYING_TITLE = "Paying list (player totals include stakes)"
 MAX_NAME = 24  # fits a player button and a paying-list row
 PLAIN_SEAT = re.compile(r"Seat \d+")  # the names seats start with (gui.app.PLAYERS)
 CHIP_VALUES = (Decimal(1), Decimal(5), Decimal(25), Decimal(100), Decimal(500), Decimal(1000))
@@ -156,7 +157,11 @@ class CroupierWindow(QMainWindow):
         self.paying.setHorizontalHeaderLabels(["Player", "Wager", "Stake", "Odds", "Pays"])
         self._table_style(self.paying)
         self.paying.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        bottom.addWidget(self._titled("Paying list (player totals include stakes)", self.paying), 4)
+        paying_box = self._titled(PAYING_TITLE, self.paying)
+        title = paying_box.findChild(QLabel)
+        assert title is not None
+        self.paying_title = title
+        bottom.addWidget(paying_box, 4)
         bottom.addWidget(self._irregular_panel())
         outer.addLayout(bottom, 3)
 
@@ -207,6 +212,10 @@ class CroupierWindow(QMainWindow):
         layout.addLayout(players)
         if self.player:
             self.player_buttons[self.player].setChecked(True)
+        # Totals right under the players: on a 768-pixel screen the rest of the panel scrolls.
+        self.totals = QLabel("")
+        self.totals.setWordWrap(True)
+        layout.addWidget(self.totals)
         chips_title = QLabel("Chip value (F1–F6)")
         chips_title.setObjectName("dim")
         layout.addSpacing(6)
@@ -234,10 +243,6 @@ class CroupierWindow(QMainWindow):
         row.addWidget(self.undo_button)
         row.addWidget(self.clear_button)
         layout.addLayout(row)
-        layout.addSpacing(6)
-        self.totals = QLabel("")
-        self.totals.setWordWrap(True)
-        layout.addWidget(self.totals)
         self.limits = QLabel(self._limits_text())
         self.limits.setObjectName("dim")
         self.limits.setWordWrap(True)
@@ -610,6 +615,10 @@ class CroupierWindow(QMainWindow):
             grand += subtotal
         if rows:
             rows.append((["Table total", "", "", "", money(grand)], "grand"))
+        # The table total also in the title: on a small screen the list scrolls, the title does not.
+        self.paying_title.setText(
+            f"{PAYING_TITLE} · <b>table pays {money(grand)}</b>" if rows else PAYING_TITLE
+        )
         self.paying.setRowCount(len(rows))
         colours = {"lucky": theme.LUCKY, "bonus": theme.BONUS, "approve": theme.WARN}
         for r, (cells, tag) in enumerate(rows):

@@ -232,6 +232,10 @@ def test_large_payouts_need_approval_before_settling(qtbot: QtBot) -> None:
     table = demo.croupier_after_lucky_win()
     window = CroupierWindow(table, table.players)
     qtbot.addWidget(window)
+    # The table total stays in sight in the list's title, even when the list has to scroll.
+    wins = [ln for ln in table.snapshot().pay_lines if ln.wins]
+    grand = sum((ln.payout + ln.wager.amount for ln in wins), Decimal(0))
+    assert f"table pays {grand:,.2f}" in window.paying_title.text()
     # The pit boss's sign-off is the one next action; settling is refused until it is given.
     assert window.approvals and window.action.isEnabled()
     assert window.action.text() == "Pit-boss approval…"
