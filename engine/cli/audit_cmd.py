@@ -22,12 +22,21 @@ def run_verify(args: argparse.Namespace) -> int:
     import sys
 
     from engine.cli.store_args import open_from_args
-    from engine.store.verify import verify
+    from engine.store.verify import file_damage, verify
 
     with open_from_args(args) as store:
         report = verify(store, args.only_table)
-    if report.ok:
+        damage = file_damage(store) if report.ok else None
+    if report.ok and damage is None:
         print(report.summary())
         return 0
+    if report.ok:
+        print(
+            f"drr audit verify: the hash chain is intact ({report.events} events, head {report.head}), "
+            f"but the file {store.where} is damaged ({damage}): keep a copy of it and restore the store "
+            "from a backup (docs/backup-restore.md)",
+            file=sys.stderr,
+        )
+        return 1
     print(f"drr audit verify: {report.problem}", file=sys.stderr)
     return 1

@@ -46,6 +46,25 @@ class VerifyReport:
         return f"FAILED: {self.problem}"
 
 
+def file_damage(store: Store, *, limit: int = 3) -> str | None:
+    """SQLite only: what `PRAGMA quick_check` finds wrong with the file's pages (None when sound).
+
+    The chain can be intact while a page of a projection or an index is damaged (a bad sector, a
+    copy cut short): the journal then still proves every fact, but the file needs restoring, and an
+    audit must say so rather than report OK."""
+    if not store.is_sqlite:
+        return None
+    try:
+        with store.read() as conn:
+            found = [str(r[0]) for r in conn.exec_driver_sql(f"PRAGMA quick_check({int(limit)})")]
+    except sa.exc.DatabaseError as exc:
+        return str(getattr(exc, "orig", exc))
+    if found == ["ok"]:
+        return None
+    lines = [ln.strip() for row in found for ln in row.splitlines()]
+    return "; ".join(ln for ln in lines if ln and not ln.startswith("***")) or "quick_check failed"
+
+
 def _fail(report: VerifyReport, table: str, seq: int | None, problem: str) -> VerifyReport:
     report.ok = False
     report.bad_table, report.bad_seq = table, seq

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
 from engine.errors import DrrError
-from engine.store import Store
+from engine.store import Store, open_store
 from engine.store.canonical import GENESIS_HASH, canonical_json, entry_hash
 from engine.store.journal import CHECKPOINT_EVERY, NewEvent
 from engine.store.verify import verify
@@ -119,3 +122,27 @@ def test_shutdown_checkpoint_is_kept(store: Store) -> None:
     _tamper(store, "DELETE FROM chain_heads")
     report = verify(store, "T1")
     assert not report.ok and "truncated" in (report.problem or "")
+
+
+def test_audit_verify_reports_a_damaged_file_even_when_the_chain_is_intact(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gui.cli import main
+
+    path = tmp_path / "damaged.sqlite"
+    with open_store(str(path), table="T1") as s:
+        play_round(s, "T1", "r1", 17)
+    assert main(["audit", "verify", "--db", str(path)]) == 0
+    capsys.readouterr()
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the main file
+        page = db.execute("PRAGMA page_size").fetchone()[0]
+        root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'ix_rounds_table_seq'").fetchone()[
+            0
+        ]
+    with path.open("r+b") as f:  # a bad sector in an index of the projections, not in the journal
+        f.seek((root - 1) * page)
+        f.write(b"\xde\xad" * (page // 2))
+    assert main(["audit", "verify", "--db", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "hash chain is intact" in err and f"Page {root}" in err and "restore" in err
