@@ -277,8 +277,8 @@ class Marquee(QWidget):
             x += part.width()
         # Counts under the bar, zero included even when its share is too thin to label.
         p.setPen(theme.TEXT_DIM)
-        p.setFont(self._font(min(0.24 * u, r.height() * 0.5), bold=False))
-        caption = QRectF(r.x(), r.bottom() + r.height() * 0.1, r.width(), r.height() * 0.7)
+        p.setFont(self._font(min(0.28 * u, r.height() * 0.62)))  # bold: read from three metres
+        caption = QRectF(r.x(), r.bottom() + r.height() * 0.1, r.width(), r.height() * 0.8)
         text = f"red {split['red']} · black {split['black']} · zero {split['green']}   (last {total})"
         self._shrink_to(p, text, caption.width())
         p.drawText(caption, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
