@@ -248,7 +248,8 @@ async def _serve(
     # The windows come up at once on a stand-in table ("starting") and redraw from the journal
     # as soon as the table service has rebuilt the table from it.
     table = DeferredTable(first_rules, PLAYERS, table_id)
-    follows = station in ("display", "bonus") and not all_windows
+    # A display or bonus screen never runs the table (not even as the settings file's plain `drr`).
+    follows = station in ("display", "bonus")
     windows = _build_windows(station, table, all_windows, read_only=follows)
     main = windows[0]
     painted: asyncio.Future[float] = asyncio.get_running_loop().create_future()
