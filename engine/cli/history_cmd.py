@@ -157,14 +157,17 @@ def run_export(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     from engine.auth import AuthenticationFailed
     from engine.cli.store_args import open_from_args, read_pin
+    from engine.floor.actions import authorize
     from engine.store.history import import_csv
-    from engine.store.users import FLOOR, authenticate, list_users
+    from engine.store.users import FLOOR, list_users
 
     with open_from_args(args, migrate=True) as store:
         user = None
         if args.user is not None:
             pin = args.pin if args.pin is not None else read_pin(f"PIN for {args.user}: ")
-            user = authenticate(store, args.user, pin, table=args.only_table or FLOOR, station="cli")
+            user = authorize(
+                store, args.user, pin, "import_history", table=args.only_table or FLOOR, station="cli"
+            )
         elif list_users(store):
             raise AuthenticationFailed("importing history needs a pit boss: --user NAME (and --pin)")
         report = import_csv(store, args.file, args.only_table, user=user)
@@ -175,15 +178,16 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run_void(args: argparse.Namespace) -> int:
     from engine.cli.store_args import open_from_args, read_pin
+    from engine.floor.actions import authorize
     from engine.store.history import void_round
-    from engine.store.users import authenticate
 
     pin = args.pin if args.pin is not None else read_pin(f"PIN for {args.user}: ")
     with open_from_args(args) as store:
         from engine.store.history import show_round
 
         table = show_round(store, args.round_id, args.only_table)["round"]["table"]
-        user = authenticate(store, args.user, pin, table=table, station="cli")
+        # authorize journals a refused role (action.refused) as the GUI's actions do
+        user = authorize(store, args.user, pin, "void_round", table=table, station="cli")
         void_round(store, args.round_id, args.reason, user, table=table)
     print(f"round {args.round_id} on table {table} voided by {args.user}")
     return 0

@@ -47,4 +47,8 @@ def read_pin(prompt: str) -> str:
 
     if not sys.stdin.isatty():
         raise DrrError("no PIN given and no terminal to ask for one: pass --pin")
-    return getpass.getpass(prompt)
+    try:
+        return getpass.getpass(prompt)
+    except EOFError:
+        # Ctrl-D (or input that ends) at the prompt is a cancel, not a crash.
+        raise DrrError("no PIN typed; nothing changed") from None

@@ -93,6 +93,8 @@ def recall_round(
     wagers: dict[str, Wager] = {}
     bonus_player = "?"
     boxes: dict[str, list[str]] = {}
+    settled_seen = False
+    voided_late: dict[str, Any] | None = None
     for e in rec.entries:
         kind, p = e["type"], e["payload"]
         if kind == "round.wager_placed":
@@ -133,6 +135,13 @@ def recall_round(
         elif kind == "round.settled":
             rec.total_wagered = Decimal(str(p.get("total_wagered", p.get("wagered", "0"))))
             rec.total_paid = Decimal(str(p.get("total_paid", p.get("paid", "0"))))
+        if kind == "round.voided" and settled_seen:
+            # A floor void after settlement is not a step of the round's own play (the engine refuses
+            # it there): replay the play as it was and say what the void did.
+            voided_late = p
+            continue
+        if kind == "round.settled":
+            settled_seen = True
         if kind.startswith("round.") and kind != "round.result_corrected":
             with contextlib.suppress(ValueError):
                 round_events.append(event_from_json({**p, "type": kind}))
@@ -165,4 +174,7 @@ def recall_round(
             else:
                 rec.settlements = list(pending.settlements)
                 rec.replay_note = "not settled yet: the payouts shown are what the round will pay"
+    if voided_late is not None:
+        by = voided_late.get("by", "?")
+        rec.replay_note = f"voided by {by} after settlement: the payouts below were made before the void"
     return rec

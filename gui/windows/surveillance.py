@@ -423,6 +423,8 @@ class SurveillanceWindow(QMainWindow):
         self.reload_tables()
         self.alerts.refresh()
         if live:
+            # What happened while no station was open is raised now, not a minute later.
+            self.scan_alerts()
             self.watch.start()
             # A silent table is news too: re-scan once a minute even when nothing is written.
             self.silence = QTimer(self)

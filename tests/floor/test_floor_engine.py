@@ -313,3 +313,16 @@ def test_alert_thresholds_come_from_the_settings() -> None:
         Settings().payout_alert_threshold,
         Settings().bias_alert_p_value,
     )
+
+
+def test_recall_of_a_round_voided_after_settlement_keeps_its_payouts(store: Store) -> None:
+    from engine.store.history import void_round
+
+    users = add_users(store)
+    fill_demo_floor(store, {"T1": 3})
+    before = recall_round(store, "T1-00002", "T1")
+    void_round(store, "T1-00002", "wrong ball in play", users["pitboss"], table="T1")
+    rec = recall_round(store, "T1-00002", "T1")
+    assert rec.record["status"] == "void"
+    assert "voided by" in rec.replay_note and "after settlement" in rec.replay_note
+    assert rec.settlements == before.settlements and rec.settlements
