@@ -301,6 +301,41 @@ def translate_errors(where: str) -> Iterator[None]:
         raise database_error(error, where) from error
 
 
+def _read_only_sqlite_engine(path: Path) -> Engine:
+    """A store in a directory nobody may write (a read-only mount, a write-protected backup copy):
+    readable by the audit, history and stats commands; any write fails as read-only.
+
+    A WAL database normally needs its -shm file created beside it. Without a -wal file every page is
+    in the main file and it is opened immutable (no locks, no -shm); with a -wal file and its -shm the
+    pair is read as it is; a -wal without its -shm cannot be read in place."""
+    from urllib.parse import quote
+
+    wal = path.with_name(path.name + "-wal")
+    shm = path.with_name(path.name + "-shm")
+    has_wal = wal.exists() and wal.stat().st_size > 0
+    if has_wal and not shm.exists():
+        raise DrrError(
+            f"{path} is in a read-only directory with a -wal file but no -shm file: "
+            "copy the files to a writable directory to read them"
+        )
+    uri = f"file:{quote(str(path))}?mode=ro" + ("" if has_wal else "&immutable=1")
+
+    def connect() -> sqlite3.Connection:
+        conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        conn.isolation_level = None
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA query_only=ON")
+        return conn
+
+    engine = sa.create_engine("sqlite://", creator=connect)
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        conn.exec_driver_sql("BEGIN")
+
+    return engine
+
+
 def _sqlite_engine(url: str) -> Engine:
     engine = sa.create_engine(url)
 
@@ -337,7 +372,10 @@ def open_store(url: str | None = None, *, table: str = DEFAULT_TABLE, migrate: b
                 path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as error:
                 raise DrrError(f"cannot create the directory for {path}: {error.strerror}") from error
-        engine = _sqlite_engine(f"sqlite:///{path}")
+        if not migrate and path.exists() and not os.access(path.parent, os.W_OK):
+            engine = _read_only_sqlite_engine(path)  # e.g. a backup on write-protected media
+        else:
+            engine = _sqlite_engine(f"sqlite:///{path}")
     else:
         engine = sa.create_engine(full, connect_args={"connect_timeout": 5}, pool_pre_ping=True)
     store = Store(engine, full, path)

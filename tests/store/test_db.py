@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -13,6 +14,7 @@ from engine.errors import DrrError
 from engine.store import open_store
 from engine.store.db import resolve_url
 from gui.cli import main
+from tests.store.helpers import play_round
 
 
 def test_unknown_scheme_is_refused_by_name() -> None:
@@ -234,3 +236,26 @@ def test_db_rebuild_cli_recomputes_projections_and_refuses_a_broken_chain(
             conn.execute(sa.text("UPDATE journal SET payload = '{}' WHERE seq = 4"))
     assert main(["db", "rebuild", "--db", db]) == 1
     assert "does not verify, nothing rebuilt" in capsys.readouterr().err
+
+
+def test_a_store_in_a_read_only_directory_is_read_but_never_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A backup on write-protected media: audit, history and stats read it; a write is refused.
+    (The directory is declared unwritable through os.access: as root, file modes would not hold.)"""
+    from engine.store import db as store_db
+
+    path = tmp_path / "backup.sqlite"
+    with open_store(str(path), table="T1") as s:
+        play_round(s, "T1", "r1", 17)
+    before = path.read_bytes()
+    real_access = os.access
+    monkeypatch.setattr(
+        store_db.os, "access", lambda p, mode: False if mode == os.W_OK else real_access(p, mode)
+    )
+    assert main(["audit", "verify", "--db", str(path)]) == 0
+    assert capsys.readouterr().out.startswith("OK: 5 events, 1 rounds")
+    assert main(["history", "list", "--db", str(path)]) == 0 and "r1" in capsys.readouterr().out
+    with open_store(str(path), table="T1", migrate=False) as s, pytest.raises(DrrError, match="for writing"):
+        s.journal.append("T1", "user.login", {"name": "x"}, round_id=None, user="x")
+    assert not path.with_name("backup.sqlite-shm").exists() and path.read_bytes() == before
