@@ -75,7 +75,12 @@ async def _login(store: Any, station: str, table_id: str, parent: Any) -> Any:
 
 
 async def _start_table(
-    store: Any, user: Any, rules_path: str | None, table_id: str, threshold: Any = None
+    store: Any,
+    user: Any,
+    rules_path: str | None,
+    table_id: str,
+    threshold: Any = None,
+    players: tuple[str, ...] = PLAYERS,
 ) -> Any:
     """The table service on the store, started (recovery from the journal included), behind the adapter."""
     from pathlib import Path
@@ -94,7 +99,7 @@ async def _start_table(
         return authenticate(store, name, pin, table=table_id, station="croupier")
 
     table = ServiceTable(
-        service, user, PLAYERS, authenticate=approve, history=journal_history(store, table_id)
+        service, user, players, authenticate=approve, history=journal_history(store, table_id)
     )
     table.refresh()
     return table
@@ -247,11 +252,16 @@ async def _serve(
 
     # The windows come up at once on a stand-in table ("starting") and redraw from the journal
     # as soon as the table service has rebuilt the table from it.
-    table = DeferredTable(first_rules, PLAYERS, table_id)
+    from gui.seat_names import load_seats, save_seats
+
+    players = load_seats(table_id, PLAYERS)  # the names the croupier gave the seats last time
+    table = DeferredTable(first_rules, players, table_id)
     # A display or bonus screen never runs the table (not even as the settings file's plain `drr`).
     follows = station in ("display", "bonus")
     windows = _build_windows(station, table, all_windows, read_only=follows)
     main = windows[0]
+    if hasattr(main, "seatsChanged"):
+        main.seatsChanged.connect(lambda names: save_seats(table_id, names))
     painted: asyncio.Future[float] = asyncio.get_running_loop().create_future()
     main.firstPainted.connect(lambda: _resolve(painted, time.time()))
     closing = asyncio.Event()
@@ -282,7 +292,7 @@ async def _serve(
     try:
         user = await _login(store, station, table_id, main)
         threshold = settings.large_payout_threshold if settings is not None else None
-        inner = await _start_table(store, user, rules, table_id, threshold)
+        inner = await _start_table(store, user, rules, table_id, threshold, players)
         table.attach(inner)
         if first_frame_exit:
             await table.shutdown()

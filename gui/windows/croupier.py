@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from engine.bets import Bet, Wager
 from gui import theme
+from gui.seat_names import MAX_NAME
 from gui.table_adapter import TableAdapter
 from gui.view_model import Draw, HistoryEntry, PayLine, Phase, SensorHealth, money, odds_text
 from gui.widgets.felt import FeltWidget
@@ -41,7 +42,6 @@ from gui.widgets.status import HistoryStrip, SensorStatus, chip_pixmap
 from gui.windows.dialogs import ApprovalDialog, ManualResultDialog, ReasonDialog
 
 PAYING_TITLE = "Paying list (player totals include stakes)"
-MAX_NAME = 24  # fits a player button and a paying-list row
 PLAIN_SEAT = re.compile(r"Seat \d+")  # the names seats start with (gui.app.PLAYERS)
 CHIP_VALUES = (Decimal(1), Decimal(5), Decimal(25), Decimal(100), Decimal(500), Decimal(1000))
 NO_SPIN_REASONS = (
@@ -64,6 +64,7 @@ PHASE_TEXT = {
 
 class CroupierWindow(QMainWindow):
     firstPainted = Signal()
+    seatsChanged = Signal(object)  # tuple[str, ...]: the seats' names after the croupier named one
 
     def __init__(self, table: TableAdapter, players: Sequence[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -403,6 +404,7 @@ class CroupierWindow(QMainWindow):
         button.setToolTip(f"Select {new} ({i + 1})")
         if self.player == old:
             self.player = new
+        self.seatsChanged.emit(self.players)
 
     def _seat_named_players(self) -> None:
         """Players the journal has wagers for but no seat shows (a named seat after a restart: the
