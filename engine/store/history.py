@@ -184,19 +184,26 @@ class ImportReport:
     last_seq: int | None
 
 
-def _parse_import(text: str, table: str | None, digest: str) -> tuple[list[NewEvent], list[str]]:
+def _parse_import(
+    text: str, table: str | None, digest: str
+) -> tuple[list[NewEvent], list[str], dict[tuple[str, str], int]]:
+    """The rows as journal events, the bad rows by line, and each event's line (table, round id -> line)."""
     reader = csv.DictReader(io.StringIO(text))
     fields = [f.strip().lower() for f in reader.fieldnames or []]
     missing = [c for c in ("timestamp", "number") if c not in fields]
     if missing:
-        return [], [
-            f"line 1: missing column(s) {', '.join(missing)}"
-            " (need timestamp, number; optional round_id, table)"
-        ]
+        return (
+            [],
+            [
+                f"line 1: missing column(s) {', '.join(missing)}"
+                " (need timestamp, number; optional round_id, table)"
+            ],
+            {},
+        )
     reader.fieldnames = fields
     events: list[NewEvent] = []
     errors: list[str] = []
-    seen: set[tuple[str, str]] = set()
+    seen: dict[tuple[str, str], int] = {}
     for row in reader:
         line = reader.line_num
         problems = []
@@ -206,7 +213,7 @@ def _parse_import(text: str, table: str | None, digest: str) -> tuple[list[NewEv
         except ValueError:
             problems.append(f"timestamp {stamp!r} is not an ISO 8601 time")
         raw = (row.get("number") or "").strip()
-        number = int(raw) if raw.isdigit() else -1
+        number = int(raw) if raw.isascii() and raw.isdigit() else -1  # (int("³") would raise)
         if not 0 <= number <= 36:
             problems.append(f"number {raw!r} is not 0..36")
         row_table = (row.get("table") or "").strip() or table
@@ -221,34 +228,37 @@ def _parse_import(text: str, table: str | None, digest: str) -> tuple[list[NewEv
                 problems.append(exc.message)
         round_id = (row.get("round_id") or "").strip() or f"imp-{digest}-{line}"
         if row_table is not None and (row_table, round_id) in seen:
-            problems.append(f"round_id {round_id!r} repeats an earlier line")
+            problems.append(f"round_id {round_id!r} repeats line {seen[(row_table, round_id)]}")
         if problems:
             errors.append(f"line {line}: " + "; ".join(problems))
             continue
         assert row_table is not None
-        seen.add((row_table, round_id))
+        seen[(row_table, round_id)] = line
         events.append(
             NewEvent(row_table, HISTORY_IMPORTED, {"number": number, "time": when, "source": "csv"}, round_id)
         )
-    return events, errors
+    return events, errors, seen
 
 
-def _already_there(store: Store, events: list[NewEvent]) -> list[str]:
+def _already_there(store: Store, events: list[NewEvent], lines: dict[tuple[str, str], int]) -> list[str]:
     r = schema.rounds
     by_table: dict[str, list[str]] = {}
     for event in events:
         by_table.setdefault(event.table, []).append(str(event.round_id))
-    found: list[str] = []
+    found: list[tuple[int, str]] = []
     with store.read() as conn:
         for table, ids in by_table.items():
             for start in range(0, len(ids), 500):
                 chunk = ids[start : start + 500]
                 query = sa.select(r.c.round_id).where(r.c.table_id == table, r.c.round_id.in_(chunk))
                 found += [
-                    f"round {rid} is already in table {table} (imported before?)"
+                    (
+                        lines[(table, rid)],
+                        f"line {lines[(table, rid)]}: round {rid} is already in table {table}",
+                    )
                     for rid in conn.execute(query).scalars()
                 ]
-    return found
+    return [text + " (imported before?)" for _, text in sorted(found)]
 
 
 def import_csv(
@@ -272,11 +282,11 @@ def import_csv(
     except UnicodeDecodeError:
         raise DrrError(f"{path} is not UTF-8 text") from None
     digest = hashlib.sha256(raw).hexdigest()[:10]
-    events, errors = _parse_import(text, table, digest)
+    events, errors, lines = _parse_import(text, table, digest)
     if not errors and not events:
         errors.append("no rows to import")
     if not errors:
-        errors.extend(_already_there(store, events))
+        errors.extend(_already_there(store, events, lines))
     if errors:
         shown = errors[:20] + ([f"… and {len(errors) - 20} more"] if len(errors) > 20 else [])
         raise DrrError(f"{path}: nothing imported, {len(errors)} bad row(s):\n  " + "\n  ".join(shown))

@@ -64,6 +64,12 @@ def test_export_csv_and_jsonl(store: Store) -> None:
     assert json.loads(out.getvalue())["wagered"] == "10.00"
 
 
+def _one_row(tmp_path: Path, round_id: str) -> Path:
+    path = tmp_path / f"{round_id}.csv"
+    path.write_text(f"timestamp,number,round_id\n2026-03-03T08:00:00Z,1,{round_id}\n")
+    return path
+
+
 def test_import_goes_through_the_journal(store: Store, tmp_path: Path) -> None:
     path = tmp_path / "wheel.csv"
     path.write_text(
@@ -79,6 +85,13 @@ def test_import_goes_through_the_journal(store: Store, tmp_path: Path) -> None:
     ]
     with pytest.raises(DrrError, match="already in table T5"):
         import_csv(store, path, "T5")  # the same file twice is refused
+    again = tmp_path / "again.csv"
+    again.write_text("timestamp,number,round_id\n2026-03-03T09:00:00Z,4,new\n2026-03-03T09:01:00Z,5,old\n")
+    import_csv(store, _one_row(tmp_path, "old"), "T5")
+    with pytest.raises(DrrError) as err:
+        import_csv(store, again, "T5")  # one row already there, named by its line; the other not written
+    assert "1 bad row(s):\n  line 3: round old is already in table T5" in err.value.message
+    assert count_rounds(store, RoundFilter(table="T5")) == 4
 
 
 def test_import_reports_bad_rows_by_line_and_writes_nothing(store: Store, tmp_path: Path) -> None:
@@ -90,6 +103,7 @@ def test_import_reports_bad_rows_by_line_and_writes_nothing(store: Store, tmp_pa
         "2026-03-01T12:02:00Z,37,A3,T5\n"
         "2026-03-01T12:03:00Z,8,A4,T6\n"
         "2026-03-01T12:04:00Z,9,A1,T5\n"
+        "2026-03-01T12:05:00Z,\u00b3,A7,T5\n"
     )
     with pytest.raises(DrrError) as err:
         import_csv(store, path, "T5")
@@ -97,8 +111,9 @@ def test_import_reports_bad_rows_by_line_and_writes_nothing(store: Store, tmp_pa
     assert "line 3: timestamp 'yesterday'" in message
     assert "line 4: number '37'" in message
     assert "line 5: table 'T6'" in message
-    assert "line 6: round_id 'A1' repeats" in message
-    assert "line 2" not in message
+    assert "line 6: round_id 'A1' repeats line 2" in message
+    assert "line 7: number '\u00b3' is not 0..36" in message  # a digit to str.isdigit, not to int()
+    assert "line 2:" not in message
     with store.read() as conn:
         assert conn.execute(sa.text("SELECT count(*) FROM journal")).scalar() == 0
         assert conn.execute(sa.text("SELECT count(*) FROM rounds")).scalar() == 0
