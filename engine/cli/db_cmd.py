@@ -45,7 +45,9 @@ def run_upgrade(args: argparse.Namespace) -> int:
 
 
 def run_forward(args: argparse.Namespace) -> int:
+    import logging
     import signal
+    import sys
     import threading
 
     from engine.cli.store_args import open_from_args
@@ -58,6 +60,13 @@ def run_forward(args: argparse.Namespace) -> int:
                 sent = Forwarder(local, central, [args.only_table]).forward_once()
             print(f"forwarded {sent} entries of table {args.only_table}")
             return 0
+        # Whoever runs the forwarder in a terminal sees an outage and the catch-up, not only the log file.
+        notices = logging.StreamHandler(sys.stderr)
+        notices.setFormatter(logging.Formatter("drr db forward: %(message)s"))
+        notices.setLevel(logging.INFO)
+        forward_log = logging.getLogger("drr.store.forward")
+        forward_log.addHandler(notices)
+        forward_log.setLevel(logging.INFO)
         forwarder = Forwarder(local, args.to, [args.only_table])
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -143,7 +143,10 @@ class Forwarder:
         backoff = interval
         while not stop.is_set():
             try:
-                self.forward_once()
+                down = self.status.last_error is not None
+                sent = self.forward_once()
+                if down:
+                    log.info("central store reachable again: caught up, %d entries forwarded", sent)
                 backoff = interval
             except ChainDivergence as exc:
                 self.status.last_error = exc.message
