@@ -73,7 +73,7 @@ class HistoryQuery:
         if self.min_paid is not None:
             clauses.append(r.c.paid >= to_units(self.min_paid, "minimum payout"))
         if self.irregular:
-            clauses.append(sa.or_(r.c.irregularities > 0, r.c.manual.is_(True), r.c.status == "void"))
+            clauses.append(schema.IRREGULAR)  # the partial indexes' own expression
         if self.round_id:
             clauses.append(r.c.round_id == self.round_id.strip())
         return clauses

@@ -326,3 +326,28 @@ def test_recall_of_a_round_voided_after_settlement_keeps_its_payouts(store: Stor
     assert rec.record["status"] == "void"
     assert "voided by" in rec.replay_note and "after settlement" in rec.replay_note
     assert rec.settlements == before.settlements and rec.settlements
+
+
+def test_irregular_filter_and_payout_sort_use_their_indexes(tmp_path: Path) -> None:
+    # A page of these at a million rounds is a full scan without the indexes of migration 0005.
+    from sqlalchemy.dialects import sqlite
+
+    from engine.store import open_store
+
+    with open_store(str(tmp_path / "plan.sqlite")) as store, store.read() as conn:
+        for query, index in (
+            (HistoryQuery(irregular=True), "ix_rounds_irregular"),
+            (HistoryQuery(table="T1", irregular=True), "ix_rounds_table_irregular"),
+            (HistoryQuery(sort="paid"), "ix_rounds_paid"),
+            (HistoryQuery(table="T1", sort="paid"), "ix_rounds_table_paid"),
+        ):
+            r = schema.rounds
+            select = (
+                sa.select(r.c.round_id)
+                .where(*query.where())
+                .order_by(query.sort_column().desc(), r.c.table_id.desc(), r.c.round_id.desc())
+                .limit(201)
+            )
+            sql = str(select.compile(dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True}))
+            plan = " ".join(str(row[-1]) for row in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql))
+            assert index in plan, (query, plan)
