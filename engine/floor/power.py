@@ -8,12 +8,14 @@ expected hits): n = ((z_a·sqrt(p0·q0) + z_b·sqrt(p1·q1)) / (p1 − p0))².
 
 from __future__ import annotations
 
+import functools
 import math
 
 POCKETS = 37
 DEFAULT_POWER = 0.8
 
 
+@functools.cache  # pure, and asked for on every refresh of every table
 def spins_needed(ratio: float, *, alpha: float = 0.01, power: float = DEFAULT_POWER) -> int:
     """Spins for a number hit `ratio`× as often as fair to be flagged with probability `power`."""
     from scipy import stats
@@ -28,6 +30,7 @@ def spins_needed(ratio: float, *, alpha: float = 0.01, power: float = DEFAULT_PO
     return math.ceil(n)
 
 
+@functools.cache
 def detectable_ratio(spins: int, *, alpha: float = 0.01, power: float = DEFAULT_POWER) -> float | None:
     """The smallest over-representation (×fair) that `spins` spins would flag with `power`."""
     if spins <= 0:
