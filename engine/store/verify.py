@@ -18,6 +18,7 @@ from engine.errors import DrrError
 from engine.store import schema
 from engine.store.canonical import GENESIS_HASH, canonical_json, entry_hash
 from engine.store.db import Store
+from engine.store.journal import Entry
 
 
 @dataclass
@@ -44,6 +45,31 @@ class VerifyReport:
         if self.ok:
             return f"OK: {self.events} events, {self.rounds} rounds, head {self.head}"
         return f"FAILED: {self.problem}"
+
+
+def entry_problem(entry: Entry, prev_hash: str | None = None) -> str | None:
+    """What is wrong with one entry read back (None when it is as written): its payload is canonical
+    JSON, its hash recomputes, and (given `prev_hash`) it follows the entry before it. The same
+    checks as `verify`, for a reader that folds only part of a chain (the table's restart)."""
+    if prev_hash is not None and entry.prev_hash != prev_hash:
+        return "does not follow the entry before it (reordered or replaced)"
+    try:
+        body = json.loads(entry.payload_text)
+    except ValueError:
+        return "payload is not JSON (edited)"
+    if canonical_json(body) != entry.payload_text:
+        return "payload is not in canonical form (edited)"
+    digest = entry_hash(
+        table=entry.table,
+        seq=entry.seq,
+        time=entry.time,
+        user=entry.user,
+        round_id=entry.round_id,
+        type=entry.type,
+        payload=body,
+        prev_hash=entry.prev_hash,
+    )
+    return None if digest == entry.hash else "contents do not match its hash (edited)"
 
 
 def file_damage(store: Store, *, limit: int = 3) -> str | None:

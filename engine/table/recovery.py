@@ -29,10 +29,12 @@ from dataclasses import dataclass
 
 import sqlalchemy as sa
 
+from engine.errors import DrrError
 from engine.rng import Rng, SystemRng
 from engine.store import schema
 from engine.store.db import Store
-from engine.store.journal import Journal, row_to_entry
+from engine.store.journal import Entry, Journal, row_to_entry
+from engine.store.verify import entry_problem
 from engine.table.state import TableState
 
 
@@ -69,8 +71,11 @@ def recover(state: TableState, journal: Journal, *, from_last_round: bool = True
     if from_last_round and state.last_seq == 0:
         _seed_from_last_round(state, journal)
     count = 0
+    prev: str | None = None
     for entry in journal.entries(state.table, state.last_seq + 1):
+        _check(entry, prev)
         state.apply_entry(entry)
+        prev = entry.hash
         count += 1
     r = state.round
     return RecoveryReport(
@@ -82,6 +87,18 @@ def recover(state: TableState, journal: Journal, *, from_last_round: bool = True
         bonus_games=tuple(state.games),
         hold=state.hold.kind if state.hold is not None else None,
     )
+
+
+def _check(entry: Entry, prev_hash: str | None) -> None:
+    """Refuse to fold an entry that is not as written: a table never plays on (or pays) an altered
+    wager, draw or Rules Submission. Only the entries folded are checked (a restart stays quick);
+    `drr audit verify` checks the whole chain."""
+    problem = entry_problem(entry, prev_hash)
+    if problem is not None:
+        raise DrrError(
+            f"table {entry.table}: journal entry {entry.seq} {problem}; the table does not start on an "
+            "altered journal (run drr audit verify, restore the last copy that verifies)"
+        )
 
 
 def rebuild(store: Store, table: str, rng: Rng | None = None, *, from_last_round: bool = True) -> TableState:
@@ -113,9 +130,12 @@ def _seed_from_last_round(state: TableState, journal: Journal) -> None:
     opened = sum(counts.values()) - 1
     settled = counts.get("settled", 0) - (last.status == "settled")
     voided = counts.get("void", 0) - (last.status == "void")
+    history = [row_to_entry(row) for row in rows]
+    for entry in history:
+        _check(entry, None)
     state.seed(
         last_seq=start - 1,
-        history=[row_to_entry(row) for row in rows],
+        history=history,
         rounds_opened=opened,
         rounds_settled=settled,
         rounds_voided=voided,

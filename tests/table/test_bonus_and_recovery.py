@@ -263,3 +263,48 @@ def test_a_result_under_a_bonus_game_is_not_corrected_but_the_round_may_be_voide
     assert "round.result_corrected" not in kinds and kinds.count("round.voided") == 1
     assert svc.round is not None and svc.round.phase.value == "void"
     assert rebuild(store, "T1").round.phase.value == "void"  # type: ignore[union-attr]
+
+
+def _edit(store: Store, seq: int, old: str, new: str) -> None:
+    import sqlalchemy as sa
+
+    with store.begin() as conn:
+        payload = conn.execute(
+            sa.text("SELECT payload FROM journal WHERE table_id = 'T1' AND seq = :s"), {"s": seq}
+        ).scalar_one()
+        assert old in payload
+        conn.execute(
+            sa.text("UPDATE journal SET payload = :p WHERE table_id = 'T1' AND seq = :s"),
+            {"p": payload.replace(old, new), "s": seq},
+        )
+
+
+def test_a_restart_refuses_a_journal_edited_while_the_table_was_down(store: Store) -> None:
+    async def first_run() -> None:
+        svc = make_service(store)
+        await svc.start()
+        # One finished round, so that the Rules Submission lies before the last round's opening ...
+        await svc.open_bets(CROUPIER)
+        await cover_everything(svc)
+        await svc.void(PITBOSS, "a round before the last")
+        await svc.next_round(CROUPIER)
+        # ... and one open round with its wagers on the felt.
+        await svc.open_bets(CROUPIER)
+        await cover_everything(svc)
+        await svc.close()
+
+    run(first_run())
+    entries = list(store.journal.entries("T1"))
+    wager = next(e for e in reversed(entries) if e.type == "round.wager_placed")
+    _edit(store, wager.seq, '"amount":"1"', '"amount":"900"')
+    with pytest.raises(DrrError, match=rf"entry {wager.seq} contents do not match its hash.*does not start"):
+        run(make_service(store).start())
+    with pytest.raises(DrrError, match=f"entry {wager.seq}"):
+        rebuild(store, "T1")
+    _edit(store, wager.seq, '"amount":"900"', '"amount":"1"')
+    assert rebuild(store, "T1").round.wagers  # type: ignore[union-attr]  # as written: it starts again
+    rules = next(e for e in entries if e.type == "table.rules_loaded")
+    assert rules.seq < next(e.seq for e in reversed(entries) if e.type == "round.opened")
+    _edit(store, rules.seq, '"sha256":"', '"sha256":"0')  # a Rules Submission before the last round
+    with pytest.raises(DrrError, match=f"entry {rules.seq} contents do not match"):
+        rebuild(store, "T1")
