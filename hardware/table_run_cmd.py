@@ -15,6 +15,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from hardware.link import WheelLink
     from hardware.replay import ReplayLink
 
 
@@ -104,7 +105,6 @@ async def _run(args: argparse.Namespace) -> int:
     from engine.store.db import DEFAULT_TABLE, open_store
     from engine.table.headless import HeadlessTable
     from engine.table.service import DEFAULT_APPROVAL_THRESHOLD, TableService
-    from hardware.link import WheelLink
     from hardware.replay import ReplayLink
     from hardware.table_bridge import table_events
     from hardware.wheel_source import open_wheel
@@ -177,6 +177,8 @@ async def _run(args: argparse.Namespace) -> int:
             if isinstance(link, ReplayLink):  # a capture ends: so does the run
                 task = asyncio.create_task(_close_when_finished(link))
                 background.add(task)
+            if spec.startswith("serial:"):  # a cable can be missing or pulled: say so, not only in the log
+                background.add(asyncio.create_task(_report_link(link, spec)))
             try:
                 totals = await headless.run(events(link))
             except asyncio.CancelledError:  # SIGTERM: stop after the last durable step
@@ -203,3 +205,19 @@ async def _close_when_finished(link: ReplayLink) -> None:
     await link.finished.wait()
     await asyncio.sleep(0.2)  # let the last events reach the table first
     await link.close()
+
+
+async def _report_link(link: WheelLink, spec: str, *, grace: float = 3.0) -> None:
+    """Tell the person at the terminal when the wheel is not connected (the link keeps retrying on
+    its own) and when it is back; a port that never opens otherwise shows nothing at all."""
+    import asyncio
+    import sys
+
+    await asyncio.sleep(grace)
+    shown = True
+    while True:
+        if link.connected != shown:
+            shown = link.connected
+            state = "connected" if shown else "not connected (retrying; check the cable and the port)"
+            print(f"drr: the wheel on {spec} is {state}", file=sys.stderr, flush=True)
+        await asyncio.sleep(1.0)

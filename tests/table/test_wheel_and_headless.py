@@ -4,6 +4,7 @@ and the `drr table run` command's refusals."""
 from __future__ import annotations
 
 import asyncio
+import sys
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -199,3 +200,37 @@ def test_one_writer_per_table_and_an_orderly_sigterm(
             proc.kill()
         proc.stdout.close()
     assert "stopped after" in rest and rest.strip().splitlines()[-1].startswith("done: ")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX device path and SIGTERM")
+def test_a_wheel_port_that_does_not_open_is_reported_on_stderr(tmp_path: Path) -> None:
+    """`--wheel serial:PORT` with no such port: the run waits for the wheel (the link retries) and says
+    so on stderr instead of sitting silent; SIGTERM still ends it in order."""
+    import os
+    import signal
+    import subprocess
+
+    from tests.table.helpers import drr_env
+
+    drr = str(Path(sys.executable).with_name("drr"))
+    port = str(tmp_path / "no-such-port")
+    args = ["table", "run", "--headless", "--wheel", f"serial:{port}", "--rounds", "1"]
+    proc = subprocess.Popen(
+        [drr, *args, "--db", str(tmp_path / "t.sqlite"), "--table", "T1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=drr_env(tmp_path),
+    )
+    assert proc.stderr is not None and proc.stdout is not None
+    try:
+        line = proc.stderr.readline()  # within the 3 s grace plus a start; the pipe ends if the run dies
+        assert f"the wheel on serial:{port}" in line and "not connected" in line, line
+        os.kill(proc.pid, signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+        assert "stopped after 0 rounds" in proc.stdout.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.stdout.close()
+        proc.stderr.close()
