@@ -281,6 +281,13 @@ class Journal:
         for table, (old, seq, digest) in heads.items():
             if old is None or old[0] != seq:
                 write_head(conn, table, old, seq, digest)
+                if conn.dialect.name == "postgresql":
+                    # Stations LISTENing wake at commit (as after a forward), not at their next poll.
+                    from engine.store.forward import CHANNEL
+
+                    conn.execute(
+                        sa.text("SELECT pg_notify(:ch, :msg)"), {"ch": CHANNEL, "msg": f"{table}:{seq}"}
+                    )
         return written
 
     def head(self, table: str) -> tuple[int, str] | None:

@@ -174,3 +174,22 @@ def test_listener_reconnects_after_its_connection_is_killed(
     finally:
         listener.stop()
     assert got == [(table_id, 5)]
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(PG_URL is None, reason="LISTEN/NOTIFY needs the PostgreSQL of DRR_TEST_PG_URL")
+def test_a_table_writing_straight_to_postgresql_notifies_at_commit(
+    central: Store, table_id: str, central_url: str
+) -> None:
+    got: list[tuple[str, int]] = []
+    listener = listen(central_url, lambda t, s: got.append((t, s)))
+    try:
+        assert listener.ready.wait(10)
+        central.journal.append(table_id, "tick", {}, round_id=None, user=None)
+        central.journal.append(table_id, "tick", {}, round_id=None, user=None)
+        deadline = time.monotonic() + 10
+        while len(got) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        listener.stop()
+    assert [(table_id, 1), (table_id, 2)] == [g for g in got if g[0] == table_id]
