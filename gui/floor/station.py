@@ -59,6 +59,7 @@ def build_window(station: str, store: Any, user: Any, settings: Any = None) -> A
 def run_floor_station(station: str, db: str | None, table_id: str = "T1", settings: Any = None) -> int:
     from PySide6.QtWidgets import QApplication
 
+    from engine.errors import DrrError
     from engine.store.db import open_store
     from gui import theme
 
@@ -66,7 +67,13 @@ def run_floor_station(station: str, db: str | None, table_id: str = "T1", settin
     assert isinstance(app, QApplication)
     app.setApplicationName("Diamond Rush Roulette")
     theme.apply(app)
-    store = open_store(db, table=table_id)
+    try:
+        # A station reads a store the tables write: a mistyped path must not become a new empty store.
+        store = open_store(db, table=table_id, migrate=False)
+    except DrrError as exc:
+        if "run drr db upgrade" not in exc.message:
+            raise
+        store = open_store(db, table=table_id)  # an older schema is upgraded, as before
     try:
         window = build_window(station, store, _login(store, station), settings)
         window.resize(1700, 1000)

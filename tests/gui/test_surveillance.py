@@ -202,3 +202,13 @@ def test_the_store_watch_wakes_on_notify_or_poll(qtbot: QtBot, store: Store) -> 
         assert "T8" in seen.args[0]
     finally:
         watch.stop()
+
+
+def test_a_mistyped_sqlite_path_is_refused_and_creates_nothing(qtbot: QtBot, tmp_path: Path) -> None:
+    from engine.errors import DrrError
+    from gui.floor.station import run_floor_station
+
+    missing = tmp_path / "floor-typo.sqlite"
+    with pytest.raises(DrrError, match="no store at"):
+        run_floor_station("surveillance", str(missing))
+    assert not missing.exists()
