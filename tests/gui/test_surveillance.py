@@ -3,6 +3,7 @@ store and window, live updates arrive within a second, alerts are acknowledged o
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -161,12 +162,15 @@ def test_a_headless_table_writing_while_the_station_watches(qtbot: QtBot, tmp_pa
             view = getattr(window, "current_view", None)
             return view.stats["spins"] if view is not None and view.table == "T5" else -1
 
+        def caught_up(truth: int) -> bool:
+            return shown() >= truth
+
         try:
             qtbot.waitUntil(lambda: shown() >= 1, timeout=30_000)
             checks = 0
             while table.poll() is None:
                 truth = table_stats(db, "T5", last=1000)["spins"]
-                qtbot.waitUntil(lambda truth=truth: shown() >= truth, timeout=1000)
+                qtbot.waitUntil(functools.partial(caught_up, truth), timeout=1000)
                 checks += 1
                 qtbot.wait(150)
         finally:
