@@ -21,7 +21,9 @@ depends_on = None
 
 
 def _irregular() -> sa.ColumnElement[bool]:
-    irregularities, manual, status = sa.column("irregularities"), sa.column("manual"), sa.column("status")
+    irregularities = sa.column("irregularities", sa.Integer)
+    manual = sa.column("manual", sa.Boolean)
+    status = sa.column("status", sa.String)
     return sa.or_(irregularities > 0, manual.is_(True), status == "void")
 
 
