@@ -58,7 +58,7 @@ class RecoveryReport:
         return f"recovered {self.entries} journal entries up to #{self.last_seq}: {where}{extra}{games}{hold}"
 
 
-SEED_TYPES = ("table.rules_loaded", "rules.changed", "bonus.preset_set")
+SEED_TYPES = ("table.rules_loaded", "rules.changed", "bonus.preset_set", "table.settings_changed")
 
 
 def recover(state: TableState, journal: Journal, *, from_last_round: bool = True) -> RecoveryReport:

@@ -174,6 +174,7 @@ class TableService:
         self._timers: dict[str, tuple[tuple[int, float | None], asyncio.Task[None]]] = {}
         self._direction: str | None = None  # the rotor's last direction, journaled with the result
         self._wheel_game_at_open: int | None = None  # the wheel's game while its last state is "started"
+        self._round_settings: dict[str, str] | None = None  # the pit boss's settings as the round opened
         self._writes = 0
         self._pause = _pause_plan()
         self._started = False
@@ -385,6 +386,13 @@ class TableService:
             rules = self.state.rules_by_sha[self.state.latest_rules] if self.state.latest_rules else None
             if rules is None:
                 raise IllegalTransition("cannot open bets: no Rules Submission is loaded")
+            # The pit boss's table settings (table.settings_changed) take effect here, from the next round.
+            settings = dict(self.state.settings)
+            if settings.get("status") == "closed":
+                raise IllegalTransition("cannot open bets: the pit boss has closed this table")
+            self._round_settings = settings
+            if "large_payout" in settings:
+                self.approval_threshold = Decimal(settings["large_payout"])
             round_id = f"{self.table[:50]}-{self.state.rounds_opened + 1:06d}"
             event = RoundOpened(round_id, rules.sha256)
             apply(RoundState.initial(rules), event)
@@ -403,6 +411,15 @@ class TableService:
                 value = check_amount(amount, s.rules.unit)
             except ValueError as exc:
                 raise IllegalWager(f"wager of {player}: {exc}") from None
+            limits = self.state.settings if self._round_settings is None else self._round_settings
+            if "min_bet" in limits and value < Decimal(limits["min_bet"]):
+                raise IllegalWager(
+                    f"wager of {player}: {value} is below the table minimum {limits['min_bet']}"
+                )
+            if "max_bet" in limits and value > Decimal(limits["max_bet"]):
+                raise IllegalWager(
+                    f"wager of {player}: {value} is above the table maximum {limits['max_bet']}"
+                )
             wid = wager_id or f"{s.round_id}-w{self.state.wagers_placed + 1}"
             event = WagerPlaced(Wager(wid, player, bet, value))
             apply(s, event)

@@ -108,6 +108,7 @@ class TableState:
     approved: frozenset[str] = frozenset()
     approved_by: str | None = None
     presets: dict[str, Preset] = field(default_factory=dict)
+    settings: dict[str, str] = field(default_factory=dict)  # the pit boss's table.settings_changed, latest
     games: dict[str, BonusGame] = field(default_factory=dict)
 
     # -- reading --------------------------------------------------------------------------------
@@ -164,6 +165,8 @@ class TableState:
                 # The pit-boss station approves the round's payouts as a whole.
                 self.approved = frozenset(w.id for w in self.round.wagers)
                 self.approved_by = str(p.get("by", entry.user or ""))
+            elif kind == "table.settings_changed":  # from the pit-boss station; the service applies
+                self.settings.update({str(k): str(v) for k, v in p["changes"].items()})  # them at open_bets
             elif kind == "table.manual_entry":
                 self.manual_entry = (int(p["number"]), str(p["reason"]))
             elif kind == "table.manual_entry_rejected":
@@ -198,6 +201,8 @@ class TableState:
                 self._rules_loaded(entry.payload)
             elif entry.type == "bonus.preset_set":
                 self._bonus_entry(entry.type, entry.payload)
+            elif entry.type == "table.settings_changed":
+                self.settings.update({str(k): str(v) for k, v in entry.payload["changes"].items()})
         self.rounds_opened, self.rounds_settled, self.rounds_voided = (
             rounds_opened,
             rounds_settled,

@@ -1,0 +1,56 @@
+"""The pit boss's table settings (table.settings_changed from the pit-boss station or drr pitboss
+settings) are applied by the table service from the next round, and survive a restart."""
+
+from __future__ import annotations
+
+import asyncio
+from decimal import Decimal
+
+import pytest
+
+from engine.bets import inside_bet
+from engine.errors import IllegalTransition, IllegalWager
+from engine.floor.actions import change_settings
+from engine.store import Store
+from tests.table.helpers import CROUPIER, PITBOSS, make_service
+
+
+def test_limits_and_closing_apply_from_the_next_round_and_survive_a_restart(store: Store) -> None:
+    async def go() -> None:
+        svc = make_service(store)
+        await svc.start()
+        await svc.open_bets(CROUPIER)
+        change_settings(store, "T1", {"max_bet": "50", "min_bet": "2", "large_payout": "700"}, "vip", PITBOSS)
+        # The round on the felt keeps the limits it opened with.
+        await svc.place_wager(CROUPIER, "anna", inside_bet([1]), Decimal(80))
+        await svc.void(PITBOSS, "limits change")
+        await svc.open_bets(CROUPIER)
+        with pytest.raises(IllegalWager, match="above the table maximum 50"):
+            await svc.place_wager(CROUPIER, "anna", inside_bet([1]), Decimal(80))
+        with pytest.raises(IllegalWager, match="below the table minimum 2"):
+            await svc.place_wager(CROUPIER, "anna", inside_bet([1]), Decimal(1))
+        await svc.place_wager(CROUPIER, "anna", inside_bet([1]), Decimal(50))
+        assert svc.approval_threshold == Decimal(700)
+        change_settings(store, "T1", {"status": "closed"}, "end of shift", PITBOSS)
+        await svc.void(PITBOSS, "closing")
+        with pytest.raises(IllegalTransition, match="closed this table"):
+            await svc.open_bets(CROUPIER)
+        await svc.close()
+
+        again = make_service(store)
+        await again.start()
+        assert again.state.settings == {
+            "max_bet": "50",
+            "min_bet": "2",
+            "large_payout": "700",
+            "status": "closed",
+        }
+        with pytest.raises(IllegalTransition, match="closed this table"):
+            await again.open_bets(CROUPIER)
+        change_settings(store, "T1", {"status": "open"}, "new shift", PITBOSS)
+        await again.open_bets(CROUPIER)
+        with pytest.raises(IllegalWager, match="above the table maximum"):
+            await again.place_wager(CROUPIER, "anna", inside_bet([1]), Decimal(51))
+        await again.close()
+
+    asyncio.run(go())
