@@ -38,7 +38,7 @@ commands as tasks, never await them inline. Entry types: `table.*` (started, rul
 manual_entry, manual_entry_rejected, irregularity_resolved, next_round), `round.*` (engine.round's
 events plus round.irregularity and round.payout_approved), `bonus.*` (engine.bonus_game's events
 with "player", bonus.preset_set, bonus.timer_restarted), `wheel.*` (the wheel's messages, see
-engine.table.wheel; rotor speeds are kept, not journaled), and whatever other writers append to the
+engine.table.wheel; rotor speeds throttled to ROTOR_JOURNAL_S), and whatever other writers append to the
 table's chain (user.login, the pit-boss station's payout.approved, rules.changed, ...).
 
 Irregularities: a wheel result before no-more-bets, a result for another game number than the
@@ -105,6 +105,7 @@ log = logging.getLogger("drr.table")
 
 DEFAULT_APPROVAL_THRESHOLD: Final = Decimal("10000")
 WHEEL_USER: Final = "wheel"
+ROTOR_JOURNAL_S: Final = 10.0  # a rotor reading is journaled at most this often (and on a direction change)
 TIMER_USER: Final = "timer"
 SYSTEM_USER: Final = "system"
 # Test hook for the crash tests: "N:SECONDS" pauses inside the N-th journal transaction of this process
@@ -175,6 +176,7 @@ class TableService:
         self._direction: str | None = None  # the rotor's last direction, journaled with the result
         self._wheel_game_at_open: int | None = None  # the wheel's game while its last state is "started"
         self._round_settings: dict[str, str] | None = None  # the pit boss's settings as the round opened
+        self._rotor_logged: tuple[float, str | None] | None = None  # (clock, direction) of the last journaled
         self._writes = 0
         self._pause = _pause_plan()
         self._started = False
@@ -634,7 +636,15 @@ class TableService:
             self._need_started()
             if kind == "rotor":
                 self._direction = clean.get("direction")
-                return []
+                # Throttled into the journal for surveillance's rotor speed and direction trend.
+                now = self.clock()
+                last = self._rotor_logged
+                if last is not None and now - last[0] < ROTOR_JOURNAL_S and last[1] == self._direction:
+                    return []
+                self._rotor_logged = (now, self._direction)
+                body = {k: v for k, v in clean.items() if k != "type"}
+                round_id = self.state.round_id if self.state.in_play else None
+                return await self._run(WHEEL_USER, [("wheel.rotor", body, round_id)])
             if kind == "started":
                 self._wheel_game_at_open = clean.get("game")
             elif kind in ("launched", "no_more_bets", "result"):

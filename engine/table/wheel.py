@@ -19,7 +19,7 @@ miss_spin          the ball ran with the rotor: a void spin                     
 launch_failed      the launch failed                                              -
 gap                game counter jumped: games were played unseen                  previous
 restart            the wheel was power-cycled                                     previous
-rotor              rotor speed and direction (kept, not journaled)                rpm, direction
+rotor              rotor speed and direction (journaled at most every 10 s)       rpm, direction
 link               the link to the wheel went up or down                          state, detail
 =================  =============================================================  =============
 
