@@ -32,6 +32,7 @@ import sqlalchemy as sa
 from engine.errors import DrrError
 from engine.rng import Rng, SystemRng
 from engine.store import schema
+from engine.store.canonical import GENESIS_HASH
 from engine.store.db import Store
 from engine.store.journal import Entry, Journal, row_to_entry
 from engine.store.verify import entry_problem
@@ -71,7 +72,7 @@ def recover(state: TableState, journal: Journal, *, from_last_round: bool = True
     if from_last_round and state.last_seq == 0:
         _seed_from_last_round(state, journal)
     count = 0
-    prev: str | None = None
+    prev = _hash_before(journal, state.table, state.last_seq + 1)
     for entry in journal.entries(state.table, state.last_seq + 1):
         _check(entry, prev)
         state.apply_entry(entry)
@@ -99,6 +100,22 @@ def _check(entry: Entry, prev_hash: str | None) -> None:
             f"table {entry.table}: journal entry {entry.seq} {problem}; the table does not start on an "
             "altered journal (run drr audit verify, restore the last copy that verifies)"
         )
+
+
+def _hash_before(journal: Journal, table: str, seq: int) -> str:
+    """The hash the entry `seq` must name as its predecessor's: the first fold of a restart is tied to
+    the chain before it, so a rewritten tail from the last round on is caught too."""
+    if seq <= 1:
+        return GENESIS_HASH
+    j = schema.journal
+    with journal.store.read() as conn:
+        found = conn.execute(sa.select(j.c.hash).where(j.c.table_id == table, j.c.seq == seq - 1)).scalar()
+    if found is None:
+        raise DrrError(
+            f"table {table}: journal entry {seq - 1} is missing (removed); the table does not start on an "
+            "altered journal (run drr audit verify, restore the last copy that verifies)"
+        )
+    return str(found)
 
 
 def rebuild(store: Store, table: str, rng: Rng | None = None, *, from_last_round: bool = True) -> TableState:

@@ -279,21 +279,22 @@ def _edit(store: Store, seq: int, old: str, new: str) -> None:
         )
 
 
-def test_a_restart_refuses_a_journal_edited_while_the_table_was_down(store: Store) -> None:
-    async def first_run() -> None:
-        svc = make_service(store)
-        await svc.start()
-        # One finished round, so that the Rules Submission lies before the last round's opening ...
-        await svc.open_bets(CROUPIER)
-        await cover_everything(svc)
-        await svc.void(PITBOSS, "a round before the last")
-        await svc.next_round(CROUPIER)
-        # ... and one open round with its wagers on the felt.
-        await svc.open_bets(CROUPIER)
-        await cover_everything(svc)
-        await svc.close()
+async def _one_finished_round_and_one_open(store: Store) -> None:
+    svc = make_service(store)
+    await svc.start()
+    # One finished round, so that the Rules Submission lies before the last round's opening ...
+    await svc.open_bets(CROUPIER)
+    await cover_everything(svc)
+    await svc.void(PITBOSS, "a round before the last")
+    await svc.next_round(CROUPIER)
+    # ... and one open round with its wagers on the felt.
+    await svc.open_bets(CROUPIER)
+    await cover_everything(svc)
+    await svc.close()
 
-    run(first_run())
+
+def test_a_restart_refuses_a_journal_edited_while_the_table_was_down(store: Store) -> None:
+    run(_one_finished_round_and_one_open(store))
     entries = list(store.journal.entries("T1"))
     wager = next(e for e in reversed(entries) if e.type == "round.wager_placed")
     _edit(store, wager.seq, '"amount":"1"', '"amount":"900"')
@@ -307,4 +308,17 @@ def test_a_restart_refuses_a_journal_edited_while_the_table_was_down(store: Stor
     assert rules.seq < next(e.seq for e in reversed(entries) if e.type == "round.opened")
     _edit(store, rules.seq, '"sha256":"', '"sha256":"0')  # a Rules Submission before the last round
     with pytest.raises(DrrError, match=f"entry {rules.seq} contents do not match"):
+        rebuild(store, "T1")
+
+
+def test_a_restart_ties_its_fold_to_the_chain_before_the_last_round(store: Store) -> None:
+    import sqlalchemy as sa
+
+    run(_one_finished_round_and_one_open(store))
+    entries = list(store.journal.entries("T1"))
+    opened = next(e for e in reversed(entries) if e.type == "round.opened")
+    assert rebuild(store, "T1").round_id == opened.round_id  # the fold starts there, intact
+    with store.begin() as conn:  # the entry just before the fold's first one goes
+        conn.execute(sa.text("DELETE FROM journal WHERE table_id = 'T1' AND seq = :s"), {"s": opened.seq - 1})
+    with pytest.raises(DrrError, match=rf"entry {opened.seq - 1} is missing \(removed\)"):
         rebuild(store, "T1")
