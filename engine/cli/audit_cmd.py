@@ -24,7 +24,9 @@ def run_verify(args: argparse.Namespace) -> int:
     from engine.cli.store_args import open_from_args
     from engine.store.verify import file_damage, verify
 
-    with open_from_args(args) as store:
+    # An older schema is read as it is: the audit needs only the journal tables, and it must not
+    # have to upgrade (alter) the copy it is judging.
+    with open_from_args(args, allow_older=True) as store:
         report = verify(store, args.only_table)
         damage = file_damage(store) if report.ok else None
     if report.ok and damage is None:

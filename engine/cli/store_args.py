@@ -30,12 +30,13 @@ def add_table(parser: argparse.ArgumentParser, *, required: bool = False, help: 
     parser.add_argument("--table", dest="only_table", metavar="ID", required=required, help=help)
 
 
-def open_from_args(args: argparse.Namespace, *, migrate: bool = False) -> Store:
-    """The store named by --db (and --table for the default file); never creates one unless `migrate`."""
+def open_from_args(args: argparse.Namespace, *, migrate: bool = False, allow_older: bool = False) -> Store:
+    """The store named by --db (and --table for the default file); never creates one unless `migrate`
+    (`allow_older`: see engine.store.migrate.ensure_current)."""
     from engine.store.db import DEFAULT_TABLE, open_store
 
     table = getattr(args, "only_table", None) or DEFAULT_TABLE
-    return open_store(args.db, table=table, migrate=migrate)
+    return open_store(args.db, table=table, migrate=migrate, allow_older=allow_older)
 
 
 def read_pin(prompt: str) -> str:

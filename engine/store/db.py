@@ -356,7 +356,9 @@ def _sqlite_engine(url: str) -> Engine:
     return engine
 
 
-def open_store(url: str | None = None, *, table: str = DEFAULT_TABLE, migrate: bool = True) -> Store:
+def open_store(
+    url: str | None = None, *, table: str = DEFAULT_TABLE, migrate: bool = True, allow_older: bool = False
+) -> Store:
     """Open (and with `migrate`, create or upgrade) the store at `url`; see the module docstring."""
     full = resolve_url(url, table)
     parsed = make_url(full)
@@ -382,7 +384,7 @@ def open_store(url: str | None = None, *, table: str = DEFAULT_TABLE, migrate: b
     try:
         from engine.store.migrate import ensure_current
 
-        ensure_current(store, migrate=migrate)
+        ensure_current(store, migrate=migrate, allow_older=allow_older)
     except BaseException:
         engine.dispose()
         raise

@@ -46,7 +46,10 @@ def upgrade(store: Store) -> tuple[str | None, str]:
     return before, head_revision()
 
 
-def ensure_current(store: Store, *, migrate: bool) -> None:
+def ensure_current(store: Store, *, migrate: bool, allow_older: bool = False) -> None:
+    """Upgrade (with `migrate`) or refuse a store whose schema is not this program's. `allow_older`
+    accepts any older schema this program knows, for readers of the journal tables only (the audit):
+    those have not changed since the first schema, and an audit must not have to alter its evidence."""
     current = current_revision(store)
     head = head_revision()
     if current == head:
@@ -54,6 +57,8 @@ def ensure_current(store: Store, *, migrate: bool) -> None:
     known = {rev.revision for rev in ScriptDirectory.from_config(alembic_config()).walk_revisions()}
     if current is not None and current not in known:
         raise DrrError(f"{store.where} has schema {current}, newer than this program knows; upgrade drr")
+    if allow_older and current is not None:
+        return
     if not migrate:
         raise DrrError(
             f"{store.where} has schema {current or 'none'}, this program needs {head}: "

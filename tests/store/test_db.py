@@ -259,3 +259,24 @@ def test_a_store_in_a_read_only_directory_is_read_but_never_written(
     with open_store(str(path), table="T1", migrate=False) as s, pytest.raises(DrrError, match="for writing"):
         s.journal.append("T1", "user.login", {"name": "x"}, round_id=None, user="x")
     assert not path.with_name("backup.sqlite-shm").exists() and path.read_bytes() == before
+
+
+def test_audit_verify_reads_an_older_schema_without_upgrading_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An old backup is judged as it is: the audit needs only the journal tables (the same since the
+    first schema); the other commands still ask for drr db upgrade."""
+    import sqlite3
+    from contextlib import closing
+
+    path = tmp_path / "old.sqlite"
+    with open_store(str(path), table="T1") as s:
+        play_round(s, "T1", "r1", 17)
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE alembic_version SET version_num = '0003'")
+    assert main(["audit", "verify", "--db", str(path)]) == 0
+    assert capsys.readouterr().out.startswith("OK: 5 events, 1 rounds")
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT version_num FROM alembic_version").fetchone() == ("0003",)
+    assert main(["history", "list", "--db", str(path)]) == 1
+    assert "has schema 0003" in capsys.readouterr().err
