@@ -398,7 +398,8 @@ class TableService:
             round_id = f"{self.table[:50]}-{self.state.rounds_opened + 1:06d}"
             event = RoundOpened(round_id, rules.sha256)
             apply(RoundState.initial(rules), event)
-            payload = {**event.to_json(), "dealer": user.name}
+            # The dealer the pit boss named for the table, else the croupier who opened the round.
+            payload = {**event.to_json(), "dealer": settings.get("dealer") or user.name}
             if self._wheel_game_at_open is not None:
                 payload["game_number"] = self._wheel_game_at_open
             return await self._run(user.name, [(event.type, payload, round_id)])

@@ -15,6 +15,16 @@ from engine.store import Store
 from tests.table.helpers import CROUPIER, PITBOSS, make_service
 
 
+def _dealers(store: Store) -> list[str]:
+    import sqlalchemy as sa
+
+    from engine.store import schema
+
+    r = schema.rounds
+    with store.read() as conn:
+        return [str(d) for d in conn.execute(sa.select(r.c.dealer).order_by(r.c.seq)).scalars()]
+
+
 def test_limits_and_closing_apply_from_the_next_round_and_survive_a_restart(store: Store) -> None:
     async def go() -> None:
         svc = make_service(store)
@@ -31,6 +41,11 @@ def test_limits_and_closing_apply_from_the_next_round_and_survive_a_restart(stor
             await svc.place_wager(CROUPIER, "anna", inside_bet([1]), Decimal(1))
         await svc.place_wager(CROUPIER, "anna", inside_bet([1]), Decimal(50))
         assert svc.approval_threshold == Decimal(700)
+        assert _dealers(store) == [CROUPIER.name, CROUPIER.name]
+        change_settings(store, "T1", {"dealer": "eli"}, "dealer change", PITBOSS)
+        await svc.void(PITBOSS, "dealer change")
+        await svc.open_bets(CROUPIER)
+        assert _dealers(store)[-1] == "eli"
         change_settings(store, "T1", {"status": "closed"}, "end of shift", PITBOSS)
         await svc.void(PITBOSS, "closing")
         with pytest.raises(IllegalTransition, match="closed this table"):
@@ -43,6 +58,7 @@ def test_limits_and_closing_apply_from_the_next_round_and_survive_a_restart(stor
             "max_bet": "50",
             "min_bet": "2",
             "large_payout": "700",
+            "dealer": "eli",
             "status": "closed",
         }
         with pytest.raises(IllegalTransition, match="closed this table"):
