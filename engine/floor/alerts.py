@@ -17,6 +17,7 @@ and, from a `TableView`, bias thresholds crossed and repeated numbers beyond cha
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -42,6 +43,7 @@ SEVERITIES = ("info", "warning", "critical")
 LOOKBACK = 5000
 DEFAULT_PAYOUT_THRESHOLD = Decimal("5000")
 DEFAULT_SILENT_AFTER = timedelta(minutes=10)
+MIN_SILENT_AFTER = timedelta(minutes=1)  # the shortest a table may set (whole minutes)
 BIAS_P = 0.001  # chi-square / sector p-value below which a table is flagged
 # The table service journals the wheel's messages as `wheel.<kind>` (engine/table/wheel.py).
 WHEEL_FAULTS = (
@@ -116,6 +118,7 @@ class AlertScanner:
     station: str = "surveillance"
     seen: dict[str, int] = field(default_factory=dict)  # table -> last seq scanned
     known: set[str] | None = None  # alert ids already raised (loaded from the journal on first use)
+    silent_limits: dict[str, tuple[int, timedelta]] = field(default_factory=dict)  # table -> (head, limit)
 
     def scan(self, store: Store, tables: list[str], now: datetime | None = None) -> list[Alert]:
         found: list[NewEvent] = []
@@ -148,12 +151,13 @@ class AlertScanner:
                     .order_by(schema.rounds.c.seq.desc())
                     .limit(1)
                 ).scalar()
+                silence = now - parse_time(last) if last else timedelta(0)
                 if (
-                    last
-                    and open_round not in (None, "settled", "void")
-                    and now - parse_time(last) > self.silent_after
+                    open_round not in (None, "settled", "void")
+                    and silence > min(MIN_SILENT_AFTER, self.silent_after)
+                    and silence > (limit := self._silent_limit(conn, table, int(head)))
                 ):
-                    minutes = int(self.silent_after.total_seconds() // 60)
+                    minutes = int(limit.total_seconds() // 60)
                     found.append(
                         _event(
                             f"{table}:silent:{last}",
@@ -165,6 +169,26 @@ class AlertScanner:
                         )
                     )
         return self._raise(store, found)
+
+    def _silent_limit(self, conn: Any, table: str, head: int) -> timedelta:
+        """The table's own silent_after_minutes (a pit boss's table.settings_changed), else the
+        scanner's. Read once per silence (the head does not move while a table is silent)."""
+        cached = self.silent_limits.get(table)
+        if cached is not None and cached[0] == head:
+            return cached[1]
+        j = schema.journal
+        limit = self.silent_after
+        for payload in conn.execute(
+            sa.select(j.c.payload)
+            .where(j.c.table_id == table, j.c.type == "table.settings_changed")
+            .order_by(j.c.seq)
+        ).scalars():
+            minutes = json.loads(payload).get("changes", {}).get("silent_after_minutes")
+            if minutes is not None:
+                with contextlib.suppress(ValueError, OverflowError):  # checked when journaled; be safe
+                    limit = timedelta(minutes=int(minutes))
+        self.silent_limits[table] = (head, limit)
+        return limit
 
     def _raise(self, store: Store, events: list[NewEvent]) -> list[Alert]:
         """`raise_alerts` for the candidates this scanner has not seen raised (most repeats stop here,

@@ -351,3 +351,20 @@ def test_irregular_filter_and_payout_sort_use_their_indexes(tmp_path: Path) -> N
             sql = str(select.compile(dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True}))
             plan = " ".join(str(row[-1]) for row in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql))
             assert index in plan, (query, plan)
+
+
+def test_a_tables_own_silent_after_minutes_is_used_for_the_silent_alert(store: Store) -> None:
+    from datetime import timedelta
+
+    from engine.store.canonical import parse_time
+
+    users = add_users(store)
+    opened = {"round_id": "r1", "dealer": "dana"}
+    store.journal.append("T6", "round.opened", opened, round_id="r1", user="dana", time="2026-11-29T10:00Z")
+    scanner = AlertScanner(silent_after=timedelta(minutes=10))
+    assert scanner.scan(store, ["T6"], now=datetime(2026, 11, 29, 10, 4, tzinfo=UTC)) == []
+    actions.change_settings(store, "T6", {"silent_after_minutes": "3"}, "busy pit", users["pitboss"])
+    last = parse_time(next(store.journal.entries("T6", 2)).time)
+    assert scanner.scan(store, ["T6"], now=last + timedelta(minutes=2)) == []
+    alerts = scanner.scan(store, ["T6"], now=last + timedelta(minutes=4))
+    assert [a.kind for a in alerts] == ["table silent"] and "over 3 min" in alerts[0].message
