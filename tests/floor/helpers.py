@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,8 +10,8 @@ import pytest
 from engine.auth import User
 from engine.store import Store, open_store
 from engine.store.users import add_user
+from tests.pg_schema import PG_URL, pg_schema_url
 
-PG_URL = os.environ.get("DRR_TEST_PG_URL")
 PINS = {"ada": "1111", "pat": "2468", "cody": "1357", "sam": "9753"}
 
 
@@ -22,23 +20,8 @@ def store_url(tmp_path: Path) -> Iterator[str]:
     if PG_URL is None:
         yield f"sqlite:///{tmp_path / 'floor.sqlite'}"
         return
-    import sqlalchemy as sa
-
-    from engine.store.db import resolve_url
-
-    schema_name = f"drr_floor_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(resolve_url(PG_URL))
-    with admin.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema_name}"'))
-    url = sa.engine.make_url(resolve_url(PG_URL)).update_query_dict(
-        {"options": f"-csearch_path={schema_name}"}
-    )
-    try:
-        yield url.render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema_name}" CASCADE'))
-        admin.dispose()
+    with pg_schema_url("drr_floor") as url:
+        yield url
 
 
 @pytest.fixture

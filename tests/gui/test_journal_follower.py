@@ -5,15 +5,11 @@ every command."""
 from __future__ import annotations
 
 import asyncio
-import os
-import uuid
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
-import qasync
-from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from engine.auth import User
@@ -27,6 +23,7 @@ from gui.service_table import ServiceTable
 from gui.view_model import Phase
 from gui.windows.bonus_screen import BonusScreen
 from gui.windows.player_display import PlayerDisplay
+from tests.pg_schema import PG_URL, pg_schema_url
 
 CROUPIER = User("carol", "croupier")
 PLAYERS = ("anna", "bob")
@@ -35,34 +32,11 @@ PLAYERS = ("anna", "bob")
 @pytest.fixture
 def store_url(tmp_path: Path) -> Iterator[str]:
     """PostgreSQL (a schema of its own) with DRR_TEST_PG_URL, else a SQLite file."""
-    pg = os.environ.get("DRR_TEST_PG_URL")
-    if pg is None:
+    if PG_URL is None:
         yield str(tmp_path / "table.sqlite")
         return
-    import sqlalchemy as sa
-
-    from engine.store.db import resolve_url
-
-    schema = f"drr_follow_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(resolve_url(pg))
-    with admin.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    url = sa.engine.make_url(resolve_url(pg)).update_query_dict({"options": f"-csearch_path={schema}"})
-    try:
-        yield url.render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
-
-
-@pytest.fixture
-def loop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
-    event_loop = qasync.QEventLoop(qapp)
-    asyncio.set_event_loop(event_loop)
-    yield event_loop
-    event_loop.close()
-    asyncio.set_event_loop(None)
+    with pg_schema_url("drr_follow") as url:
+        yield url
 
 
 def test_display_follows_the_owned_table_read_only(

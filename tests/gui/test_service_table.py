@@ -10,9 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import qasync
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from engine.auth import User
@@ -26,15 +24,6 @@ from gui.windows.croupier import CroupierWindow
 
 CROUPIER = User("carol", "croupier")
 PLAYERS = ("anna", "bob")
-
-
-@pytest.fixture
-def loop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
-    event_loop = qasync.QEventLoop(qapp)
-    asyncio.set_event_loop(event_loop)
-    yield event_loop
-    event_loop.close()
-    asyncio.set_event_loop(None)
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine.store import Store, open_store
-
-PG_URL = os.environ.get("DRR_TEST_PG_URL")
+from tests.pg_schema import PG_URL, pg_schema_url
 
 
 @pytest.fixture
@@ -33,23 +31,8 @@ def central_url(tmp_path: Path) -> Iterator[str]:
     if PG_URL is None:
         yield f"sqlite:///{tmp_path / 'central.sqlite'}"
         return
-    import sqlalchemy as sa
-
-    from engine.store.db import resolve_url
-
-    schema_name = f"drr_store_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(resolve_url(PG_URL))
-    with admin.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema_name}"'))
-    url = sa.engine.make_url(resolve_url(PG_URL)).update_query_dict(
-        {"options": f"-csearch_path={schema_name}"}
-    )
-    try:
-        yield url.render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema_name}" CASCADE'))
-        admin.dispose()
+    with pg_schema_url("drr_store") as url:
+        yield url
 
 
 @pytest.fixture

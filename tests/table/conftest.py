@@ -3,16 +3,14 @@ schema of its own, dropped afterwards) when DRR_TEST_PG_URL is set."""
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from engine.store import Store, open_store
+from tests.pg_schema import PG_URL, pg_schema_url
 
-PG_URL = os.environ.get("DRR_TEST_PG_URL")
 BACKENDS = ["sqlite", "postgresql"] if PG_URL else ["sqlite"]
 
 
@@ -22,22 +20,5 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
         with open_store(str(tmp_path / "table.sqlite"), table="T1") as s:
             yield s
         return
-    import sqlalchemy as sa
-
-    from engine.store.db import resolve_url
-
-    assert PG_URL is not None
-    schema_name = f"drr_table_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(resolve_url(PG_URL))
-    with admin.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema_name}"'))
-    url = sa.engine.make_url(resolve_url(PG_URL)).update_query_dict(
-        {"options": f"-csearch_path={schema_name}"}
-    )
-    try:
-        with open_store(url.render_as_string(hide_password=False), table="T1") as s:
-            yield s
-    finally:
-        with admin.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema_name}" CASCADE'))
-        admin.dispose()
+    with pg_schema_url("drr_table") as url, open_store(url, table="T1") as s:
+        yield s
