@@ -112,3 +112,14 @@ def login_dialog(store: Store, station: str, parent: QWidget | None = None) -> Q
     from gui.windows.login import LoginDialog
 
     return LoginDialog(station, lambda name, pin: authenticate(store, name, pin, station=station), parent)
+
+
+def log_in_or_out(store: Store, station: str, user: User | None, parent: QWidget) -> User | None:
+    """Who is logged in after the station's Log in / Log out button: a logged-in user is logged out,
+    else the log-in dialog asks (still nobody when it is cancelled)."""
+    if user is not None:
+        return None
+    dialog = login_dialog(store, station, parent)
+    if dialog.exec() and getattr(dialog, "user", None) is not None:
+        return dialog.user  # type: ignore[attr-defined, no-any-return]
+    return None

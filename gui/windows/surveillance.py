@@ -452,16 +452,10 @@ class SurveillanceWindow(QMainWindow):
         self.alerts.update_permissions()
 
     def login(self) -> None:
-        if self.user is not None:
-            self.user = None
-            self._show_user()
-            return
-        from gui.floor.signoff import login_dialog
+        from gui.floor.signoff import log_in_or_out
 
-        dialog = login_dialog(self.store, "surveillance", self)
-        if dialog.exec() and getattr(dialog, "user", None) is not None:
-            self.user = dialog.user  # type: ignore[attr-defined]
-            self._show_user()
+        self.user = log_in_or_out(self.store, "surveillance", self.user, self)
+        self._show_user()
 
     # --- tables and windows --------------------------------------------------------------
 
