@@ -6,25 +6,17 @@ pick, cash-out and preset goes to the table first and the panel redraws from its
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QGuiApplication, QPaintEvent
-from PySide6.QtWidgets import QGridLayout, QLabel, QMainWindow, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from gui.table_adapter import TableAdapter
 from gui.view_model import BonusView, Phase
 from gui.widgets.bonus_panel import BonusPanel
+from gui.windows.first_paint import FirstPaintWindow
 
 
-class BonusScreen(QMainWindow):
-    firstPainted = Signal()  # the benchmark's "first frame"
-    _painted = False
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        super().paintEvent(event)
-        if not self._painted:
-            self._painted = True
-            self.firstPainted.emit()
-
+class BonusScreen(FirstPaintWindow):
     COLUMNS = 2
 
     def __init__(

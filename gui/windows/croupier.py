@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCloseEvent, QIcon, QKeySequence, QPaintEvent, QShortcut
+from PySide6.QtGui import QCloseEvent, QIcon, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QButtonGroup,
     QDialog,
@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QInputDialog,
     QLabel,
-    QMainWindow,
     QPushButton,
     QScrollArea,
     QTableWidget,
@@ -40,6 +39,7 @@ from gui.view_model import Draw, HistoryEntry, PayLine, Phase, SensorHealth, mon
 from gui.widgets.felt import FeltWidget
 from gui.widgets.status import HistoryStrip, SensorStatus, chip_pixmap
 from gui.windows.dialogs import ApprovalDialog, ManualResultDialog, ReasonDialog
+from gui.windows.first_paint import FirstPaintWindow
 
 PAYING_TITLE = "Paying list (player totals include stakes)"
 PLAIN_SEAT = re.compile(r"Seat \d+")  # the names seats start with (gui.app.PLAYERS)
@@ -62,8 +62,7 @@ PHASE_TEXT = {
 }
 
 
-class CroupierWindow(QMainWindow):
-    firstPainted = Signal()
+class CroupierWindow(FirstPaintWindow):
     seatsChanged = Signal(object)  # tuple[str, ...]: the seats' names after the croupier named one
 
     def __init__(self, table: TableAdapter, players: Sequence[str], parent: QWidget | None = None) -> None:
@@ -82,7 +81,6 @@ class CroupierWindow(QMainWindow):
         self.draw: Draw | None = None
         self.bonus_running = False
         self.hold: str | None = None
-        self._painted = False
         self._build()
         self._shortcuts()
         self._connect()
@@ -695,12 +693,6 @@ class CroupierWindow(QMainWindow):
             self.table.approve_payouts(dialog.name.text().strip(), dialog.pin.text())
 
     # --- lifecycle ----------------------------------------------------------------------------
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        super().paintEvent(event)
-        if not self._painted:
-            self._painted = True
-            self.firstPainted.emit()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         event.accept()

@@ -11,15 +11,16 @@ from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPaintEvent, QPen
-from PySide6.QtWidgets import QMainWindow, QSizePolicy, QWidget
+from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from engine.wheel_layout import colour
 from gui import theme
 from gui.table_adapter import TableAdapter
 from gui.view_model import Draw, HistoryEntry, PayLine, Phase, odds_number
 from gui.widgets.status import NUMBER_COLOURS
+from gui.windows.first_paint import FirstPaintWindow
 
 LAST_SHOWN = 20
 HOT_COLD_WINDOW = 100
@@ -303,16 +304,7 @@ class Marquee(QWidget):
             self._ball(p, c, radius * (1.15 if i == 0 else 1.0), e.number, ring=ring)
 
 
-class PlayerDisplay(QMainWindow):
-    firstPainted = Signal()  # the benchmark's "first frame"
-    _painted = False
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        super().paintEvent(event)
-        if not self._painted:
-            self._painted = True
-            self.firstPainted.emit()
-
+class PlayerDisplay(FirstPaintWindow):
     def __init__(self, table: TableAdapter, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.table = table
