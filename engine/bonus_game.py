@@ -45,6 +45,7 @@ from engine.rules import (
     CASH_OUT_FROM_ROUND,
     MULTIPLIER_BOXES,
     RANDOM_PICK_ROUNDS,
+    format_odds,
 )
 
 if TYPE_CHECKING:
@@ -59,12 +60,8 @@ EndReason = Literal["x", "cash_out", "completed"]
 Clock = Callable[[], float]
 
 
-def _frac(x: Fraction) -> str:
-    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
-
-
 def _box_to_json(b: BoxContent) -> str:
-    return X if b == X else _frac(Fraction(b))
+    return X if b == X else format_odds(Fraction(b))
 
 
 def _box_from_json(s: Any) -> BoxContent:
@@ -191,7 +188,7 @@ class GameEnded:
     reason: EndReason
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "outcome": _frac(self.outcome), "reason": self.reason}
+        return {"type": self.type, "outcome": format_odds(self.outcome), "reason": self.reason}
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> GameEnded:
@@ -549,8 +546,8 @@ class BonusGame:
         expected = self._decided_outcome()
         if e.outcome != expected or e.reason != self._decided:
             raise IllegalTransition(
-                f"bonus.ended: says {_frac(e.outcome)} ({e.reason}) but the picks give {_frac(expected)} "
-                f"({self._decided})"
+                f"bonus.ended: says {format_odds(e.outcome)} ({e.reason}) but the picks give "
+                f"{format_odds(expected)} ({self._decided})"
             )
         self.outcome = e.outcome
         self.end_reason = e.reason

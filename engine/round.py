@@ -46,6 +46,7 @@ from engine.bets import WIRE_WAGER_KEYS, Bet, Wager, check_amount, inside_bet, w
 from engine.errors import DrrError, IllegalTransition, IllegalWager
 from engine.exact import parse_odds, parse_whole
 from engine.rng import Draw, Rng, draw_lucky_and_bonus
+from engine.rules import format_odds
 from engine.settlement import RoundSettlement, check_bonus_outcome, players_needing_bonus, settle_round
 
 if TYPE_CHECKING:
@@ -63,10 +64,6 @@ class Phase(enum.StrEnum):
 
 
 ResultSource = Literal["sensor", "manual"]
-
-
-def _frac(x: Fraction) -> str:
-    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
 
 # --- events -------------------------------------------------------------------------------------
@@ -232,7 +229,7 @@ class BonusOutcome:
     odds: Fraction
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "player": self.player, "odds": _frac(self.odds)}
+        return {"type": self.type, "player": self.player, "odds": format_odds(self.odds)}
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> BonusOutcome:
@@ -546,7 +543,7 @@ def _check_draw(event: RoundEvent, draw: Draw, rules: RulesSubmission) -> None:
     for number, odds in draw.lucky.items():
         if odds not in rules.lucky_odds:
             raise IllegalTransition(
-                f"{event.type}: Lucky Number {number} at {_frac(odds)} to 1 "
+                f"{event.type}: Lucky Number {number} at {format_odds(odds)} to 1 "
                 "is not a payout of the Rules Submission"
             )
 
