@@ -468,8 +468,10 @@ class TableService:
             return await self._run(user.name, self._result_events(s, event, extra))
 
     def _result_events(
-        self, s: RoundState, event: ResultRecorded, extra: Mapping[str, Any]
+        self, s: RoundState, event: ResultRecorded | ResultCorrected, extra: Mapping[str, Any]
     ) -> list[tuple[str, Mapping[str, Any], str | None]]:
+        """The result's entry (with `extra`, None values left out) and, when it makes a bonus game due,
+        `round.bonus_started` in the same transaction."""
         after = apply(s, event)
         payload = {**event.to_json(), **{k: v for k, v in extra.items() if v is not None}}
         out: list[tuple[str, Mapping[str, Any], str | None]] = [(event.type, payload, s.round_id)]
@@ -523,15 +525,7 @@ class TableService:
             s = self._round(Phase.RESULT, doing="correct the result")
             assert s.result is not None
             event = ResultCorrected(s.result, number, reason.strip())
-            after = apply(s, event)
-            payload = {**event.to_json(), "by": user.name}
-            out: list[tuple[str, Mapping[str, Any], str | None]] = [(event.type, payload, s.round_id)]
-            players = bonus_needed(after)
-            if players:
-                started = BonusStarted(players)
-                apply(after, started)
-                out.append((started.type, started.to_json(), s.round_id))
-            return await self._run(user.name, out)
+            return await self._run(user.name, self._result_events(s, event, {"by": user.name}))
 
     async def no_spin(self, user: User, reason: str) -> list[Entry]:
         """The spin does not count: same wagers, same draw, the ball is spun again; resolves a hold."""
