@@ -18,7 +18,7 @@ from engine.errors import DrrError
 from engine.store import schema
 from engine.store.canonical import GENESIS_HASH, canonical_json, entry_hash
 from engine.store.db import Store
-from engine.store.journal import Entry
+from engine.store.journal import Entry, row_to_entry
 
 
 @dataclass
@@ -138,28 +138,9 @@ def verify(store: Store, table: str | None = None, *, batch: int = 5000) -> Veri
                 seq = int(row.seq)
                 if seq != expected_seq:
                     return _fail(report, name, expected_seq, f"missing (removed); the chain jumps to {seq}")
-                if row.prev_hash != prev:
-                    return _fail(
-                        report, name, seq, "does not follow the entry before it (reordered or replaced)"
-                    )
-                try:
-                    body = json.loads(row.payload)
-                except ValueError:
-                    return _fail(report, name, seq, "payload is not JSON (edited)")
-                if canonical_json(body) != row.payload:
-                    return _fail(report, name, seq, "payload is not in canonical form (edited)")
-                digest = entry_hash(
-                    table=row.table_id,
-                    seq=seq,
-                    time=row.time,
-                    user=row.user_name,
-                    round_id=row.round_id,
-                    type=row.type,
-                    payload=body,
-                    prev_hash=row.prev_hash,
-                )
-                if digest != row.hash:
-                    return _fail(report, name, seq, "contents do not match its hash (edited)")
+                problem = entry_problem(row_to_entry(row), prev)
+                if problem is not None:
+                    return _fail(report, name, seq, problem)
                 if seq in checkpoints and checkpoints.pop(seq) != row.hash:
                     return _fail(
                         report, name, seq, "hash differs from the checkpoint taken at this entry (rewritten)"
