@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from engine.wheel_layout import WHEEL_POSITION
+from engine.wheel_layout import wheel_distance
 
 POCKETS = 37
 
@@ -26,18 +26,14 @@ class Spin(NamedTuple):
     dealer: str | None
 
 
-def distance(previous: int, current: int) -> int:
-    """Pockets clockwise on the wheel from `previous` to `current` (0..36)."""
-    return (WHEEL_POSITION[current] - WHEEL_POSITION[previous]) % POCKETS
-
-
 def dealer_signature(spins: Sequence[Spin], alpha: float = 0.01) -> list[dict[str, Any]]:
     """Per dealer: distance counts, chi-square and a flag at alpha / number of dealers."""
     from scipy import stats
 
     by_dealer: dict[str, list[int]] = {}
     for prev, cur in itertools.pairwise(spins):
-        by_dealer.setdefault(cur.dealer or "unknown", [0] * POCKETS)[distance(prev.number, cur.number)] += 1
+        counts = by_dealer.setdefault(cur.dealer or "unknown", [0] * POCKETS)
+        counts[wheel_distance(prev.number, cur.number)] += 1
     out = []
     limit = alpha / max(1, len(by_dealer))
     for dealer, counts in sorted(by_dealer.items()):

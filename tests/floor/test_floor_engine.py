@@ -20,14 +20,14 @@ from engine.floor.history_page import HistoryQuery, fetch_page
 from engine.floor.power import detectable_ratio, spins_needed, verdict
 from engine.floor.recall import recall_round
 from engine.floor.reports import report_csv, table_report
-from engine.floor.sequence import Spin, dealer_signature, distance, repeats
+from engine.floor.sequence import Spin, dealer_signature, repeats
 from engine.floor.surveillance import floor_tables, table_view
 from engine.floor.windows import everything, last_spins, shift_bounds
 from engine.rules import load_default_rules
 from engine.store import Store, schema
 from engine.store.history import list_rounds
 from engine.store.stats import house_edges, table_stats
-from engine.wheel_layout import WHEEL_ORDER
+from engine.wheel_layout import WHEEL_ORDER, wheel_distance
 from tests.floor.helpers import PINS, add_users, import_spins
 
 
@@ -47,9 +47,9 @@ def test_verdict_speaks_plainly() -> None:
 
 
 def test_distance_is_clockwise_pockets_on_the_wheel() -> None:
-    assert distance(0, 32) == 1
-    assert distance(32, 0) == 36
-    assert distance(26, 0) == 1
+    assert wheel_distance(0, 32) == 1
+    assert wheel_distance(32, 0) == 36
+    assert wheel_distance(26, 0) == 1
 
 
 def test_dealer_signature_flags_a_dealer_who_lands_a_fixed_distance() -> None:
