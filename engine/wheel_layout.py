@@ -27,11 +27,6 @@ def colour(number: int) -> Colour:
     return "red" if number in RED else "black"
 
 
-def row_of(number: int) -> int:
-    """Street index 0..11 of a number 1..36 (1-2-3 is row 0)."""
-    return (number - 1) // 3
-
-
 def column_of(number: int) -> int:
     """Column 1..3 of a number 1..36 (column 1 holds 1, 4, …, 34)."""
     return (number - 1) % 3 + 1

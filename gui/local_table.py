@@ -9,7 +9,6 @@ steps and reports them as the adapter's signals; it keeps no journal.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
@@ -252,10 +251,6 @@ class LocalTable(TableAdapter):
             return
         self._candidate = number
         self.resultArrived.emit(number, source)
-
-    def simulate_spin(self) -> None:
-        """A fair number from the OS CSPRNG, for a table with no wheel attached."""
-        self.wheel_result(secrets.randbelow(37), "virtual wheel")
 
     def confirm_result(self) -> None:
         if self.phase is not Phase.CLOSED:

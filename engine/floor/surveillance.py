@@ -211,12 +211,3 @@ def floor_tables(store: Store) -> list[str]:
     with store.read() as conn:
         names = conn.execute(sa.select(schema.chain_heads.c.table_id).order_by("table_id")).scalars()
         return [t for t in names if t != FLOOR]
-
-
-def change_token(store: Store) -> tuple[tuple[str, int], ...]:
-    """(table, head seq) of every chain: changes whenever anything is journaled anywhere."""
-    h = schema.chain_heads
-    with store.read() as conn:
-        return tuple(
-            (t, int(s)) for t, s in conn.execute(sa.select(h.c.table_id, h.c.seq).order_by(h.c.table_id))
-        )

@@ -116,14 +116,6 @@ class FeltWidget(QWidget):
             for n, odds in sorted(self._lucky.items())
         ]
 
-    def clear_round(self) -> None:
-        self._wagers = ()
-        self._lucky = {}
-        self._bonus = None
-        self._result = None
-        self._pay = {}
-        self.update()
-
     @property
     def lucky(self) -> Mapping[int, Fraction]:
         return dict(self._lucky)
