@@ -172,7 +172,12 @@ async def _run(args: argparse.Namespace) -> int:
             bonus_policy=args.bonus,
             on_round=lambda summary: print(summary.line(), flush=True),
         )
-        wheel = open_wheel(spec, speed=args.speed, seed=args.seed)
+        # From the settings: the wheel's protocol, and a real wheel's every line to the capture folder.
+        capture = (
+            settings.effective_capture_dir if settings is not None and spec.startswith("serial:") else None
+        )
+        protocol = settings.wheel_protocol if settings is not None else "ss2"
+        wheel = open_wheel(spec, speed=args.speed, seed=args.seed, capture_dir=capture, protocol=protocol)
         async with wheel as link:
             if isinstance(link, ReplayLink):  # a capture ends: so does the run
                 task = asyncio.create_task(_close_when_finished(link))

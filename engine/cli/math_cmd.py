@@ -24,6 +24,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     out.add_argument("--json", action="store_true", help="exact values as fraction strings, one JSON object")
     out.add_argument("--markdown", action="store_true", help="the docs/math.md report")
     p.set_defaults(func=run)
+    # --rules left out: the settings file's rules.path, else the shipped file (engine.config convention).
+    from engine.config import mark_settings_options
+
+    mark_settings_options(p, "rules")
 
 
 def load_rules_or_refuse(path: str | None) -> RulesSubmission:

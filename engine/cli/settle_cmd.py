@@ -33,6 +33,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("round_file", metavar="ROUND.json", help="the round as JSON, or - for stdin")
     p.add_argument("--rules", metavar="FILE", help="Rules Submission TOML (default: the shipped one)")
     p.set_defaults(func=run)
+    # --rules left out: the settings file's rules.path, else the shipped file (engine.config convention).
+    from engine.config import mark_settings_options
+
+    mark_settings_options(p, "rules")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -36,6 +36,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--workers", metavar="W", help="processes to use (default: every core)")
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.set_defaults(func=run)
+    # --rules left out: the settings file's rules.path, else the shipped file (engine.config convention).
+    from engine.config import mark_settings_options
+
+    mark_settings_options(p, "rules")
 
 
 # Far beyond any useful run (hours on this machine), but it keeps a typo of a few extra

@@ -35,7 +35,9 @@ def open_from_args(args: argparse.Namespace, *, migrate: bool = False, allow_old
     (`allow_older`: see engine.store.migrate.ensure_current)."""
     from engine.store.db import DEFAULT_TABLE, open_store
 
-    table = getattr(args, "only_table", None) or DEFAULT_TABLE
+    # Without --table the default file is this PC's own table's (settings table.id), not table 1's.
+    settings = getattr(args, "settings", None)
+    table = getattr(args, "only_table", None) or getattr(settings, "table_id", None) or DEFAULT_TABLE
     return open_store(args.db, table=table, migrate=migrate, allow_older=allow_older)
 
 

@@ -182,3 +182,16 @@ def test_check_without_a_file_checks_the_one_named_by_the_config_option(
     path = settings_file(tmp_path, '[table]\nid = "x y"\n')
     assert main(["--config", str(path), "config", "check"]) == 1
     assert capsys.readouterr().out.startswith(f"{path}: table.id: ")
+
+
+def test_a_store_command_without_db_opens_this_tables_own_journal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import platformdirs
+
+    monkeypatch.setattr(platformdirs, "user_data_path", lambda *a, **k: tmp_path / "data")
+    path = settings_file(tmp_path, '[table]\nid = "T9"\n')
+    monkeypatch.setenv("DRR_CONFIG", str(path))
+    assert main(["history", "list"]) == 1  # no journal yet for table T9: refused, nothing created
+    assert "table-T9.sqlite" in capsys.readouterr().err
+    assert not (tmp_path / "data").exists() or not any((tmp_path / "data").iterdir())
