@@ -179,6 +179,7 @@ def test_killed_writer_leaves_whole_entries_only(tmp_path: Path) -> None:
         print("go", flush=True)
         for i in itertools.count(START):
             play_round(s, "T1", f"R{{i}}", i % 37, paid="3.00")
+            print(f"R{{i}}", flush=True)
         """
     )
     start = 0
@@ -186,6 +187,11 @@ def test_killed_writer_leaves_whole_entries_only(tmp_path: Path) -> None:
         source = code.replace("START", str(start))
         proc = subprocess.Popen([sys.executable, "-c", source], stdout=subprocess.PIPE, text=True)
         assert proc.stdout is not None and proc.stdout.readline().strip() == "go"
+        # A fixed delay after "go" alone once saw too few rounds committed on a loaded machine (the check
+        # below wants the count past `start`, i.e. two rounds of this writer): wait for those two, then
+        # let it write on so the kill lands at some point inside a later round.
+        for i in (start, start + 1):
+            assert proc.stdout.readline().strip() == f"R{i}", "the writer stopped before its second round"
         time.sleep(0.4)
         assert proc.poll() is None, "the writer stopped by itself"
         proc.send_signal(signal.SIGKILL)
