@@ -122,10 +122,15 @@ POINTS = [
     ("round", 3),
     ("time", 1.2),
     ("time", 2.1),
+    # Mid-wagers of round 4 with its seed (112). Only the txn points land in a round for sure: txn 1, 3
+    # and 51 fall between rounds, and the round and time kills fall inside one or not depending on the
+    # machine's load (under load they mostly hit the gap between rounds), so 5 sure hits out of 12 made
+    # the check below fail now and then. This sixth sure hit makes it hold on any machine.
+    ("txn", 60),
 ]
 
 
-@pytest.mark.timeout(120)
+@pytest.mark.timeout(300)  # a hang guard: under a minute even with the 2 cores busy
 def test_sigkill_at_many_points_then_restart(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
