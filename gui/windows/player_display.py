@@ -131,10 +131,21 @@ class Marquee(QWidget):
         self._paint_history(p, QRectF(0.4 * u, h - 2.3 * u, w - 0.8 * u, 2.0 * u), u)
         p.end()
 
-    def _panel(self, p: QPainter, r: QRectF, u: float) -> None:
+    def _panel(
+        self, p: QPainter, r: QRectF, u: float, title: str = "", size: float = 0.34, top: float = 0.2
+    ) -> None:
+        """A rounded panel, with its title (if any) in the top-left corner; size and top in units."""
         p.setPen(QPen(theme.PANEL_EDGE, 2))
         p.setBrush(theme.PANEL)
         p.drawRoundedRect(r, 0.2 * u, 0.2 * u)
+        if title:
+            p.setPen(theme.TEXT_DIM)
+            p.setFont(self._font(size * u))
+            p.drawText(
+                r.adjusted(0.4 * u, top * u, 0, 0),
+                Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft,
+                title,
+            )
 
     def _paint_header(self, p: QPainter, w: float, u: float) -> None:
         p.setPen(theme.LUCKY)
@@ -156,14 +167,7 @@ class Marquee(QWidget):
         )
 
     def _paint_lucky(self, p: QPainter, r: QRectF, u: float) -> None:
-        self._panel(p, r, u)
-        p.setPen(theme.TEXT_DIM)
-        p.setFont(self._font(0.34 * u))
-        p.drawText(
-            r.adjusted(0.4 * u, 0.2 * u, 0, 0),
-            Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft,
-            "LUCKY NUMBERS",
-        )
+        self._panel(p, r, u, "LUCKY NUMBERS")
         if not self.lucky:
             p.setPen(theme.TEXT_DIM)
             p.setFont(self._font(0.42 * u, bold=False))
@@ -191,14 +195,7 @@ class Marquee(QWidget):
 
     def _paint_side(self, p: QPainter, r: QRectF, u: float) -> None:
         bonus_box = QRectF(r.x(), r.y(), r.width(), r.height() * 0.46)
-        self._panel(p, bonus_box, u)
-        p.setPen(theme.TEXT_DIM)
-        p.setFont(self._font(0.34 * u))
-        p.drawText(
-            bonus_box.adjusted(0.4 * u, 0.2 * u, 0, 0),
-            Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft,
-            "BONUS NUMBER",
-        )
+        self._panel(p, bonus_box, u, "BONUS NUMBER")
         if self.bonus is not None:
             body = bonus_box.adjusted(0.4 * u, 0.75 * u, -0.3 * u, -0.2 * u)
             radius = min(body.height() * 0.48, body.width() * 0.2)
@@ -285,14 +282,7 @@ class Marquee(QWidget):
         p.drawText(caption, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
 
     def _paint_history(self, p: QPainter, r: QRectF, u: float) -> None:
-        self._panel(p, r, u)
-        p.setPen(theme.TEXT_DIM)
-        p.setFont(self._font(0.3 * u))
-        p.drawText(
-            r.adjusted(0.4 * u, 0.12 * u, 0, 0),
-            Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft,
-            f"LAST {LAST_SHOWN} RESULTS",
-        )
+        self._panel(p, r, u, f"LAST {LAST_SHOWN} RESULTS", size=0.3, top=0.12)
         last = list(reversed(self.history[-LAST_SHOWN:]))
         if not last:
             return
