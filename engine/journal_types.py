@@ -1,0 +1,88 @@
+"""The registry of journal entry types: every entry type's name is spelled here and only here.
+
+(Skeleton: the names. The payload dataclasses, and how each entry is written and read, are
+registered against these names as the readers and writers move over to them.)
+
+Old journals keep their old spellings (`LEGACY`): a reader maps them to today's type, the chain
+and its hashes are never rewritten.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Final
+
+
+class EntryType(enum.StrEnum):
+    """Every type of journal entry, grouped by the part of the system that records it."""
+
+    # the round (engine.round's events)
+    ROUND_OPENED = "round.opened"
+    ROUND_WAGER_PLACED = "round.wager_placed"
+    ROUND_WAGER_REMOVED = "round.wager_removed"
+    ROUND_BETS_CLOSED = "round.bets_closed"
+    ROUND_RESULT = "round.result"
+    ROUND_RESULT_CORRECTED = "round.result_corrected"
+    ROUND_NO_SPIN = "round.no_spin"
+    ROUND_RESULT_BEFORE_CLOSE = "round.result_before_close"
+    ROUND_BONUS_STARTED = "round.bonus_started"
+    ROUND_BONUS_OUTCOME = "round.bonus_outcome"
+    ROUND_SETTLED = "round.settled"
+    ROUND_VOIDED = "round.voided"
+    ROUND_IRREGULARITY = "round.irregularity"
+    ROUND_PAYOUT_APPROVED = "round.payout_approved"
+    # a bonus game (engine.bonus_game's events, with the player)
+    BONUS_STARTED = "bonus.started"
+    BONUS_BOXES_PLACED = "bonus.boxes_placed"
+    BONUS_BOX_PICKED = "bonus.box_picked"
+    BONUS_CASHED_OUT = "bonus.cashed_out"
+    BONUS_TIMER_EXPIRED = "bonus.timer_expired"
+    BONUS_ENDED = "bonus.ended"
+    BONUS_PRESET_SET = "bonus.preset_set"
+    BONUS_TIMER_RESTARTED = "bonus.timer_restarted"
+    # the table
+    TABLE_STARTED = "table.started"
+    TABLE_RULES_LOADED = "table.rules_loaded"
+    TABLE_SETTINGS_CHANGED = "table.settings_changed"
+    TABLE_MANUAL_ENTRY = "table.manual_entry"
+    TABLE_MANUAL_ENTRY_REJECTED = "table.manual_entry_rejected"
+    TABLE_IRREGULARITY_RESOLVED = "table.irregularity_resolved"
+    TABLE_NEXT_ROUND = "table.next_round"
+    # the wheel's messages
+    WHEEL_STARTED = "wheel.started"
+    WHEEL_LAUNCHED = "wheel.launched"
+    WHEEL_NO_MORE_BETS = "wheel.no_more_bets"
+    WHEEL_RESULT = "wheel.result"
+    WHEEL_CLOSED = "wheel.closed"
+    WHEEL_BALL_NOT_DETECTED = "wheel.ball_not_detected"
+    WHEEL_WARNING = "wheel.warning"
+    WHEEL_MISS_SPIN = "wheel.miss_spin"
+    WHEEL_LAUNCH_FAILED = "wheel.launch_failed"
+    WHEEL_GAP = "wheel.gap"
+    WHEEL_RESTART = "wheel.restart"
+    WHEEL_ROTOR = "wheel.rotor"
+    WHEEL_LINK = "wheel.link"
+    # users and surveillance
+    USER_ADDED = "user.added"
+    USER_DISABLED = "user.disabled"
+    USER_LOGIN = "user.login"
+    USER_LOGIN_FAILED = "user.login_failed"
+    USER_LOCKED_OUT = "user.locked_out"
+    ALERT_RAISED = "alert.raised"
+    ALERT_ACKNOWLEDGED = "alert.acknowledged"
+
+
+# Spellings older journals hold for a fact that now has one type (read, never written).
+LEGACY: Final[dict[str, EntryType]] = {
+    "payout.approved": EntryType.ROUND_PAYOUT_APPROVED,
+    "rules.changed": EntryType.TABLE_RULES_LOADED,
+    "wheel.rotor_speed": EntryType.WHEEL_ROTOR,
+}
+
+
+def entry_type(name: str) -> EntryType | None:
+    """Today's type for a stored entry's type name (legacy spellings mapped), None if unknown."""
+    try:
+        return EntryType(name)
+    except ValueError:
+        return LEGACY.get(name)
