@@ -1,7 +1,8 @@
-"""The registry of journal entry types: every entry type's name is spelled here and only here.
+"""The names of every journal entry type: each is spelled here and only here.
 
-(Skeleton: the names. The payload dataclasses, and how each entry is written and read, are
-registered against these names as the readers and writers move over to them.)
+The payload classes (round, bonus, wheel, table events) name their type with these members, and
+engine/journal_types.py, the registry, maps each name to its payload and reads and writes it.
+This module imports nothing of the engine, so every payload module can import it.
 
 Old journals keep their old spellings (`LEGACY`): a reader maps them to today's type, the chain
 and its hashes are never rewritten.
