@@ -272,6 +272,8 @@ class PayoutApproved:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> PayoutApproved:
+        if "approved_by" not in d and "amount" in d:
+            return cls.from_legacy(d)
         ids = d.get("wager_ids")
         threshold = d.get("threshold")
         return cls(

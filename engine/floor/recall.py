@@ -8,15 +8,30 @@ the whole audit trail of the round in chain order.
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from engine.bets import Wager
+from engine.bonus_game import BoxesPlaced
+from engine.entry_types import EntryType
 from engine.errors import DrrError
+from engine.floor_events import HistoryImported
+from engine.journal_types import ROUND_EVENTS, entry_type, parse
+from engine.round import (
+    BetsClosed,
+    BonusOutcome,
+    ResultCorrected,
+    ResultRecorded,
+    RoundEvent,
+    RoundSettled,
+    RoundVoided,
+    WagerPlaced,
+    WagerRemoved,
+)
 from engine.store.history import show_round
+from engine.table_events import PlayerBonusEvent, PresetSet, TimerRestarted, WheelMessage
 
 if TYPE_CHECKING:
     from engine.rules import RulesSubmission
@@ -85,11 +100,11 @@ def _bonus_text(kind: str, p: dict[str, Any], boxes: list[str]) -> str:
 def recall_round(
     store: Store, round_id: str, table: str | None = None, rules: RulesSubmission | None = None
 ) -> Recall:
-    from engine.round import event_from_json, replay
+    from engine.round import replay
 
     shown = show_round(store, round_id, table)
     rec = Recall(shown["round"], shown["entries"])
-    round_events = []
+    round_events: list[RoundEvent] = []
     wagers: dict[str, Wager] = {}
     bonus_player = "?"
     boxes: dict[str, list[str]] = {}
@@ -97,54 +112,52 @@ def recall_round(
     voided_late: dict[str, Any] | None = None
     for e in rec.entries:
         kind, p = e["type"], e["payload"]
-        if kind == "round.wager_placed":
-            try:
-                placed = event_from_json({**p, "type": kind})
-            except ValueError:
-                continue
-            wager = placed.wager  # type: ignore[union-attr]
-            wagers[wager.id] = wager
-        elif kind == "round.wager_removed":
-            wagers.pop(str(p.get("wager_id")), None)
-        elif kind in ("round.bets_closed", "round.closed"):
-            draw = p.get("draw", p)
-            raw = draw.get("lucky") or {}
-            pairs = raw.items() if isinstance(raw, dict) else raw
-            rec.lucky = {int(n): Fraction(str(x)) for n, x in pairs}
-            rec.bonus_number = draw.get("bonus_number")
-        elif kind == "round.result":
-            rec.result = int(p["number"])
-        elif kind == "round.result_corrected":
+        try:
+            payload = parse(kind, p, where=f"journal entry {e.get('seq')}")
+        except DrrError:
+            payload = None  # malformed: kept in the audit trail, not replayed
+        if isinstance(payload, WagerPlaced):
+            wagers[payload.wager.id] = payload.wager
+        elif isinstance(payload, WagerRemoved):
+            wagers.pop(payload.wager_id, None)
+        elif isinstance(payload, BetsClosed):
+            draw = payload.draw
+            rec.lucky = {n: draw.lucky[n] for n in draw.lucky_order}
+            rec.bonus_number = draw.bonus_number
+        elif isinstance(payload, ResultRecorded):
+            rec.result = payload.number
+        elif isinstance(payload, ResultCorrected):
             rec.corrections.append(p)
             if rec.original_result is None:
-                rec.original_result = int(p["old"])
-            rec.result = int(p["new"])
-        elif kind == "history.imported":
-            rec.result = int(p["number"])
-        elif kind.startswith("wheel."):
+                rec.original_result = payload.old
+            rec.result = payload.new
+        elif isinstance(payload, HistoryImported):
+            rec.result = payload.number
+        elif isinstance(payload, WheelMessage):
             rec.wheel.append(e)
-        elif kind == "round.bonus_outcome":
-            rec.bonus_outcomes[str(p["player"])] = Fraction(str(p["odds"]))
-            rec.bonus_steps.append(BonusStep(str(p["player"]), e["time"], kind, _bonus_text(kind, p, [])))
-        elif kind.startswith("bonus."):
-            bonus_player = str(p.get("player", bonus_player))
-            if kind == "bonus.boxes_placed":
+        elif isinstance(payload, BonusOutcome):
+            rec.bonus_outcomes[payload.player] = payload.odds
+            rec.bonus_steps.append(BonusStep(payload.player, e["time"], kind, _bonus_text(kind, p, [])))
+        elif isinstance(payload, PlayerBonusEvent | PresetSet | TimerRestarted):
+            bonus_player = payload.player
+            if isinstance(payload, PlayerBonusEvent) and isinstance(payload.event, BoxesPlaced):
                 boxes[bonus_player] = [str(b) for b in p.get("boxes", [])]
             text = _bonus_text(kind, p, boxes.get(bonus_player, []))
             rec.bonus_steps.append(BonusStep(bonus_player, e["time"], kind, text))
-        elif kind == "round.settled":
+        elif isinstance(payload, RoundSettled):
+            rec.total_wagered, rec.total_paid = payload.total_wagered, payload.total_paid
+        elif entry_type(kind) is EntryType.ROUND_SETTLED:  # another writer's shorter form
             rec.total_wagered = Decimal(str(p.get("total_wagered", p.get("wagered", "0"))))
             rec.total_paid = Decimal(str(p.get("total_paid", p.get("paid", "0"))))
-        if kind == "round.voided" and settled_seen:
+        if isinstance(payload, RoundVoided) and settled_seen:
             # A floor void after settlement is not a step of the round's own play (the engine refuses
             # it there): replay the play as it was and say what the void did.
             voided_late = p
             continue
-        if kind == "round.settled":
+        if entry_type(kind) is EntryType.ROUND_SETTLED:
             settled_seen = True
-        if kind.startswith("round.") and kind != "round.result_corrected":
-            with contextlib.suppress(ValueError):
-                round_events.append(event_from_json({**p, "type": kind}))
+        if isinstance(payload, ROUND_EVENTS) and not isinstance(payload, ResultCorrected):
+            round_events.append(payload)
     rec.wagers = list(wagers.values())
     if rules is None:
         from engine.rules import load_default_rules

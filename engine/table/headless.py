@@ -23,7 +23,9 @@ from typing import Any, Final, Literal
 
 from engine.auth import User
 from engine.bets import Bet, BetKind, legal_bets
+from engine.entry_types import EntryType
 from engine.errors import IllegalWager
+from engine.journal_types import entry_type
 from engine.rng import Rng, SystemRng
 from engine.round import Phase
 from engine.rules import format_odds
@@ -271,19 +273,19 @@ class HeadlessTable:
     # -- what happened ----------------------------------------------------------------------------
 
     def _observe(self, entry: Entry) -> None:
-        kind = entry.type
-        if kind == "round.bonus_outcome" and entry.user == TIMER_USER:
+        t = entry_type(entry.type)
+        if t is EntryType.ROUND_BONUS_OUTCOME and entry.user == TIMER_USER:
             # A game ended on its timer, between wheel events: settle without waiting for the wheel.
             task = asyncio.get_running_loop().create_task(self.drive())
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
-        if kind in ("round.irregularity", "round.result_before_close"):
+        if t in (EntryType.ROUND_IRREGULARITY, EntryType.ROUND_RESULT_BEFORE_CLOSE):
             self.totals.irregularities += 1
             self._irregular_in_round += 1
-        elif kind == "round.opened":
+        elif t is EntryType.ROUND_OPENED:
             self._irregular_in_round = 0
-        elif kind in ("round.settled", "round.voided"):
-            self._finish(kind == "round.settled", entry)
+        elif t in (EntryType.ROUND_SETTLED, EntryType.ROUND_VOIDED):
+            self._finish(t is EntryType.ROUND_SETTLED, entry)
 
     def _finish(self, settled: bool, entry: Entry) -> None:
         s = self.service.state.round

@@ -36,12 +36,9 @@ from typing import Final
 from engine.bonus_game import BonusGame, GameStarted, Preset
 from engine.entry_types import EntryType
 from engine.errors import DrrError
-from engine.journal_types import Payload, Unknown, kind, read
+from engine.journal_types import ROUND_EVENTS, Payload, Unknown, entry_type, read
 from engine.rng import Rng
 from engine.round import (
-    BetsClosed,
-    BonusOutcome,
-    BonusStarted,
     NoSpin,
     Phase,
     ResultBeforeClose,
@@ -53,7 +50,6 @@ from engine.round import (
     RoundState,
     RoundVoided,
     WagerPlaced,
-    WagerRemoved,
     apply,
 )
 from engine.rules import RulesSubmission, parse_rules
@@ -77,23 +73,6 @@ log = logging.getLogger("drr.table")
 
 
 IN_PLAY = (Phase.OPEN, Phase.CLOSED, Phase.RESULT, Phase.BONUS)
-# The state machine's events (engine.round), folded by `apply`.
-ROUND_EVENTS: Final = (
-    RoundOpened,
-    WagerPlaced,
-    WagerRemoved,
-    BetsClosed,
-    ResultRecorded,
-    ResultCorrected,
-    NoSpin,
-    ResultBeforeClose,
-    BonusStarted,
-    BonusOutcome,
-    RoundSettled,
-    RoundVoided,
-)
-
-
 # Entry types the table's state does not depend on (an unknown type neither).
 NOT_FOLDED: Final = frozenset(
     {
@@ -194,7 +173,7 @@ class TableState:
             raise DrrError(
                 f"journal of table {self.table}: entry {self.last_seq + 1} is missing before {entry.seq}"
             )
-        if kind(entry.type) in NOT_FOLDED:
+        if entry_type(entry.type) in NOT_FOLDED:
             self.last_seq = entry.seq  # kept in the journal only; its payload is not this fold's to check
             return
         payload = read(entry)  # DrrError naming the entry if malformed
