@@ -139,13 +139,17 @@ def approve_payout(
 
 
 def _pending_payout(store: Store, round_id: str, table: str) -> Decimal:
-    """What an unsettled round will pay, from its journal (wagers, draw, result, bonus outcomes)."""
+    """What an unsettled round will pay, from its journal (wagers, draw, result, bonus outcomes),
+    under the Rules Submission the round was opened under: what the table will pay."""
     from engine.floor.recall import recall_round
 
     rec = recall_round(store, round_id, table)
     if rec.result is None:
         raise DrrError(f"round {round_id} has no result yet: nothing to approve")
-    return sum((s.payout for s in rec.settlements), Decimal(0))
+    if rec.settlement is None:
+        # Never approve an amount that is not the table's (it was 0 when the rules were not found).
+        raise DrrError(f"round {round_id}: the payout cannot be approved yet ({rec.replay_note})")
+    return rec.settlement.total_paid
 
 
 def _check_setting(key: str, value: str) -> str:
