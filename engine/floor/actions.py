@@ -143,7 +143,8 @@ def _pending_payout(
     store: Store, round_id: str, table: str, *, settled: bool
 ) -> tuple[tuple[str, ...], Decimal]:
     """The winning wagers of a round and what they pay, from its journal (wagers, draw, result, bonus
-    outcomes). A settled round's winners are only named when its journal replays."""
+    outcomes), under the Rules Submission the round was opened under: what the table will pay. A
+    settled round's winners are only named when its journal replays."""
     from engine.floor.recall import recall_round
 
     try:
@@ -154,8 +155,13 @@ def _pending_payout(
         return (), Decimal(0)
     if rec.result is None and not settled:
         raise DrrError(f"round {round_id} has no result yet: nothing to approve")
-    won = [s for s in rec.settlements if s.payout > 0]
-    return tuple(s.wager.id for s in won), sum((s.payout for s in won), Decimal(0))
+    if rec.settlement is None:
+        if settled:
+            return (), Decimal(0)  # the amount is the stored `paid`; only the winners are unnamed
+        # Never approve an amount that is not the table's (it was 0 when the rules were not found).
+        raise DrrError(f"round {round_id}: the payout cannot be approved yet ({rec.replay_note})")
+    won = [s for s in rec.settlement.settlements if s.payout > 0]
+    return tuple(s.wager.id for s in won), rec.settlement.total_paid
 
 
 def _check_setting(key: str, value: str) -> str:
