@@ -52,6 +52,7 @@ from engine.errors import DrrError
 from engine.journal_types import entry_type
 from engine.store import schema
 from engine.store.canonical import canonical_json, format_time, parse_time
+from engine.store.journal import register_projections
 from engine.store.records import Entry
 from engine.store.rules_store import record_rules
 
@@ -442,3 +443,6 @@ def rebuild(conn: Connection, table: str) -> int:
         apply(conn, row_to_entry(row))
         count += 1
     return count
+
+
+register_projections(apply, apply_many)  # every journal append keeps these in its transaction
