@@ -10,8 +10,10 @@ dataclasses, each with `type` (its EntryType), `to_json()` (the payload journale
 - `bonus.*`: engine.bonus_game's events, each wrapped with its player
   (engine.table_events.PlayerBonusEvent), plus `bonus.preset_set` and `bonus.timer_restarted`;
 - `table.*`: engine.table_events;
-- `wheel.*`: engine.table_events.WheelMessage for now (a typed kind with the wheel's fields; the
-  wheel layer's own classes replace it when engine/wheel_events.py lands);
+- `wheel.*`: engine.wheel_events' events (WHEEL_EVENTS, the wheel layer's own vocabulary; an old
+  journal's `wheel.rotor_speed` reads as WheelRotor). `write` also takes an
+  engine.table_events.WheelMessage (a type and a payload: the holder the table service's wheel path
+  used before these classes; it writes the same entry);
 - `user.*`, `alert.*`, `action.refused`, `history.imported`: engine.floor_events.
 
 Everyone reads and writes entries through two functions:
@@ -69,6 +71,7 @@ from engine.table_events import (
     TimerRestarted,
     WheelMessage,
 )
+from engine.wheel_events import WHEEL_EVENTS, WheelEvent
 
 __all__ = [
     "PAYLOAD_CLASSES",
@@ -109,6 +112,7 @@ Payload = (
     | PayoutApproved
     | PresetSet
     | TimerRestarted
+    | WheelEvent
     | WheelMessage
     | UserAdded
     | UserDisabled
@@ -159,15 +163,14 @@ _OWN_CLASSES: Final = (
     ActionRefused,
     HistoryImported,
 )
-_WHEEL_TYPES: Final = tuple(t for t in EntryType if t.value.startswith("wheel."))
 
 # The payload class of every entry type (bonus-game types: the player wrapper, whose event is
-# engine.bonus_game's class of that type; wheel types: the temporary WheelMessage).
+# engine.bonus_game's class of that type).
 PAYLOAD_CLASSES: Final[dict[EntryType, type]] = {
     **{c.type: c for c in ROUND_EVENTS},
     **{c.type: PlayerBonusEvent for c in _BONUS_EVENTS},
     **{c.type: c for c in _OWN_CLASSES},
-    **{t: WheelMessage for t in _WHEEL_TYPES},
+    **WHEEL_EVENTS,
 }
 
 _Reader = Callable[[Mapping[str, Any]], Payload]
@@ -178,15 +181,11 @@ def _bonus_reader(t: EntryType) -> _Reader:
     return lambda d: PlayerBonusEvent.from_json({**d, "type": t})
 
 
-def _wheel_reader(t: EntryType) -> _Reader:
-    return lambda d: WheelMessage.from_json(t, d)
-
-
 _READERS: dict[EntryType, _Reader] = {
     **{c.type: c.from_json for c in ROUND_EVENTS},
     **{c.type: _bonus_reader(c.type) for c in _BONUS_EVENTS},
     **{c.type: c.from_json for c in _OWN_CLASSES},
-    **{t: _wheel_reader(t) for t in _WHEEL_TYPES},
+    **{t: c.from_json for t, c in WHEEL_EVENTS.items()},
 }
 
 

@@ -34,7 +34,8 @@ from engine.round import (
     WagerRemoved,
 )
 from engine.store.history import show_round
-from engine.table_events import PlayerBonusEvent, PresetSet, TimerRestarted, WheelMessage
+from engine.table_events import PlayerBonusEvent, PresetSet, TimerRestarted
+from engine.wheel_events import WheelEvent
 
 if TYPE_CHECKING:
     from engine.settlement import RoundSettlement, Settlement
@@ -136,7 +137,7 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
             rec.result = payload.new
         elif isinstance(payload, HistoryImported):
             rec.result = payload.number
-        elif isinstance(payload, WheelMessage):
+        elif isinstance(payload, WheelEvent):
             rec.wheel.append(e)
         elif isinstance(payload, BonusOutcome):
             rec.bonus_outcomes[payload.player] = payload.odds

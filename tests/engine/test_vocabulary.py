@@ -18,6 +18,7 @@ from engine.round import BetsClosed, RoundOpened
 from engine.store.canonical import canonical_json
 from engine.store.records import Entry
 from engine.table_events import PayoutApproved, RulesLoaded
+from engine.wheel_events import WheelRotor
 
 ROOT = Path(__file__).resolve().parents[2]
 SHA = "a" * 64
@@ -175,10 +176,10 @@ SAMPLES: dict[EntryType, dict[str, Any]] = {
     EntryType.WHEEL_WARNING: {"game": 12, "warnings": ["ball_wobble"]},
     EntryType.WHEEL_MISS_SPIN: {"game": 12},
     EntryType.WHEEL_LAUNCH_FAILED: {"game": 12},
-    EntryType.WHEEL_GAP: {"game": 14, "expected": 13},
-    EntryType.WHEEL_RESTART: {"game": 1},
-    EntryType.WHEEL_ROTOR: {"rpm": "25.3", "direction": "cw"},
-    EntryType.WHEEL_LINK: {"state": "connected", "detail": "/dev/ttyUSB0"},
+    EntryType.WHEEL_GAP: {"game": 14, "previous": 12},
+    EntryType.WHEEL_RESTART: {"game": 1, "previous": 500},
+    EntryType.WHEEL_ROTOR: {"game": None, "rpm": "25.3", "direction": "cw"},
+    EntryType.WHEEL_LINK: {"game": None, "state": "connected", "detail": "/dev/ttyUSB0"},
     EntryType.USER_ADDED: {"name": "pat", "role": "pitboss"},
     EntryType.USER_DISABLED: {"name": "pat"},
     EntryType.USER_LOGIN: {"name": "pat", "role": "pitboss", "station": "pitboss", "host": "floor-1"},
@@ -291,7 +292,7 @@ def test_old_journals_spellings_read_as_todays_types() -> None:
         isinstance(rules, RulesLoaded) and rules.type is EntryType.TABLE_RULES_LOADED and rules.name is None
     )
     rotor = read(_entry("wheel.rotor_speed", {"rpm": "24.5", "direction": "ccw"}))
-    assert rotor.type is EntryType.WHEEL_ROTOR and rotor.to_json() == {"rpm": "24.5", "direction": "ccw"}
+    assert isinstance(rotor, WheelRotor) and (rotor.rpm, rotor.direction) == (Decimal("24.5"), "ccw")
     closed = read(_entry("round.closed", {"lucky": [[3, "99"]], "bonus_number": 4}))
     assert (
         isinstance(closed, BetsClosed)
