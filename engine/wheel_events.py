@@ -348,7 +348,7 @@ class WheelRotor(WheelEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class WheelLink(WheelEvent):
+class WheelLinkState(WheelEvent):
     """The link itself: state "connected", "disconnected" or "silent", with a human detail."""
 
     type: ClassVar[EntryType] = EntryType.WHEEL_LINK
@@ -371,7 +371,7 @@ WHEEL_EVENTS: Final[dict[EntryType, type[WheelEvent]]] = {
         WheelGap,
         WheelRestart,
         WheelRotor,
-        WheelLink,
+        WheelLinkState,
     )
 }
 _BY_KIND: Final = {t.removeprefix("wheel."): cls for t, cls in WHEEL_EVENTS.items()}
@@ -447,7 +447,7 @@ __all__ = [
     "WheelGap",
     "WheelLaunchFailed",
     "WheelLaunched",
-    "WheelLink",
+    "WheelLinkState",
     "WheelMissSpin",
     "WheelNoMoreBets",
     "WheelRestart",
