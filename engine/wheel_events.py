@@ -51,7 +51,7 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar, Final, Literal, Self
 
-from engine.entry_types import LEGACY, EntryType
+from engine.entry_types import EntryType, entry_type
 from engine.errors import DrrError
 
 Direction = Literal["cw", "ccw"]
@@ -401,10 +401,9 @@ def wheel_event_type(name: object) -> EntryType:
         cls = _BY_KIND.get(name)
         if cls is not None:
             return cls.type
-        if name.startswith("wheel."):
-            found = LEGACY.get(name) or (EntryType(name) if name in EntryType._value2member_map_ else None)
-            if found in WHEEL_EVENTS:
-                return found  # type: ignore[return-value]
+        found = entry_type(name)  # the full name, or an old journal's spelling (wheel.rotor_speed)
+        if found is not None and found in WHEEL_EVENTS:
+            return found
     raise DrrError(f"unknown wheel event type {name!r}; known: {', '.join(_BY_KIND)}")
 
 
