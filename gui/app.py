@@ -171,11 +171,12 @@ class WheelFeed:
                 self.on_event(event)
 
     def on_event(self, event: Any) -> None:
-        from hardware import events as ev
+        from engine.wheel_events import WheelEvent, WheelWarning
 
-        if isinstance(event, ev.WarningChanged):
-            self.warnings = tuple(event.active)
-        self.table.wheel_event(event)
+        if isinstance(event, WheelWarning) and not event.is_mismatch:
+            self.warnings = event.warnings or ()
+        if isinstance(event, WheelEvent):  # the link's own messages (replies, raw lines) are not the table's
+            self.table.wheel_event(event)
 
     async def _health(self) -> None:
         from gui.view_model import SensorHealth
