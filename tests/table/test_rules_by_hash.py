@@ -310,3 +310,56 @@ def test_a_restarted_table_plays_on_under_the_house_rules(store: Store) -> None:
     round_id = run(go())
     rec = recall_round(store, round_id, "T1")
     assert rec.rules_sha256 == HOUSE.sha256 and settlement_records(rec)[0]["payout"] == "175.00"
+
+
+def test_the_report_weighs_each_rounds_bets_by_its_own_rules(store: Store) -> None:
+    """A day with a round under the shipped rules and two under the house paytable: the theoretical
+    win is each round's handle by bet times that bet's edge under the round's own rules."""
+    from datetime import UTC, datetime, timedelta
+    from fractions import Fraction
+
+    from engine.floor.reports import table_report
+    from engine.store.stats import house_edges
+
+    async def go() -> None:
+        svc = make_service(store, approval_threshold=Decimal(100000))  # the shipped rules first
+        await svc.start()
+        await svc.open_bets(CROUPIER)
+        await svc.place_wager(CROUPIER, "anna", inside_bet([17]), Decimal(5))
+        await svc.place_wager(CROUPIER, "bob", outside_bet(BetKind.RED), Decimal(10))
+        await svc.no_more_bets(CROUPIER)
+        await wheel(svc, {"type": "result", "game": None, "number": 4})
+        await svc.confirm_result(CROUPIER)
+        await svc.settle(CROUPIER)
+        await svc.load_rules(PITBOSS, HOUSE_TEXT.encode("utf-8"), "house.toml")
+        await _play_settled_round(svc)
+        await svc.close()
+
+    run(go())
+    default, house = house_edges(load_default_rules()), house_edges(HOUSE)
+    assert default["straight"] != house["straight"]
+    expected = (5 * default["straight"] + 10 * default["red"]) + (
+        5 * house["straight"] + 2 * house["split"] + 10 * house["red"]
+    )
+    day = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    rep = table_report(store, "T1", day - timedelta(days=1), day + timedelta(days=2))  # (at midnight too)
+    assert rep.handle == Decimal(32)
+    assert rep.theoretical_hold == expected / 32
+    assert rep.theoretical_win == (Decimal(expected.numerator) / Decimal(expected.denominator)).quantize(
+        Decimal("0.01")
+    )
+    assert isinstance(rep.theoretical_hold, Fraction)
+
+
+def test_the_floor_database_gets_the_rules_with_the_forwarded_journal(store: Store, tmp_path: Any) -> None:
+    """Forwarded entries are projected centrally: the floor's recall and history use the same rules."""
+    from engine.store import open_store
+    from engine.store.forward import Forwarder
+
+    round_id = _play_two_rounds(store)
+    forget_cached()
+    with open_store(str(tmp_path / "floor.sqlite")) as central:
+        assert Forwarder(store, central, ["T1"], batch=7).forward_once() > 0
+        assert _projections(central) == _projections(store)
+        rec = recall_round(central, round_id, "T1")
+        assert [s["payout"] for s in settlement_records(rec)] == ["175.00", "34.00", "0.00"]
