@@ -50,7 +50,7 @@ from sqlalchemy.engine import Connection
 from engine.errors import DrrError
 from engine.store import schema
 from engine.store.canonical import canonical_json, format_time, parse_time
-from engine.store.journal import Entry
+from engine.store.records import Entry
 from engine.store.rules_store import RULES_TYPES, record_rules
 
 ROUND_OPENED = "round.opened"
@@ -443,7 +443,7 @@ def rebuild(conn: Connection, table: str) -> int:
 
     Runs in the caller's transaction; returns the number of entries replayed.
     """
-    from engine.store.journal import row_to_entry
+    from engine.store.records import row_to_entry
 
     for t in (schema.rounds, schema.number_counts, schema.daily_totals, schema.daily_handle):
         conn.execute(sa.delete(t).where(t.c.table_id == table))

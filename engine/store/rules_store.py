@@ -27,7 +27,7 @@ from engine.store import schema
 
 if TYPE_CHECKING:
     from engine.store.db import Store
-    from engine.store.journal import Entry
+    from engine.store.records import Entry
 
 # The entry types that carry a Rules Submission's text: today's and the legacy spelling.
 RULES_TYPES: tuple[str, ...] = (
