@@ -98,7 +98,7 @@ def test_a_pit_boss_approves_a_house_paytable_round_for_what_the_table_pays(stor
         amount = actions.approve_payout(store, round_id, "video checked", PITBOSS, table="T1")
         assert amount == pending.total_paid
         last = list(store.journal.entries("T1"))[-1]
-        assert Decimal(last.payload["amount"]) == Decimal("175.00")
+        assert last.type == "round.payout_approved" and Decimal(last.payload["total"]) == Decimal("175.00")
         rec = recall_round(store, round_id, "T1")
         assert rec.replay_note.startswith("not settled yet")
         assert sum((s.payout for s in rec.settlements), Decimal(0)) == Decimal("175.00")
