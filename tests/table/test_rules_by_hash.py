@@ -363,3 +363,35 @@ def test_the_floor_database_gets_the_rules_with_the_forwarded_journal(store: Sto
         assert _projections(central) == _projections(store)
         rec = recall_round(central, round_id, "T1")
         assert [s["payout"] for s in settlement_records(rec)] == ["175.00", "34.00", "0.00"]
+
+
+def test_an_old_journals_rules_changed_entry_is_kept_and_back_filled(store: Store) -> None:
+    """Journals of today's schema hold the pit-boss station's `rules.changed` (the legacy spelling of
+    table.rules_loaded, text without a name): the store keeps it on append and on a back-fill."""
+    from engine.store.rules_store import backfill
+
+    legacy = {
+        "sha256": HOUSE.sha256,
+        "source": "house.toml",
+        "text": HOUSE_TEXT,
+        "reason": "approved paytable",
+        "by": "pete",
+        "role": "pitboss",
+        "effective": "next round",
+    }
+    store.journal.append("T7", "rules.changed", legacy, round_id=None, user="pete")
+    subs = schema.rules_submissions
+    with store.read() as conn:
+        assert conn.execute(sa.select(subs.c.name, subs.c.first_table)).all() == [(HOUSE.name, "T7")]
+    with store.begin() as conn:
+        conn.execute(sa.delete(subs))
+        assert backfill(conn) == 1
+    forget_cached()
+    assert rules_for(store, HOUSE.sha256) == HOUSE
+
+
+def test_a_rules_entry_whose_text_is_not_its_sha256_is_not_journaled(store: Store) -> None:
+    forged = {"sha256": HOUSE.sha256, "name": HOUSE.name, "text": HOUSE_TEXT.replace("35", "36")}
+    with pytest.raises(DrrError, match=f"does not hash to its sha256 {HOUSE.sha256}") as err:
+        store.journal.append("T1", "table.rules_loaded", forged, round_id=None, user="pete")
+    assert "\n" not in err.value.message and store.journal.head("T1") is None
