@@ -22,6 +22,7 @@ from engine.errors import DrrError
 from engine.store.history import show_round
 
 if TYPE_CHECKING:
+    from engine.rules import RulesSubmission
     from engine.settlement import RoundSettlement, Settlement
     from engine.store.db import Store
 
@@ -50,6 +51,7 @@ class Recall:
     settlements: list[Settlement] = field(default_factory=list)
     settlement: RoundSettlement | None = None  # the settlements with their totals (None: unknown)
     rules_sha256: str | None = None  # the Rules Submission the round was opened under
+    rules: RulesSubmission | None = None  # ... when the store holds it
     total_wagered: Decimal | None = None
     total_paid: Decimal | None = None
     replay_note: str = ""
@@ -154,7 +156,7 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
     try:
         if rec.rules_sha256 is None:
             raise DrrError("the round names no Rules Submission")
-        rules = rules_for(store, rec.rules_sha256)
+        rules = rec.rules = rules_for(store, rec.rules_sha256)
         state = replay(rules, round_events)
     except DrrError as exc:
         rec.replay_note = f"per-wager payouts not recomputed: {exc.message}"

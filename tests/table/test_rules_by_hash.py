@@ -190,7 +190,8 @@ def test_the_store_keeps_each_loaded_rules_submission_by_sha256(store: Store) ->
     ]
     assert shas == {HOUSE.sha256}
     assert rules_for(store, HOUSE.sha256) == HOUSE
-    assert recall_round(store, round_id, "T1").rules_sha256 == HOUSE.sha256
+    rec = recall_round(store, round_id, "T1")
+    assert rec.rules_sha256 == HOUSE.sha256 and rec.rules == HOUSE  # (the recall felt is drawn with it)
 
 
 def test_db_rebuild_gives_the_same_projections(store: Store, capsys: pytest.CaptureFixture[str]) -> None:
