@@ -152,6 +152,7 @@ def test_history_show_json_gives_each_wagers_settlement(
         {"id": wagers[2]["id"], "kind": "lose", "odds": "0", "payout": "0.00"},
     ]
     assert sum(Decimal(s["payout"]) for s in shown["settlements"]) == Decimal(shown["round"]["paid"])
+    assert shown["round"]["rules_sha256"] == HOUSE.sha256
     assert main(["history", "show", round_id, "--db", store.url, "--table", "T1"]) == 0
     text = capsys.readouterr().out
     assert f"payouts under Rules Submission {HOUSE.sha256}\n" in text
