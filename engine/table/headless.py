@@ -27,7 +27,7 @@ from engine.errors import IllegalWager
 from engine.rng import Rng, SystemRng
 from engine.round import Phase
 from engine.rules import format_odds
-from engine.store.journal import Entry
+from engine.store.records import Entry
 from engine.table.service import TIMER_USER, TableService
 
 CROUPIER: Final = User("headless-croupier", "croupier")
