@@ -63,6 +63,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Final
@@ -194,6 +195,7 @@ class TableService:
         approval_threshold: Decimal = DEFAULT_APPROVAL_THRESHOLD,
         station: str = "table-service",
         claim: bool = True,
+        stamp_with_clock: bool = False,
     ) -> None:
         self.store = store
         self.table = check_table_id(table)
@@ -202,6 +204,11 @@ class TableService:
         if not allow_seeded_rng:
             require_production(self.rng)
         self.clock = clock
+        # Entries are stamped by the journal at writing; a demo floor replaying a past shift on its own
+        # clock stamps them with `clock` (with a seeded generator only: never at a real table).
+        if stamp_with_clock and not allow_seeded_rng:
+            raise DrrError("entries stamped with the service's clock are for demos (a seeded generator) only")
+        self._stamp_with_clock = stamp_with_clock
         self.approval_threshold = approval_threshold
         self.station = station
         self._claim_wanted = claim
@@ -309,7 +316,8 @@ class TableService:
         """Journal (one transaction, durable on return), then fold. Nothing is folded if the write fails."""
         if not events:
             return []
-        new = [write(payload, table=self.table, round_id=round_id, user=user) for payload, round_id in events]
+        when = datetime.fromtimestamp(self.clock(), UTC) if self._stamp_with_clock else None
+        new = [write(p, table=self.table, round_id=round_id, user=user, time=when) for p, round_id in events]
         with self.store.begin() as conn:
             entries = self.journal.append_in(conn, new)
             # Another writer on this chain (a login, the pit-boss station) since our last look: its
