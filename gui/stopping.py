@@ -209,6 +209,10 @@ def stop_on_signals() -> Iterator[StationStop]:
                 widget.close()
         stop.uninstall()
         stop.deleteLater()
+        if stop.signum is not None:
+            log.info(
+                "station stopped", extra={"signal": signal_name(stop.signum), "exit_code": stop.exit_code()}
+            )
 
 
 def current() -> StationStop | None:

@@ -9,6 +9,7 @@ run by stop_driver.py, which says when the station reached the state; then the t
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import select
 import signal
@@ -125,12 +126,18 @@ def _stop(proc: subprocess.Popen[str], sig: signal.Signals) -> tuple[int, float,
     return proc.returncode, took, err
 
 
-def _assert_stopped(proc: subprocess.Popen[str], sig: signal.Signals) -> None:
+def _assert_stopped(proc: subprocess.Popen[str], sig: signal.Signals, tmp_path: Path) -> None:
     code, took, err = _stop(proc, sig)
     assert "Traceback" not in err, err
     assert code == 128 + sig, f"exit {code} after {sig.name}: {err[-2000:]}"
     assert took < LIMIT_S, f"{took:.2f} s to stop after {sig.name}"
     print(f"stopped by {sig.name} in {took:.2f} s")
+    # The log says why the station stopped (the settings' paths.log_dir).
+    lines = [
+        json.loads(x) for x in (tmp_path / "logs" / "drr.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    said = [(x["message"], x.get("signal")) for x in lines if x.get("pid", proc.pid) == proc.pid]
+    assert ("stop requested", sig.name) in said and ("station stopped", sig.name) in said, said
 
 
 def _clean_shutdown(db: Path) -> tuple[int, int, str, int]:
@@ -165,7 +172,7 @@ def test_croupier_at_its_sign_in_stops(tmp_path: Path, sig: signal.Signals) -> N
     db = _store(tmp_path, users=True)
     proc, shows = _start(tmp_path, "login", [], _settings(tmp_path, db))
     assert "croupier login" in shows
-    _assert_stopped(proc, sig)
+    _assert_stopped(proc, sig, tmp_path)
     # Nobody signed in: the table was never claimed nor started, so there is nothing to recover.
     assert _started_by_station(db) == 0
     assert _clean_shutdown(db)[3] == 0
@@ -190,7 +197,7 @@ def test_croupier_stops_and_journals_the_clean_shutdown(
     db = _store(tmp_path, prepare)
     proc, shows = _start(tmp_path, state, [], _settings(tmp_path, db))
     assert shows.startswith("CroupierWindow") and expect in shows, shows
-    _assert_stopped(proc, sig)
+    _assert_stopped(proc, sig, tmp_path)
     head, checkpoint, reason, owners = _clean_shutdown(db)
     assert _started_by_station(db) == 1
     # The last thing journaled is the clean shutdown, and the table is free: the next start is no recovery.
@@ -215,7 +222,7 @@ def test_display_and_bonus_screen_stop(
     args = ["gui", "--station", station, "--db", str(db), "--table", TABLE]
     proc, shows = _start(tmp_path, "window", args, _settings(tmp_path, db, station))
     assert shows.startswith({"display": "PlayerDisplay", "bonus": "BonusScreen"}[station]), shows
-    _assert_stopped(proc, sig)
+    _assert_stopped(proc, sig, tmp_path)
     assert _clean_shutdown(db) == before  # a follower writes nothing to the table's journal
 
 
@@ -245,7 +252,7 @@ def test_floor_station_stops(
     args = ["gui", "--station", station, "--db", str(db), "--table", TABLE]
     proc, shows = _start(tmp_path, state, args, _settings(tmp_path, db, station))
     assert expect in shows, shows
-    _assert_stopped(proc, sig)
+    _assert_stopped(proc, sig, tmp_path)
 
 
 def test_a_station_stuck_on_its_qt_thread_is_still_ended_by_the_watchdog(tmp_path: Path) -> None:
