@@ -9,6 +9,7 @@ run by stop_driver.py, which says when the station reached the state; then the t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import select
@@ -16,7 +17,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -268,3 +269,37 @@ def test_a_station_stuck_on_its_qt_thread_is_still_ended_by_the_watchdog(tmp_pat
     assert f"did not stop within {FORCE_AFTER_S:g} s of SIGTERM" in err
     head, checkpoint, _, _ = _clean_shutdown(db)
     assert checkpoint < head  # no clean-shutdown checkpoint: the next start recovers from the journal
+
+
+def test_a_station_under_nohup_keeps_ignoring_the_hang_up_and_stops_on_sigterm(tmp_path: Path) -> None:
+    db = _store(tmp_path, _bets_open)
+    # `nohup drr`: SIGHUP is ignored from the start, and the station must not take that back.
+    with _hang_up_ignored():
+        proc, _ = _start(tmp_path, "window", [], _settings(tmp_path, db))
+    proc.send_signal(signal.SIGHUP)
+    time.sleep(1.0)
+    assert proc.poll() is None, "a hang-up stopped a station started under nohup"
+    _assert_stopped(proc, signal.SIGTERM, tmp_path)
+    head, checkpoint, reason, owners = _clean_shutdown(db)
+    assert (checkpoint, reason, owners) == (head, "shutdown", 0)
+
+
+@contextlib.contextmanager
+def _hang_up_ignored() -> Iterator[None]:
+    """Children started inside inherit SIGHUP ignored (as nohup leaves it)."""
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+
+
+def test_a_station_run_in_process_gives_the_signal_handlers_back(qapp: object) -> None:
+    from gui.stopping import stop_on_signals
+
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    with stop_on_signals() as stop:
+        assert signal.getsignal(signal.SIGTERM) is not before[signal.SIGTERM]
+    assert {sig: signal.getsignal(sig) for sig in before} == before
+    assert signal.set_wakeup_fd(-1) == -1  # no wakeup fd left behind (and none set by this check)
+    assert stop.exit_code() == 0 and stop.exit_code(3) == 3
