@@ -116,7 +116,6 @@ from engine.table_events import (
     RulesLoaded,
     TableStarted,
     TimerRestarted,
-    WheelMessage,
 )
 from engine.wheel_events import (
     Direction,
@@ -149,12 +148,6 @@ TEST_HOOKS_ENV: Final = "DRR_TEST_HOOKS"
 
 Subscriber = Callable[[Entry], Awaitable[None] | None]
 Step = tuple[Payload, str | None]  # an entry to journal: its payload (engine.journal_types) and round id
-
-
-def _wheel_step(event: WheelEvent, round_id: str | None) -> Step:
-    """A wheel event to journal as it is: its entry type and its payload (engine.wheel_events).
-    WheelMessage is the registry's holder for wheel payloads until it registers WHEEL_EVENTS."""
-    return (WheelMessage(event.type, event.to_json()), round_id)
 
 
 @dataclass(frozen=True)
@@ -659,7 +652,7 @@ class TableService:
                     return []
                 self._rotor_logged = (now, self._direction)
                 round_id = self.state.round_id if self.state.in_play else None
-                return await self._run(WHEEL_USER, [_wheel_step(event, round_id)])
+                return await self._run(WHEEL_USER, [(event, round_id)])
             if isinstance(event, WheelStarted):
                 self._wheel_game_at_open = event.game
             elif isinstance(event, WheelLaunched | WheelNoMoreBets | WheelResult):
@@ -704,8 +697,8 @@ class TableService:
             else:
                 accepted = True
             journaled = with_verdict(ev, accepted=accepted, note=note, direction=self._direction)
-            return [_wheel_step(journaled, rid), *out]
-        out.insert(0, _wheel_step(ev, rid))
+            return [(journaled, rid), *out]
+        out.insert(0, (ev, rid))
         if s is None:
             return out
         if isinstance(ev, WheelNoMoreBets) and s.phase is Phase.OPEN:
