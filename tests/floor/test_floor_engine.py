@@ -178,7 +178,13 @@ def test_pitboss_actions_are_journaled_and_keep_both_results(store: Store) -> No
         assert kind in types
     j = schema.journal
     with store.read() as conn:
-        payload = conn.execute(sa.select(j.c.payload).where(j.c.type == "table.rules_loaded")).scalar_one()
+        # the last Rules Submission of T1 is the pit boss's (the table journaled its own at start)
+        payload = conn.execute(
+            sa.select(j.c.payload)
+            .where(j.c.type == "table.rules_loaded", j.c.table_id == "T1")
+            .order_by(j.c.seq.desc())
+            .limit(1)
+        ).scalar_one()
     assert json.loads(payload)["effective"] == "next round"
 
 
