@@ -199,7 +199,7 @@ class ServiceTable(TableAdapter):
         self._submit(self.service.no_more_bets(self.user))
 
     def wheel_event(self, event: Any) -> None:
-        self._submit(self.service.wheel_event(event.to_json()))
+        self._submit(self.service.wheel_event(event))
 
     def confirm_result(self) -> None:
         self._submit(self.service.confirm_result(self.user))

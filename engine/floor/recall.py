@@ -38,6 +38,7 @@ from engine.table_events import PlayerBonusEvent, PresetSet, TimerRestarted
 from engine.wheel_events import WheelEvent
 
 if TYPE_CHECKING:
+    from engine.rules import RulesSubmission
     from engine.settlement import RoundSettlement, Settlement
     from engine.store.db import Store
 
@@ -66,6 +67,7 @@ class Recall:
     settlements: list[Settlement] = field(default_factory=list)
     settlement: RoundSettlement | None = None  # the settlements with their totals (None: unknown)
     rules_sha256: str | None = None  # the Rules Submission the round was opened under
+    rules: RulesSubmission | None = None  # ... when the store holds it
     total_wagered: Decimal | None = None
     total_paid: Decimal | None = None
     replay_note: str = ""
@@ -168,7 +170,7 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
     try:
         if rec.rules_sha256 is None:
             raise DrrError("the round names no Rules Submission")
-        rules = rules_for(store, rec.rules_sha256)
+        rules = rec.rules = rules_for(store, rec.rules_sha256)
         state = replay(rules, round_events)
     except DrrError as exc:
         rec.replay_note = f"per-wager payouts not recomputed: {exc.message}"

@@ -349,8 +349,9 @@ def _read_only_sqlite_engine(path: Path) -> Engine:
     return engine
 
 
-def _sqlite_engine(url: str) -> Engine:
+def _sqlite_engine(url: str, *, durable: bool = True) -> Engine:
     engine = sa.create_engine(url)
+    synchronous = "FULL" if durable else "OFF"
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
@@ -359,7 +360,7 @@ def _sqlite_engine(url: str) -> Engine:
         cur = dbapi_conn.cursor()
         cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cur.execute("PRAGMA journal_mode=WAL")
-        cur.execute("PRAGMA synchronous=FULL")
+        cur.execute(f"PRAGMA synchronous={synchronous}")
         cur.close()
 
     @event.listens_for(engine, "begin")
@@ -370,9 +371,18 @@ def _sqlite_engine(url: str) -> Engine:
 
 
 def open_store(
-    url: str | None = None, *, table: str = DEFAULT_TABLE, migrate: bool = True, allow_older: bool = False
+    url: str | None = None,
+    *,
+    table: str = DEFAULT_TABLE,
+    migrate: bool = True,
+    allow_older: bool = False,
+    durable: bool = True,
 ) -> Store:
-    """Open (and with `migrate`, create or upgrade) the store at `url`; see the module docstring."""
+    """Open (and with `migrate`, create or upgrade) the store at `url`; see the module docstring.
+
+    `durable=False` is for scratch stores only (a demo floor, screenshots, tests): commits return
+    without waiting for the disk (SQLite synchronous=OFF, PostgreSQL synchronous_commit=off), so a
+    power cut may lose the last ones. Every table and station keeps the default."""
     full = resolve_url(url, table)
     parsed = make_url(full)
     path: Path | None = None
@@ -390,9 +400,18 @@ def open_store(
         if not migrate and path.exists() and not os.access(path.parent, os.W_OK):
             engine = _read_only_sqlite_engine(path)  # e.g. a backup on write-protected media
         else:
-            engine = _sqlite_engine(f"sqlite:///{path}")
+            engine = _sqlite_engine(f"sqlite:///{path}", durable=durable)
     else:
         engine = sa.create_engine(full, connect_args={"connect_timeout": 5}, pool_pre_ping=True)
+        if not durable:
+
+            @event.listens_for(engine, "connect")
+            def _no_flush_wait(dbapi_conn: Any, _record: Any) -> None:
+                cur = dbapi_conn.cursor()
+                cur.execute("SET synchronous_commit = off")
+                cur.close()
+                dbapi_conn.commit()
+
     store = Store(engine, full, path)
     try:
         from engine.store.migrate import ensure_current

@@ -91,6 +91,7 @@ def round_record(row: Any) -> dict[str, Any]:
         "result_at": row.result_at,
         "settled_at": row.settled_at,
         "note": row.note,
+        "rules_sha256": row.rules_sha256,  # the Rules Submission it was played under (None: imported)
     }
 
 

@@ -31,6 +31,15 @@ from engine.round import Phase
 from engine.rules import format_odds
 from engine.store.records import Entry
 from engine.table.service import TIMER_USER, TableService
+from engine.table.wheel import check_wheel_event
+from engine.wheel_events import (
+    WheelClosed,
+    WheelEvent,
+    WheelLaunched,
+    WheelNoMoreBets,
+    WheelResult,
+    WheelStarted,
+)
 
 CROUPIER: Final = User("headless-croupier", "croupier")
 PITBOSS: Final = User("headless-pitboss", "pitboss")
@@ -132,7 +141,7 @@ class HeadlessTable:
 
     # -- the loop ---------------------------------------------------------------------------------
 
-    async def run(self, events: AsyncIterator[Mapping[str, Any]]) -> RunTotals:
+    async def run(self, events: AsyncIterator[WheelEvent | Mapping[str, Any]]) -> RunTotals:
         """Feed the wheel's events to the service and act on each, until the rounds are done (also
         when the last round ends on a bonus timer while the wheel is quiet) or the events end."""
         await self.drive()
@@ -150,14 +159,14 @@ class HeadlessTable:
             raise consume.exception()  # type: ignore[misc]
         return self.totals
 
-    async def _consume(self, events: AsyncIterator[Mapping[str, Any]]) -> None:
+    async def _consume(self, events: AsyncIterator[WheelEvent | Mapping[str, Any]]) -> None:
         async for ev in events:
-            kind = ev.get("type")
-            if kind == "started":
+            event = check_wheel_event(ev)
+            if isinstance(event, WheelStarted):
                 self._wheel_bets_open = True
-            elif kind in ("launched", "no_more_bets", "result", "closed"):
+            elif isinstance(event, WheelLaunched | WheelNoMoreBets | WheelResult | WheelClosed):
                 self._wheel_bets_open = False
-            await self.service.wheel_event(ev)
+            await self.service.wheel_event(event)
             await self.drive()
             if self.done:
                 return
