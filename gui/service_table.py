@@ -20,7 +20,7 @@ from engine.auth import User
 from engine.bets import Bet
 from engine.errors import DrrError
 from engine.rules import RulesSubmission
-from engine.store.journal import Entry
+from engine.store.records import Entry
 from engine.table.service import TableService
 from gui.bonus_bridge import bonus_view
 from gui.pay_lines import history_entry, round_lines, with_bonus_payout
