@@ -83,6 +83,14 @@ async def start_table(
     return table
 
 
+def service_of(table: ServiceTable) -> TableService:
+    """The table service behind a demo table (the adapter itself only needs its table source)."""
+    service = table.service
+    if not isinstance(service, TableService):
+        raise TypeError(f"{table!r} is not on a table service")
+    return service
+
+
 async def idle(table: ServiceTable) -> None:
     """Until every command sent to the table has been journaled (or refused) and shown."""
     while table.tasks:
@@ -91,8 +99,9 @@ async def idle(table: ServiceTable) -> None:
 
 async def close_table(table: ServiceTable) -> None:
     """Stop the service (its bonus timers, the journal's checkpoint) and close its store."""
+    service = service_of(table)
     await table.shutdown()
-    table.service.store.close()
+    service.store.close()
 
 
 def wheel_result(number: int, game: int | None = None) -> ev.WheelResult:
@@ -122,7 +131,7 @@ async def demo_table(
 
 def next_draw(table: ServiceTable) -> Draw:
     """The draw the table's seeded generator will make next (a copy is consumed, not the original)."""
-    return draw_lucky_and_bonus(table.rules, copy.deepcopy(table.service.rng))
+    return draw_lucky_and_bonus(table.rules, copy.deepcopy(service_of(table).rng))
 
 
 def place_demo_wagers(table: ServiceTable, lucky: int, bonus: int) -> None:
@@ -204,7 +213,7 @@ async def bonus_mid_round(directory: Path, seed: int = 2026) -> ServiceTable:
 def safe_box(table: ServiceTable, player: str, x: bool = False) -> int:
     """A box of `player`'s running bonus game that holds an X (`x`) or not: demos and tests peek at
     the service's game, so a picture shows a game in progress and a test takes the path it means."""
-    game = table.service.state.games[player]
+    game = service_of(table).state.games[player]
     hidden = game._hidden
     if hidden is None:
         raise RuntimeError(f"the bonus game of {player} has no boxes to pick")

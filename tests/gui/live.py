@@ -21,6 +21,7 @@ from hardware import events as ev
 
 T = TypeVar("T")
 PIT_BOSS, PIN = demo.DEMO_PIT_BOSS, demo.DEMO_PIN
+service_of = demo.service_of
 
 
 class LiveTables:
@@ -84,7 +85,8 @@ def journaled(table: ServiceTable) -> list[str]:
 
 def entries(table: ServiceTable, kind: str | None = None) -> list[Entry]:
     """The table's journal entries (of type `kind`), in chain order."""
-    found = table.service.store.journal.entries(table.service.table)
+    service = demo.service_of(table)
+    found = service.store.journal.entries(service.table)
     return [e for e in found if kind is None or e.type == kind]
 
 

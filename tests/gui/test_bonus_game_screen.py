@@ -22,7 +22,7 @@ from gui.service_table import ServiceTable
 from gui.view_model import BonusStatus, BoxState, Phase, TimeoutPreset, WinKind, odds_number
 from gui.widgets.bonus_panel import BonusPanel
 from gui.windows.bonus_screen import BonusScreen
-from tests.gui.live import LiveTables, journaled
+from tests.gui.live import LiveTables, journaled, service_of
 
 
 class FakeClock:
@@ -62,7 +62,7 @@ def screen(qtbot: QtBot, clock: FakeClock, tables: LiveTables) -> Screen:
 
 
 def hidden(table: ServiceTable, player: str) -> tuple[Any, ...]:
-    boxes = table.service.state.games[player]._hidden
+    boxes = service_of(table).state.games[player]._hidden
     assert boxes is not None
     return tuple(boxes)
 
@@ -152,14 +152,13 @@ def test_timeouts_pick_at_random_early_and_follow_the_preset_later(
     seconds = table.rules.bonus_timer_seconds
     assert panel.view is not None and panel.view.seconds_left == seconds
     clock.now += seconds + 1
-    panel.timedOut.emit("Bob")  # what the panel's own countdown sends at zero
-    tables.run()
+    tables.call(service_of(table).tick_bonus_games())  # the service's timer, its countdown run out
     view = panel.view
     assert view is not None and view.round == 2 and len(view.picks) == 1  # round 1: a random box
     click_box(qtbot, tables, panel, box_with(table, "Bob", x=False))
     assert panel.view is not None and panel.view.round == 3
     clock.now += seconds + 1
-    tables.call(table.service.tick_bonus_games())  # the service's own timer
+    tables.call(service_of(table).tick_bonus_games())
     view = panel.view
     assert view is not None and view.status is BonusStatus.CASHED_OUT  # the default preset
     assert view.final_odds == sum(view.picks)
@@ -181,8 +180,7 @@ def test_random_preset_set_before_the_game(
     for _ in range(2):
         click_box(qtbot, tables, panel, box_with(table, "Anna", x=False))
     clock.now += table.rules.bonus_timer_seconds + 1
-    table.bonus_timeout("Anna")
-    tables.run()
+    tables.call(service_of(table).tick_bonus_games())
     view = panel.view
     assert view is not None and view.status is not BonusStatus.CASHED_OUT
     assert view.round == 4 or view.status is BonusStatus.LOST  # a random box was opened

@@ -22,7 +22,7 @@ from gui.service_table import ServiceTable
 from gui.view_model import Phase, SensorHealth, odds_number
 from gui.windows.croupier import CroupierWindow
 from gui.windows.dialogs import ManualResultDialog
-from tests.gui.live import PIN, PIT_BOSS, LiveTables, entries, journaled
+from tests.gui.live import PIN, PIT_BOSS, LiveTables, entries, journaled, service_of
 
 PLAYERS = ("Anna", "Bob", "Carla")
 
@@ -219,7 +219,8 @@ def test_the_pit_bosses_table_limits_hold_from_the_next_round(qtbot: QtBot, tabl
     window = CroupierWindow(table, PLAYERS)
     qtbot.addWidget(window)
     changes = {"min_bet": "5", "max_bet": "100"}
-    change_settings(table.service.store, table.service.table, changes, "VIP table", User(PIT_BOSS, "pitboss"))
+    service = service_of(table)
+    change_settings(service.store, service.table, changes, "VIP table", User(PIT_BOSS, "pitboss"))
     table.open_bets()
     tables.run()
     for chip in (Decimal(1), Decimal(500)):
