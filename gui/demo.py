@@ -24,6 +24,7 @@ from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
+from engine import wheel_events as ev
 from engine.auth import User
 from engine.bets import BetKind, inside_bet, outside_bet
 from engine.rng import Draw, SeededRng, draw_lucky_and_bonus
@@ -32,7 +33,6 @@ from engine.store.users import add_user, authenticate
 from engine.table.service import DEFAULT_APPROVAL_THRESHOLD, TableService
 from gui.service_table import ServiceTable
 from gui.view_model import Phase
-from hardware import events as ev
 
 PLAYERS = ("Anna", "Bob", "Carla", "Dev", "Eve")
 DEMO_CROUPIER = User("dana", "croupier")

@@ -14,10 +14,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from engine import wheel_events as ev
 from engine.store.journal import Entry
 from gui import demo
 from gui.service_table import ServiceTable
-from hardware import events as ev
 
 T = TypeVar("T")
 PIT_BOSS, PIN = demo.DEMO_PIT_BOSS, demo.DEMO_PIN

@@ -8,12 +8,12 @@ from decimal import Decimal
 import pytest
 from pytestqt.qtbot import QtBot
 
+from engine import wheel_events as ev
 from engine.bets import inside_bet
 from engine.entry_types import EntryType as E
 from gui.app import WheelFeed
 from gui.view_model import Phase, SensorHealth
 from gui.windows.croupier import CroupierWindow
-from hardware import events as ev
 from tests.gui.live import LiveTables, entries, journaled, now
 
 
@@ -26,7 +26,7 @@ def test_wheel_events_act_on_the_round(tables: LiveTables) -> None:
     tables.wheel(table, ev.WheelResult(game=1, time=now(), number=9))
     assert table.phase is Phase.OPEN and irregular and "before no more bets" in irregular[-1]
     table.place_wager("Seat 1", inside_bet([9]), Decimal(1))
-    tables.wheel(table, ev.NoMoreBets(game=1, time=now()))
+    tables.wheel(table, ev.WheelNoMoreBets(game=1, time=now()))
     assert table.phase is Phase.CLOSED
     # The early result put the spin on hold: the wheel's result for it is journaled, not taken.
     assert table.snapshot().hold is not None
@@ -49,7 +49,7 @@ def test_a_miss_spin_is_journaled_and_holds_the_round(tables: LiveTables, qtbot:
     table.open_bets()
     table.no_more_bets()
     tables.run()
-    tables.wheel(table, ev.MissSpin(game=1, time=now()))
+    tables.wheel(table, ev.WheelMissSpin(game=1, time=now()))
     assert "miss spin" in window.reason.text() and window.phase_label.text() == "ON HOLD"
     assert [e.payload["kind"] for e in entries(table, E.ROUND_IRREGULARITY)] == ["miss_spin"]
     tables.wheel(table, ev.WheelResult(game=1, time=now(), number=5))
@@ -59,7 +59,7 @@ def test_a_miss_spin_is_journaled_and_holds_the_round(tables: LiveTables, qtbot:
 @pytest.mark.parametrize(
     ("event", "kind"),
     [
-        (ev.GameNumberGap(game=9, time=now(), previous=3, expected=4), "gap"),
+        (ev.WheelGap(game=9, time=now(), previous=3, expected=4), "gap"),
         (ev.WheelRestart(game=1, time=now(), previous=200), "restart"),
     ],
 )
