@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject
 
 from engine.auth import User
 from engine.bets import Bet
+from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.rules import RulesSubmission
 from engine.store.records import Entry
@@ -103,23 +104,23 @@ class ServiceTable(TableAdapter):
     # --- events: the journal's entries turned into signals -------------------------------------
 
     def _on_entry(self, entry: Entry) -> None:
-        if entry.type == "round.settled":
+        if entry.type == EntryType.ROUND_SETTLED:
             r = self.service.state.round
             found = history_entry(r) if r is not None else None
             if found is not None:
                 self._history.append(found)
                 del self._history[:-HISTORY_KEPT]
         elif entry.type in (
-            "round.irregularity",
-            "round.result_before_close",
-            "round.no_spin",
-            "round.voided",
+            EntryType.ROUND_IRREGULARITY,
+            EntryType.ROUND_RESULT_BEFORE_CLOSE,
+            EntryType.ROUND_NO_SPIN,
+            EntryType.ROUND_VOIDED,
         ):
             p = entry.payload
             self.irregularity.emit(
                 f"{entry.type.split('.', 1)[1].replace('_', ' ')}: {p.get('reason', '')}".strip()
             )
-        self.refresh(source="manual" if entry.type == "table.manual_entry" else "wheel")
+        self.refresh(source="manual" if entry.type == EntryType.TABLE_MANUAL_ENTRY else "wheel")
 
     def refresh(self, source: str = "wheel") -> None:
         """Emit a signal for each part of the table view that changed since the last refresh."""
@@ -198,7 +199,7 @@ class ServiceTable(TableAdapter):
         self._submit(self.service.no_more_bets(self.user))
 
     def wheel_event(self, event: Any) -> None:
-        self._submit(self.service.wheel_event(event.to_json()))
+        self._submit(self.service.wheel_event(event))
 
     def confirm_result(self) -> None:
         self._submit(self.service.confirm_result(self.user))

@@ -17,7 +17,7 @@ import sqlite3
 import sys
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,10 +30,23 @@ from engine.errors import DrrError
 from engine.store import schema
 from engine.store.canonical import now_text
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the type only: the database layer does not import the journal above it
     from engine.store.journal import Journal
 
 APP_NAME = "diamond-rush-roulette"
+CHANNEL = "drr_journal"  # PostgreSQL NOTIFY channel: "<table>:<seq>" when a chain's head moves
+
+# `Store.journal` is the journal layer's `Journal`, registered by engine.store.journal when it is
+# imported (engine/store/__init__.py imports it): the database layer sits below the journal.
+_journal_factory: Callable[[Store], Journal] | None = None
+
+
+def register_journal(factory: Callable[[Store], Journal]) -> None:
+    """Called by engine.store.journal: what `Store.journal` returns."""
+    global _journal_factory
+    _journal_factory = factory
+
+
 DEFAULT_TABLE = "1"
 BUSY_TIMEOUT_MS = 5000
 _TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -222,9 +235,9 @@ class Store:
 
     @property
     def journal(self) -> Journal:
-        from engine.store.journal import Journal
-
-        return Journal(self)
+        if _journal_factory is None:  # only if engine.store (the package) was never imported
+            raise RuntimeError("engine.store.journal is not loaded: import engine.store first")
+        return _journal_factory(self)
 
     def claim(self, table: str, station: str = "table") -> OwnerClaim:
         """Become the one writer of `table`; refused, naming the owner, while another process holds it."""
