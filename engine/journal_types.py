@@ -11,7 +11,7 @@ dataclasses, each with `type` (its EntryType), `to_json()` (the payload journale
   (engine.table_events.PlayerBonusEvent), plus `bonus.preset_set` and `bonus.timer_restarted`;
 - `table.*`: engine.table_events;
 - `wheel.*`: engine.wheel_events' events (WHEEL_EVENTS, the wheel layer's own vocabulary; an old
-  journal's `wheel.rotor_speed` reads as WheelRotor), written as the wheel link emits them;
+  journal's `wheel.rotor_speed` reads as WheelRotor);
 - `user.*`, `alert.*`, `action.refused`, `history.imported`: engine.floor_events.
 
 Everyone reads and writes entries through two functions:

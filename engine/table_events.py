@@ -21,7 +21,6 @@ registry turns that into a DrrError naming the entry).
 - `bonus.preset_set` PresetSet {player, preset}; `bonus.timer_restarted` TimerRestarted {player,
   round, deadline}
 - `bonus.*` of engine.bonus_game: PlayerBonusEvent {**event, player}: the game's event and whose game
-- `wheel.*`: not here: engine.wheel_events (the wheel link's own events, written and read as they are)
 """
 
 from __future__ import annotations
