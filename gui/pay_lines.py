@@ -16,7 +16,7 @@ from engine.bets import Wager
 from engine.rng import Draw
 from engine.round import RoundState
 from engine.rules import RulesSubmission
-from engine.settlement import BONUS_OUTCOME_MIN, settle_round
+from engine.settlement import BONUS_OUTCOME_MIN, RoundSettlement, settle_round
 from gui.view_model import BonusView, HistoryEntry, PayLine, WinKind, money, odds_text
 
 
@@ -38,6 +38,22 @@ def pay_lines(
     for s in settled.settlements:
         kind = WinKind(s.kind)
         is_pending = kind is WinKind.BONUS and s.wager.player in waiting and s.wager.player not in outcomes
+        lines.append(
+            PayLine(s.wager, kind, s.odds, Decimal(0) if is_pending else s.payout, pending=is_pending)
+        )
+    return tuple(lines)
+
+
+def lines_of(r: RoundState, settled: RoundSettlement | None) -> tuple[PayLine, ...]:
+    """The paying list of round `r` from its settlement (the service's provisional one while bonus
+    games run: those players' Bonus wins are marked pending, their stand-in amount never shown)."""
+    if settled is None:
+        return ()
+    waiting = {p for p in r.bonus_players if p not in r.bonus_odds}
+    lines = []
+    for s in settled.settlements:
+        kind = WinKind(s.kind)
+        is_pending = kind is WinKind.BONUS and s.wager.player in waiting
         lines.append(
             PayLine(s.wager, kind, s.odds, Decimal(0) if is_pending else s.payout, pending=is_pending)
         )

@@ -1,9 +1,10 @@
-"""The one door between the screens and the table: commands in, events out, as Qt signals.
+"""The Qt face of a table for the screens: commands in, signals out (the signal names and commands
+every window uses).
 
-Every station talks to a `TableAdapter`. The screens send commands (open bets, place a
-wager, pick a box …) and redraw only from the signals that come back, so the table service
-stays the single source of truth. `gui.local_table.LocalTable` implements it in memory on
-the engine modules; the table service (engine/table/) will sit behind the same interface.
+`gui.table_model.TableModel` implements it over the real table service (or a journal follower),
+emitting the signals from typed change notices, one push per journal batch (see that module).
+`gui.local_table.LocalTable`, an old in-memory second copy of the game, still subclasses it until
+the last tests and demos are off it; then it goes and this face folds into the model.
 
 Signals (payloads are `gui.view_model` values or `engine.bets` values):
     phaseChanged(Phase)             wagersChanged(tuple[Wager, ...])
@@ -16,6 +17,8 @@ Signals (payloads are `gui.view_model` values or `engine.bets` values):
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -52,6 +55,11 @@ class TableAdapter(QObject):
 
     def snapshot(self) -> TableView:
         raise NotImplementedError
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        """The table's clock: a bonus game's deadline is on it (a countdown shows deadline - clock())."""
+        return time.time
 
     # --- commands -----------------------------------------------------------------------------
 
@@ -114,10 +122,6 @@ class TableAdapter(QObject):
         raise NotImplementedError
 
     def bonus_start(self, player: str) -> None:
-        raise NotImplementedError
-
-    def bonus_timeout(self, player: str) -> None:
-        """A screen saw a bonus round's countdown reach zero; the table applies the timeout rule."""
         raise NotImplementedError
 
     async def shutdown(self) -> None:

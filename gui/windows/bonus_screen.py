@@ -62,13 +62,12 @@ class BonusScreen(FirstPaintWindow):
     def on_bonus(self, view: BonusView) -> None:
         panel = self.panels.get(view.player)
         if panel is None:
-            panel = BonusPanel(view.player)
+            panel = BonusPanel(view.player, clock=self.table.clock)
             if not self.read_only:
                 panel.pickRequested.connect(self.table.bonus_pick)
                 panel.cashOutRequested.connect(self.table.bonus_cash_out)
                 panel.presetChanged.connect(self.table.bonus_set_preset)
                 panel.startRequested.connect(self.table.bonus_start)
-                panel.timedOut.connect(self.table.bonus_timeout)
             n = len(self.panels)
             self.grid.addWidget(panel, n // self.COLUMNS, n % self.COLUMNS)
             self.panels[view.player] = panel
