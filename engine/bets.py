@@ -1,5 +1,9 @@
 """Legal bets on the single-zero layout (Chapter 617a, § 617b.12(m)) and wagers placed on them.
 
+`KINDS` is the one table of bet kinds (a `KindInfo` per `BetKind`: name, paytable line and so
+size, inside or outside, Rules Submission payout key, clause, wire name, math row); the rules, the
+math, the statistics, `drr rules`, the felt and the croupier window read it, never a copy.
+
 A `Bet` is a spot on the felt: its kind and the numbers it covers. A `Wager` is money of
 one player on one bet. Every legal bet is enumerable; anything else is refused with a
 message that names the wager and the reason.
@@ -11,6 +15,7 @@ import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 from functools import cache
 from typing import Any
 
@@ -36,35 +41,139 @@ class BetKind(enum.StrEnum):
     COLUMN = "column"
 
 
-INSIDE_KINDS = frozenset(
-    {
-        BetKind.STRAIGHT,
-        BetKind.SPLIT,
-        BetKind.STREET,
-        BetKind.TRIO,
-        BetKind.CORNER,
-        BetKind.FIRST_FOUR,
-        BetKind.SIX_LINE,
-    }
-)
-EVEN_MONEY_KINDS = frozenset(
-    {BetKind.RED, BetKind.BLACK, BetKind.ODD, BetKind.EVEN, BetKind.LOW, BetKind.HIGH}
-)
-OUTSIDE_KINDS = EVEN_MONEY_KINDS | {BetKind.DOZEN, BetKind.COLUMN}
+@dataclass(frozen=True, slots=True)
+class PayoutLine:
+    """One line of the paytable: a Rules Submission `[payouts]` key and what every bet paid on it shares."""
+
+    key: str  # the [payouts] key of the line's base "N to 1" odds
+    size: int  # numbers each bet on the line covers (the n of "X to n")
+    name: str  # the line's heading: the croupier's Lucky payout table, the felt's Lucky card
+    label: str  # the line in `drr rules`' paytable (every kind it pays)
+    # § 617b.12(l): the n-number range of bonus payouts, which also bounds the line's base odds
+    # (inside lines only; outside wagers play neither Lucky nor Bonus).
+    bonus_range: tuple[Fraction, Fraction] | None = None
+
+    @property
+    def inside(self) -> bool:
+        return self.bonus_range is not None
+
+
+@dataclass(frozen=True, slots=True)
+class KindInfo:
+    """One kind of bet: what the rules, the math, the statistics and the screens know of it."""
+
+    kind: BetKind
+    name: str  # how screens and labels call it ("six line")
+    line: PayoutLine  # the paytable line that pays it (a trio is paid as a street)
+    clause: str  # where Chapter 617a defines it (§ 617b.12(m) names the inside ones)
+    title: str  # the title of its row in the math report (the six even-money kinds share one)
+    switch: str | None = None  # the Rules Submission's [wagers] switch that offers it, if any
+    numbers: frozenset[int] | None = None  # the fixed numbers of an outside bet without `which`
+    takes_which: bool = False  # dozen / column: which of the three (1..3)
+    example: tuple[int, ...] = ()  # the math's representative bet: its numbers, or (which,)
+
+    @property
+    def size(self) -> int:
+        return self.line.size
+
+    @property
+    def inside(self) -> bool:
+        return self.line.inside
+
+    @property
+    def payout_key(self) -> str:
+        return self.line.key
+
+    @property
+    def wire(self) -> str:
+        """The `bet` name in the JSON contracts and in the statistics' handle by bet: an inside bet
+        is named by its paytable line (a trio is a street, first four a corner on the wire)."""
+        return self.line.key if self.inside else self.kind.value
+
+    @property
+    def math_row(self) -> str:
+        """The math report's row with this kind's figures: each inside kind has its own (a trio's
+        zero changes nothing, but the report lists it), outside kinds share their paytable line's."""
+        return self.kind.value if self.inside else self.line.key
+
+    def offered(self, trios: bool = True, first_four: bool = True) -> bool:
+        """Whether a Rules Submission with these [wagers] switches offers the kind."""
+        return {None: True, "trios": trios, "first_four": first_four}[self.switch]
+
+    def example_bet(self) -> Bet:
+        """The representative bet of the kind in the math (every bet of a kind has its math)."""
+        if self.inside:
+            return inside_bet(self.example)
+        return outside_bet(self.kind, self.example[0] if self.takes_which else None)
+
+
+_BONUS_TOP = Fraction(4999)  # § 617b.12(l): the straight-up maximum, shared by n
+_STRAIGHT = PayoutLine("straight", 1, "straight", "straight", (Fraction(29), _BONUS_TOP))
+_SPLIT = PayoutLine("split", 2, "split", "split", (Fraction(14), _BONUS_TOP / 2))
+_STREET = PayoutLine("street", 3, "street", "street / trio", (Fraction(9), _BONUS_TOP / 3))
+_CORNER = PayoutLine("corner", 4, "corner", "corner / first four", (Fraction(13, 2), _BONUS_TOP / 4))
+_SIX_LINE = PayoutLine("six_line", 6, "six line", "six line", (Fraction(4), _BONUS_TOP / 6))
+_EVEN_MONEY = PayoutLine("even_money", 18, "even money", "red/black/odd/even/low/high")
+_DOZEN = PayoutLine("dozen", 12, "dozen", "dozen")
+_COLUMN = PayoutLine("column", 12, "column", "column")
+
+# The paytable's lines in the order the Rules Submission, `drr rules` and the screens list them.
+PAYOUT_LINES: tuple[PayoutLine, ...] = (
+    _STRAIGHT, _SPLIT, _STREET, _CORNER, _SIX_LINE, _EVEN_MONEY, _DOZEN, _COLUMN
+)  # fmt: skip
+INSIDE_LINES: tuple[PayoutLine, ...] = tuple(line for line in PAYOUT_LINES if line.inside)
+PAYOUT_KEYS: tuple[str, ...] = tuple(line.key for line in PAYOUT_LINES)
+INSIDE_SIZES: tuple[int, ...] = tuple(line.size for line in INSIDE_LINES)  # (1, 2, 3, 4, 6)
+
+_E = "§ 617a.3(e)"
+_OUT = "Chapter 617a"
+# THE table of bet kinds, in display order (the math report's rows, the headless players' wagers).
+# Adding a kind: a BetKind member, a row here, its spots in engine/bets.py's layout (INSIDE_BETS or
+# outside_bet) and gui/widgets/felt_geometry.py; everything else reads this table.
+KINDS: tuple[KindInfo, ...] = (
+    KindInfo(BetKind.STRAIGHT, "straight", _STRAIGHT, f"{_E}(1)", "Straight up", example=(17,)),
+    KindInfo(BetKind.SPLIT, "split", _SPLIT, f"{_E}(2)", "Split", example=(17, 20)),
+    KindInfo(BetKind.STREET, "street", _STREET, f"{_E}(3)", "Street", example=(16, 17, 18)),
+    KindInfo(BetKind.TRIO, "trio", _STREET, f"{_E}(3)", "Trio", "trios", example=(0, 1, 2)),
+    KindInfo(BetKind.CORNER, "corner", _CORNER, f"{_E}(4)", "Corner", example=(17, 18, 20, 21)),
+    KindInfo(BetKind.FIRST_FOUR, "first four", _CORNER, f"{_E}(4)", "First four", "first_four",
+             example=(0, 1, 2, 3)),
+    KindInfo(BetKind.SIX_LINE, "six line", _SIX_LINE, f"{_E}(5)", "Six line", example=tuple(range(16, 22))),
+    KindInfo(BetKind.RED, "red", _EVEN_MONEY, _OUT, "Even money", numbers=RED),
+    KindInfo(BetKind.BLACK, "black", _EVEN_MONEY, _OUT, "Even money", numbers=BLACK),
+    KindInfo(BetKind.ODD, "odd", _EVEN_MONEY, _OUT, "Even money", numbers=frozenset(range(1, 37, 2))),
+    KindInfo(BetKind.EVEN, "even", _EVEN_MONEY, _OUT, "Even money", numbers=frozenset(range(2, 37, 2))),
+    KindInfo(BetKind.LOW, "low", _EVEN_MONEY, _OUT, "Even money", numbers=frozenset(range(1, 19))),
+    KindInfo(BetKind.HIGH, "high", _EVEN_MONEY, _OUT, "Even money", numbers=frozenset(range(19, 37))),
+    KindInfo(BetKind.DOZEN, "dozen", _DOZEN, _OUT, "Dozen", takes_which=True, example=(2,)),
+    KindInfo(BetKind.COLUMN, "column", _COLUMN, _OUT, "Column", takes_which=True, example=(2,)),
+)  # fmt: skip
+KIND: Mapping[BetKind, KindInfo] = {info.kind: info for info in KINDS}
+assert list(KIND) == list(BetKind), "every BetKind has exactly one row in KINDS, in enum order"
+
+INSIDE_KINDS = frozenset(info.kind for info in KINDS if info.inside)
+EVEN_MONEY_KINDS = frozenset(info.kind for info in KINDS if info.line is _EVEN_MONEY)
+OUTSIDE_KINDS = frozenset(info.kind for info in KINDS if not info.inside)
+WHICH_KINDS = frozenset(info.kind for info in KINDS if info.takes_which)  # dozen, column
+
+
+def offered_kinds(trios: bool = True, first_four: bool = True) -> tuple[KindInfo, ...]:
+    """The kinds a Rules Submission with these [wagers] switches offers, in display order."""
+    return tuple(info for info in KINDS if info.offered(trios, first_four))
+
+
+def math_rows(trios: bool = True, first_four: bool = True) -> dict[str, KindInfo]:
+    """The math report's rows (row name -> the kind whose example bet stands for it), in order."""
+    rows: dict[str, KindInfo] = {}
+    for info in offered_kinds(trios, first_four):
+        rows.setdefault(info.math_row, info)
+    return rows
+
 
 # Names accepted where a bet is given by numbers (`drr settle`): trios are streets and first
 # four is a corner on the wire, as the engine issue's contract says.
-NUMBERED_BET_NAMES = ("straight", "split", "street", "corner", "six_line")
+NUMBERED_BET_NAMES = tuple(line.key for line in INSIDE_LINES)
 WIRE_WAGER_KEYS = frozenset({"id", "player", "bet", "numbers", "which", "amount"})
-_WIRE_FAMILY = {
-    BetKind.STRAIGHT: "straight",
-    BetKind.SPLIT: "split",
-    BetKind.STREET: "street",
-    BetKind.TRIO: "street",
-    BetKind.CORNER: "corner",
-    BetKind.FIRST_FOUR: "corner",
-    BetKind.SIX_LINE: "six_line",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,19 +196,20 @@ class Bet:
     @property
     def wire_name(self) -> str:
         """The `bet` value of this bet in the JSON contracts (`drr settle`)."""
-        return _WIRE_FAMILY.get(self.kind, self.kind.value)
+        return KIND[self.kind].wire
 
     @property
     def label(self) -> str:
-        if self.kind in (BetKind.DOZEN, BetKind.COLUMN):
-            return f"{self.kind.value} {self.which}"
+        name = KIND[self.kind].name
+        if self.kind in WHICH_KINDS:
+            return f"{name} {self.which}"
         if not self.inside:
-            return self.kind.value
+            return name
         nums = sorted(self.numbers)
         sep = "/" if self.kind in (BetKind.SPLIT, BetKind.CORNER, BetKind.FIRST_FOUR) else "-"
         if self.kind is BetKind.SIX_LINE:
-            return f"six line {nums[0]}-{nums[-1]}"
-        return f"{self.kind.value.replace('_', ' ')} {sep.join(map(str, nums))}"
+            return f"{name} {nums[0]}-{nums[-1]}"
+        return f"{name} {sep.join(map(str, nums))}"
 
     def wins(self, number: int) -> bool:
         return number in self.numbers
@@ -142,32 +252,24 @@ INSIDE_BETS: Mapping[frozenset[int], BetKind] = _inside_table()
 
 def outside_bet(kind: BetKind, which: int | None = None) -> Bet:
     """The outside bet of `kind` (dozen/column need `which` 1..3). Zero loses all of them."""
-    if kind in (BetKind.DOZEN, BetKind.COLUMN):
+    if kind in WHICH_KINDS:
         if which not in (1, 2, 3):
             raise ValueError(f"{kind.value} needs which = 1, 2 or 3, not {which!r}")
         pick = dozen_of if kind is BetKind.DOZEN else column_of
         return Bet(kind, frozenset(n for n in range(1, 37) if pick(n) == which), which)
-    covers = {
-        BetKind.RED: RED,
-        BetKind.BLACK: BLACK,
-        BetKind.ODD: frozenset(range(1, 37, 2)),
-        BetKind.EVEN: frozenset(range(2, 37, 2)),
-        BetKind.LOW: frozenset(range(1, 19)),
-        BetKind.HIGH: frozenset(range(19, 37)),
-    }
-    if kind not in covers:
+    covers = KIND[kind].numbers
+    if covers is None:
         raise ValueError(f"{kind.value} is not an outside bet")
-    return Bet(kind, covers[kind])
+    return Bet(kind, covers)
 
 
 @cache
 def legal_bets(trios: bool = True, first_four: bool = True) -> tuple[Bet, ...]:
     """Every legal bet on the layout under the Rules Submission's trio/first-four switches."""
     bets = [
-        Bet(kind, numbers)
-        for numbers, kind in INSIDE_BETS.items()
-        if (trios or kind is not BetKind.TRIO) and (first_four or kind is not BetKind.FIRST_FOUR)
+        Bet(kind, numbers) for numbers, kind in INSIDE_BETS.items() if KIND[kind].offered(trios, first_four)
     ]
+    # The order fixes each bet's index in settle keys: even money by name, then dozens and columns.
     for kind in sorted(EVEN_MONEY_KINDS):
         bets.append(outside_bet(kind))
     for kind in (BetKind.DOZEN, BetKind.COLUMN):
@@ -321,9 +423,9 @@ def _bet_from_wire(data: Mapping[str, Any], *, trios: bool, first_four: bool) ->
         raise ValueError(f"unknown bet {name!r}")
     if "numbers" in data:
         raise ValueError(f"bet {name} covers fixed numbers; it takes no numbers")
-    if "which" in data and kind not in (BetKind.DOZEN, BetKind.COLUMN):
+    if "which" in data and kind not in WHICH_KINDS:
         raise ValueError(f"bet {name} takes no which")
-    if kind in (BetKind.DOZEN, BetKind.COLUMN):
+    if kind in WHICH_KINDS:
         which = data.get("which")
         if isinstance(which, bool) or which not in (1, 2, 3):
             raise ValueError(f"{kind.value} needs which = 1, 2 or 3, not {which!r}")

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
+from engine.entry_types import EntryType
 from engine.errors import IllegalTransition
 from engine.exact import parse_odds, parse_whole
 from engine.rng import Rng, shuffle, weighted_choice
@@ -75,7 +76,7 @@ def _box_from_json(s: Any) -> BoxContent:
 class GameStarted:
     """A bonus game begins for `player` with the timer preset chosen at set-up (§ 617b.12(i)(2))."""
 
-    type: ClassVar[str] = "bonus.started"
+    type: ClassVar[EntryType] = EntryType.BONUS_STARTED
     player: str
     preset: Preset
     timer_seconds: int
@@ -107,7 +108,7 @@ class GameStarted:
 class BoxesPlaced:
     """The RNG filled the five boxes of `round` (hidden from the player until the pick)."""
 
-    type: ClassVar[str] = "bonus.boxes_placed"
+    type: ClassVar[EntryType] = EntryType.BONUS_BOXES_PLACED
     round: int
     boxes: tuple[BoxContent, ...]
     placed_at: float
@@ -132,7 +133,7 @@ class BoxesPlaced:
 class BoxPicked:
     """Box `box` (1..5) of `round` was opened, by the player or at random when time ran out."""
 
-    type: ClassVar[str] = "bonus.box_picked"
+    type: ClassVar[EntryType] = EntryType.BONUS_BOX_PICKED
     round: int
     box: int
     by: Actor
@@ -150,7 +151,7 @@ class BoxPicked:
 class CashedOut:
     """The player took the sum so far instead of picking in `round` (>= 3), or the preset did."""
 
-    type: ClassVar[str] = "bonus.cashed_out"
+    type: ClassVar[EntryType] = EntryType.BONUS_CASHED_OUT
     round: int
     by: Actor
     at: float
@@ -167,7 +168,7 @@ class CashedOut:
 class TimerExpired:
     """The countdown of `round` ran out before the player acted; the timeout rule follows."""
 
-    type: ClassVar[str] = "bonus.timer_expired"
+    type: ClassVar[EntryType] = EntryType.BONUS_TIMER_EXPIRED
     round: int
     at: float
 
@@ -183,7 +184,7 @@ class TimerExpired:
 class GameEnded:
     """The game is over: `outcome` is the straight-up "to 1" odds it pays, and why."""
 
-    type: ClassVar[str] = "bonus.ended"
+    type: ClassVar[EntryType] = EntryType.BONUS_ENDED
     outcome: Fraction
     reason: EndReason
 

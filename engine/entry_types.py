@@ -71,6 +71,9 @@ class EntryType(enum.StrEnum):
     USER_LOCKED_OUT = "user.locked_out"
     ALERT_RAISED = "alert.raised"
     ALERT_ACKNOWLEDGED = "alert.acknowledged"
+    ACTION_REFUSED = "action.refused"  # a pit-boss action refused for the user's role
+    # rounds imported from another system's history (CSV)
+    HISTORY_IMPORTED = "history.imported"
 
 
 # Spellings older journals hold for a fact that now has one type (read, never written).
@@ -78,6 +81,7 @@ LEGACY: Final[dict[str, EntryType]] = {
     "payout.approved": EntryType.ROUND_PAYOUT_APPROVED,
     "rules.changed": EntryType.TABLE_RULES_LOADED,
     "wheel.rotor_speed": EntryType.WHEEL_ROTOR,
+    "round.closed": EntryType.ROUND_BETS_CLOSED,  # {"lucky": [[number, odds], ...], "bonus_number"}
 }
 
 

@@ -43,6 +43,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from engine.bets import WIRE_WAGER_KEYS, Bet, Wager, check_amount, inside_bet, wager_from_wire
+from engine.entry_types import EntryType
 from engine.errors import DrrError, IllegalTransition, IllegalWager
 from engine.exact import parse_odds, parse_whole
 from engine.rng import Draw, Rng, draw_lucky_and_bonus
@@ -67,29 +68,56 @@ ResultSource = Literal["sensor", "manual"]
 
 
 # --- events -------------------------------------------------------------------------------------
+#
+# Each event is also the payload of its journal entry (engine.journal_types registers them). Fields
+# after the state machine's own are journal facts `apply` does not use (who, which wheel game, the
+# rotor's direction...): written by the table service or the pit-boss station, left out of the JSON
+# when None, so a payload reads back to the same event and the event writes the same payload.
+
+
+def _put(out: dict[str, Any], **facts: Any) -> dict[str, Any]:
+    """`out` with the journal facts that are set (None ones left out)."""
+    out.update({k: v for k, v in facts.items() if v is not None})
+    return out
+
+
+def _opt_int(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def _opt_str(v: Any) -> str | None:
+    return None if v is None else str(v)
 
 
 @dataclass(frozen=True)
 class RoundOpened:
     """A new round opens for wagers under the Rules Submission with this sha256."""
 
-    type: ClassVar[str] = "round.opened"
+    type: ClassVar[EntryType] = EntryType.ROUND_OPENED
     round_id: str
     rules_sha256: str
+    dealer: str | None = None  # the dealer at the table (the pit boss's setting, else the croupier)
+    game_number: int | None = None  # the wheel's game while its state was "started" as bets opened
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "round_id": self.round_id, "rules_sha256": self.rules_sha256}
+        out = {"type": self.type, "round_id": self.round_id, "rules_sha256": self.rules_sha256}
+        return _put(out, dealer=self.dealer, game_number=self.game_number)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> RoundOpened:
-        return cls(str(d["round_id"]), str(d["rules_sha256"]))
+        return cls(
+            str(d["round_id"]),
+            str(d["rules_sha256"]),
+            _opt_str(d.get("dealer")),
+            _opt_int(d.get("game_number")),
+        )
 
 
 @dataclass(frozen=True)
 class WagerPlaced:
     """A wager put on the felt while bets are open."""
 
-    type: ClassVar[str] = "round.wager_placed"
+    type: ClassVar[EntryType] = EntryType.ROUND_WAGER_PLACED
     wager: Wager
 
     def to_json(self) -> dict[str, Any]:
@@ -111,7 +139,7 @@ class WagerPlaced:
 class WagerRemoved:
     """A wager taken back off the felt while bets are open."""
 
-    type: ClassVar[str] = "round.wager_removed"
+    type: ClassVar[EntryType] = EntryType.ROUND_WAGER_REMOVED
     wager_id: str
 
     def to_json(self) -> dict[str, Any]:
@@ -126,32 +154,60 @@ class WagerRemoved:
 class BetsClosed:
     """ "No more bets": wagers are final and the RNG's Lucky/Bonus draw is made (§ 617b.12(e))."""
 
-    type: ClassVar[str] = "round.bets_closed"
+    type: ClassVar[EntryType] = EntryType.ROUND_BETS_CLOSED
     draw: Draw
+    # The order the RNG drew the Lucky Numbers in, kept for the audit trail beside the draw (the
+    # journal's canonical JSON sorts the Lucky mapping by number); no payout depends on it.
+    lucky_order: tuple[int, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "draw": self.draw.to_record()}
+        draw = self.draw.to_record()
+        if self.lucky_order is not None:
+            draw["lucky_order"] = list(self.lucky_order)
+        return {"type": self.type, "draw": draw}
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> BetsClosed:
-        return cls(Draw.from_record(d["draw"]))
+        order = d["draw"].get("lucky_order")
+        return cls(
+            Draw.from_record(d["draw"]), None if order is None else tuple(parse_whole(n) for n in order)
+        )
 
 
 @dataclass(frozen=True)
 class ResultRecorded:
     """The ball's number, from the sensor or entered by hand (sensor fault: needs a reason)."""
 
-    type: ClassVar[str] = "round.result"
+    type: ClassVar[EntryType] = EntryType.ROUND_RESULT
     number: int
     source: ResultSource = "sensor"
     reason: str = ""
+    game: int | None = None  # the wheel's game number of the spin
+    direction: str | None = None  # the rotor's direction ("cw" / "ccw") as the ball fell
+    wheel_seq: int | None = None  # the journal entry of the wheel's result confirmed
+    confirmed_by: str | None = None  # who confirmed a manual result (the second entry)
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "number": self.number, "source": self.source, "reason": self.reason}
+        out = {"type": self.type, "number": self.number, "source": self.source, "reason": self.reason}
+        return _put(
+            out,
+            game=self.game,
+            direction=self.direction,
+            wheel_seq=self.wheel_seq,
+            confirmed_by=self.confirmed_by,
+        )
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> ResultRecorded:
-        return cls(parse_whole(d["number"]), d.get("source", "sensor"), str(d.get("reason", "")))
+        return cls(
+            parse_whole(d["number"]),
+            d.get("source", "sensor"),
+            str(d.get("reason", "")),
+            _opt_int(d.get("game")),
+            _opt_str(d.get("direction")),
+            _opt_int(d.get("wheel_seq")),
+            _opt_str(d.get("confirmed_by")),
+        )
 
 
 @dataclass(frozen=True)
@@ -159,17 +215,26 @@ class ResultCorrected:
     """A recorded result was wrong (misread): `old` becomes `new`, with a reason. Only before
     any bonus game or settlement."""
 
-    type: ClassVar[str] = "round.result_corrected"
+    type: ClassVar[EntryType] = EntryType.ROUND_RESULT_CORRECTED
     old: int
     new: int
     reason: str
+    by: str | None = None  # the pit boss who corrected it
+    role: str | None = None  # their role (the pit-boss station says)
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "old": self.old, "new": self.new, "reason": self.reason}
+        out = {"type": self.type, "old": self.old, "new": self.new, "reason": self.reason}
+        return _put(out, by=self.by, role=self.role)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> ResultCorrected:
-        return cls(parse_whole(d["old"]), parse_whole(d["new"]), str(d["reason"]))
+        return cls(
+            parse_whole(d["old"]),
+            parse_whole(d["new"]),
+            str(d["reason"]),
+            _opt_str(d.get("by")),
+            _opt_str(d.get("role")),
+        )
 
 
 @dataclass(frozen=True)
@@ -177,15 +242,16 @@ class NoSpin:
     """The spin does not count (ball in the rotor's direction, too few revolutions, ball left the
     wheel...): same wagers, same draw, back to CLOSED awaiting a result."""
 
-    type: ClassVar[str] = "round.no_spin"
+    type: ClassVar[EntryType] = EntryType.ROUND_NO_SPIN
     reason: str
+    game: int | None = None  # the wheel game called a no-spin (its late result must not count)
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "reason": self.reason}
+        return _put({"type": self.type, "reason": self.reason}, game=self.game)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> NoSpin:
-        return cls(str(d["reason"]))
+        return cls(str(d["reason"]), _opt_int(d.get("game")))
 
 
 @dataclass(frozen=True)
@@ -193,7 +259,7 @@ class ResultBeforeClose:
     """A result arrived while bets were still open. It is not accepted (the draw must follow all
     wagers, § 617b.12(e)); the round stays OPEN and the ball is spun again after closing."""
 
-    type: ClassVar[str] = "round.result_before_close"
+    type: ClassVar[EntryType] = EntryType.ROUND_RESULT_BEFORE_CLOSE
     number: int
     reason: str = ""
 
@@ -209,7 +275,7 @@ class ResultBeforeClose:
 class BonusStarted:
     """Players who won on the Bonus Number with an inside wager each play a bonus game (§ 617b.12(g))."""
 
-    type: ClassVar[str] = "round.bonus_started"
+    type: ClassVar[EntryType] = EntryType.ROUND_BONUS_STARTED
     players: tuple[str, ...]
 
     def to_json(self) -> dict[str, Any]:
@@ -224,7 +290,7 @@ class BonusStarted:
 class BonusOutcome:
     """The straight-up odds one player's bonus game produced."""
 
-    type: ClassVar[str] = "round.bonus_outcome"
+    type: ClassVar[EntryType] = EntryType.ROUND_BONUS_OUTCOME
     player: str
     odds: Fraction
 
@@ -240,44 +306,75 @@ class BonusOutcome:
 class RoundSettled:
     """Every wager settled. The totals are journal facts; replay recomputes and compares them."""
 
-    type: ClassVar[str] = "round.settled"
+    type: ClassVar[EntryType] = EntryType.ROUND_SETTLED
     total_wagered: Decimal
     total_paid: Decimal  # what the wagers won (the `drr settle` meaning): stakes not included
     total_returned: Decimal | None = None  # handed back: winnings + stakes of winning wagers
+    payouts: tuple[PaidWager, ...] | None = None  # the winning wagers as paid (the table service says)
 
     def to_json(self) -> dict[str, Any]:
-        out = {
+        out: dict[str, Any] = {
             "type": self.type,
             "total_wagered": str(self.total_wagered),
             "total_paid": str(self.total_paid),
         }
         if self.total_returned is not None:
             out["total_returned"] = str(self.total_returned)
+        if self.payouts is not None:
+            out["payouts"] = [p.to_json() for p in self.payouts]
         return out
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> RoundSettled:
         returned = d.get("total_returned")
+        payouts = d.get("payouts")
         return cls(
             Decimal(str(d["total_wagered"])),
             Decimal(str(d["total_paid"])),
             None if returned is None else Decimal(str(returned)),
+            None if payouts is None else tuple(PaidWager.from_json(p) for p in payouts),
         )
+
+
+@dataclass(frozen=True)
+class PaidWager:
+    """One winning wager as the settlement paid it (engine.settlement.Settlement.to_wire's form)."""
+
+    id: str
+    kind: str
+    odds: str  # exact "to 1" odds as written ("199/2")
+    payout: Decimal
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "odds": self.odds, "payout": str(self.payout)}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> PaidWager:
+        return cls(str(d["id"]), str(d["kind"]), str(d["odds"]), Decimal(str(d["payout"])))
 
 
 @dataclass(frozen=True)
 class RoundVoided:
     """The round is cancelled (pit boss, with a reason): every wager is returned."""
 
-    type: ClassVar[str] = "round.voided"
+    type: ClassVar[EntryType] = EntryType.ROUND_VOIDED
     reason: str
+    by: str | None = None  # the pit boss who voided it (from the pit-boss station)
+    role: str | None = None
+    previous_status: str | None = None  # the round's status when the pit-boss station voided it
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "reason": self.reason}
+        out = {"type": self.type, "reason": self.reason}
+        return _put(out, by=self.by, role=self.role, previous_status=self.previous_status)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> RoundVoided:
-        return cls(str(d["reason"]))
+        return cls(
+            str(d["reason"]),
+            _opt_str(d.get("by")),
+            _opt_str(d.get("role")),
+            _opt_str(d.get("previous_status")),
+        )
 
 
 RoundEvent = (

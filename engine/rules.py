@@ -16,7 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from engine.bets import Bet, BetKind
+from engine.bets import INSIDE_LINES, INSIDE_SIZES, KIND, PAYOUT_KEYS, Bet
 from engine.errors import RulesError
 
 SCHEMA = 1
@@ -30,33 +30,9 @@ CASH_OUT_FROM_ROUND = 3  # § 617b.12(j): "following round 2"
 RANDOM_PICK_ROUNDS = (1, 2)  # § 617b.12(i)(1)
 
 # § 617b.12(f) and (l) ranges for an n-number inside wager, as "to 1" odds.
-LUCKY_RANGE_BY_SIZE = {n: (Fraction(49, n), Fraction(499, n)) for n in (1, 2, 3, 4, 6)}
-BONUS_RANGE_BY_SIZE = {
-    1: (Fraction(29), Fraction(4999)),
-    2: (Fraction(14), Fraction(4999, 2)),
-    3: (Fraction(9), Fraction(4999, 3)),
-    4: (Fraction(13, 2), Fraction(4999, 4)),
-    6: (Fraction(4), Fraction(4999, 6)),
-}
-
-PAYOUT_KEYS = ("straight", "split", "street", "corner", "six_line", "even_money", "dozen", "column")
-_PAYOUT_KEY_OF_KIND = {
-    BetKind.STRAIGHT: "straight",
-    BetKind.SPLIT: "split",
-    BetKind.STREET: "street",
-    BetKind.TRIO: "street",
-    BetKind.CORNER: "corner",
-    BetKind.FIRST_FOUR: "corner",
-    BetKind.SIX_LINE: "six_line",
-    BetKind.RED: "even_money",
-    BetKind.BLACK: "even_money",
-    BetKind.ODD: "even_money",
-    BetKind.EVEN: "even_money",
-    BetKind.LOW: "even_money",
-    BetKind.HIGH: "even_money",
-    BetKind.DOZEN: "dozen",
-    BetKind.COLUMN: "column",
-}
+# (The inside sizes, the paytable's keys and the (l) ranges are engine.bets' table of bet kinds.)
+LUCKY_RANGE_BY_SIZE = {n: (LUCKY_ODDS_MIN / n, LUCKY_ODDS_MAX / n) for n in INSIDE_SIZES}
+BONUS_RANGE_BY_SIZE = {line.size: line.bonus_range for line in INSIDE_LINES if line.bonus_range}
 
 LIMIT_KEYS = ("minimum", "maximum_inside", "maximum_outside", "maximum_per_player")
 _ALLOWED_KEYS: dict[str, set[str] | None] = {
@@ -99,7 +75,7 @@ class RulesSubmission:
 
     def base_payout(self, bet: Bet) -> Fraction:
         """The base "N to 1" odds of a bet (neither Lucky nor Bonus)."""
-        return self.base_odds[_PAYOUT_KEY_OF_KIND[bet.kind]]
+        return self.base_odds[KIND[bet.kind].payout_key]
 
     @property
     def max_bonus(self) -> Fraction:
@@ -285,7 +261,8 @@ def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesS
         value = c.number(payouts[key], f"payouts.{key}", "§ 617b.12(b)")
         if value is not None:
             base[key] = value
-    for n, key in ((1, "straight"), (2, "split"), (3, "street"), (4, "corner"), (6, "six_line")):
+    for line in INSIDE_LINES:
+        n, key = line.size, line.key
         low, high = BONUS_RANGE_BY_SIZE[n]
         if key in base and not low <= base[key] <= high:
             c.bad(

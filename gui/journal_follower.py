@@ -24,7 +24,8 @@ from engine.rng import SystemRng
 from engine.rules import RulesSubmission
 from engine.settlement import RoundSettlement
 from engine.store.db import Store
-from engine.store.journal import Entry, Journal
+from engine.store.journal import Journal
+from engine.store.records import Entry
 from engine.table.service import Approval
 from engine.table.settlements import SettlementCache
 from engine.table.state import TableState

@@ -41,24 +41,24 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
 from engine.auth import User
-from engine.bets import Bet
-from engine.bonus_game import Preset
 from engine.errors import DrrError
-from engine.rules import RulesSubmission
-from engine.settlement import RoundSettlement
-from engine.store.journal import Entry
-from engine.table.changes import EVERYTHING, Changes, changes_of
-from engine.table.service import Approval
-from engine.table.state import TableState
-from gui.bonus_bridge import bonus_view
-from gui.pay_lines import history_entry, lines_of, with_bonus_payout
 from gui.table_adapter import MANUAL_REASON, TableAdapter
 from gui.view_model import Draw, HistoryEntry, Phase, TableView, TimeoutPreset
+
+if TYPE_CHECKING:  # the table's modules load once a table is attached, not before the first frame
+    from engine.bets import Bet
+    from engine.bonus_game import Preset
+    from engine.rules import RulesSubmission
+    from engine.settlement import RoundSettlement
+    from engine.store.records import Entry
+    from engine.table.changes import Changes
+    from engine.table.service import Approval
+    from engine.table.state import TableState
 
 HISTORY_KEPT = 500
 STARTING = "starting: reading the journal"
@@ -224,6 +224,9 @@ class TableModel(TableAdapter):
 
     def _build_view(self) -> TableView:
         """The whole table as the source's state says: once per batch that changes what is shown."""
+        from gui.bonus_bridge import bonus_view
+        from gui.pay_lines import lines_of, with_bonus_payout
+
         src = self.source
         assert src is not None
         st = src.state
@@ -260,6 +263,9 @@ class TableModel(TableAdapter):
     # --- the push -----------------------------------------------------------------------------
 
     def _on_batch(self, entries: list[Entry]) -> None:
+        from engine.table.changes import changes_of
+        from gui.pay_lines import history_entry
+
         changes = changes_of(entries)
         if changes.history and self.source is not None:
             r = self.source.state.round
@@ -271,6 +277,8 @@ class TableModel(TableAdapter):
 
     def refresh(self) -> None:
         """Push the whole table (attach, reconnect, a test's starting point)."""
+        from engine.table.changes import EVERYTHING
+
         self.push(EVERYTHING)
 
     def push(self, changes: Changes) -> None:

@@ -33,7 +33,7 @@ async def _measure(games: int, directory: Path) -> tuple[list[float], list[float
     from engine.auth import User
     from engine.bets import BetKind, inside_bet, outside_bet
     from engine.store.db import open_store
-    from engine.store.journal import Entry
+    from engine.store.records import Entry
     from engine.table.service import TableService
     from hardware.pty_server import PtyServer
     from hardware.serial_link import SerialLink

@@ -115,13 +115,17 @@ def run_show(args: argparse.Namespace) -> int:
     import json
 
     from engine.cli.store_args import open_from_args
+    from engine.floor.recall import recall_round, settlement_records
     from engine.store.history import show_round
 
     with open_from_args(args) as store:
+        if args.json:
+            # Each wager's payout recomputed under the round's own Rules Submission (by its sha256).
+            rec = recall_round(store, args.round_id, args.only_table)
+            shown = {"round": rec.record, "entries": rec.entries, "settlements": settlement_records(rec)}
+            print(json.dumps(shown, sort_keys=True, indent=2))
+            return 0
         recall = show_round(store, args.round_id, args.only_table)
-    if args.json:
-        print(json.dumps(recall, sort_keys=True, indent=2))
-        return 0
     rnd = recall["round"]
     print(f"RECALL round {rnd['round_id']} on table {rnd['table']}: {rnd['status']}, result {rnd['result']}")
     print(

@@ -100,30 +100,18 @@ def paytable(rules: RulesSubmission) -> str:
     """Base, Lucky and bonus odds ("to 1") of every bet, as a fixed-width table."""
     from fractions import Fraction
 
+    from engine.bets import PAYOUT_LINES
+
     low_x, high_x = min(rules.lucky_odds), max(rules.lucky_odds)
     low_b, high_b = min(rules.bonus_rounds[0]), rules.max_bonus
     rows = [("bet", "base", "Lucky", "Bonus")]
-    for name, key, n in (
-        ("straight", "straight", 1),
-        ("split", "split", 2),
-        ("street / trio", "street", 3),
-        ("corner / first four", "corner", 4),
-        ("six line", "six_line", 6),
-    ):
-        rows.append(
-            (
-                name,
-                _odds(rules.base_odds[key]),
-                f"{_odds(low_x / n)} - {_odds(high_x / n)}",
-                f"{_odds(Fraction(low_b) / n)} - {_odds(high_b / n)}",
-            )
-        )
-    for name, key in (
-        ("red/black/odd/even/low/high", "even_money"),
-        ("dozen", "dozen"),
-        ("column", "column"),
-    ):
-        rows.append((name, _odds(rules.base_odds[key]), "-", "-"))
+    for line in PAYOUT_LINES:  # engine.bets' table of bet kinds
+        n, base = line.size, _odds(rules.base_odds[line.key])
+        if line.inside:
+            lucky = f"{_odds(low_x / n)} - {_odds(high_x / n)}"
+            rows.append((line.label, base, lucky, f"{_odds(Fraction(low_b) / n)} - {_odds(high_b / n)}"))
+        else:
+            rows.append((line.label, base, "-", "-"))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     return "\n".join(
         "  " + "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(r)).rstrip() for r in rows

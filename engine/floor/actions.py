@@ -8,10 +8,15 @@ Journal entries (on the round's or the table's own chain, so the table service a
 - `round.voided` (engine.store.history.void_round);
 - `round.result_corrected` {"old", "new", "reason", "by"}: both values kept; the projections move the
   spin from old to new;
-- `payout.approved` {"amount", "reason", "by"};
+- `round.payout_approved` {"wager_ids", "total", "threshold", "approved_by", "reason", "role"}: the
+  same fact, in the same shape, as the table service's own approval (the winning wagers, what they pay,
+  the table's large-payout threshold), so the table folds it alike;
 - `table.settings_changed` {"changes", "reason", "by"}: from the next round;
-- `rules.changed` {"sha256", "source", "text", "reason", "by", "effective": "next round"}: the new
-  Rules Submission, validated first; the table service reads it when it opens its next round.
+- `table.rules_loaded` {"sha256", "name", "text", "source", "reason", "by", "effective": "next round"}:
+  the new Rules Submission, validated first; the table service opens its next round under it.
+Old journals hold `payout.approved` and `rules.changed` for the last two: read as today's types
+(engine.entry_types.LEGACY, engine.journal_types).
+All are written through engine.journal_types.write.
 """
 
 from __future__ import annotations
@@ -24,18 +29,19 @@ from typing import Any
 import sqlalchemy as sa
 
 from engine.auth import PermissionDenied, User, require
+from engine.entry_types import LEGACY, EntryType
 from engine.errors import DrrError
+from engine.floor_events import ActionRefused
+from engine.journal_types import parse, write
+from engine.round import ResultCorrected
 from engine.rules import RulesSubmission, parse_rules
 from engine.store import schema
 from engine.store.db import Store
 from engine.store.history import void_round
-from engine.store.projections import ROUND_RESULT_CORRECTED, from_units
+from engine.store.projections import from_units
 from engine.store.users import FLOOR, authenticate
-
-PAYOUT_APPROVED = "payout.approved"
-SETTINGS_CHANGED = "table.settings_changed"
-RULES_CHANGED = "rules.changed"
-ACTION_REFUSED = "action.refused"
+from engine.table.service import DEFAULT_APPROVAL_THRESHOLD
+from engine.table_events import PayoutApproved, RulesLoaded, SettingsChanged
 
 # Table settings a pit boss may change, with a check for each value.
 SETTINGS: dict[str, str] = {
@@ -56,13 +62,8 @@ def authorize(
     try:
         require(user, permission)
     except PermissionDenied as exc:
-        store.journal.append(
-            FLOOR,
-            ACTION_REFUSED,
-            {"name": user.name, "role": user.role, "permission": permission, "station": station},
-            round_id=None,
-            user=user.name,
-        )
+        refused = ActionRefused(user.name, user.role, permission, station)
+        store.journal.append_many([write(refused, table=FLOOR, user=user.name)])
         raise exc
     return user
 
@@ -106,46 +107,61 @@ def correct_result(
         raise DrrError(f"round {round_id} is void")
     if row.result == new:
         raise DrrError(f"round {round_id} already has the result {new}")
-    store.journal.append(
-        row.table_id,
-        ROUND_RESULT_CORRECTED,
-        {"old": row.result, "new": new, "reason": why, "by": user.name, "role": user.role},
-        round_id=round_id,
-        user=user.name,
-    )
+    corrected = ResultCorrected(int(row.result), new, why, by=user.name, role=user.role)
+    store.journal.append_many([write(corrected, table=row.table_id, round_id=round_id, user=user.name)])
     return int(row.result)
 
 
 def approve_payout(
     store: Store, round_id: str, reason: str, user: User, *, table: str | None = None
 ) -> Decimal:
-    """Sign off a round's payout (large payouts wait for this); returns the amount approved."""
+    """Sign off a round's payout (large payouts wait for this); returns the amount approved.
+
+    Journaled as the table service journals its own approval (`round.payout_approved`): every winning
+    wager of the round, what they pay, the table's large-payout threshold."""
     require(user, "approve_payout")
     why = _reason(reason)
     row = _round_row(store, round_id, table)
     if row.status == "void":
         raise DrrError(f"round {round_id} is void: nothing to pay")
-    amount = (
-        from_units(row.paid) if row.status == "settled" else _pending_payout(store, round_id, row.table_id)
+    wager_ids, pending = _pending_payout(store, round_id, row.table_id, settled=row.status == "settled")
+    amount = from_units(row.paid) if row.status == "settled" else pending
+    threshold = current_settings(store, row.table_id).get("large_payout")
+    approval = PayoutApproved(
+        wager_ids,
+        amount,
+        Decimal(threshold) if threshold else DEFAULT_APPROVAL_THRESHOLD,
+        user.name,
+        reason=why,
+        role=user.role,
     )
-    store.journal.append(
-        row.table_id,
-        PAYOUT_APPROVED,
-        {"amount": str(amount), "reason": why, "by": user.name, "role": user.role},
-        round_id=round_id,
-        user=user.name,
-    )
+    store.journal.append_many([write(approval, table=row.table_id, round_id=round_id, user=user.name)])
     return amount
 
 
-def _pending_payout(store: Store, round_id: str, table: str) -> Decimal:
-    """What an unsettled round will pay, from its journal (wagers, draw, result, bonus outcomes)."""
+def _pending_payout(
+    store: Store, round_id: str, table: str, *, settled: bool
+) -> tuple[tuple[str, ...], Decimal]:
+    """The winning wagers of a round and what they pay, from its journal (wagers, draw, result, bonus
+    outcomes), under the Rules Submission the round was opened under: what the table will pay. A
+    settled round's winners are only named when its journal replays."""
     from engine.floor.recall import recall_round
 
-    rec = recall_round(store, round_id, table)
-    if rec.result is None:
+    try:
+        rec = recall_round(store, round_id, table)
+    except DrrError:
+        if not settled:
+            raise
+        return (), Decimal(0)
+    if rec.result is None and not settled:
         raise DrrError(f"round {round_id} has no result yet: nothing to approve")
-    return sum((s.payout for s in rec.settlements), Decimal(0))
+    if rec.settlement is None:
+        if settled:
+            return (), Decimal(0)  # the amount is the stored `paid`; only the winners are unnamed
+        # Never approve an amount that is not the table's (it was 0 when the rules were not found).
+        raise DrrError(f"round {round_id}: the payout cannot be approved yet ({rec.replay_note})")
+    won = [s for s in rec.settlement.settlements if s.payout > 0]
+    return tuple(s.wager.id for s in won), rec.settlement.total_paid
 
 
 def _check_setting(key: str, value: str) -> str:
@@ -177,13 +193,8 @@ def change_settings(store: Store, table: str, changes: dict[str, str], reason: s
     if not changes:
         raise DrrError("no settings to change")
     checked = {k: _check_setting(k, v) for k, v in changes.items()}
-    store.journal.append(
-        table,
-        SETTINGS_CHANGED,
-        {"changes": checked, "reason": why, "by": user.name, "role": user.role, "effective": "next round"},
-        round_id=None,
-        user=user.name,
-    )
+    changed = SettingsChanged(checked, why, user.name, user.role, "next round")
+    store.journal.append_many([write(changed, table=table, user=user.name)])
 
 
 @dataclass(frozen=True)
@@ -233,27 +244,49 @@ def read_rules_candidate(path: Path | str) -> RulesCandidate:
 
 
 def load_rules(store: Store, table: str, candidate: RulesCandidate, reason: str, user: User) -> None:
-    """Accept a validated Rules Submission for `table` from its next round (`rules.changed`)."""
+    """Accept a validated Rules Submission for `table` from its next round (`table.rules_loaded`, as the
+    table service journals the Rules Submissions it loads)."""
     require(user, "load_rules")
     why = _reason(reason)
     rules = parse_rules(
         candidate.text.encode("utf-8"), candidate.source
     )  # what is journaled is what was checked
-    store.journal.append(
-        table,
-        RULES_CHANGED,
-        {
-            "sha256": rules.sha256,
-            "source": candidate.source,
-            "text": candidate.text,
-            "reason": why,
-            "by": user.name,
-            "role": user.role,
-            "effective": "next round",
-        },
-        round_id=None,
-        user=user.name,
+    loaded = RulesLoaded(
+        rules.sha256,
+        rules.name,
+        candidate.text,
+        source=candidate.source,
+        reason=why,
+        by=user.name,
+        role=user.role,
+        effective="next round",
     )
+    store.journal.append_many([write(loaded, table=table, user=user.name)])
+
+
+_RULES_TYPES = (
+    EntryType.TABLE_RULES_LOADED,
+    *(k for k, t in LEGACY.items() if t is EntryType.TABLE_RULES_LOADED),
+)
+
+
+def latest_rules(store: Store, table: str) -> RulesLoaded | None:
+    """The Rules Submission `table` last loaded (by the table service or the pit boss), None if none."""
+    j = schema.journal
+    with store.read() as conn:
+        row = conn.execute(
+            sa.select(j.c.seq, j.c.type, j.c.payload)
+            .where(j.c.table_id == table, j.c.type.in_(_RULES_TYPES))
+            .order_by(j.c.seq.desc())
+            .limit(1)
+        ).first()
+    if row is None:
+        return None
+    import json
+
+    loaded = parse(row.type, json.loads(row.payload), where=f"journal entry {row.seq} of table {table}")
+    assert isinstance(loaded, RulesLoaded)
+    return loaded
 
 
 def current_settings(store: Store, table: str) -> dict[str, str]:
@@ -263,11 +296,13 @@ def current_settings(store: Store, table: str) -> dict[str, str]:
     j = schema.journal
     with store.read() as conn:
         rows = conn.execute(
-            sa.select(j.c.payload)
-            .where(j.c.table_id == table, j.c.type == SETTINGS_CHANGED)
+            sa.select(j.c.seq, j.c.type, j.c.payload)
+            .where(j.c.table_id == table, j.c.type == EntryType.TABLE_SETTINGS_CHANGED.value)
             .order_by(j.c.seq)
-        ).scalars()
+        ).all()
         settings: dict[str, str] = {}
-        for payload in rows:
-            settings.update(json.loads(payload).get("changes", {}))
+        for seq, kind, payload in rows:
+            changed = parse(kind, json.loads(payload), where=f"journal entry {seq} of table {table}")
+            if isinstance(changed, SettingsChanged):
+                settings.update(changed.changes)
     return settings

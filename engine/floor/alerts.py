@@ -30,7 +30,7 @@ from engine.auth import User, require
 from engine.errors import DrrError
 from engine.store import schema
 from engine.store.canonical import parse_time
-from engine.store.journal import NewEvent
+from engine.store.records import NewEvent
 from engine.store.users import FLOOR
 
 if TYPE_CHECKING:

@@ -4,6 +4,9 @@
 both values), the wheel messages, each player's bonus game step by step, the per-wager payouts (the
 round replayed through `engine.round` when the Rules Submission it was opened under is at hand) and
 the whole audit trail of the round in chain order.
+
+The rules of the replay are those the round was opened under, found by its `rules_sha256` in the
+store (engine.store.rules_store.rules_for), never the rules the program or the table has loaded now.
 """
 
 from __future__ import annotations
@@ -19,8 +22,7 @@ from engine.errors import DrrError
 from engine.store.history import show_round
 
 if TYPE_CHECKING:
-    from engine.rules import RulesSubmission
-    from engine.settlement import Settlement
+    from engine.settlement import RoundSettlement, Settlement
     from engine.store.db import Store
 
 
@@ -46,6 +48,8 @@ class Recall:
     bonus_steps: list[BonusStep] = field(default_factory=list)
     bonus_outcomes: dict[str, Fraction] = field(default_factory=dict)
     settlements: list[Settlement] = field(default_factory=list)
+    settlement: RoundSettlement | None = None  # the settlements with their totals (None: unknown)
+    rules_sha256: str | None = None  # the Rules Submission the round was opened under
     total_wagered: Decimal | None = None
     total_paid: Decimal | None = None
     replay_note: str = ""
@@ -82,10 +86,9 @@ def _bonus_text(kind: str, p: dict[str, Any], boxes: list[str]) -> str:
     return ", ".join(f"{k}={v}" for k, v in p.items() if k != "type")
 
 
-def recall_round(
-    store: Store, round_id: str, table: str | None = None, rules: RulesSubmission | None = None
-) -> Recall:
-    from engine.round import event_from_json, replay
+def recall_round(store: Store, round_id: str, table: str | None = None) -> Recall:
+    from engine.round import RoundOpened, event_from_json, replay
+    from engine.store.rules_store import rules_for
 
     shown = show_round(store, round_id, table)
     rec = Recall(shown["round"], shown["entries"])
@@ -146,22 +149,25 @@ def recall_round(
             with contextlib.suppress(ValueError):
                 round_events.append(event_from_json({**p, "type": kind}))
     rec.wagers = list(wagers.values())
-    if rules is None:
-        from engine.rules import load_default_rules
-
-        rules = load_default_rules()
+    opened = next((ev for ev in round_events if isinstance(ev, RoundOpened)), None)
+    rec.rules_sha256 = None if opened is None else opened.rules_sha256
     try:
+        if rec.rules_sha256 is None:
+            raise DrrError("the round names no Rules Submission")
+        rules = rules_for(store, rec.rules_sha256)
         state = replay(rules, round_events)
     except DrrError as exc:
         rec.replay_note = f"per-wager payouts not recomputed: {exc.message}"
     else:
         if state.settlement is not None and rec.original_result is None:
+            rec.settlement = state.settlement
             rec.settlements = list(state.settlement.settlements)
         elif rec.original_result is not None:
             rec.replay_note = (
                 "the result was corrected: the payouts shown by the table were for the first result"
             )
             if state.settlement is not None:
+                rec.settlement = state.settlement
                 rec.settlements = list(state.settlement.settlements)
         elif state.result is not None and state.draw is not None and state.phase.value != "void":
             # Not settled yet (a payout waiting for approval, a bonus game under way): what it will pay.
@@ -172,9 +178,33 @@ def recall_round(
             except DrrError as exc:
                 rec.replay_note = f"payouts not known yet: {exc.message}"
             else:
+                rec.settlement = pending
                 rec.settlements = list(pending.settlements)
                 rec.replay_note = "not settled yet: the payouts shown are what the round will pay"
     if voided_late is not None:
         by = voided_late.get("by", "?")
         rec.replay_note = f"voided by {by} after settlement: the payouts below were made before the void"
     return rec
+
+
+SETTLEMENT_KEYS = ("id", "kind", "odds", "payout")
+
+
+def settlement_records(rec: Recall) -> list[dict[str, str]]:
+    """`drr history show --json`'s "settlements": each wager of a settled round as `drr settle` writes
+    it ({"id", "kind", "odds", "payout"}: kind lucky/bonus/base/lose, exact odds "199/2", money to
+    the rules' places), recomputed under the round's own Rules Submission. A round that paid nothing
+    (not settled, void, imported) has none. DrrError when they cannot be recomputed or do not add up
+    to what the table paid: the journal and the rules would not agree."""
+    if rec.record["status"] != "settled" or rec.record["source"] != "table":
+        return []
+    round_id = rec.record["round_id"]
+    if rec.settlement is None:
+        raise DrrError(f"round {round_id}: {rec.replay_note or 'per-wager payouts not recomputed'}")
+    wire = rec.settlement.to_wire()
+    if Decimal(wire["total_paid"]) != Decimal(rec.record["paid"]):
+        raise DrrError(
+            f"round {round_id}: the payouts recomputed under Rules Submission {rec.rules_sha256} come "
+            f"to {wire['total_paid']}, the table paid {rec.record['paid']}"
+        )
+    return [{k: str(w[k]) for k in SETTLEMENT_KEYS} for w in wire["wagers"]]

@@ -18,59 +18,23 @@ from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
-from engine.bets import Bet, BetKind, inside_bet, outside_bet
+from engine.bets import Bet, math_rows
 from engine.math.bonus_value import STRATEGIES, BonusAnalysis, BonusValue, RoundPolicy, Strategy
 from engine.rules import RulesSubmission
 
 POCKETS = 37
 
-# One representative bet per kind (every bet of a kind has the same math by symmetry:
-# each number is equally likely to be the result, a Lucky Number or the Bonus Number).
-KIND_ORDER: tuple[str, ...] = (
-    "straight",
-    "split",
-    "street",
-    "trio",
-    "corner",
-    "first_four",
-    "six_line",
-    "even_money",
-    "dozen",
-    "column",
-)
-KIND_TITLES: Mapping[str, str] = {
-    "straight": "Straight up",
-    "split": "Split",
-    "street": "Street",
-    "trio": "Trio",
-    "corner": "Corner",
-    "first_four": "First four",
-    "six_line": "Six line",
-    "even_money": "Even money",
-    "dozen": "Dozen",
-    "column": "Column",
-}
+# The report's rows and their titles come from engine.bets' table of bet kinds: one row per inside
+# kind, one per outside paytable line (the six even-money kinds share a row). One representative
+# bet stands for each row (every bet of a kind has the same math by symmetry: each number is
+# equally likely to be the result, a Lucky Number or the Bonus Number).
+KIND_ORDER: tuple[str, ...] = tuple(math_rows())
+KIND_TITLES: Mapping[str, str] = {row: info.title for row, info in math_rows().items()}
 
 
 def representative_bets(rules: RulesSubmission) -> dict[str, Bet]:
     """One bet of every kind the Rules Submission offers, keyed by the kind's report name."""
-    bets = {
-        "straight": inside_bet([17]),
-        "split": inside_bet([17, 20]),
-        "street": inside_bet([16, 17, 18]),
-        "trio": inside_bet([0, 1, 2]),
-        "corner": inside_bet([17, 18, 20, 21]),
-        "first_four": inside_bet([0, 1, 2, 3]),
-        "six_line": inside_bet(range(16, 22)),
-        "even_money": outside_bet(BetKind.RED),
-        "dozen": outside_bet(BetKind.DOZEN, 2),
-        "column": outside_bet(BetKind.COLUMN, 2),
-    }
-    if not rules.trios:
-        del bets["trio"]
-    if not rules.first_four:
-        del bets["first_four"]
-    return bets
+    return {row: info.example_bet() for row, info in math_rows(rules.trios, rules.first_four).items()}
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,8 @@ from engine.errors import DrrError
 from engine.store import schema
 from engine.store.canonical import format_time, parse_time
 from engine.store.db import Store, check_table_id
-from engine.store.journal import NewEvent
 from engine.store.projections import HISTORY_IMPORTED, ROUND_VOIDED, from_units, to_units
+from engine.store.records import NewEvent
 
 EXPORT_COLUMNS = (
     "round_id", "table", "time", "status", "result", "lucky", "bonus_number", "wagered", "paid",

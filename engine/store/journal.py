@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -22,70 +21,12 @@ from engine.errors import DrrError
 from engine.store import schema
 from engine.store.canonical import GENESIS_HASH, canonical_json, entry_hash, format_time, now_text, parse_time
 from engine.store.db import check_table_id
+from engine.store.records import Entry, NewEvent, row_to_entry
 
 if TYPE_CHECKING:
     from engine.store.db import Store
 
 CHECKPOINT_EVERY = 1000
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One journal entry as stored; `payload_text` is the canonical JSON the hash covers."""
-
-    table: str
-    seq: int
-    time: str
-    user: str | None
-    round_id: str | None
-    type: str
-    payload_text: str
-    prev_hash: str
-    hash: str
-
-    @property
-    def payload(self) -> dict[str, Any]:
-        value: dict[str, Any] = json.loads(self.payload_text)
-        return value
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "table": self.table,
-            "seq": self.seq,
-            "time": self.time,
-            "user": self.user,
-            "round_id": self.round_id,
-            "type": self.type,
-            "payload": self.payload,
-            "prev_hash": self.prev_hash,
-            "hash": self.hash,
-        }
-
-
-@dataclass(frozen=True)
-class NewEvent:
-    """An event to append with `Journal.append_many`."""
-
-    table: str
-    type: str
-    payload: Mapping[str, Any] = field(default_factory=dict)
-    round_id: str | None = None
-    user: str | None = None
-    time: datetime | str | None = None
-
-
-def row_to_entry(row: Any) -> Entry:
-    return Entry(
-        table=row.table_id,
-        seq=int(row.seq),
-        time=row.time,
-        user=row.user_name,
-        round_id=row.round_id,
-        type=row.type,
-        payload_text=row.payload,
-        prev_hash=row.prev_hash,
-        hash=row.hash,
-    )
 
 
 def _time_text(time: datetime | str | None) -> str:

@@ -7,7 +7,10 @@ The names and payloads are those of engine/round.py's events (`event.to_json()` 
 keys marked (+) are extras the table service adds for the projections (round.py ignores them).
 
 - `round.opened` {"round_id", "rules_sha256", "dealer"(+)?: str, "game_number"(+)?: int}: new `rounds`
-  row, status `open`.
+  row, status `open`, with the sha256 of the Rules Submission it is played under.
+- `table.rules_loaded` {"sha256", "text", "name"?} (and the pit-boss station's legacy `rules.changed`):
+  the Rules Submission kept in `rules_submissions` by its sha256 (engine.store.rules_store), round or
+  not.
 - `round.bets_closed` {"draw": {"lucky": {"17": "199", ...}, "bonus_number": int, ...}}: the Lucky/Bonus
   draw made at no more bets (odds: the straight-up "X" of "X to 1"); status `closed`. (`round.closed`
   with {"lucky": [[17, "199"], ...], "bonus_number"} is read the same way.)
@@ -47,7 +50,8 @@ from sqlalchemy.engine import Connection
 from engine.errors import DrrError
 from engine.store import schema
 from engine.store.canonical import canonical_json, format_time, parse_time
-from engine.store.journal import Entry
+from engine.store.records import Entry
+from engine.store.rules_store import RULES_TYPES, record_rules
 
 ROUND_OPENED = "round.opened"
 ROUND_BETS_CLOSED = "round.bets_closed"
@@ -171,6 +175,7 @@ def _opened(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
             opened_at=entry.time,
             dealer=p.get("dealer"),
             game_number=p.get("game_number"),
+            rules_sha256=p.get("rules_sha256"),
             lucky_count=0,
             lucky_hit=False,
             bonus_hit=False,
@@ -352,6 +357,10 @@ def _imported(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
     _bump(conn, schema.daily_totals, {"table_id": entry.table, "day": when[:10]}, {"settled": 1})
 
 
+def _rules(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+    record_rules(conn, entry)
+
+
 HANDLERS: dict[str, Callable[[Connection, Entry, dict[str, Any]], None]] = {
     ROUND_OPENED: _opened,
     ROUND_BETS_CLOSED: _closed,
@@ -365,7 +374,10 @@ HANDLERS: dict[str, Callable[[Connection, Entry, dict[str, Any]], None]] = {
     ROUND_NO_SPIN: _irregularity,
     ROUND_RESULT_BEFORE_CLOSE: _irregularity,
     HISTORY_IMPORTED: _imported,
+    **dict.fromkeys(RULES_TYPES, _rules),
 }
+# Entries projected whether or not they belong to a round.
+ROUNDLESS = frozenset({ROUND_IRREGULARITY, *RULES_TYPES})
 
 
 def apply(conn: Connection, entry: Entry) -> None:
@@ -373,7 +385,7 @@ def apply(conn: Connection, entry: Entry) -> None:
     handler = HANDLERS.get(entry.type)
     if handler is None:
         return
-    if entry.round_id is None and entry.type != ROUND_IRREGULARITY:
+    if entry.round_id is None and entry.type not in ROUNDLESS:
         raise DrrError(f"{entry.type} needs a round_id")
     handler(conn, entry, entry.payload)
 
@@ -412,7 +424,7 @@ def _imported_bulk(conn: Connection, entries: Sequence[Entry]) -> None:
                 "bonus_number": None, "lucky_hit": False, "bonus_hit": False, "wagered": 0, "paid": 0,
                 "returned": 0, "handle": None,
                 "manual": False, "irregularities": 0, "dealer": None, "direction": direction or None,
-                "game_number": None, "note": p.get("source"),
+                "game_number": None, "note": p.get("source"), "rules_sha256": None,
             }
         )  # fmt: skip
         key = (entry.table, when[:10], direction, number)
@@ -431,10 +443,14 @@ def rebuild(conn: Connection, table: str) -> int:
 
     Runs in the caller's transaction; returns the number of entries replayed.
     """
-    from engine.store.journal import row_to_entry
+    from engine.store.records import row_to_entry
 
     for t in (schema.rounds, schema.number_counts, schema.daily_totals, schema.daily_handle):
         conn.execute(sa.delete(t).where(t.c.table_id == table))
+    # The Rules Submissions this table loaded first are stored again from its entries (others keep
+    # the table that loaded them first).
+    subs = schema.rules_submissions
+    conn.execute(sa.delete(subs).where(subs.c.first_table == table))
     j = schema.journal
     count = 0
     for row in conn.execute(sa.select(j).where(j.c.table_id == table).order_by(j.c.seq)).all():

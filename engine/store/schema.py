@@ -111,6 +111,7 @@ rounds = Table(
     Column("note", Text),
     Column("handle", Text),  # canonical JSON {bet: units} of the settled wagers, by the wire's bet name
     Column("returned", BigInteger, nullable=False, default=0, server_default="0"),  # paid + winners' stakes
+    Column("rules_sha256", String(64)),  # the Rules Submission it was opened under (None: imported)
 )
 Index("ix_rounds_table_seq", rounds.c.table_id, rounds.c.seq)
 Index("ix_rounds_table_opened", rounds.c.table_id, rounds.c.opened_at)
@@ -166,6 +167,22 @@ daily_handle = Table(
     Column("day", String(10), primary_key=True),
     Column("bet", String(16), primary_key=True),
     Column("wagered", BigInteger, nullable=False),
+)
+
+# Every Rules Submission a table of the store has loaded, by the sha256 of its exact text: the rules
+# a round was played under (`rounds.rules_sha256`), for recall, approvals, reports and history. Filled
+# by the projections from `table.rules_loaded` / `rules.changed` entries, whose text stays the
+# evidence (engine.store.rules_store checks the text against its sha256 on every read). `first_*`:
+# the earliest entry that loaded it (by time, table, seq), whatever the order the entries came in.
+rules_submissions = Table(
+    "rules_submissions",
+    metadata,
+    Column("sha256", String(64), primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("text", Text, nullable=False),
+    Column("first_time", String(32), nullable=False),
+    Column("first_table", String(64), nullable=False),
+    Column("first_seq", BigInteger, nullable=False),
 )
 
 # Users of every station; PINs as salted scrypt hashes.

@@ -27,6 +27,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from engine.bets import KINDS
 from engine.wheel_layout import BLACK, RED, WHEEL_ORDER
 
 if TYPE_CHECKING:
@@ -170,11 +171,16 @@ def _money(value: Decimal) -> str:
 
 
 # The wire's bet names (engine.bets) and the kinds of engine.math's report that share their house edge.
-MATH_KIND_OF_BET: Mapping[str, str] = {
-    "straight": "straight", "split": "split", "street": "street", "corner": "corner", "six_line": "six_line",
-    "red": "even_money", "black": "even_money", "odd": "even_money", "even": "even_money",
-    "low": "even_money", "high": "even_money", "dozen": "dozen", "column": "column",
-}  # fmt: skip
+# A wire name stands for the first kind of engine.bets' table that has it (street, not trio: a trio
+# has a street's edge).
+def _math_kind_of_bet() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for info in KINDS:
+        out.setdefault(info.wire, info.math_row)
+    return out
+
+
+MATH_KIND_OF_BET: Mapping[str, str] = _math_kind_of_bet()
 
 
 def house_edges(rules: Any, strategy: str = "optimal") -> dict[str, Fraction]:

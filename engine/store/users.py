@@ -22,7 +22,7 @@ from engine.errors import DrrError
 from engine.store import schema
 from engine.store.canonical import format_time, parse_time
 from engine.store.db import Store
-from engine.store.journal import NewEvent
+from engine.store.records import NewEvent
 
 FLOOR = "floor"
 MAX_FAILURES = 5

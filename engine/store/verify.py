@@ -18,7 +18,7 @@ from engine.errors import DrrError
 from engine.store import schema
 from engine.store.canonical import GENESIS_HASH, canonical_json, entry_hash
 from engine.store.db import Store
-from engine.store.journal import Entry, row_to_entry
+from engine.store.records import Entry, row_to_entry
 
 
 @dataclass

@@ -11,7 +11,7 @@ from the table's state (or the screens' view of it), never from the notice.
     changes.phase and changes.pay_lines       # True: the round is in RESULT, its winners are known
     changes.result                            # ResultNotice(17, confirmed=True, source="wheel")
 
-Entry types are read as `engine.entry_types.EntryType` members (legacy spellings mapped).
+Payloads are read through the registry (`engine.journal_types.parse`: typed, legacy spellings mapped).
 """
 
 from __future__ import annotations
@@ -21,7 +21,23 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from engine.entry_types import EntryType, entry_type
+from engine import round as _round
+from engine.entry_types import EntryType
+from engine.journal_types import Unknown, parse
+from engine.table_events import (
+    Irregularity,
+    IrregularityResolved,
+    ManualEntry,
+    ManualEntryRejected,
+    NextRound,
+    PayoutApproved,
+    PlayerBonusEvent,
+    PresetSet,
+    RulesLoaded,
+    SettingsChanged,
+    TimerRestarted,
+    WheelMessage,
+)
 
 
 class EntryLike(Protocol):
@@ -135,79 +151,78 @@ _ROUND_RESET = Changes(
     manual_entry=True,
 )
 
-_IRREGULAR = {
-    EntryType.ROUND_IRREGULARITY: "irregularity",
-    EntryType.ROUND_RESULT_BEFORE_CLOSE: "result_before_close",
-    EntryType.ROUND_NO_SPIN: "no_spin",
-    EntryType.ROUND_VOIDED: "voided",
-}
+
+def _reason(kind: str, reason: str, what: str = "") -> Changes:
+    return Changes(hold=True, irregularities=(IrregularityNotice(kind, reason, what),))
 
 
-def _one(kind: EntryType | None, p: Mapping[str, Any]) -> Changes:
-    """The notice of one entry."""
-    if kind is None:
+def _wheel(p: Any) -> Changes:
+    """A wheel message (engine.wheel_events' typed event, or the registry's generic WheelMessage)."""
+    if p.type is not EntryType.WHEEL_RESULT:
+        return Changes(wheel=True)
+    accepted = p.get("accepted") if isinstance(p, WheelMessage) else getattr(p, "accepted", None)
+    number = p.get("number") if isinstance(p, WheelMessage) else getattr(p, "number", None)
+    if accepted and isinstance(number, int):
+        return Changes(wheel=True, result=ResultNotice(number, False, "wheel"))
+    return Changes(wheel=True)
+
+
+def _one(p: Any) -> Changes:
+    """The notice of one entry's typed payload (engine.journal_types)."""
+    if isinstance(p, Unknown):
         return Changes(other=True)  # a type this build does not know: kept in the journal, shown nowhere
-    notice = Changes()
-    if kind in _IRREGULAR:
-        notice = Changes(
-            hold=True,
-            irregularities=(
-                IrregularityNotice(_IRREGULAR[kind], str(p.get("reason", "")), str(p.get("kind", ""))),
-            ),
-        )
-    if kind in (EntryType.ROUND_OPENED, EntryType.TABLE_NEXT_ROUND):
+    if isinstance(p, _round.RoundOpened | NextRound):
         return _ROUND_RESET
-    if kind in (EntryType.ROUND_WAGER_PLACED, EntryType.ROUND_WAGER_REMOVED):
+    if isinstance(p, _round.WagerPlaced | _round.WagerRemoved):
         return Changes(wagers=True)
-    if kind is EntryType.ROUND_BETS_CLOSED:
+    if isinstance(p, _round.BetsClosed):
         return Changes(phase=True, draw=True)
-    if kind is EntryType.ROUND_RESULT:
-        source = "manual" if p.get("source") == "manual" else "wheel"
+    if isinstance(p, _round.ResultRecorded):
+        source = "manual" if p.source == "manual" else "wheel"
         return Changes(
             phase=True,
-            result=ResultNotice(int(p["number"]), True, source),
+            result=ResultNotice(p.number, True, source),
             pay_lines=True,
             approvals=True,
             hold=True,  # a manual result entered by the pit boss lifts a hold
             manual_entry=True,
         )
-    if kind is EntryType.ROUND_RESULT_CORRECTED:
-        number = p.get("new", p.get("number"))
-        result = ResultNotice(int(number), True, "manual", corrected=True) if number is not None else None
-        return Changes(result=result, pay_lines=True, approvals=True)
-    if kind is EntryType.ROUND_NO_SPIN:
-        return notice | Changes(
+    if isinstance(p, _round.ResultCorrected):
+        return Changes(
+            result=ResultNotice(p.new, True, "manual", corrected=True), pay_lines=True, approvals=True
+        )
+    if isinstance(p, _round.NoSpin):
+        return _reason("no_spin", p.reason) | Changes(
             phase=True, result_cleared=True, pay_lines=True, approvals=True, manual_entry=True
         )
-    if kind is EntryType.ROUND_VOIDED:
-        return notice | Changes(phase=True, result_cleared=True, pay_lines=True, approvals=True)
-    if kind in (EntryType.ROUND_IRREGULARITY, EntryType.ROUND_RESULT_BEFORE_CLOSE):
-        return notice
-    if kind is EntryType.TABLE_IRREGULARITY_RESOLVED:
+    if isinstance(p, _round.RoundVoided):
+        return _reason("voided", p.reason) | Changes(
+            phase=True, result_cleared=True, pay_lines=True, approvals=True
+        )
+    if isinstance(p, _round.ResultBeforeClose):
+        return _reason("result_before_close", p.reason)
+    if isinstance(p, Irregularity):
+        return _reason("irregularity", p.reason, p.kind)
+    if isinstance(p, IrregularityResolved):
         return Changes(hold=True)
-    if kind is EntryType.ROUND_BONUS_STARTED:
-        players = frozenset(str(x) for x in p.get("players", ()))
-        return Changes(phase=True, bonus=players, pay_lines=True)
-    if kind is EntryType.ROUND_BONUS_OUTCOME:
-        return Changes(bonus=frozenset({str(p["player"])}), pay_lines=True, approvals=True)
-    if kind is EntryType.ROUND_SETTLED:
+    if isinstance(p, _round.BonusStarted):
+        return Changes(phase=True, bonus=frozenset(p.players), pay_lines=True)
+    if isinstance(p, _round.BonusOutcome):
+        return Changes(bonus=frozenset({p.player}), pay_lines=True, approvals=True)
+    if isinstance(p, _round.RoundSettled):
         return Changes(phase=True, history=True, approvals=True)
-    if kind is EntryType.ROUND_PAYOUT_APPROVED:
+    if isinstance(p, PayoutApproved):
         return Changes(approvals=True)
-    if kind.value.startswith("bonus."):
-        return Changes(bonus=frozenset({str(p["player"])}))
-    if kind is EntryType.WHEEL_RESULT:
-        if p.get("accepted"):
-            return Changes(wheel=True, result=ResultNotice(int(p["number"]), False, "wheel"))
-        return Changes(wheel=True)
-    if kind.value.startswith("wheel."):
-        return Changes(wheel=True)
-    if kind is EntryType.TABLE_RULES_LOADED:
+    if isinstance(p, PlayerBonusEvent | PresetSet | TimerRestarted):
+        return Changes(bonus=frozenset({p.player}))
+    if isinstance(p, RulesLoaded):
         return Changes(rules=True)
-    if kind is EntryType.TABLE_SETTINGS_CHANGED:
+    if isinstance(p, SettingsChanged):
         return Changes(settings=True)
-    if kind in (EntryType.TABLE_MANUAL_ENTRY, EntryType.TABLE_MANUAL_ENTRY_REJECTED):
+    if isinstance(p, ManualEntry | ManualEntryRejected):
         return Changes(manual_entry=True)
+    if str(p.type).startswith("wheel."):
+        return _wheel(p)
     return Changes(other=True)
 
 
@@ -215,5 +230,5 @@ def changes_of(entries: Iterable[EntryLike]) -> Changes:
     """The notice of a batch of entries (a command's return value, or what a subscriber was handed)."""
     out = Changes()
     for entry in entries:
-        out = out | _one(entry_type(entry.type), entry.payload)
+        out = out | _one(parse(entry.type, entry.payload))
     return out

@@ -22,12 +22,12 @@ from fractions import Fraction
 from typing import Any, Final, Literal
 
 from engine.auth import User
-from engine.bets import Bet, BetKind, legal_bets
+from engine.bets import Bet, BetKind, legal_bets, offered_kinds
 from engine.errors import IllegalWager
 from engine.rng import Rng, SystemRng
 from engine.round import Phase
 from engine.rules import format_odds
-from engine.store.journal import Entry
+from engine.store.records import Entry
 from engine.table.service import TIMER_USER, TableService
 
 CROUPIER: Final = User("headless-croupier", "croupier")
@@ -223,8 +223,7 @@ class HeadlessTable:
         s = st.round
         assert s is not None and st.round_id is not None
         rules = s.rules
-        kinds = [k for k in BetKind if (rules.trios or k is not BetKind.TRIO)]
-        kinds = [k for k in kinds if rules.first_four or k is not BetKind.FIRST_FOUR]
+        kinds = [info.kind for info in offered_kinds(rules.trios, rules.first_four)]
         placed = {w.id for w in s.wagers}
         todo = [k for i, k in enumerate(kinds) if f"{st.round_id}-h{i + 1}" not in placed]
         if not todo:

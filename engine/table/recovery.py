@@ -34,7 +34,8 @@ from engine.rng import Rng, SystemRng
 from engine.store import schema
 from engine.store.canonical import GENESIS_HASH
 from engine.store.db import Store
-from engine.store.journal import Entry, Journal, row_to_entry
+from engine.store.journal import Journal
+from engine.store.records import Entry, row_to_entry
 from engine.store.verify import entry_problem
 from engine.table.state import TableState
 

@@ -64,7 +64,7 @@ import os
 import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Final
@@ -74,12 +74,15 @@ import sqlalchemy as sa
 from engine.auth import User, require
 from engine.bets import Bet, Wager, check_amount
 from engine.bonus_game import PRESETS, BonusEvent, BonusGame, GameEnded, Preset
+from engine.entry_types import EntryType
 from engine.errors import DrrError, IllegalTransition, IllegalWager
+from engine.journal_types import Payload, write
 from engine.rng import Rng, SystemRng, require_production
 from engine.round import (
     BonusOutcome,
     BonusStarted,
     NoSpin,
+    PaidWager,
     Phase,
     ResultBeforeClose,
     ResultCorrected,
@@ -98,11 +101,26 @@ from engine.rules import RulesSubmission, default_rules_path, parse_rules
 from engine.settlement import RoundSettlement
 from engine.store import schema
 from engine.store.db import Store, check_table_id
-from engine.store.journal import Entry, Journal, NewEvent, row_to_entry
+from engine.store.journal import Journal
+from engine.store.records import Entry, row_to_entry
 from engine.table.recovery import RecoveryReport, recover
 from engine.table.settlements import SettlementCache
 from engine.table.state import TableState
 from engine.table.wheel import DOUBTFUL, check_wheel_event
+from engine.table_events import (
+    Irregularity,
+    IrregularityResolved,
+    ManualEntry,
+    ManualEntryRejected,
+    NextRound,
+    PayoutApproved,
+    PlayerBonusEvent,
+    PresetSet,
+    RulesLoaded,
+    TableStarted,
+    TimerRestarted,
+    WheelMessage,
+)
 
 log = logging.getLogger("drr.table")
 
@@ -120,6 +138,7 @@ TEST_HOOKS_ENV: Final = "DRR_TEST_HOOKS"
 
 Subscriber = Callable[[Entry], Awaitable[None] | None]
 BatchSubscriber = Callable[[list[Entry]], Awaitable[None] | None]
+Step = tuple[Payload, str | None]  # an entry to journal: its payload (engine.journal_types) and round id
 
 
 @dataclass(frozen=True)
@@ -206,31 +225,23 @@ class TableService:
             if text is None and self.state.latest_rules is None:
                 text = default_rules_path().read_bytes()
             rules = parse_rules(text, source="the Rules Submission") if text is not None else None
-            events: list[tuple[str, dict[str, Any]]] = [
-                (
-                    "table.started",
-                    {
-                        "station": self.station,
-                        "pid": os.getpid(),
-                        "rng": self.rng.name,
-                        "recovered_to": report.last_seq,
-                        "round_in_play": report.round_id,
-                        "phase": report.phase,
-                    },
+            events: list[Payload] = [
+                TableStarted(
+                    station=self.station,
+                    pid=os.getpid(),
+                    rng=self.rng.name,
+                    recovered_to=report.last_seq,
+                    round_in_play=report.round_id,
+                    phase=report.phase,
                 )
             ]
             if rules is not None and text is not None and self.state.latest_rules != rules.sha256:
-                events.append(("table.rules_loaded", _rules_payload(rules, text)))
+                events.append(_rules_loaded(rules, text))
             for player, game in self.state.games.items():
                 if game.time_left() is not None:
                     deadline = self.clock() + game.timer_seconds
-                    events.append(
-                        (
-                            "bonus.timer_restarted",
-                            {"player": player, "round": game.round, "deadline": deadline},
-                        )
-                    )
-            entries = self._commit(user, [(t, p, self.state.round_id) for t, p in events])
+                    events.append(TimerRestarted(player, game.round, deadline))
+            entries = self._commit(user, [(p, self.state.round_id) for p in events])
         except BaseException:
             self._release()
             raise
@@ -306,13 +317,11 @@ class TableService:
 
     # -- the write path ---------------------------------------------------------------------------
 
-    def _commit(
-        self, user: str | None, events: list[tuple[str, Mapping[str, Any], str | None]]
-    ) -> list[Entry]:
+    def _commit(self, user: str | None, events: list[Step]) -> list[Entry]:
         """Journal (one transaction, durable on return), then fold. Nothing is folded if the write fails."""
         if not events:
             return []
-        new = [NewEvent(self.table, kind, payload, round_id, user) for kind, payload, round_id in events]
+        new = [write(payload, table=self.table, round_id=round_id, user=user) for payload, round_id in events]
         with self.store.begin() as conn:
             entries = self.journal.append_in(conn, new)
             # Another writer on this chain (a login, the pit-boss station) since our last look: its
@@ -340,9 +349,7 @@ class TableService:
             self.state.apply_entry(entry)
         return fresh
 
-    async def _run(
-        self, user: str | None, events: list[tuple[str, Mapping[str, Any], str | None]]
-    ) -> list[Entry]:
+    async def _run(self, user: str | None, events: list[Step]) -> list[Entry]:
         entries = self._commit(user, events)
         await self._publish(entries)
         self._schedule_timers()
@@ -424,13 +431,11 @@ class TableService:
             if "large_payout" in settings:
                 self.approval_threshold = Decimal(settings["large_payout"])
             round_id = f"{self.table[:50]}-{self.state.rounds_opened + 1:06d}"
-            event = RoundOpened(round_id, rules.sha256)
-            apply(RoundState.initial(rules), event)
             # The dealer the pit boss named for the table, else the croupier who opened the round.
-            payload = {**event.to_json(), "dealer": settings.get("dealer") or user.name}
-            if self._wheel_game_at_open is not None:
-                payload["game_number"] = self._wheel_game_at_open
-            return await self._run(user.name, [(event.type, payload, round_id)])
+            dealer = settings.get("dealer") or user.name
+            event = RoundOpened(round_id, rules.sha256, dealer, self._wheel_game_at_open)
+            apply(RoundState.initial(rules), event)
+            return await self._run(user.name, [(event, round_id)])
 
     async def place_wager(
         self, user: User, player: str, bet: Bet, amount: Decimal | str | int, *, wager_id: str | None = None
@@ -454,7 +459,7 @@ class TableService:
             wid = wager_id or f"{s.round_id}-w{self.state.wagers_placed + 1}"
             event = WagerPlaced(Wager(wid, player, bet, value))
             apply(s, event)
-            return await self._run(user.name, [(event.type, event.to_json(), s.round_id)])
+            return await self._run(user.name, [(event, s.round_id)])
 
     async def remove_wager(self, user: User, wager_id: str) -> list[Entry]:
         require(user, "remove_wager")
@@ -462,7 +467,7 @@ class TableService:
             s = self._round(Phase.OPEN, doing="remove a wager")
             event = WagerRemoved(wager_id)
             apply(s, event)
-            return await self._run(user.name, [(event.type, event.to_json(), s.round_id)])
+            return await self._run(user.name, [(event, s.round_id)])
 
     async def no_more_bets(self, user: User) -> list[Entry]:
         require(user, "no_more_bets")
@@ -470,15 +475,13 @@ class TableService:
             s = self._round(Phase.OPEN, doing="call no more bets")
             return await self._run(user.name, [self._close_event(s)])
 
-    def _close_event(self, s: RoundState) -> tuple[str, dict[str, Any], str | None]:
+    def _close_event(self, s: RoundState) -> Step:
         event = close_bets(s, self.rng)  # § 617b.12(e): the draw follows every wager
         apply(s, event)
-        payload = event.to_json()
         # The journal's canonical JSON sorts object keys, so the Lucky mapping is stored by number; the
         # order the RNG drew them in is kept as a list beside it for the audit trail (no payout or
         # screen depends on it: the croupier lists them by number, the player display by odds).
-        payload["draw"] = {**payload["draw"], "lucky_order": list(event.draw.lucky_order)}
-        return (event.type, payload, s.round_id)
+        return (replace(event, lucky_order=event.draw.lucky_order), s.round_id)
 
     async def confirm_result(self, user: User) -> list[Entry]:
         """The croupier confirms the wheel's result; bonus games start being due if someone won one."""
@@ -491,23 +494,25 @@ class TableService:
                 raise IllegalTransition(
                     "no result from the wheel to confirm yet (wait, or enter it manually)"
                 )
-            event = ResultRecorded(pending.number, "sensor")
-            extra = {"game": pending.game, "direction": pending.direction, "wheel_seq": pending.seq}
-            return await self._run(user.name, self._result_events(s, event, extra))
+            event = ResultRecorded(
+                pending.number,
+                "sensor",
+                game=pending.game,
+                direction=pending.direction,
+                wheel_seq=pending.seq,
+            )
+            return await self._run(user.name, self._result_events(s, event))
 
-    def _result_events(
-        self, s: RoundState, event: ResultRecorded | ResultCorrected, extra: Mapping[str, Any]
-    ) -> list[tuple[str, Mapping[str, Any], str | None]]:
-        """The result's entry (with `extra`, None values left out) and, when it makes a bonus game due,
-        `round.bonus_started` in the same transaction."""
+    def _result_events(self, s: RoundState, event: ResultRecorded | ResultCorrected) -> list[Step]:
+        """The result's entry and, when it makes a bonus game due, `round.bonus_started` in the same
+        transaction."""
         after = apply(s, event)
-        payload = {**event.to_json(), **{k: v for k, v in extra.items() if v is not None}}
-        out: list[tuple[str, Mapping[str, Any], str | None]] = [(event.type, payload, s.round_id)]
+        out: list[Step] = [(event, s.round_id)]
         players = bonus_needed(after)
         if players:
             started = BonusStarted(players)
             apply(after, started)
-            out.append((started.type, started.to_json(), s.round_id))
+            out.append((started, s.round_id))
         return out
 
     async def manual_result(self, user: User, number: int, reason: str) -> list[Entry]:
@@ -525,17 +530,17 @@ class TableService:
                 raise IllegalTransition("a manual result needs a reason (e.g. the sensor is down)")
             entry = self.state.manual_entry
             if entry is None:
-                payload = {"number": number, "reason": reason.strip()}
-                return await self._run(user.name, [("table.manual_entry", payload, s.round_id)])
+                return await self._run(user.name, [(ManualEntry(number, reason.strip()), s.round_id)])
             if entry[0] != number:
-                payload = {"entered": entry[0], "confirmed": number, "reason": "the two entries differ"}
-                await self._run(user.name, [("table.manual_entry_rejected", payload, s.round_id)])
+                rejected = ManualEntryRejected(entry[0], number, "the two entries differ")
+                await self._run(user.name, [(rejected, s.round_id)])
                 raise IllegalTransition(
                     f"not recorded: {number} differs from the first entry {entry[0]}; enter again"
                 )
-            event = ResultRecorded(number, "manual", entry[1])
-            extra = {"confirmed_by": user.name, "direction": self._direction}
-            return await self._run(user.name, self._result_events(s, event, extra))
+            event = ResultRecorded(
+                number, "manual", entry[1], confirmed_by=user.name, direction=self._direction
+            )
+            return await self._run(user.name, self._result_events(s, event))
 
     async def correct_result(self, user: User, number: int, reason: str) -> list[Entry]:
         """A pit boss corrects a misread result before any bonus game or settlement.
@@ -552,16 +557,14 @@ class TableService:
                 )
             s = self._round(Phase.RESULT, doing="correct the result")
             assert s.result is not None
-            event = ResultCorrected(s.result, number, reason.strip())
-            return await self._run(user.name, self._result_events(s, event, {"by": user.name}))
+            event = ResultCorrected(s.result, number, reason.strip(), by=user.name)
+            return await self._run(user.name, self._result_events(s, event))
 
     async def no_spin(self, user: User, reason: str) -> list[Entry]:
         """The spin does not count: same wagers, same draw, the ball is spun again; resolves a hold."""
         require(user, "no_spin")
         async with self._lock:
             s = self._round(Phase.CLOSED, Phase.RESULT, doing="call a no-spin")
-            event = NoSpin(reason.strip())
-            apply(s, event)
             st = self.state
             # The wheel game this no-spin cancels: its late result must not count for the re-spin.
             game = st.pending_result.game if st.pending_result is not None else None
@@ -569,8 +572,9 @@ class TableService:
                 game = st.hold.game  # (after a gap or restart the hold names the new counter, not the spin)
             if game is None:
                 game = st.expected_game
-            payload = {**event.to_json(), "game": game} if game is not None else event.to_json()
-            return await self._run(user.name, [(event.type, payload, s.round_id)])
+            event = NoSpin(reason.strip(), game)
+            apply(s, event)
+            return await self._run(user.name, [(event, s.round_id)])
 
     async def void(self, user: User, reason: str) -> list[Entry]:
         """A pit boss cancels the round; every wager is returned."""
@@ -580,7 +584,7 @@ class TableService:
             event = RoundVoided(reason.strip())
             apply(s, event)
             self._stop_timers()
-            return await self._run(user.name, [(event.type, event.to_json(), s.round_id)])
+            return await self._run(user.name, [(event, s.round_id)])
 
     async def resolve_irregularity(self, user: User, reason: str) -> list[Entry]:
         """A pit boss acknowledges the irregularity on hold; the round goes on in its phase (a fresh
@@ -592,8 +596,8 @@ class TableService:
                 raise IllegalTransition("there is no irregularity to resolve")
             if not reason.strip():
                 raise IllegalTransition("resolving an irregularity needs a reason")
-            payload = {"kind": hold.kind, "resolution": "acknowledged", "reason": reason.strip()}
-            return await self._run(user.name, [("table.irregularity_resolved", payload, self.state.round_id)])
+            resolved = IrregularityResolved(hold.kind, "acknowledged", reason.strip())
+            return await self._run(user.name, [(resolved, self.state.round_id)])
 
     async def approve_payout(self, user: User) -> list[Entry]:
         require(user, "approve_payout")
@@ -602,13 +606,8 @@ class TableService:
             need = self.approval_needed()
             if need is None:
                 raise IllegalTransition("no payout needs approval")
-            payload = {
-                "wager_ids": list(need.wager_ids),
-                "total": str(need.total),
-                "threshold": str(self.approval_threshold),
-                "approved_by": user.name,
-            }
-            return await self._run(user.name, [("round.payout_approved", payload, s.round_id)])
+            approval = PayoutApproved(need.wager_ids, need.total, self.approval_threshold, user.name)
+            return await self._run(user.name, [(approval, s.round_id)])
 
     async def settle(self, user: User) -> list[Entry]:
         require(user, "settle_round")
@@ -626,26 +625,23 @@ class TableService:
             event = settle(s)  # refuses while a bonus game is unfinished
             after = apply(s, event)
             assert after.settlement is not None
-            payload = {
-                **event.to_json(),
-                "total_returned": str(after.settlement.total_returned),
-                "payouts": [x.to_wire() for x in after.settlement.settlements if x.won],
-            }
-            return await self._run(user.name, [(event.type, payload, s.round_id)])
+            paid = tuple(PaidWager.from_json(x.to_wire()) for x in after.settlement.settlements if x.won)
+            event = replace(event, total_returned=after.settlement.total_returned, payouts=paid)
+            return await self._run(user.name, [(event, s.round_id)])
 
     async def next_round(self, user: User) -> list[Entry]:
         """Clear the settled or void round from the felt (the next action is open bets)."""
         require(user, "open_bets")
         async with self._lock:
             s = self._round(Phase.SETTLED, Phase.VOID, doing="go to the next round")
-            return await self._run(user.name, [("table.next_round", {"after": s.round_id}, s.round_id)])
+            return await self._run(user.name, [(NextRound(s.round_id), s.round_id)])
 
     async def load_rules(self, user: User, text: bytes, source: str = "the Rules Submission") -> list[Entry]:
         """A new Rules Submission; it takes effect when the next round opens."""
         require(user, "load_rules")
         rules = parse_rules(text, source=source)
         async with self._lock:
-            return await self._run(user.name, [("table.rules_loaded", _rules_payload(rules, text), None)])
+            return await self._run(user.name, [(_rules_loaded(rules, text), None)])
 
     # -- the wheel --------------------------------------------------------------------------------
 
@@ -667,27 +663,24 @@ class TableService:
                 self._rotor_logged = (now, self._direction)
                 body = {k: v for k, v in clean.items() if k != "type"}
                 round_id = self.state.round_id if self.state.in_play else None
-                return await self._run(WHEEL_USER, [("wheel.rotor", body, round_id)])
+                return await self._run(WHEEL_USER, [(WheelMessage(EntryType.WHEEL_ROTOR, body), round_id)])
             if kind == "started":
                 self._wheel_game_at_open = clean.get("game")
             elif kind in ("launched", "no_more_bets", "result"):
                 self._wheel_game_at_open = None
             return await self._run(WHEEL_USER, self._wheel_events(dict(clean)))
 
-    def _wheel_events(self, ev: dict[str, Any]) -> list[tuple[str, Mapping[str, Any], str | None]]:
+    def _wheel_events(self, ev: dict[str, Any]) -> list[Step]:
         kind = ev["type"]
         st = self.state
         s = st.round if st.in_play else None
         rid = s.round_id if s is not None else None
         payload = {k: v for k, v in ev.items() if k != "type"}
         game = ev.get("game")
-        out: list[tuple[str, Mapping[str, Any], str | None]] = []
+        out: list[Step] = []
 
         def irregular(what: str, reason: str, number: int | None = None) -> None:
-            item: dict[str, Any] = {"kind": what, "reason": reason, "game": game}
-            if number is not None:
-                item["number"] = number
-            out.append(("round.irregularity", item, rid))
+            out.append((Irregularity(what, reason, game, number), rid))
 
         if kind == "result":
             number = ev["number"]
@@ -696,7 +689,7 @@ class TableService:
                 payload["note"] = "no round in play"
             elif s.phase is Phase.OPEN:
                 event = ResultBeforeClose(number, f"wheel result {number} (game {game}) before no more bets")
-                out.append((event.type, event.to_json(), rid))
+                out.append((event, rid))
             elif s.phase is not Phase.CLOSED:
                 payload["note"] = f"round already {s.phase.value}"
             elif game is not None and game in st.no_spin_games:
@@ -717,8 +710,8 @@ class TableService:
                 accepted = True
                 payload["direction"] = self._direction
             payload["accepted"] = accepted
-            return [("wheel.result", payload, rid), *out]
-        out.insert(0, (f"wheel.{kind}", payload, rid))
+            return [(WheelMessage(EntryType.WHEEL_RESULT, payload), rid), *out]
+        out.insert(0, (WheelMessage(EntryType(f"wheel.{kind}"), payload), rid))
         if s is None:
             return out
         if kind == "no_more_bets" and s.phase is Phase.OPEN:
@@ -743,8 +736,7 @@ class TableService:
         async with self._lock:
             if player in self.state.games:
                 raise IllegalTransition(f"the bonus game of {player} has started; its preset is fixed")
-            payload = {"player": player, "preset": preset}
-            return await self._run(user.name, [("bonus.preset_set", payload, self.state.round_id)])
+            return await self._run(user.name, [(PresetSet(player, preset), self.state.round_id)])
 
     async def bonus_start(self, user: User, player: str) -> list[Entry]:
         require(user, "bonus_pick")
@@ -775,7 +767,7 @@ class TableService:
         async with self._lock:
             if self.state.round is None or self.state.round.phase is not Phase.BONUS:
                 return []
-            events: list[tuple[str, Mapping[str, Any], str | None]] = []
+            events: list[Step] = []
             s = self.state.round
             for player in list(self.state.games):
                 scratch = self._scratch(player)[1]
@@ -792,17 +784,13 @@ class TableService:
         copy.deadline = game.deadline  # a restart's fresh countdown is not among the game's events
         return s, copy
 
-    def _bonus_events(
-        self, s: RoundState, player: str, events: list[BonusEvent]
-    ) -> list[tuple[str, Mapping[str, Any], str | None]]:
-        out: list[tuple[str, Mapping[str, Any], str | None]] = [
-            (e.type, {**e.to_json(), "player": player}, s.round_id) for e in events
-        ]
+    def _bonus_events(self, s: RoundState, player: str, events: list[BonusEvent]) -> list[Step]:
+        out: list[Step] = [(PlayerBonusEvent(player, e), s.round_id) for e in events]
         for e in events:
             if isinstance(e, GameEnded):
                 outcome = BonusOutcome(player, Fraction(e.outcome))
                 apply(s, outcome)
-                out.append((outcome.type, outcome.to_json(), s.round_id))
+                out.append((outcome, s.round_id))
         return out
 
     def _schedule_timers(self) -> None:
@@ -878,5 +866,5 @@ class _CatchUpLock:
         self._lock.release()
 
 
-def _rules_payload(rules: RulesSubmission, text: bytes) -> dict[str, Any]:
-    return {"sha256": rules.sha256, "name": rules.name, "text": text.decode("utf-8")}
+def _rules_loaded(rules: RulesSubmission, text: bytes) -> RulesLoaded:
+    return RulesLoaded(rules.sha256, rules.name, text.decode("utf-8"))

@@ -29,36 +29,85 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Final
 
-from engine.bonus_game import BonusGame, Preset
-from engine.bonus_game import event_from_json as bonus_event_from_json
+from engine.bonus_game import BonusGame, GameStarted, Preset
+from engine.entry_types import EntryType
 from engine.errors import DrrError
+from engine.journal_types import Payload, Unknown, kind, read
 from engine.rng import Rng
-from engine.round import Phase, RoundState, apply, event_from_json
+from engine.round import (
+    BetsClosed,
+    BonusOutcome,
+    BonusStarted,
+    NoSpin,
+    Phase,
+    ResultBeforeClose,
+    ResultCorrected,
+    ResultRecorded,
+    RoundEvent,
+    RoundOpened,
+    RoundSettled,
+    RoundState,
+    RoundVoided,
+    WagerPlaced,
+    WagerRemoved,
+    apply,
+)
 from engine.rules import RulesSubmission, parse_rules
-from engine.store.journal import Entry
+from engine.store.records import Entry
+from engine.table_events import (
+    Irregularity,
+    IrregularityResolved,
+    ManualEntry,
+    ManualEntryRejected,
+    NextRound,
+    PayoutApproved,
+    PlayerBonusEvent,
+    PresetSet,
+    RulesLoaded,
+    SettingsChanged,
+    TimerRestarted,
+    WheelMessage,
+)
 
 log = logging.getLogger("drr.table")
 
 
 IN_PLAY = (Phase.OPEN, Phase.CLOSED, Phase.RESULT, Phase.BONUS)
-ROUND_EVENT_TYPES = frozenset(
+# The state machine's events (engine.round), folded by `apply`.
+ROUND_EVENTS: Final = (
+    RoundOpened,
+    WagerPlaced,
+    WagerRemoved,
+    BetsClosed,
+    ResultRecorded,
+    ResultCorrected,
+    NoSpin,
+    ResultBeforeClose,
+    BonusStarted,
+    BonusOutcome,
+    RoundSettled,
+    RoundVoided,
+)
+
+
+# Entry types the table's state does not depend on (an unknown type neither).
+NOT_FOLDED: Final = frozenset(
     {
-        "round.opened",
-        "round.wager_placed",
-        "round.wager_removed",
-        "round.bets_closed",
-        "round.result",
-        "round.result_corrected",
-        "round.no_spin",
-        "round.result_before_close",
-        "round.bonus_started",
-        "round.bonus_outcome",
-        "round.settled",
-        "round.voided",
+        None,
+        EntryType.TABLE_STARTED,
+        EntryType.USER_ADDED,
+        EntryType.USER_DISABLED,
+        EntryType.USER_LOGIN,
+        EntryType.USER_LOGIN_FAILED,
+        EntryType.USER_LOCKED_OUT,
+        EntryType.ALERT_RAISED,
+        EntryType.ALERT_ACKNOWLEDGED,
+        EntryType.ACTION_REFUSED,
+        EntryType.HISTORY_IMPORTED,
     }
 )
 
@@ -145,42 +194,60 @@ class TableState:
             raise DrrError(
                 f"journal of table {self.table}: entry {self.last_seq + 1} is missing before {entry.seq}"
             )
-        p = entry.payload
-        kind = entry.type
-        if self._other_round(entry):
+        if kind(entry.type) in NOT_FOLDED:
+            self.last_seq = entry.seq  # kept in the journal only; its payload is not this fold's to check
+            return
+        payload = read(entry)  # DrrError naming the entry if malformed
+        if self._other_round(entry, payload):
             # Another round's fact (a pit boss voiding or correcting a settled round from the floor
             # station): the store's projections keep it; the round on the felt is not touched.
             self.last_seq = entry.seq
             return
         try:
-            if kind.startswith("round."):
-                self._round_entry(kind, p)
-            elif kind.startswith("bonus."):
-                self._bonus_entry(kind, p)
-            elif kind.startswith("wheel."):
-                self._wheel_entry(kind, p, entry.seq)
-            elif kind in ("table.rules_loaded", "rules.changed"):  # the latter from the pit-boss station
-                self._rules_loaded(p)
-            elif kind == "payout.approved" and self.round is not None:
-                # The pit-boss station approves the round's payouts as a whole.
-                self.approved = frozenset(w.id for w in self.round.wagers)
-                self.approved_by = str(p.get("by", entry.user or ""))
-            elif kind == "table.settings_changed":  # from the pit-boss station; the service applies
-                self.settings.update({str(k): str(v) for k, v in p["changes"].items()})  # them at open_bets
-            elif kind == "table.manual_entry":
-                self.manual_entry = (int(p["number"]), str(p["reason"]))
-            elif kind == "table.manual_entry_rejected":
-                self.manual_entry = None
-            elif kind == "table.irregularity_resolved":
-                self.hold = None
-            elif kind == "table.next_round":
-                self._clear_round()
-                self.round = None
+            self._fold(payload, entry)
         except (KeyError, TypeError, ValueError) as exc:
             raise DrrError(
-                f"journal entry {entry.seq} ({kind}) of table {self.table} is malformed: {exc}"
+                f"journal entry {entry.seq} ({entry.type}) of table {self.table} is malformed: {exc}"
             ) from None
         self.last_seq = entry.seq
+
+    def _fold(self, p: Payload | Unknown, entry: Entry) -> None:
+        if isinstance(p, ROUND_EVENTS):
+            self._round_event(p)
+        elif isinstance(p, PlayerBonusEvent):
+            self._bonus_event(p)
+        elif isinstance(p, WheelMessage):
+            self._wheel_entry(p, entry.seq)
+        elif isinstance(p, RulesLoaded):
+            self._rules_loaded(p)
+        elif isinstance(p, Irregularity):
+            self.hold = Hold(p.kind, p.reason, p.number, p.game)
+        elif isinstance(p, PayoutApproved):
+            if p.wager_ids is not None:
+                self.approved = frozenset(p.wager_ids)
+                self.approved_by = p.approved_by
+            elif self.round is not None:
+                # An old journal's pit-boss `payout.approved`: the round's payouts as a whole.
+                self.approved = frozenset(w.id for w in self.round.wagers)
+                self.approved_by = p.approved_by or entry.user or ""
+        elif isinstance(p, PresetSet):
+            self.presets[p.player] = p.preset
+        elif isinstance(p, TimerRestarted):
+            game = self.games[p.player]
+            if game.round != p.round:
+                raise ValueError(f"timer restart for round {p.round} but the game is in round {game.round}")
+            game.deadline = p.deadline
+        elif isinstance(p, SettingsChanged):  # from the pit-boss station; the service applies them
+            self.settings.update(p.changes)  # at open_bets
+        elif isinstance(p, ManualEntry):
+            self.manual_entry = (p.number, p.reason)
+        elif isinstance(p, ManualEntryRejected):
+            self.manual_entry = None
+        elif isinstance(p, IrregularityResolved):
+            self.hold = None
+        elif isinstance(p, NextRound):
+            self._clear_round()
+            self.round = None
 
     def seed(
         self,
@@ -192,17 +259,18 @@ class TableState:
         rounds_voided: int,
     ) -> None:
         """Start the fold at `last_seq` + 1 instead of 1 (recovery of a long journal): `history` holds
-        the earlier entries that still matter (Rules Submissions, bonus presets), the counts the
-        earlier rounds. Only on a fresh state."""
+        the earlier entries that still matter (Rules Submissions, bonus presets, settings), the counts
+        the earlier rounds. Only on a fresh state."""
         if self.last_seq != 0:
             raise DrrError("the table state can be seeded only before the first entry is folded")
         for entry in history:
-            if entry.type in ("table.rules_loaded", "rules.changed"):
-                self._rules_loaded(entry.payload)
-            elif entry.type == "bonus.preset_set":
-                self._bonus_entry(entry.type, entry.payload)
-            elif entry.type == "table.settings_changed":
-                self.settings.update({str(k): str(v) for k, v in entry.payload["changes"].items()})
+            p = read(entry)
+            if isinstance(p, RulesLoaded):
+                self._rules_loaded(p)
+            elif isinstance(p, PresetSet):
+                self.presets[p.player] = p.preset
+            elif isinstance(p, SettingsChanged):
+                self.settings.update(p.changes)
         self.rounds_opened, self.rounds_settled, self.rounds_voided = (
             rounds_opened,
             rounds_settled,
@@ -210,11 +278,11 @@ class TableState:
         )
         self.last_seq = last_seq
 
-    def _other_round(self, entry: Entry) -> bool:
+    def _other_round(self, entry: Entry, p: Payload | Unknown) -> bool:
         """True for a round or bonus fact about a round other than the one on the felt."""
-        if entry.type == "round.opened" or entry.round_id is None:
+        if isinstance(p, RoundOpened) or entry.round_id is None:
             return False
-        if not entry.type.startswith(("round.", "bonus.", "payout.")) or entry.type == "bonus.preset_set":
+        if not isinstance(p, (*ROUND_EVENTS, Irregularity, PayoutApproved, PlayerBonusEvent, TimerRestarted)):
             return False
         return entry.round_id != self.round_id
 
@@ -229,111 +297,84 @@ class TableState:
         self.games = {}
         self.wagers_placed = 0
 
-    def _rules_loaded(self, p: Mapping[str, Any]) -> None:
-        text = str(p["text"])
-        rules = parse_rules(text.encode("utf-8"), source="the journaled Rules Submission")
-        if rules.sha256 != p["sha256"]:
+    def _rules_loaded(self, p: RulesLoaded) -> None:
+        rules = parse_rules(p.text.encode("utf-8"), source="the journaled Rules Submission")
+        if rules.sha256 != p.sha256:
             raise ValueError("the Rules Submission's text does not match its sha256")
         self.rules_by_sha[rules.sha256] = rules
-        self.rules_text[rules.sha256] = text
+        self.rules_text[rules.sha256] = p.text
         self.latest_rules = rules.sha256
 
-    def _round_entry(self, kind: str, p: Mapping[str, Any]) -> None:
-        if kind == "round.irregularity":
-            self.hold = Hold(str(p.get("kind", "")), str(p.get("reason", "")), p.get("number"), p.get("game"))
-            return
-        if kind == "round.payout_approved":
-            self.approved = frozenset(str(w) for w in p["wager_ids"])
-            self.approved_by = str(p["approved_by"])
-            return
-        if kind not in ROUND_EVENT_TYPES:
-            return  # e.g. the pit-boss station's round.result_corrected: a projections matter
-        event = event_from_json({**p, "type": kind})  # other writers may leave "type" out
-        if kind == "round.opened":
-            sha = str(p["rules_sha256"])
+    def _round_event(self, event: RoundEvent) -> None:
+        if isinstance(event, RoundOpened):
+            sha = event.rules_sha256
             if sha not in self.rules_by_sha:
                 raise ValueError(f"round opened under Rules Submission {sha[:12]} that was never loaded")
             self._clear_round()
             self.round = apply(RoundState.initial(self.rules_by_sha[sha]), event)
             self.rounds_opened += 1
-            game = p.get("game_number")
-            self.expected_game = game if isinstance(game, int) else None
+            self.expected_game = event.game_number
             return
         if self.round is None:
             raise ValueError("no round is open")
-        if kind == "round.result_corrected" or (kind == "round.voided" and not self.in_play):
+        if isinstance(event, ResultCorrected) or (isinstance(event, RoundVoided) and not self.in_play):
             # The pit-boss station may correct or void a round this service has meanwhile moved on
             # with (e.g. voiding it after settlement): the store's projections keep that fact.
             try:
                 self.round = apply(self.round, event)
             except DrrError as exc:
-                log.warning("%s not applied to round %s on the felt: %s", kind, self.round.round_id, exc)
+                log.warning(
+                    "%s not applied to round %s on the felt: %s", event.type, self.round.round_id, exc
+                )
                 return
         else:
             self.round = apply(self.round, event)
-        if kind == "round.wager_placed":
+        if isinstance(event, WagerPlaced):
             self.wagers_placed += 1
-        elif kind == "round.result_before_close":
-            self.hold = Hold("result_before_close", str(p.get("reason", "")), p.get("number"))
-        elif kind == "round.result":
+        elif isinstance(event, ResultBeforeClose):
+            self.hold = Hold("result_before_close", event.reason, event.number)
+        elif isinstance(event, ResultRecorded):
             self.pending_result = None
             self.manual_entry = None
             self.hold = None  # a manual result entered by the pit boss resolves a hold
             self.approved = frozenset()
-        elif kind == "round.result_corrected":
+        elif isinstance(event, ResultCorrected):
             self.approved = frozenset()  # other winners, other payouts: approve again
-        elif kind == "round.no_spin":
-            game = p.get("game")
-            if isinstance(game, int) and not isinstance(game, bool):
-                self.no_spin_games |= {game}
+        elif isinstance(event, NoSpin):
+            if event.game is not None:
+                self.no_spin_games |= {event.game}
             self.pending_result = None
             self.manual_entry = None
             self.hold = None
             self.expected_game = None
             self.approved = frozenset()
-        elif kind == "round.settled":
+        elif isinstance(event, RoundSettled):
             self.rounds_settled += 1
-        elif kind == "round.voided":
+        elif isinstance(event, RoundVoided):
             self.rounds_voided += 1
             self.hold = None
             self.pending_result = None
 
-    def _wheel_entry(self, kind: str, p: Mapping[str, Any], seq: int) -> None:
+    def _wheel_entry(self, p: WheelMessage, seq: int) -> None:
         if not self.in_play:
             return
         assert self.round is not None
-        if kind in ("wheel.gap", "wheel.restart"):
+        kind = p.type
+        if kind in (EntryType.WHEEL_GAP, EntryType.WHEEL_RESTART):
             self.no_spin_games = frozenset()  # the wheel's counter starts over: old numbers recur
-        game = p.get("game")
-        game = game if isinstance(game, int) and not isinstance(game, bool) else None
-        if kind == "wheel.started" and self.round.phase is Phase.OPEN and game is not None:
+        game = p.game
+        if kind is EntryType.WHEEL_STARTED and self.round.phase is Phase.OPEN and game is not None:
             self.expected_game = game  # a new wheel game while bets are open: this is our spin
-        elif kind in ("wheel.launched", "wheel.no_more_bets") and self.expected_game is None:
+        elif kind in (EntryType.WHEEL_LAUNCHED, EntryType.WHEEL_NO_MORE_BETS) and self.expected_game is None:
             self.expected_game = game
-        elif kind == "wheel.result" and p.get("accepted"):
-            self.pending_result = PendingResult(int(p["number"]), game, p.get("direction"), seq)
+        elif kind is EntryType.WHEEL_RESULT and p.get("accepted"):
+            self.pending_result = PendingResult(int(p.get("number")), game, p.get("direction"), seq)
 
-    def _bonus_entry(self, kind: str, p: Mapping[str, Any]) -> None:
-        player = str(p["player"])
-        if kind == "bonus.preset_set":
-            preset = p["preset"]
-            if preset not in ("cash_out", "random"):
-                raise ValueError(f"preset {preset!r}")
-            self.presets[player] = preset
-            return
-        if kind == "bonus.timer_restarted":
-            game = self.games[player]
-            if game.round != int(p["round"]):
-                raise ValueError(
-                    f"timer restart for round {p['round']} but the game is in round {game.round}"
-                )
-            game.deadline = float(p["deadline"])
-            return
+    def _bonus_event(self, p: PlayerBonusEvent) -> None:
         if self.round is None:
             raise ValueError("no round is open")
-        event = bonus_event_from_json({**p, "type": kind})  # "player": an extra key the events ignore
-        if kind == "bonus.started":
-            if player in self.games:
-                raise ValueError(f"player {player!r} already has a bonus game in this round")
-            self.games[player] = BonusGame(rules=self.round.rules, rng=self.rng, clock=self.clock)
-        self.games[player].apply(event)
+        if isinstance(p.event, GameStarted):
+            if p.player in self.games:
+                raise ValueError(f"player {p.player!r} already has a bonus game in this round")
+            self.games[p.player] = BonusGame(rules=self.round.rules, rng=self.rng, clock=self.clock)
+        self.games[p.player].apply(p.event)

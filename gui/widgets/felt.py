@@ -28,7 +28,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
-from engine.bets import Bet, Wager
+from engine.bets import INSIDE_LINES, INSIDE_SIZES, Bet, Wager
 from engine.rules import RulesSubmission
 from engine.wheel_layout import RED
 from gui import theme
@@ -38,8 +38,9 @@ from gui.widgets import felt_geometry as geo
 from gui.widgets.chips import chip_label, paint_chip
 
 LONG_PRESS_MS = 600
-LUCKY_SIZES = (1, 2, 3, 4, 6)  # straight, split, street, corner, six line: numbers each covers
-LUCKY_HEADINGS = ("Lucky", "straight", "split", "street", "corner", "six line")
+# The Lucky payout card's columns: one per inside paytable line (engine.bets' table of bet kinds).
+LUCKY_SIZES = INSIDE_SIZES  # straight, split, street, corner, six line: numbers each covers
+LUCKY_HEADINGS = ("Lucky", *(line.name for line in INSIDE_LINES))
 CHIP_RADIUS = 0.27  # layout units: a chip a little over half a number box wide
 
 

@@ -38,7 +38,7 @@ from gui import theme
 from gui.seat_names import MAX_NAME
 from gui.table_adapter import TableAdapter
 from gui.view_model import Draw, HistoryEntry, PayLine, Phase, SensorHealth, TableView, money, odds_text
-from gui.widgets.felt import FeltWidget
+from gui.widgets.felt import LUCKY_HEADINGS, LUCKY_SIZES, FeltWidget
 from gui.widgets.status import HistoryStrip, SensorStatus, chip_pixmap
 from gui.windows.dialogs import ApprovalDialog, ManualResultDialog, ReasonDialog
 from gui.windows.first_paint import FirstPaintWindow
@@ -182,10 +182,8 @@ class CroupierWindow(FirstPaintWindow):
         outer.addWidget(self.reason)
 
         bottom = QHBoxLayout()
-        self.lucky_table = QTableWidget(0, 6)
-        self.lucky_table.setHorizontalHeaderLabels(
-            ["Lucky", "straight", "split", "street", "corner", "six line"]
-        )
+        self.lucky_table = QTableWidget(0, len(LUCKY_HEADINGS))
+        self.lucky_table.setHorizontalHeaderLabels(list(LUCKY_HEADINGS))
         self._table_style(self.lucky_table)
         self.lucky_table.setStyleSheet("font-size: 9pt;")
         self.lucky_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
@@ -597,7 +595,7 @@ class CroupierWindow(FirstPaintWindow):
         rows = sorted(draw.lucky.items())
         self.lucky_table.setRowCount(len(rows) + 1)
         for r, (n, x) in enumerate(rows):
-            cells = [str(n)] + [odds_text(x, k) for k in (1, 2, 3, 4, 6)]
+            cells = [str(n)] + [odds_text(x, k) for k in LUCKY_SIZES]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -607,7 +605,7 @@ class CroupierWindow(FirstPaintWindow):
         note = QTableWidgetItem(f"Bonus Number {draw.bonus_number}: inside wins on it play the bonus game")
         note.setForeground(theme.BONUS)
         self.lucky_table.setItem(len(rows), 0, note)
-        self.lucky_table.setSpan(len(rows), 0, 1, 6)
+        self.lucky_table.setSpan(len(rows), 0, 1, len(LUCKY_HEADINGS))
         self._refresh_action()
 
     def on_result(self, number: int, source: str) -> None:

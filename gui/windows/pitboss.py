@@ -502,26 +502,15 @@ class PitBossWindow(QMainWindow):
 
     def current_rules_text(self, table: str) -> tuple[str, str]:
         """(where it comes from, the math report) of the table's Rules Submission in force."""
-        import json
-
-        import sqlalchemy as sa
-
         from engine.rules import load_default_rules, parse_rules
-        from engine.store import schema
 
-        j = schema.journal
-        with self.store.read() as conn:
-            payload = conn.execute(
-                sa.select(j.c.payload)
-                .where(j.c.table_id == table, j.c.type == actions.RULES_CHANGED)
-                .order_by(j.c.seq.desc())
-                .limit(1)
-            ).scalar()
-        if payload is None:
+        loaded = actions.latest_rules(self.store, table)
+        if loaded is None:
             return "the shipped Rules Submission", actions.math_report(load_default_rules())
-        p = json.loads(payload)
-        rules = parse_rules(p["text"].encode("utf-8"), p["source"])
-        return f"{p['source']} (loaded by {p['by']}: {p['reason']})", actions.math_report(rules)
+        source = loaded.source or loaded.name or "the table's Rules Submission"
+        rules = parse_rules(loaded.text.encode("utf-8"), source)
+        by = f" (loaded by {loaded.by}: {loaded.reason})" if loaded.by else ""
+        return f"{source}{by}", actions.math_report(rules)
 
     def show_rules(self) -> None:
         table = self.rules_table.currentText()

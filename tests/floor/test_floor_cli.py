@@ -55,7 +55,7 @@ def test_correct_approve_and_settings_for_a_pitboss_refused_for_a_croupier(
     assert f"result {old} corrected to {new} by pat" in capsys.readouterr().out
     assert main(["pitboss", "approve", "T1-00006", *db, "--reason", "checked", "--user", "pat",
                  "--pin", PINS["pat"]]) == 0  # fmt: skip
-    assert _last_type(floor, "T1") == "payout.approved"
+    assert _last_type(floor, "T1") == "round.payout_approved"
     assert main(["pitboss", "settings", "max_bet=500", "--table", "T1", *db, "--reason", "new limits",
                  "--user", "pat", "--pin", PINS["pat"]]) == 0  # fmt: skip
     assert _last_type(floor, "T1") == "table.settings_changed"
@@ -79,9 +79,9 @@ def test_rules_are_shown_first_and_loaded_with_yes(
     assert main(args) == 1
     out = capsys.readouterr().out
     assert "Game math" in out and "run again with --yes" in out
-    assert _last_type(floor, "T1") != "rules.changed"
+    assert _last_type(floor, "T1") != "table.rules_loaded"
     assert main([*args, "--yes"]) == 0
-    assert _last_type(floor, "T1") == "rules.changed"
+    assert _last_type(floor, "T1") == "table.rules_loaded"
 
 
 def test_alerts_scan_list_and_ack(floor: Store, store_url: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -172,12 +172,12 @@ def test_pitboss_actions_are_journaled_and_keep_both_results(store: Store) -> No
     assert "Game math" in candidate.report or "to 1" in candidate.report
     actions.load_rules(store, "T1", candidate, "new paytable approved", boss)
     types = _journal_types(store, "T1")
-    for kind in ("round.result_corrected", "payout.approved", "round.voided", "table.settings_changed",
-                 "rules.changed"):  # fmt: skip
+    for kind in ("round.result_corrected", "round.payout_approved", "round.voided", "table.settings_changed",
+                 "table.rules_loaded"):  # fmt: skip
         assert kind in types
     j = schema.journal
     with store.read() as conn:
-        payload = conn.execute(sa.select(j.c.payload).where(j.c.type == "rules.changed")).scalar_one()
+        payload = conn.execute(sa.select(j.c.payload).where(j.c.type == "table.rules_loaded")).scalar_one()
     assert json.loads(payload)["effective"] == "next round"
 
 
@@ -294,7 +294,7 @@ def test_a_payout_waiting_at_the_table_is_approved_with_its_amount(store: Store)
         store, "T1-00001", "large straight-up win, camera checked", users["pitboss"]
     )
     assert amount == expected
-    assert _journal_types(store, "T1")[-1] == "payout.approved"
+    assert _journal_types(store, "T1")[-1] == "round.payout_approved"
 
 
 def test_alert_thresholds_come_from_the_settings() -> None:

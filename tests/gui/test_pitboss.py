@@ -131,7 +131,7 @@ def test_void_correct_approve_for_a_pitboss(qtbot: QtBot, floor: Store, signer: 
     assert window.recall.recall.original_result == old  # type: ignore[union-attr]
     _select(window, "T1-00012")
     window.approve_selected()
-    assert _types(floor, "T1-00012")[-1] == "payout.approved"
+    assert _types(floor, "T1-00012")[-1] == "round.payout_approved"
     assert signer.errors == []
 
 

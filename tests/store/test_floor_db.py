@@ -12,7 +12,7 @@ from engine.auth import AuthenticationFailed
 from engine.errors import DrrError
 from engine.store import Store
 from engine.store.history import RoundFilter, import_csv, list_rounds, show_round, void_round
-from engine.store.journal import NewEvent
+from engine.store.records import NewEvent
 from engine.store.stats import table_stats
 from engine.store.users import MAX_FAILURES, add_user, authenticate
 from engine.store.verify import verify

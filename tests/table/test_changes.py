@@ -152,6 +152,8 @@ def test_legacy_spellings_and_unknown_types() -> None:
         def __init__(self, type: str, payload: dict[str, object]) -> None:
             self.type, self.payload = type, payload
 
-    assert changes_of([E("payout.approved", {"by": "pete"})]) == Changes(approvals=True)
-    assert changes_of([E("rules.changed", {})]) == Changes(rules=True)
+    approved = {"amount": "145.00", "reason": "big win", "by": "pete", "role": "pitboss"}
+    assert changes_of([E("payout.approved", approved)]) == Changes(approvals=True)
+    rules = {"sha256": "ab" * 32, "text": "x", "by": "pete"}
+    assert changes_of([E("rules.changed", rules)]) == Changes(rules=True)
     assert changes_of([E("something.new", {})]) == Changes(other=True)

@@ -15,7 +15,7 @@ from engine.rng import SeededRng
 from engine.round import Phase
 from engine.settlement import settle_round
 from engine.store import Store
-from engine.store.journal import Entry
+from engine.store.records import Entry
 from engine.store.verify import verify
 from engine.table.recovery import rebuild
 from engine.table.service import TableService

@@ -1,0 +1,263 @@
+"""The registry of journal entry types: for each type its payload class, and how entries are read and written.
+
+The names are engine.entry_types.EntryType (spelled only there); the payload classes are frozen
+dataclasses, each with `type` (its EntryType), `to_json()` (the payload journaled) and
+`from_json(mapping)`:
+
+- `round.*`: engine.round's events (the state machine's vocabulary; their journal facts such as the
+  dealer or the wheel's game number are optional fields the machine ignores), plus
+  `round.irregularity` and `round.payout_approved` (engine.table_events);
+- `bonus.*`: engine.bonus_game's events, each wrapped with its player
+  (engine.table_events.PlayerBonusEvent), plus `bonus.preset_set` and `bonus.timer_restarted`;
+- `table.*`: engine.table_events;
+- `wheel.*`: engine.table_events.WheelMessage for now (a typed kind with the wheel's fields; the
+  wheel layer's own classes replace it when engine/wheel_events.py lands);
+- `user.*`, `alert.*`, `action.refused`, `history.imported`: engine.floor_events.
+
+Everyone reads and writes entries through two functions:
+
+    payload = read(entry)        # the typed payload; old spellings (LEGACY) read as today's type;
+                                 # DrrError naming the entry's seq and type if malformed;
+                                 # Unknown(name, payload) for a type this build does not know
+    event = write(payload, table="T1", round_id="T1-000001", user="dana")   # a NewEvent to append
+    store.journal.append_many([event])
+
+`parse(name, payload)` does what `read` does for a type and payload read from a row, `kind(name)` is
+today's EntryType of a stored type name (None if unknown). Stored entries are never rewritten: a
+legacy entry reads as today's payload, its stored text stays as it was (the chain hashes it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from engine import round as _round
+from engine.bonus_game import BoxesPlaced, BoxPicked, CashedOut, GameEnded, GameStarted, TimerExpired
+from engine.entry_types import LEGACY, EntryType, entry_type
+from engine.errors import DrrError
+from engine.exact import parse_odds, parse_whole
+from engine.floor_events import (
+    ActionRefused,
+    AlertAcknowledged,
+    AlertRaised,
+    HistoryImported,
+    UserAdded,
+    UserDisabled,
+    UserLockedOut,
+    UserLogin,
+    UserLoginFailed,
+)
+from engine.rng import Draw
+from engine.round import RoundEvent
+from engine.store.records import Entry, NewEvent
+from engine.table_events import (
+    Irregularity,
+    IrregularityResolved,
+    ManualEntry,
+    ManualEntryRejected,
+    NextRound,
+    PayoutApproved,
+    PlayerBonusEvent,
+    PresetSet,
+    RulesLoaded,
+    SettingsChanged,
+    TableStarted,
+    TimerRestarted,
+    WheelMessage,
+)
+
+__all__ = [
+    "PAYLOAD_CLASSES",
+    "Payload",
+    "Unknown",
+    "kind",
+    "parse",
+    "payload_class",
+    "read",
+    "write",
+]
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """An entry of a type this build does not know (another writer's, a newer version's): kept as is."""
+
+    name: str
+    payload: Mapping[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.payload)
+
+
+Payload = (
+    RoundEvent
+    | PlayerBonusEvent
+    | TableStarted
+    | RulesLoaded
+    | SettingsChanged
+    | ManualEntry
+    | ManualEntryRejected
+    | IrregularityResolved
+    | NextRound
+    | Irregularity
+    | PayoutApproved
+    | PresetSet
+    | TimerRestarted
+    | WheelMessage
+    | UserAdded
+    | UserDisabled
+    | UserLogin
+    | UserLoginFailed
+    | UserLockedOut
+    | AlertRaised
+    | AlertAcknowledged
+    | ActionRefused
+    | HistoryImported
+)
+
+_ROUND_EVENTS: Final = (
+    _round.RoundOpened,
+    _round.WagerPlaced,
+    _round.WagerRemoved,
+    _round.BetsClosed,
+    _round.ResultRecorded,
+    _round.ResultCorrected,
+    _round.NoSpin,
+    _round.ResultBeforeClose,
+    _round.BonusStarted,
+    _round.BonusOutcome,
+    _round.RoundSettled,
+    _round.RoundVoided,
+)
+_BONUS_EVENTS: Final = (GameStarted, BoxesPlaced, BoxPicked, CashedOut, TimerExpired, GameEnded)
+_OWN_CLASSES: Final = (
+    TableStarted,
+    RulesLoaded,
+    SettingsChanged,
+    ManualEntry,
+    ManualEntryRejected,
+    IrregularityResolved,
+    NextRound,
+    Irregularity,
+    PayoutApproved,
+    PresetSet,
+    TimerRestarted,
+    UserAdded,
+    UserDisabled,
+    UserLogin,
+    UserLoginFailed,
+    UserLockedOut,
+    AlertRaised,
+    AlertAcknowledged,
+    ActionRefused,
+    HistoryImported,
+)
+_WHEEL_TYPES: Final = tuple(t for t in EntryType if t.value.startswith("wheel."))
+
+# The payload class of every entry type (bonus-game types: the player wrapper, whose event is
+# engine.bonus_game's class of that type; wheel types: the temporary WheelMessage).
+PAYLOAD_CLASSES: Final[dict[EntryType, type]] = {
+    **{c.type: c for c in _ROUND_EVENTS},
+    **{c.type: PlayerBonusEvent for c in _BONUS_EVENTS},
+    **{c.type: c for c in _OWN_CLASSES},
+    **{t: WheelMessage for t in _WHEEL_TYPES},
+}
+
+_Reader = Callable[[Mapping[str, Any]], Payload]
+
+
+def _bonus_reader(t: EntryType) -> _Reader:
+    # Other writers may leave "type" out of the payload: the entry's type names the event.
+    return lambda d: PlayerBonusEvent.from_json({**d, "type": t})
+
+
+def _wheel_reader(t: EntryType) -> _Reader:
+    return lambda d: WheelMessage.from_json(t, d)
+
+
+_READERS: Final[dict[EntryType, _Reader]] = {
+    **{c.type: c.from_json for c in _ROUND_EVENTS},
+    **{c.type: _bonus_reader(c.type) for c in _BONUS_EVENTS},
+    **{c.type: c.from_json for c in _OWN_CLASSES},
+    **{t: _wheel_reader(t) for t in _WHEEL_TYPES},
+}
+
+
+def _closed_legacy(d: Mapping[str, Any]) -> Payload:
+    """An early journal's `round.closed` {"lucky": [[number, odds], ...], "bonus_number"}."""
+    lucky = {parse_whole(n): parse_odds(x) for n, x in d.get("lucky") or []}
+    return _round.BetsClosed(Draw(lucky=lucky, bonus_number=parse_whole(d["bonus_number"])))
+
+
+# Old journals' spellings whose payload had another shape than today's type (engine.entry_types.LEGACY
+# names the type; a spelling not listed here has today's payload).
+_LEGACY_READERS: Final[dict[str, _Reader]] = {
+    "payout.approved": PayoutApproved.from_legacy,
+    "round.closed": _closed_legacy,
+}
+assert set(_LEGACY_READERS) <= set(LEGACY)
+assert set(PAYLOAD_CLASSES) == set(EntryType), "every entry type has a payload class"
+
+
+def kind(name: str) -> EntryType | None:
+    """Today's type of a stored type name (legacy spellings mapped), None for an unknown one."""
+    return entry_type(name)
+
+
+def payload_class(t: EntryType) -> type:
+    """The payload class registered for `t`."""
+    return PAYLOAD_CLASSES[t]
+
+
+def _why(exc: Exception) -> str:
+    if isinstance(exc, DrrError):
+        return exc.message
+    if isinstance(exc, KeyError):
+        return f"no {exc}"
+    return str(exc) or type(exc).__name__
+
+
+def _parse(name: str, payload: Mapping[str, Any]) -> Payload | Unknown:
+    t = entry_type(name)
+    if t is None:
+        return Unknown(name, payload)
+    return (_LEGACY_READERS.get(name) or _READERS[t])(payload)
+
+
+_MALFORMED: Final = (KeyError, TypeError, ValueError, ArithmeticError, AttributeError, DrrError)
+
+
+def parse(name: str, payload: Mapping[str, Any], *, where: str = "journal entry") -> Payload | Unknown:
+    """The typed payload of a stored type name and payload (see `read`); a malformed payload raises
+    DrrError "<where> (<name>) is malformed: <why>"."""
+    try:
+        return _parse(name, payload)
+    except _MALFORMED as exc:
+        raise DrrError(f"{where} ({name}) is malformed: {_why(exc)}") from None
+
+
+def read(entry: Entry) -> Payload | Unknown:
+    """The typed payload of a journal entry: legacy spellings read as today's type; a malformed
+    payload raises DrrError naming the entry's seq, type and table; an unknown type gives Unknown."""
+    try:
+        return _parse(entry.type, entry.payload)
+    except _MALFORMED as exc:
+        raise DrrError(
+            f"journal entry {entry.seq} ({entry.type}) of table {entry.table} is malformed: {_why(exc)}"
+        ) from None
+
+
+def write(
+    payload: Payload,
+    *,
+    table: str,
+    round_id: str | None = None,
+    user: str | None = None,
+    time: Any = None,
+) -> NewEvent:
+    """The NewEvent that journals `payload` (append it with Journal.append_many / append_in)."""
+    if isinstance(payload, Unknown):
+        raise DrrError(f"an entry of unknown type {payload.name!r} is not written by this build")
+    return NewEvent(table, payload.type.value, payload.to_json(), round_id, user, time)

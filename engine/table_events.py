@@ -1,0 +1,383 @@
+"""The table's own journal payloads (beside the round's and the bonus game's events): one frozen class each.
+
+Written by the table service (engine.table.service) and the pit-boss station (engine.floor.actions),
+folded by engine.table.state, registered by engine.journal_types. Each class names its entry type
+(`type`), writes its payload (`to_json`, exactly the JSON journaled today: optional facts left out
+when None) and reads it back (`from_json`; KeyError/TypeError/ValueError on a malformed payload, the
+registry turns that into a DrrError naming the entry).
+
+- `table.started` TableStarted {station, pid, rng, recovered_to, round_in_play, phase}
+- `table.rules_loaded` RulesLoaded {sha256, name, text} (+ the pit-boss station's source, reason, by,
+  role, effective); an old journal's `rules.changed` {sha256, source, text, ...} reads as one too
+- `table.settings_changed` SettingsChanged {changes, reason, by, role, effective}
+- `table.manual_entry` ManualEntry {number, reason}; `table.manual_entry_rejected` ManualEntryRejected
+  {entered, confirmed, reason}
+- `table.irregularity_resolved` IrregularityResolved {kind, resolution, reason}
+- `table.next_round` NextRound {after}
+- `round.irregularity` Irregularity {kind, reason, game, number?}
+- `round.payout_approved` PayoutApproved {wager_ids, total, threshold, approved_by} (+ reason, role
+  from the pit-boss station); an old journal's `payout.approved` {amount, reason, by, role} reads as
+  one with `wager_ids` None: the round's payouts approved as a whole
+- `bonus.preset_set` PresetSet {player, preset}; `bonus.timer_restarted` TimerRestarted {player,
+  round, deadline}
+- `bonus.*` of engine.bonus_game: PlayerBonusEvent {**event, player}: the game's event and whose game
+- `wheel.*` WheelMessage {the wheel message's fields}: for now, until engine/wheel_events.py
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from engine.bonus_game import BonusEvent, Preset
+from engine.bonus_game import event_from_json as bonus_event_from_json
+from engine.entry_types import EntryType
+
+
+def _put(out: dict[str, Any], **facts: Any) -> dict[str, Any]:
+    out.update({k: v for k, v in facts.items() if v is not None})
+    return out
+
+
+def _opt_str(v: Any) -> str | None:
+    return None if v is None else str(v)
+
+
+def _opt_int(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def _whole(v: Any, what: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ValueError(f"{what} {v!r} is not a whole number")
+    return v
+
+
+@dataclass(frozen=True)
+class TableStarted:
+    """A table service started (or restarted) on this chain, and what recovery found."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_STARTED
+    station: str
+    pid: int
+    rng: str
+    recovered_to: int
+    round_in_play: str | None
+    phase: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "station": self.station,
+            "pid": self.pid,
+            "rng": self.rng,
+            "recovered_to": self.recovered_to,
+            "round_in_play": self.round_in_play,
+            "phase": self.phase,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> TableStarted:
+        return cls(
+            str(d["station"]),
+            int(d["pid"]),
+            str(d["rng"]),
+            int(d["recovered_to"]),
+            _opt_str(d.get("round_in_play")),
+            str(d["phase"]),
+        )
+
+
+@dataclass(frozen=True)
+class RulesLoaded:
+    """A Rules Submission (its text and sha256); the next round opens under it.
+
+    The table service writes sha256, name, text; the pit-boss station adds where the file came from
+    and who accepted it why (`effective`: "next round")."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_RULES_LOADED
+    sha256: str
+    name: str | None
+    text: str
+    source: str | None = None
+    reason: str | None = None
+    by: str | None = None
+    role: str | None = None
+    effective: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"sha256": self.sha256, "text": self.text}
+        return _put(
+            out,
+            name=self.name,
+            source=self.source,
+            reason=self.reason,
+            by=self.by,
+            role=self.role,
+            effective=self.effective,
+        )
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> RulesLoaded:
+        return cls(
+            str(d["sha256"]),
+            _opt_str(d.get("name")),
+            str(d["text"]),
+            _opt_str(d.get("source")),
+            _opt_str(d.get("reason")),
+            _opt_str(d.get("by")),
+            _opt_str(d.get("role")),
+            _opt_str(d.get("effective")),
+        )
+
+
+@dataclass(frozen=True)
+class SettingsChanged:
+    """The pit boss's table settings (min/max bet, large payout, dealer...), from the next round."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_SETTINGS_CHANGED
+    changes: Mapping[str, str]
+    reason: str | None = None
+    by: str | None = None
+    role: str | None = None
+    effective: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"changes": dict(self.changes)}
+        return _put(out, reason=self.reason, by=self.by, role=self.role, effective=self.effective)
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> SettingsChanged:
+        changes = d["changes"]
+        if not isinstance(changes, Mapping):
+            raise ValueError(f"changes {changes!r} is not an object")
+        return cls(
+            {str(k): str(v) for k, v in changes.items()},
+            _opt_str(d.get("reason")),
+            _opt_str(d.get("by")),
+            _opt_str(d.get("role")),
+            _opt_str(d.get("effective")),
+        )
+
+
+@dataclass(frozen=True)
+class ManualEntry:
+    """Step one of a manual result: the number entered, with the reason (the sensor is down...)."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_MANUAL_ENTRY
+    number: int
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"number": self.number, "reason": self.reason}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> ManualEntry:
+        return cls(int(d["number"]), str(d["reason"]))
+
+
+@dataclass(frozen=True)
+class ManualEntryRejected:
+    """The second manual entry differed from the first: neither is recorded."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_MANUAL_ENTRY_REJECTED
+    entered: int
+    confirmed: int
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"entered": self.entered, "confirmed": self.confirmed, "reason": self.reason}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> ManualEntryRejected:
+        return cls(int(d["entered"]), int(d["confirmed"]), str(d.get("reason", "")))
+
+
+@dataclass(frozen=True)
+class IrregularityResolved:
+    """A pit boss acknowledged the irregularity on hold; the round goes on in its phase."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_IRREGULARITY_RESOLVED
+    kind: str
+    resolution: str
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "resolution": self.resolution, "reason": self.reason}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> IrregularityResolved:
+        return cls(str(d.get("kind", "")), str(d.get("resolution", "")), str(d.get("reason", "")))
+
+
+@dataclass(frozen=True)
+class NextRound:
+    """The finished round `after` is cleared from the felt."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_NEXT_ROUND
+    after: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"after": self.after}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> NextRound:
+        return cls(_opt_str(d.get("after")))
+
+
+@dataclass(frozen=True)
+class Irregularity:
+    """Something wrong with the spin: the round is on hold until a no-spin, a resolution or a void."""
+
+    type: ClassVar[EntryType] = EntryType.ROUND_IRREGULARITY
+    kind: str
+    reason: str
+    game: int | None = None  # the wheel's game number (written even when unknown, as null)
+    number: int | None = None  # the result it concerns, if any
+
+    def to_json(self) -> dict[str, Any]:
+        return _put({"kind": self.kind, "reason": self.reason, "game": self.game}, number=self.number)
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Irregularity:
+        return cls(
+            str(d.get("kind", "")),
+            str(d.get("reason", "")),
+            _opt_int(d.get("game")),
+            _opt_int(d.get("number")),
+        )
+
+
+@dataclass(frozen=True)
+class PayoutApproved:
+    """A pit boss approved large payouts: the wagers `wager_ids` (all of the round's when None, an old
+    journal's `payout.approved`), paying `total`, at the table's `threshold`."""
+
+    type: ClassVar[EntryType] = EntryType.ROUND_PAYOUT_APPROVED
+    wager_ids: tuple[str, ...] | None
+    total: Decimal
+    threshold: Decimal | None
+    approved_by: str
+    reason: str | None = None  # the pit-boss station's reason and the approver's role
+    role: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"total": str(self.total), "approved_by": self.approved_by}
+        if self.wager_ids is not None:
+            out["wager_ids"] = list(self.wager_ids)
+        if self.threshold is not None:
+            out["threshold"] = str(self.threshold)
+        return _put(out, reason=self.reason, role=self.role)
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> PayoutApproved:
+        ids = d.get("wager_ids")
+        threshold = d.get("threshold")
+        return cls(
+            None if ids is None else tuple(str(w) for w in ids),
+            Decimal(str(d["total"])),
+            None if threshold is None else Decimal(str(threshold)),
+            str(d["approved_by"]),
+            _opt_str(d.get("reason")),
+            _opt_str(d.get("role")),
+        )
+
+    @classmethod
+    def from_legacy(cls, d: Mapping[str, Any]) -> PayoutApproved:
+        """An old journal's `payout.approved` {amount, reason, by, role}: the round as a whole."""
+        return cls(
+            None,
+            Decimal(str(d["amount"])),
+            None,
+            str(d.get("by", "")),
+            _opt_str(d.get("reason")),
+            _opt_str(d.get("role")),
+        )
+
+
+@dataclass(frozen=True)
+class PresetSet:
+    """What the timer does in rounds 3-6 of `player`'s next bonus game (§ 617b.12(i)(2))."""
+
+    type: ClassVar[EntryType] = EntryType.BONUS_PRESET_SET
+    player: str
+    preset: Preset
+
+    def to_json(self) -> dict[str, Any]:
+        return {"player": self.player, "preset": self.preset}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> PresetSet:
+        preset = d["preset"]
+        if preset not in ("cash_out", "random"):
+            raise ValueError(f"preset {preset!r}")
+        return cls(str(d["player"]), preset)
+
+
+@dataclass(frozen=True)
+class TimerRestarted:
+    """A fresh countdown for `player`'s bonus game in `round` after a restart (the old one passed)."""
+
+    type: ClassVar[EntryType] = EntryType.BONUS_TIMER_RESTARTED
+    player: str
+    round: int
+    deadline: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"player": self.player, "round": self.round, "deadline": self.deadline}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> TimerRestarted:
+        return cls(str(d["player"]), _whole(d["round"], "round"), float(d["deadline"]))
+
+
+@dataclass(frozen=True)
+class PlayerBonusEvent:
+    """A `bonus.*` entry: one of engine.bonus_game's events and the player whose game it is.
+
+    Its payload is the event's JSON with "player" beside it. The entry type is the event's
+    (`type` is read from the event, so one class serves the six bonus-game types)."""
+
+    player: str
+    event: BonusEvent
+
+    @property
+    def type(self) -> EntryType:
+        return self.event.type
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.event.to_json(), "player": self.player}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> PlayerBonusEvent:
+        return cls(str(d["player"]), bonus_event_from_json(d))  # "player": an extra key the events ignore
+
+
+@dataclass(frozen=True)
+class WheelMessage:
+    """A `wheel.*` entry: the wheel's message, its fields as engine.table.wheel checked them (less
+    "type"; a `wheel.result` adds accepted, direction and a note). Temporary: one class per wheel
+    type comes with engine/wheel_events.py (the wheel layer's own vocabulary)."""
+
+    kind: EntryType
+    fields: Mapping[str, Any]
+
+    @property
+    def type(self) -> EntryType:
+        return self.kind
+
+    @property
+    def game(self) -> int | None:
+        """The wheel's game number, if the message has a whole one."""
+        return _opt_int(self.fields.get("game"))
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.fields.get(key, default)
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.fields)
+
+    @classmethod
+    def from_json(cls, kind: EntryType, d: Mapping[str, Any]) -> WheelMessage:
+        return cls(kind, {k: v for k, v in d.items() if k != "type"})
