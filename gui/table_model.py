@@ -295,6 +295,8 @@ class TableModel(TableAdapter):
             self.drawMade.emit(view.draw)
         if changes.result is not None and view.result is not None:
             self.resultArrived.emit(view.result, changes.result.source)
+        # A recorded result always names the pay lines (even none, with no wager on the felt): the
+        # screens mark the confirmed result when its pay lines arrive.
         if changes.pay_lines or changes.approvals:
             self.payoutsChanged.emit(view.pay_lines, view.approvals_needed)
         for game in view.bonus_games:
@@ -302,7 +304,9 @@ class TableModel(TableAdapter):
                 self.bonusUpdated.emit(game)
         if changes.history:
             self.historyChanged.emit(view.history)
-        if changes.phase or changes.hold:
+        # A hold, or a result taken back (a no-spin drops the wheel's number), is a change of the
+        # round's state the screens take from the phase signal.
+        if changes.phase or changes.hold or changes.result_cleared:
             self.phaseChanged.emit(view.phase)
             if view.phase is Phase.SETTLED and changes.phase:
                 self.settled.emit(view.pay_lines)
