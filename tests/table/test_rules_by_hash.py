@@ -16,11 +16,13 @@ from engine.bets import BetKind, inside_bet, outside_bet
 from engine.errors import DrrError
 from engine.floor import actions
 from engine.floor.recall import recall_round, settlement_records
+from engine.journal_types import read
 from engine.rules import default_rules_path, load_default_rules, parse_rules
 from engine.store import Store, schema
 from engine.store.projections import rebuild
 from engine.store.rules_store import forget_cached, rules_for
 from engine.table.service import TableService
+from engine.table_events import PayoutApproved
 from gui.cli import main
 from tests.table.helpers import CROUPIER, PITBOSS, make_service, wheel
 
@@ -98,7 +100,8 @@ def test_a_pit_boss_approves_a_house_paytable_round_for_what_the_table_pays(stor
         amount = actions.approve_payout(store, round_id, "video checked", PITBOSS, table="T1")
         assert amount == pending.total_paid
         last = list(store.journal.entries("T1"))[-1]
-        assert Decimal(last.payload["amount"]) == Decimal("175.00")
+        approval = read(last)
+        assert isinstance(approval, PayoutApproved) and approval.total == Decimal("175.00")
         rec = recall_round(store, round_id, "T1")
         assert rec.replay_note.startswith("not settled yet")
         assert sum((s.payout for s in rec.settlements), Decimal(0)) == Decimal("175.00")
