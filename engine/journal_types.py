@@ -10,8 +10,10 @@ dataclasses, each with `type` (its EntryType), `to_json()` (the payload journale
 - `bonus.*`: engine.bonus_game's events, each wrapped with its player
   (engine.table_events.PlayerBonusEvent), plus `bonus.preset_set` and `bonus.timer_restarted`;
 - `table.*`: engine.table_events;
-- `wheel.*`: engine.table_events.WheelMessage for now (a typed kind with the wheel's fields; the
-  wheel layer's own classes replace it when engine/wheel_events.py lands);
+- `wheel.*`: engine.wheel_events' events (WHEEL_EVENTS, the wheel layer's own vocabulary; an old
+  journal's `wheel.rotor_speed` reads as WheelRotor). `write` also takes an
+  engine.table_events.WheelMessage (a type and a payload: the holder the table service's wheel path
+  used before these classes; it writes the same entry);
 - `user.*`, `alert.*`, `action.refused`, `history.imported`: engine.floor_events.
 
 Everyone reads and writes entries through two functions:
@@ -22,9 +24,11 @@ Everyone reads and writes entries through two functions:
     event = write(payload, table="T1", round_id="T1-000001", user="dana")   # a NewEvent to append
     store.journal.append_many([event])
 
-`parse(name, payload)` does what `read` does for a type and payload read from a row, `kind(name)` is
-today's EntryType of a stored type name (None if unknown). Stored entries are never rewritten: a
-legacy entry reads as today's payload, its stored text stays as it was (the chain hashes it).
+`parse(name, payload)` does what `read` does for a type and payload read from a row;
+`entry_type(name)` is today's EntryType of a stored type name (None if unknown); `spellings(*types)`
+every stored name of those types, today's and the legacy ones (for a query on the type column).
+Stored entries are never rewritten: a legacy entry reads as today's payload, its stored text stays
+as it was (the chain hashes it).
 """
 
 from __future__ import annotations
@@ -67,15 +71,18 @@ from engine.table_events import (
     TimerRestarted,
     WheelMessage,
 )
+from engine.wheel_events import WHEEL_EVENTS, WheelEvent
 
 __all__ = [
     "PAYLOAD_CLASSES",
+    "ROUND_EVENTS",
     "Payload",
     "Unknown",
-    "kind",
+    "entry_type",
     "parse",
     "payload_class",
     "read",
+    "spellings",
     "write",
 ]
 
@@ -105,6 +112,7 @@ Payload = (
     | PayoutApproved
     | PresetSet
     | TimerRestarted
+    | WheelEvent
     | WheelMessage
     | UserAdded
     | UserDisabled
@@ -117,7 +125,8 @@ Payload = (
     | HistoryImported
 )
 
-_ROUND_EVENTS: Final = (
+# The state machine's events (engine.round), each the payload of its `round.*` entry.
+ROUND_EVENTS: Final = (
     _round.RoundOpened,
     _round.WagerPlaced,
     _round.WagerRemoved,
@@ -154,15 +163,14 @@ _OWN_CLASSES: Final = (
     ActionRefused,
     HistoryImported,
 )
-_WHEEL_TYPES: Final = tuple(t for t in EntryType if t.value.startswith("wheel."))
 
 # The payload class of every entry type (bonus-game types: the player wrapper, whose event is
-# engine.bonus_game's class of that type; wheel types: the temporary WheelMessage).
+# engine.bonus_game's class of that type).
 PAYLOAD_CLASSES: Final[dict[EntryType, type]] = {
-    **{c.type: c for c in _ROUND_EVENTS},
+    **{c.type: c for c in ROUND_EVENTS},
     **{c.type: PlayerBonusEvent for c in _BONUS_EVENTS},
     **{c.type: c for c in _OWN_CLASSES},
-    **{t: WheelMessage for t in _WHEEL_TYPES},
+    **WHEEL_EVENTS,
 }
 
 _Reader = Callable[[Mapping[str, Any]], Payload]
@@ -173,37 +181,32 @@ def _bonus_reader(t: EntryType) -> _Reader:
     return lambda d: PlayerBonusEvent.from_json({**d, "type": t})
 
 
-def _wheel_reader(t: EntryType) -> _Reader:
-    return lambda d: WheelMessage.from_json(t, d)
-
-
-_READERS: Final[dict[EntryType, _Reader]] = {
-    **{c.type: c.from_json for c in _ROUND_EVENTS},
+_READERS: dict[EntryType, _Reader] = {
+    **{c.type: c.from_json for c in ROUND_EVENTS},
     **{c.type: _bonus_reader(c.type) for c in _BONUS_EVENTS},
     **{c.type: c.from_json for c in _OWN_CLASSES},
-    **{t: _wheel_reader(t) for t in _WHEEL_TYPES},
+    **{t: c.from_json for t, c in WHEEL_EVENTS.items()},
 }
 
 
-def _closed_legacy(d: Mapping[str, Any]) -> Payload:
-    """An early journal's `round.closed` {"lucky": [[number, odds], ...], "bonus_number"}."""
+def _bets_closed(d: Mapping[str, Any]) -> Payload:
+    if "draw" in d:
+        return _round.BetsClosed.from_json(d)
+    # An early journal's `round.closed` (engine.entry_types.LEGACY): {"lucky": [[number, odds], ...],
+    # "bonus_number"} without the draw record around it.
     lucky = {parse_whole(n): parse_odds(x) for n, x in d.get("lucky") or []}
     return _round.BetsClosed(Draw(lucky=lucky, bonus_number=parse_whole(d["bonus_number"])))
 
 
-# Old journals' spellings whose payload had another shape than today's type (engine.entry_types.LEGACY
-# names the type; a spelling not listed here has today's payload).
-_LEGACY_READERS: Final[dict[str, _Reader]] = {
-    "payout.approved": PayoutApproved.from_legacy,
-    "round.closed": _closed_legacy,
-}
-assert set(_LEGACY_READERS) <= set(LEGACY)
+# Today's payload classes read old journals' shapes too: PayoutApproved.from_json the pit-boss
+# station's {amount, by, ...} (its `payout.approved`), RulesLoaded.from_json `rules.changed`'s.
+_READERS[EntryType.ROUND_BETS_CLOSED] = _bets_closed
 assert set(PAYLOAD_CLASSES) == set(EntryType), "every entry type has a payload class"
 
 
-def kind(name: str) -> EntryType | None:
-    """Today's type of a stored type name (legacy spellings mapped), None for an unknown one."""
-    return entry_type(name)
+def spellings(*types: EntryType) -> tuple[str, ...]:
+    """Every stored type name of `types`: today's and an old journal's (for a query on the type column)."""
+    return (*(t.value for t in types), *(name for name, t in LEGACY.items() if t in types))
 
 
 def payload_class(t: EntryType) -> type:
@@ -223,7 +226,7 @@ def _parse(name: str, payload: Mapping[str, Any]) -> Payload | Unknown:
     t = entry_type(name)
     if t is None:
         return Unknown(name, payload)
-    return (_LEGACY_READERS.get(name) or _READERS[t])(payload)
+    return _READERS[t](payload)
 
 
 _MALFORMED: Final = (KeyError, TypeError, ValueError, ArithmeticError, AttributeError, DrrError)

@@ -21,7 +21,8 @@ registry turns that into a DrrError naming the entry).
 - `bonus.preset_set` PresetSet {player, preset}; `bonus.timer_restarted` TimerRestarted {player,
   round, deadline}
 - `bonus.*` of engine.bonus_game: PlayerBonusEvent {**event, player}: the game's event and whose game
-- `wheel.*` WheelMessage {the wheel message's fields}: for now, until engine/wheel_events.py
+- `wheel.*`: WheelMessage, a holder of a wheel entry's type and payload for writing (the entries read
+  back as engine.wheel_events' events)
 """
 
 from __future__ import annotations
@@ -272,6 +273,8 @@ class PayoutApproved:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> PayoutApproved:
+        if "approved_by" not in d and "amount" in d:
+            return cls.from_legacy(d)
         ids = d.get("wager_ids")
         threshold = d.get("threshold")
         return cls(
@@ -356,9 +359,9 @@ class PlayerBonusEvent:
 
 @dataclass(frozen=True)
 class WheelMessage:
-    """A `wheel.*` entry: the wheel's message, its fields as engine.table.wheel checked them (less
-    "type"; a `wheel.result` adds accepted, direction and a note). Temporary: one class per wheel
-    type comes with engine/wheel_events.py (the wheel layer's own vocabulary)."""
+    """A `wheel.*` entry to write: its type and payload (a wheel event's `to_json()`). The table
+    service's wheel path wrote these before engine.wheel_events; the registry reads every wheel
+    entry as the wheel layer's own event class, and writing that event directly is the same entry."""
 
     kind: EntryType
     fields: Mapping[str, Any]

@@ -51,7 +51,7 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar, Final, Literal, Self
 
-from engine.entry_types import LEGACY, EntryType
+from engine.entry_types import EntryType, entry_type
 from engine.errors import DrrError
 
 Direction = Literal["cw", "ccw"]
@@ -348,7 +348,7 @@ class WheelRotor(WheelEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class WheelLink(WheelEvent):
+class WheelLinkState(WheelEvent):
     """The link itself: state "connected", "disconnected" or "silent", with a human detail."""
 
     type: ClassVar[EntryType] = EntryType.WHEEL_LINK
@@ -371,7 +371,7 @@ WHEEL_EVENTS: Final[dict[EntryType, type[WheelEvent]]] = {
         WheelGap,
         WheelRestart,
         WheelRotor,
-        WheelLink,
+        WheelLinkState,
     )
 }
 _BY_KIND: Final = {t.removeprefix("wheel."): cls for t, cls in WHEEL_EVENTS.items()}
@@ -401,10 +401,9 @@ def wheel_event_type(name: object) -> EntryType:
         cls = _BY_KIND.get(name)
         if cls is not None:
             return cls.type
-        if name.startswith("wheel."):
-            found = LEGACY.get(name) or (EntryType(name) if name in EntryType._value2member_map_ else None)
-            if found in WHEEL_EVENTS:
-                return found  # type: ignore[return-value]
+        found = entry_type(name)  # the full name, or an old journal's spelling (wheel.rotor_speed)
+        if found is not None and found in WHEEL_EVENTS:
+            return found
     raise DrrError(f"unknown wheel event type {name!r}; known: {', '.join(_BY_KIND)}")
 
 
@@ -447,7 +446,7 @@ __all__ = [
     "WheelGap",
     "WheelLaunchFailed",
     "WheelLaunched",
-    "WheelLink",
+    "WheelLinkState",
     "WheelMissSpin",
     "WheelNoMoreBets",
     "WheelRestart",

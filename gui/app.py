@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import os
-import signal
 import sys
 import time
 from collections.abc import Callable
@@ -22,6 +20,7 @@ from typing import Any
 from PySide6.QtCore import QEvent, QObject
 
 from engine.errors import DrrError
+from gui import stopping
 
 STATIONS = ("croupier", "display", "bonus", "surveillance", "pitboss")
 
@@ -70,6 +69,7 @@ async def _login(store: Any, station: str, table_id: str, parent: Any) -> Any:
     dialog.finished.connect(lambda code: _resolve(done, code))
     dialog.open()  # not exec(): a nested event loop would stall the asyncio tasks
     if await done != LoginDialog.DialogCode.Accepted or dialog.user is None:
+        stopping.raise_if_stopping()  # closed by a stop signal: the station stops, nobody refused
         raise DrrError("login cancelled", 1)
     return dialog.user
 
@@ -168,11 +168,12 @@ class WheelFeed:
                 self.on_event(event)
 
     def on_event(self, event: Any) -> None:
-        from hardware import events as ev
+        from engine.wheel_events import WheelEvent, WheelWarning
 
-        if isinstance(event, ev.WarningChanged):
-            self.warnings = tuple(event.active)
-        self.table.wheel_event(event)
+        if isinstance(event, WheelWarning) and not event.is_mismatch:
+            self.warnings = event.warnings or ()
+        if isinstance(event, WheelEvent):  # the link's own messages (replies, raw lines) are not the table's
+            self.table.wheel_event(event)
 
     async def _health(self) -> None:
         from gui.view_model import SensorHealth
@@ -224,13 +225,14 @@ def run_station(
     first_rules = load_rules(rules) if rules else load_default_rules()
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    with loop:
+    # SIGTERM, Ctrl+C, SIGHUP: the same orderly shutdown as closing the main window (gui.stopping).
+    with stopping.stop_on_signals() as stop, loop:
         loop.run_until_complete(
             _serve(
                 app, first_rules, station, wheel, rules, db, table_id, all_windows, first_frame_exit, settings
             )
         )
-    return 0
+    return stop.exit_code()
 
 
 async def _serve(
@@ -264,9 +266,7 @@ async def _serve(
     # Closing the main window ends the station; the others are displays and may be re-opened.
     main.installEventFilter(_CloseWatcher(closing.set, main))
     # So do Ctrl+C and a service manager's SIGTERM: the same orderly shutdown, journal checkpointed.
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            asyncio.get_running_loop().add_signal_handler(sig, closing.set)
+    stopping.on_stop(closing.set)
     if first_frame_exit:
         main.show()
     else:

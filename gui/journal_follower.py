@@ -29,6 +29,7 @@ from engine.store.records import Entry
 from engine.table.service import Approval
 from engine.table.settlements import SettlementCache
 from engine.table.state import TableState
+from engine.wheel_events import WheelEvent
 
 READ_ONLY = "this screen follows the table's journal and changes nothing: use the croupier station"
 
@@ -121,7 +122,7 @@ class JournalFollower:
     async def no_more_bets(self, user: User) -> list[Entry]:
         raise DrrError(READ_ONLY)
 
-    async def wheel_event(self, ev: Mapping[str, Any]) -> list[Entry]:
+    async def wheel_event(self, ev: WheelEvent | Mapping[str, Any]) -> list[Entry]:
         raise DrrError(READ_ONLY)
 
     async def confirm_result(self, user: User) -> list[Entry]:

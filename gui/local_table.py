@@ -225,16 +225,19 @@ class LocalTable(TableAdapter):
             self.drawMade.emit(draw)
 
     def wheel_event(self, event: Any) -> None:
-        """A typed event from the wheel (hardware.events): results and "no more bets" act on the round."""
-        from hardware import events as ev
+        """A wheel event (engine.wheel_events): results and "no more bets" act on the round."""
+        from engine import wheel_events as ev
+        from hardware.events import describe
 
         if isinstance(event, ev.WheelResult):
             self.wheel_result(event.number, "wheel")
-        elif isinstance(event, ev.NoMoreBets):
+        elif isinstance(event, ev.WheelNoMoreBets):
             if self.phase is Phase.OPEN:
                 self.no_more_bets()
-        elif isinstance(event, ev.MissSpin | ev.LaunchFailed | ev.BallNotDetected | ev.ResultMismatch):
-            self.irregularity.emit(f"wheel: {event.describe().split(maxsplit=3)[-1]}")
+        elif isinstance(event, ev.WheelMissSpin | ev.WheelLaunchFailed | ev.WheelBallNotDetected) or (
+            isinstance(event, ev.WheelWarning) and event.is_mismatch
+        ):
+            self.irregularity.emit(f"wheel: {describe(event).split(maxsplit=3)[-1]}")
 
     def wheel_result(self, number: int, source: str = "wheel") -> None:
         """A result reported by the wheel: shown for the croupier to confirm."""

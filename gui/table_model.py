@@ -59,6 +59,7 @@ if TYPE_CHECKING:  # the table's modules load once a table is attached, not befo
     from engine.table.changes import Changes
     from engine.table.service import Approval
     from engine.table.state import TableState
+    from engine.wheel_events import WheelEvent
 
 HISTORY_KEPT = 500
 STARTING = "starting: reading the journal"
@@ -97,7 +98,7 @@ class TableSource(Protocol):
 
     async def no_more_bets(self, user: User) -> list[Entry]: ...
 
-    async def wheel_event(self, ev: Mapping[str, Any]) -> list[Entry]: ...
+    async def wheel_event(self, ev: WheelEvent | Mapping[str, Any]) -> list[Entry]: ...
 
     async def confirm_result(self, user: User) -> list[Entry]: ...
 
@@ -368,11 +369,11 @@ class TableModel(TableAdapter):
     def no_more_bets(self) -> None:
         self._submit(lambda s: s.no_more_bets(self.user))
 
-    def wheel_event(self, event: Any) -> None:
-        """A typed event from the wheel link, passed to the table (before the start: dropped; the
-        wheel's messages are in its capture file)."""
+    def wheel_event(self, event: WheelEvent) -> None:
+        """An engine.wheel_events event from the wheel link, passed as it is to the table (before the
+        start: dropped; the wheel's messages are in its capture file)."""
         if self.source is not None:
-            self._submit(lambda s: s.wheel_event(event.to_json()))
+            self._submit(lambda s: s.wheel_event(event))
 
     def confirm_result(self) -> None:
         self._submit(lambda s: s.confirm_result(self.user))

@@ -17,7 +17,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from hardware.events import WheelResult
+from engine.wheel_events import WheelResult
 
 RESULTS = 1000
 

@@ -78,8 +78,9 @@ def _speed(text: str) -> float:
 def run_decode(args: argparse.Namespace) -> int:
     import logging
 
+    from engine.wheel_events import WheelResult
     from hardware.decode import DecodeSummary, decode_capture
-    from hardware.events import UnreadableLine, WheelResult
+    from hardware.events import UnreadableLine, describe, event_json
     from hardware.protocol import get_protocol
 
     # Unreadable lines are data here: summarised below, not logged one by one.
@@ -96,9 +97,9 @@ def run_decode(args: argparse.Namespace) -> int:
                 if isinstance(event, WheelResult):
                     out.write(json.dumps(event.result_line()) + "\n")
             elif args.json:
-                out.write(json.dumps(event.to_json()) + "\n")
+                out.write(json.dumps(event_json(event)) + "\n")
             else:
-                out.write(event.describe() + "\n")
+                out.write(describe(event) + "\n")
     except BrokenPipeError:  # `drr wheel decode … | head` is normal use
         _quiet_stdout()
         return 0

@@ -12,7 +12,7 @@ import asyncio
 from typing import Literal
 
 from engine.errors import DrrError
-from hardware.events import CommandReply, SelfTest, WheelEvent
+from hardware.events import CommandReply, LinkEvent, SelfTest
 from hardware.link import WheelLink, WheelTimeout
 
 REPLY_TIMEOUT = 2.0  # the wheel answers within ~50 ms (captures); 2 s covers a busy line
@@ -75,7 +75,7 @@ class WheelCommands:
         results: list[SelfTest] = []
         done = asyncio.Event()
 
-        def watch(event: WheelEvent) -> None:
+        def watch(event: LinkEvent) -> None:
             if isinstance(event, SelfTest):
                 results.append(event)
                 done.set()

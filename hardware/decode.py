@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hardware.capture import read_capture
-from hardware.events import WheelEvent
+from hardware.events import LinkEvent
 from hardware.protocol import Protocol, get_protocol
 
 
@@ -21,7 +21,7 @@ class DecodeSummary:
 
 def decode_capture(
     path: str | Path, protocol: str | Protocol = "ss2", summary: DecodeSummary | None = None
-) -> Iterator[WheelEvent]:
+) -> Iterator[LinkEvent]:
     """Events of a capture, in order, with the capture's timestamps. DrrError if unreadable."""
     decoder = get_protocol(protocol) if isinstance(protocol, str) else protocol
     seen = summary if summary is not None else DecodeSummary()

@@ -23,8 +23,9 @@ from types import TracebackType
 from typing import Any
 
 from engine.errors import DrrError
+from engine.wheel_events import WheelLinkState
 from hardware.capture import CaptureWriter
-from hardware.events import LinkState, WheelEvent
+from hardware.events import LinkEvent, reply_key
 from hardware.protocol import Protocol, get_protocol
 
 log = logging.getLogger("hardware.link")
@@ -101,11 +102,11 @@ class WheelLink(ABC):
         self.capture = CaptureWriter(capture_dir) if capture_dir is not None else None
         self._silence_after = silence_after
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._queues: list[asyncio.Queue[WheelEvent | None]] = []
-        self._callbacks: list[Callable[[WheelEvent], None]] = []
-        self._backlog: deque[WheelEvent] | None = deque(maxlen=BACKLOG)
+        self._queues: list[asyncio.Queue[LinkEvent | None]] = []
+        self._callbacks: list[Callable[[LinkEvent], None]] = []
+        self._backlog: deque[LinkEvent] | None = deque(maxlen=BACKLOG)
         # Open commands, oldest first: (reply keys, command text, future of its reply).
-        self._pending: list[tuple[tuple[str, ...], str, asyncio.Future[WheelEvent]]] = []
+        self._pending: list[tuple[tuple[str, ...], str, asyncio.Future[LinkEvent]]] = []
         self._connected = False
         self._silent = False
         self._detail = "not started"
@@ -161,15 +162,15 @@ class WheelLink(ABC):
 
     # -- consumers -----------------------------------------------------------------------------
 
-    def subscribe(self, callback: Callable[[WheelEvent], None]) -> Callable[[], None]:
+    def subscribe(self, callback: Callable[[LinkEvent], None]) -> Callable[[], None]:
         """Call `callback(event)` on the loop for every event; returns the unsubscribe function."""
         self._callbacks.append(callback)
         self._drain_backlog(callback)
         return lambda: self._callbacks.remove(callback) if callback in self._callbacks else None
 
-    async def events(self) -> AsyncIterator[WheelEvent]:
+    async def events(self) -> AsyncIterator[LinkEvent]:
         """Every event from now on (plus the start-up backlog for the first consumer)."""
-        queue: asyncio.Queue[WheelEvent | None] = asyncio.Queue()
+        queue: asyncio.Queue[LinkEvent | None] = asyncio.Queue()
         self._queues.append(queue)
         self._drain_backlog(queue.put_nowait)
         try:
@@ -181,12 +182,12 @@ class WheelLink(ABC):
         finally:
             self._queues.remove(queue)
 
-    def _drain_backlog(self, sink: Callable[[WheelEvent], None]) -> None:
+    def _drain_backlog(self, sink: Callable[[LinkEvent], None]) -> None:
         backlog, self._backlog = self._backlog, None
         for event in backlog or ():
             sink(event)
 
-    def _dispatch(self, event: WheelEvent) -> None:
+    def _dispatch(self, event: LinkEvent) -> None:
         if self._backlog is not None:
             self._backlog.append(event)
         for queue in self._queues:
@@ -196,7 +197,7 @@ class WheelLink(ABC):
                 callback(event)
             except Exception:  # one broken listener must not starve the others
                 log.exception("wheel event subscriber failed on %s", event.type)
-        key = event.reply_key()
+        key = reply_key(event)
         if key is not None:
             for index, (keys, command, future) in enumerate(self._pending):
                 if key in keys and not future.done() and self.protocol.answers(command, event):
@@ -210,7 +211,7 @@ class WheelLink(ABC):
         self._last_line = _time.monotonic()
         if self._silent:
             self._silent = False
-            self._dispatch(LinkState(game=None, time=time, state="connected", detail="lines again"))
+            self._dispatch(WheelLinkState(game=None, time=time, state="connected", detail="lines again"))
         if self.capture is not None and not captured:
             self.capture.write("RX", raw, time)
         for event in self.protocol.feed_line(raw, time):
@@ -236,7 +237,7 @@ class WheelLink(ABC):
             self._pending.clear()
         state = "connected" if connected else "disconnected"
         log.info("wheel link %s %s: %s", self.source, state, detail)
-        self._dispatch(LinkState(game=None, time=utc_now(), state=state, detail=detail))
+        self._dispatch(WheelLinkState(game=None, time=utc_now(), state=state, detail=detail))
 
     async def _watch_silence(self) -> None:
         assert self._silence_after is not None
@@ -249,11 +250,11 @@ class WheelLink(ABC):
                 self._silent = True
                 detail = f"no line from the wheel for {age:.1f} s (cable pulled or wheel off?)"
                 log.warning("wheel link %s silent: %s", self.source, detail)
-                self._dispatch(LinkState(game=None, time=utc_now(), state="silent", detail=detail))
+                self._dispatch(WheelLinkState(game=None, time=utc_now(), state="silent", detail=detail))
 
     # -- host commands -----------------------------------------------------------------------
 
-    async def command(self, command: str, timeout: float | None = None) -> WheelEvent | None:
+    async def command(self, command: str, timeout: float | None = None) -> LinkEvent | None:
         """Send a host command; return the reply event (None if the command expects no reply)."""
         if not self.protocol.accepts_commands:
             raise DrrError(f"the {self.protocol.name} protocol takes no commands", 2)
@@ -262,7 +263,7 @@ class WheelLink(ABC):
             raise WheelNotConnected(f"cannot send {text!r}: wheel not connected ({self._detail})")
         loop = asyncio.get_running_loop()
         keys = self.protocol.reply_keys(text)
-        future: asyncio.Future[WheelEvent] = loop.create_future()
+        future: asyncio.Future[LinkEvent] = loop.create_future()
         if keys:
             self._pending.append((keys, text, future))
         now = utc_now()

@@ -32,6 +32,7 @@ GAMES = 200
 async def _measure(games: int, directory: Path) -> tuple[list[float], list[float]]:
     from engine.auth import User
     from engine.bets import BetKind, inside_bet, outside_bet
+    from engine.entry_types import EntryType
     from engine.store.db import open_store
     from engine.store.records import Entry
     from engine.table.service import TableService
@@ -46,7 +47,7 @@ async def _measure(games: int, directory: Path) -> tuple[list[float], list[float
     stopped: list[float] = []
 
     def on_entry(entry: Entry) -> None:
-        if entry.type == "wheel.result":
+        if entry.type == EntryType.WHEEL_RESULT:
             stopped.append(time.perf_counter())
             arrived.set()
 

@@ -105,6 +105,7 @@ async def _run(args: argparse.Namespace) -> int:
     from engine.store.db import DEFAULT_TABLE, open_store
     from engine.table.headless import HeadlessTable
     from engine.table.service import DEFAULT_APPROVAL_THRESHOLD, TableService
+    from engine.wheel_events import WheelClosed, WheelEvent, WheelMissSpin
     from hardware.replay import ReplayLink
     from hardware.table_bridge import table_events
     from hardware.wheel_source import open_wheel
@@ -141,12 +142,12 @@ async def _run(args: argparse.Namespace) -> int:
         with contextlib.suppress(DrrError):  # a replayed capture cannot answer
             await link.command(command, timeout=2)
 
-    async def events(link: WheelLink) -> AsyncIterator[dict[str, Any]]:
+    async def events(link: WheelLink) -> AsyncIterator[WheelEvent]:
         async for ev in table_events(link):
             command = None
-            if ev["type"] == "miss_spin":  # the wheel waits for the host's *R before relaunching
+            if isinstance(ev, WheelMissSpin):  # the wheel waits for the host's *R before relaunching
                 command = "*R"
-            elif ev["type"] == "closed" and spec.startswith("sim"):
+            elif isinstance(ev, WheelClosed) and spec.startswith("sim"):
                 command = "*P 1"  # unattended: power the virtual wheel up again after a fault
             if command is not None:
                 task = asyncio.create_task(send(link, command))

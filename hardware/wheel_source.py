@@ -10,8 +10,10 @@ A WheelSource is an async context manager:
 
     async with open_wheel("serial:/dev/ttyUSB0", capture_dir=logs) as wheel:
         reply = await wheel.command("*P 1", timeout=2)      # -> CommandReply(status="ok")
-        async for event in wheel.events():                  # WheelResult, NoMoreBets, ...
-            table.on_wheel(event.to_json())                 # plain dicts for the engine side
+        async for event in wheel.events():                  # WheelResult, ..., CommandReply, ...
+            ...                                             # engine.wheel_events or LinkMessage
+        async for event in table_events(wheel):             # hardware.table_bridge: engine events only
+            await service.wheel_event(event)                # journaled as they are
         wheel.health                                        # LinkHealth for the GUI
 
 `wheel.subscribe(callback)` is the callback alternative to `events()`. Every line RX and TX is

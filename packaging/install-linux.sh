@@ -4,7 +4,8 @@
 #     sudo ./install-linux.sh
 #
 # Copies the bundle to $PREFIX (default /opt/drr), links /usr/local/bin/drr to it, and installs the
-# Start-menu entry and the icon. Re-running it upgrades in place; the settings file, the journal
+# Start-menu entry, the icon and the systemd user service drr-station.service (installed, not
+# enabled: `systemctl --user enable --now drr-station` starts the station with the session). Re-running it upgrades in place; the settings file, the journal
 # and the logs live elsewhere (see docs/installation.md) and are never touched.
 # DESTDIR stages everything under another root (packaging tests use it).
 set -eu
@@ -28,6 +29,10 @@ icon="$HERE/_internal/resources/icons/drr.png"
 mkdir -p "$DESTDIR/usr/share/icons/hicolor/256x256/apps" "$DESTDIR/usr/share/applications"
 cp "$icon" "$DESTDIR/usr/share/icons/hicolor/256x256/apps/diamond-rush-roulette.png"
 sed "s#^Exec=.*#Exec=$PREFIX/drr#" "$HERE/drr.desktop" >"$DESTDIR/usr/share/applications/diamond-rush-roulette.desktop"
+if [ -f "$HERE/drr-station.service" ]; then
+    mkdir -p "$DESTDIR/usr/lib/systemd/user"
+    sed "s#^ExecStart=.*#ExecStart=$PREFIX/drr#" "$HERE/drr-station.service" >"$DESTDIR/usr/lib/systemd/user/drr-station.service"
+fi
 
 if [ -z "$DESTDIR" ]; then
     command -v gtk-update-icon-cache >/dev/null 2>&1 && gtk-update-icon-cache -q /usr/share/icons/hicolor || true

@@ -116,22 +116,30 @@ def run_show(args: argparse.Namespace) -> int:
 
     from engine.cli.store_args import open_from_args
     from engine.floor.recall import recall_round, settlement_records
-    from engine.store.history import show_round
 
     with open_from_args(args) as store:
-        if args.json:
-            # Each wager's payout recomputed under the round's own Rules Submission (by its sha256).
-            rec = recall_round(store, args.round_id, args.only_table)
-            shown = {"round": rec.record, "entries": rec.entries, "settlements": settlement_records(rec)}
-            print(json.dumps(shown, sort_keys=True, indent=2))
-            return 0
-        recall = show_round(store, args.round_id, args.only_table)
-    rnd = recall["round"]
+        # Each wager's payout recomputed under the round's own Rules Submission (by its sha256).
+        rec = recall_round(store, args.round_id, args.only_table)
+    if args.json:
+        shown = {"round": rec.record, "entries": rec.entries, "settlements": settlement_records(rec)}
+        print(json.dumps(shown, sort_keys=True, indent=2))
+        return 0
+    rnd = rec.record
     print(f"RECALL round {rnd['round_id']} on table {rnd['table']}: {rnd['status']}, result {rnd['result']}")
     print(
         f"  lucky {rnd['lucky']}  bonus {rnd['bonus_number']}  wagered {rnd['wagered']}  paid {rnd['paid']}"
     )
-    for e in recall["entries"]:
+    if rec.settlement is not None:
+        print(
+            f"  payouts under Rules Submission {rec.rules_sha256}"
+            + (f" ({rec.replay_note})" if rec.replay_note else "")
+        )
+        for w in rec.settlement.to_wire()["wagers"]:
+            odds = "-" if w["kind"] == "lose" else f"{w['odds']} to 1"
+            print(f"    {w['id']:<24} {w['kind']:<6} {odds:<12} {w['payout']}")
+    elif rec.replay_note:
+        print(f"  {rec.replay_note}")
+    for e in rec.entries:
         payload = json.dumps(e["payload"], sort_keys=True, separators=(",", ":"))
         print(f"  #{e['seq']:<7} {e['time']}  {e['user'] or '-':<10} {e['type']:<24} {payload}")
     return 0

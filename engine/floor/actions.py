@@ -29,10 +29,10 @@ from typing import Any
 import sqlalchemy as sa
 
 from engine.auth import PermissionDenied, User, require
-from engine.entry_types import LEGACY, EntryType
+from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.floor_events import ActionRefused
-from engine.journal_types import parse, write
+from engine.journal_types import parse, spellings, write
 from engine.round import ResultCorrected
 from engine.rules import RulesSubmission, parse_rules
 from engine.store import schema
@@ -264,19 +264,13 @@ def load_rules(store: Store, table: str, candidate: RulesCandidate, reason: str,
     store.journal.append_many([write(loaded, table=table, user=user.name)])
 
 
-_RULES_TYPES = (
-    EntryType.TABLE_RULES_LOADED,
-    *(k for k, t in LEGACY.items() if t is EntryType.TABLE_RULES_LOADED),
-)
-
-
 def latest_rules(store: Store, table: str) -> RulesLoaded | None:
     """The Rules Submission `table` last loaded (by the table service or the pit boss), None if none."""
     j = schema.journal
     with store.read() as conn:
         row = conn.execute(
             sa.select(j.c.seq, j.c.type, j.c.payload)
-            .where(j.c.table_id == table, j.c.type.in_(_RULES_TYPES))
+            .where(j.c.table_id == table, j.c.type.in_(spellings(EntryType.TABLE_RULES_LOADED)))
             .order_by(j.c.seq.desc())
             .limit(1)
         ).first()

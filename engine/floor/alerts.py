@@ -27,7 +27,10 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from engine.auth import User, require
+from engine.entry_types import EntryType
 from engine.errors import DrrError
+from engine.floor_events import AlertAcknowledged, AlertRaised
+from engine.journal_types import entry_type, spellings, write
 from engine.store import schema
 from engine.store.canonical import parse_time
 from engine.store.records import NewEvent
@@ -37,8 +40,8 @@ if TYPE_CHECKING:
     from engine.floor.surveillance import TableView
     from engine.store.db import Store
 
-ALERT_RAISED = "alert.raised"
-ALERT_ACKNOWLEDGED = "alert.acknowledged"
+ALERT_RAISED = EntryType.ALERT_RAISED.value
+ALERT_ACKNOWLEDGED = EntryType.ALERT_ACKNOWLEDGED.value
 SEVERITIES = ("info", "warning", "critical")
 LOOKBACK = 5000
 DEFAULT_PAYOUT_THRESHOLD = Decimal("5000")
@@ -75,31 +78,33 @@ def _entry_alert(
 ) -> tuple[str, str, str] | None:
     """(severity, kind, message) for a journal entry that deserves an alert, else None."""
     rid = f"round {round_id}" if round_id else "the table"
-    if kind == "round.no_spin":
+    t = entry_type(kind)  # today's type (an old journal's spelling mapped); payloads read leniently:
+    # a scan never stops on one odd entry
+    if t is EntryType.ROUND_NO_SPIN:
         return "warning", "miss-spin", f"no-spin on {rid}: {p.get('reason') or 'no reason given'}"
-    if kind == "round.result_before_close":
+    if t is EntryType.ROUND_RESULT_BEFORE_CLOSE:
         return "warning", "irregularity", f"result {p.get('number')} before bets closed on {rid}"
-    if kind == "round.irregularity":
+    if t is EntryType.ROUND_IRREGULARITY:
         return "warning", "irregularity", f"irregularity on {rid}: {p.get('kind') or p.get('reason') or '?'}"
-    if kind == "round.result" and p.get("source") == "manual":
+    if t is EntryType.ROUND_RESULT and p.get("source") == "manual":
         return (
             "warning",
             "manual result",
             f"{p.get('number')} entered by hand on {rid}: {p.get('reason') or ''}",
         )
-    if kind == "round.voided":
+    if t is EntryType.ROUND_VOIDED:
         return "warning", "void", f"{rid} voided: {p.get('reason') or ''}"
-    if kind == "round.result_corrected":
+    if t is EntryType.ROUND_RESULT_CORRECTED:
         return (
             "critical",
             "result overridden",
             f"{rid}: result {p.get('old')} corrected to {p.get('new')}: {p.get('reason') or ''}",
         )
-    if kind == "round.settled":
+    if t is EntryType.ROUND_SETTLED:
         paid = Decimal(str(p.get("total_paid", p.get("paid", "0"))))
         if paid >= threshold:
             return "warning", "large payout", f"{rid} paid {paid} (threshold {threshold})"
-    wheel_kind = kind.rsplit(".", 1)[-1]
+    wheel_kind = (t or kind).rsplit(".", 1)[-1]
     if kind.startswith("wheel.") and wheel_kind in WHEEL_FAULTS:
         return "warning", "sensor fault", f"wheel {wheel_kind.replace('_', ' ')} on {rid}"
     if kind.startswith("wheel.") and wheel_kind in LINK_KINDS and p.get("state") not in ("connected", "up"):
@@ -180,7 +185,7 @@ class AlertScanner:
         limit = self.silent_after
         for payload in conn.execute(
             sa.select(j.c.payload)
-            .where(j.c.table_id == table, j.c.type == "table.settings_changed")
+            .where(j.c.table_id == table, j.c.type.in_(spellings(EntryType.TABLE_SETTINGS_CHANGED)))
             .order_by(j.c.seq)
         ).scalars():
             minutes = json.loads(payload).get("changes", {}).get("silent_after_minutes")
@@ -279,12 +284,7 @@ def _event(
     *,
     at: str | None = None,
 ) -> NewEvent:
-    payload = {"alert_id": alert_id, "table": table, "severity": severity, "kind": kind, "message": message}
-    if round_id is not None:
-        payload["round_id"] = round_id
-    if at is not None:
-        payload["at"] = at
-    return NewEvent(FLOOR, ALERT_RAISED, payload, user=None)
+    return write(AlertRaised(alert_id, table, severity, kind, message, round_id, at), table=FLOOR)
 
 
 def _known_ids(conn: sa.Connection, ids: list[str]) -> set[str]:
@@ -367,16 +367,5 @@ def acknowledge_alert(store: Store, alert_id: str, user: User, note: str = "") -
         raise DrrError(
             f"alert {alert_id} was acknowledged by {alert.acknowledged_by} at {alert.acknowledged_at}"
         )
-    store.journal.append(
-        FLOOR,
-        ALERT_ACKNOWLEDGED,
-        {
-            "alert_id": alert_id,
-            "table": alert.table,
-            "by": user.name,
-            "role": user.role,
-            "note": note.strip(),
-        },
-        round_id=alert.round_id,
-        user=user.name,
-    )
+    ack = AlertAcknowledged(alert_id, alert.table, user.name, user.role, note.strip())
+    store.journal.append_many([write(ack, table=FLOOR, round_id=alert.round_id, user=user.name)])

@@ -1,162 +1,254 @@
-"""Demonstration floor: real engine rounds from a seeded RNG, journaled into a store.
+"""Demonstration floor: rounds played through the real table service, from seeded generators.
 
-Every round is played through `engine.round` (and `engine.bonus_game` when the ball lands on the
-Bonus Number under a straight-up wager), and its events are journaled exactly as the table service
-does, with the dealer and rotor direction extras the projections read. For screenshots, tests and
-demos only: the seeded generator is not a casino RNG.
+Each table's rounds are played the way a real table plays them: an `engine.table.service`
+`TableService` on the given store (a seeded generator, which the service accepts for demos only),
+the wheel's own events (game started, rotor speed, ball launched, no more bets, result), the
+croupier's commands, bonus games played through the service and now and then a result entered by
+hand (a sensor fault). Every entry on the demo floor is written by the code that writes it at a real
+table; this module writes none. The service runs on a demo clock that replays a shift from `start`
+(one round every 75 s) and stamps the entries with it, so the floor's charts and reports have a
+history. For screenshots, tests and demos only: the seeded generator is not a casino RNG.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+import asyncio
+import copy
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from typing import Any, Literal
 
-from engine.bets import BetKind, Wager, inside_bet, outside_bet
+from engine.auth import User
+from engine.bets import Bet, BetKind, inside_bet, outside_bet
+from engine.errors import DrrError
 from engine.rng import SeededRng
-from engine.rules import RulesSubmission, load_default_rules
+from engine.round import Phase, draw_lucky_and_bonus
 from engine.store.db import Store
-from engine.store.journal import NewEvent
+from engine.table.service import TableService
 
 PLAYERS = ("Anna", "Bob", "Carla", "Dev", "Eve")
 DEALERS = ("dana", "eli", "fay")
+PIT_BOSS = User("pat", "pitboss")
 START = datetime(2026, 11, 29, 0, 0, tzinfo=UTC)
+ROUND_SECONDS = 75  # one round every 75 s of the demo clock
+MANUAL_EVERY = 50  # the 26th round of every 50 has its result entered by hand (a sensor fault)
+MANUAL_REASON = "sensor fault: read from the wheel by the dealer"
 
 
 @dataclass
-class RoundPlan:
-    """How one demo round goes: who wagers what, where the ball lands (None: random)."""
+class DemoClock:
+    """The service's clock on the demo floor: seconds since the epoch, moved on by the demo."""
 
-    wagers: list[Wager] = field(default_factory=list)
-    result: int | None = None
-    hit_bonus: bool = False  # land on the Bonus Number (a straight-up on it is added)
-    manual: bool = False
+    now: float
 
+    def __call__(self) -> float:
+        return self.now
 
-def _payload(event: Any, **extra: Any) -> dict[str, Any]:
-    body = {k: v for k, v in event.to_json().items() if k != "type"}
-    body.update(extra)
-    return body
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
 
 
-def play(
-    rules: RulesSubmission,
-    rng: SeededRng,
-    table: str,
-    round_id: str,
-    plan: RoundPlan,
-    *,
-    when: datetime,
-    dealer: str,
-    direction: str,
-) -> list[NewEvent]:
-    """One round through the engine; returns its journal events in order."""
-    from engine.bonus_game import BonusGame
-    from engine.round import (
-        BonusOutcome,
-        BonusStarted,
-        ResultRecorded,
-        RoundOpened,
-        RoundState,
-        WagerPlaced,
-        apply,
-        bonus_needed,
-        close_bets,
-        settle,
-    )
-
-    events: list[NewEvent] = []
-    state = RoundState.initial(rules)
-    clock = [when]
-
-    def push(event: Any, seconds: float, user: str | None = None, **extra: Any) -> None:
-        nonlocal state
-        state = apply(state, event)
-        clock[0] += timedelta(seconds=seconds)
-        events.append(NewEvent(table, event.type, _payload(event, **extra), round_id, user, clock[0]))
-
-    push(RoundOpened(round_id, rules.sha256), 0, dealer, dealer=dealer)
-    wagers = list(plan.wagers)
-    for w in wagers:
-        push(WagerPlaced(w), 2, dealer)
-    bets_closed = close_bets(state, rng)
-    if plan.hit_bonus:
-        bonus = bets_closed.draw.bonus_number
-        extra = Wager(f"w{len(wagers) + 1}", "Carla", inside_bet([bonus]), Decimal(5))
-        push(WagerPlaced(extra), 1, dealer)
-    push(bets_closed, 15)
-    number = plan.result if plan.result is not None else rng.randbelow(37)
-    if plan.hit_bonus:
-        number = bets_closed.draw.bonus_number
-    source: Literal["sensor", "manual"] = "manual" if plan.manual else "sensor"
-    reason = "sensor fault: read from the wheel by the dealer" if plan.manual else ""
-    events.append(
-        NewEvent(table, "wheel.rotor_speed", {"rpm": str(Decimal(24) + rng.randbelow(60) / Decimal(10)),
-                                              "direction": direction}, round_id, None, clock[0])
-    )  # fmt: skip
-    push(ResultRecorded(number, source, reason), 12, dealer if plan.manual else None, direction=direction)
-    players = bonus_needed(state)
-    if players:
-        push(BonusStarted(players), 2)
-        for player in players:
-            frozen_clock = functools.partial(float, clock[0].timestamp())  # picks are instant in a demo
-            game = BonusGame.start(rules, rng, player=player, clock=frozen_clock)
-            pick = 0
-            while not game.finished:
-                if game.needs_boxes:
-                    game.place_boxes()
-                elif game.can_cash_out and game.round >= 4:
-                    game.cash_out()
-                else:
-                    game.pick(1 + (pick % 5))
-                    pick += 1
-            for bonus_event in game.events:
-                clock[0] += timedelta(seconds=3)
-                body = _payload(bonus_event, player=player)
-                events.append(NewEvent(table, bonus_event.type, body, round_id, None, clock[0]))
-            assert game.outcome is not None
-            push(BonusOutcome(player, game.outcome), 1)
-    push(settle(state), 3)
-    return events
-
-
-def demo_wagers(rng: SeededRng, round_no: int) -> list[Wager]:
+def demo_wagers(rng: SeededRng, round_no: int) -> list[tuple[str, Bet, Decimal]]:
+    """(player, bet, amount) of the regulars' wagers in round `round_no` (0-based) of a table."""
     d = Decimal
-    plan: list[tuple[str, Any, Decimal]] = [
-        (
-            "Anna",
-            outside_bet(BetKind.RED if rng.randbelow(2) else BetKind.BLACK),
-            d(25 + 25 * rng.randbelow(4)),
-        ),
+    colour = BetKind.RED if rng.randbelow(2) else BetKind.BLACK
+    plan: list[tuple[str, Bet, Decimal]] = [
+        ("Anna", outside_bet(colour), d(25 * (1 + rng.randbelow(4)))),
         ("Bob", inside_bet([rng.randbelow(37)]), d(5 * (1 + rng.randbelow(4)))),
         ("Dev", outside_bet(BetKind.DOZEN, 1 + rng.randbelow(3)), d(20)),
     ]
     if round_no % 3 == 0:
         plan.append(("Eve", outside_bet(BetKind.HIGH), d(100)))
-    return [Wager(f"w{i + 1}", p, b, a) for i, (p, b, a) in enumerate(plan)]
+    return plan
 
 
-def rounds_for(
-    rules: RulesSubmission, table: str, count: int, *, seed: str, start: datetime, bonus_every: int = 0
-) -> Iterator[list[NewEvent]]:
-    rng = SeededRng(f"{seed}-{table}")
-    for i in range(count):
-        plan = RoundPlan(
-            demo_wagers(rng, i), hit_bonus=bool(bonus_every) and i % bonus_every == bonus_every - 1
-        )
-        plan.manual = i % 97 == 50
-        yield play(
-            rules,
-            rng,
+class _DemoTable:
+    """One table of the demo floor: a started TableService, its wheel and its croupiers."""
+
+    def __init__(self, service: TableService, clock: DemoClock, choices: SeededRng, start: datetime) -> None:
+        self.svc = service
+        self.clock = clock
+        self.choices = choices  # the players' and the wheel's choices (the game's draw is the service's)
+        self.start = start
+
+    async def wheel(self, kind: str, game: int, **extra: object) -> None:
+        await self.svc.wheel_event({"type": kind, "game": game, **extra})
+
+    def croupier(self, index: int) -> User:
+        return User(DEALERS[(index // 30) % len(DEALERS)], "croupier")
+
+    async def finish_round_in_play(self, croupier: User) -> None:
+        """Settle (or clear) a round an earlier call left at the table, as its croupier would."""
+        s = self.svc.state.round
+        if s is None:
+            return
+        if s.phase in (Phase.RESULT, Phase.BONUS):
+            if self.svc.approval_needed() is not None:
+                await self.svc.approve_payout(PIT_BOSS)
+            await self.svc.settle(croupier)
+        if self.svc.state.round is not None:
+            await self.svc.next_round(croupier)
+
+    async def play(self, index: int, *, hit_bonus: bool, settle: bool = True) -> str:
+        """Round number `index` (0-based) of the table, from the wheel's "game started" to cleared."""
+        svc, clock = self.svc, self.clock
+        clock.now = (self.start + timedelta(seconds=ROUND_SECONDS * index)).timestamp()
+        croupier, game = self.croupier(index), index + 1
+        direction = "cw" if index % 2 else "ccw"
+        await self.wheel("started", game)
+        clock.advance(1)
+        await svc.open_bets(croupier)
+        s = svc.state.round  # the round as it stands (each command folds in a new state)
+        assert s is not None
+        round_id = s.round_id
+        for player, bet, amount in demo_wagers(self.choices, index):
+            clock.advance(2)
+            await svc.place_wager(croupier, player, bet, amount)
+        if hit_bonus:
+            # The draw is the service's generator's next; a copy of it shows the Bonus Number to come,
+            # and Carla puts a straight-up on it (so the demo has bonus games to show).
+            bonus_number = draw_lucky_and_bonus(s.rules, copy.deepcopy(svc.rng)).bonus_number
+            clock.advance(2)
+            await svc.place_wager(croupier, "Carla", inside_bet([bonus_number]), Decimal(5))
+        rpm = Decimal(24) + Decimal(self.choices.randbelow(60)) / 10
+        await self.wheel("rotor", game, rpm=str(rpm), direction=direction)
+        clock.advance(10)
+        await self.wheel("launched", game)
+        clock.advance(5)
+        await self.wheel("no_more_bets", game)  # the wheel's state 4 closes bets: the draw
+        s = svc.state.round
+        assert s is not None and s.draw is not None
+        number = self.choices.randbelow(37)
+        if hit_bonus:
+            number = s.draw.bonus_number
+            assert number == bonus_number, "the draw is the service generator's next"
+        clock.advance(10)
+        if index % MANUAL_EVERY == MANUAL_EVERY // 2:
+            await svc.manual_result(croupier, number, MANUAL_REASON)
+            clock.advance(2)
+            await svc.manual_result(croupier, number, MANUAL_REASON)
+        else:
+            await self.wheel("result", game, number=number, warnings=[])
+            clock.advance(2)
+            await svc.confirm_result(croupier)
+        if svc.state.round is not None and svc.state.round.phase is Phase.BONUS:
+            await self.play_bonus_games(croupier)
+        if not settle:
+            return round_id
+        clock.advance(3)
+        if svc.approval_needed() is not None:  # a large win (a bonus game can pay 4,999 to 1)
+            await svc.approve_payout(PIT_BOSS)
+            clock.advance(5)
+        await svc.settle(croupier)
+        clock.advance(2)
+        await svc.next_round(croupier)
+        return round_id
+
+    async def play_bonus_games(self, croupier: User) -> None:
+        """Each winner plays: boxes 1, 2, 3... in turn, cashing out from round 4 (§ 617b.12(j))."""
+        svc = self.svc
+        s = svc.state.round
+        assert s is not None
+        for player in s.bonus_players:
+            self.clock.advance(2)
+            await svc.bonus_start(croupier, player)
+            picks = 0
+            while not svc.state.games[player].finished:
+                self.clock.advance(3)  # well inside the countdown: the timer never decides in a demo
+                game = svc.state.games[player]
+                if game.can_cash_out and game.round >= 4:
+                    await svc.bonus_cash_out(croupier, player)
+                else:
+                    await svc.bonus_pick(croupier, player, 1 + picks % 5)
+                    picks += 1
+
+
+async def play_rounds_async(
+    store: Store,
+    table: str,
+    count: int,
+    *,
+    seed: str = "demo",
+    start: datetime = START,
+    bonus_every: int = 40,
+    rules_text: bytes | None = None,
+    leave_last_unsettled: bool = False,
+) -> list[str]:
+    """Play `count` more rounds on `table` through a TableService on `store`; their round ids.
+
+    A round an earlier call left unsettled is settled first. Round k (0-based, counted over the
+    table's whole journal) starts at `start` + 75 k s; every `bonus_every`-th lands on the Bonus
+    Number under a straight-up, so a bonus game is played (0: never). `leave_last_unsettled` stops
+    the last round with its result in and its payout waiting (for a pit boss to approve)."""
+    if count < 0:
+        raise DrrError(f"cannot play {count} rounds")
+    clock = DemoClock(start.timestamp())
+    svc = TableService(
+        store,
+        table,
+        rules_text=rules_text,
+        rng=SeededRng(f"{seed}-{table}-game"),
+        allow_seeded_rng=True,
+        clock=clock,
+        stamp_with_clock=True,
+        station="demo-floor",
+    )
+    demo = _DemoTable(svc, clock, SeededRng(f"{seed}-{table}"), start)
+    played: list[str] = []
+    await svc.start()
+    try:
+        first = svc.state.rounds_opened
+        if svc.state.round is not None:
+            await demo.finish_round_in_play(demo.croupier(max(first - 1, 0)))
+        for k in range(count):
+            i = first + k
+            hit = bool(bonus_every) and i % bonus_every == bonus_every - 1
+            last = k == count - 1
+            played.append(await demo.play(i, hit_bonus=hit, settle=not (last and leave_last_unsettled)))
+    finally:
+        await svc.close()
+    return played
+
+
+def play_rounds(
+    store: Store,
+    table: str,
+    count: int,
+    *,
+    seed: str = "demo",
+    start: datetime = START,
+    bonus_every: int = 40,
+    rules_text: bytes | None = None,
+    leave_last_unsettled: bool = False,
+) -> list[str]:
+    """`play_rounds_async` for a caller without a running event loop."""
+    return asyncio.run(
+        play_rounds_async(
+            store,
             table,
-            f"{table}-{i + 1:05d}",
-            plan,
-            when=start + timedelta(seconds=75 * i),
-            dealer=DEALERS[(i // 30) % len(DEALERS)],
-            direction="cw" if i % 2 else "ccw",
+            count,
+            seed=seed,
+            start=start,
+            bonus_every=bonus_every,
+            rules_text=rules_text,
+            leave_last_unsettled=leave_last_unsettled,
+        )
+    )
+
+
+async def fill_demo_floor_async(
+    store: Store,
+    tables: dict[str, int],
+    *,
+    seed: str = "demo",
+    start: datetime = START,
+    bonus_every: int = 40,
+    rules_text: bytes | None = None,
+) -> None:
+    """Play `tables[t]` rounds on each table t through the table service (see `play_rounds_async`)."""
+    for table, count in tables.items():
+        await play_rounds_async(
+            store, table, count, seed=seed, start=start, bonus_every=bonus_every, rules_text=rules_text
         )
 
 
@@ -167,16 +259,11 @@ def fill_demo_floor(
     seed: str = "demo",
     start: datetime = START,
     bonus_every: int = 40,
-    rules: RulesSubmission | None = None,
+    rules_text: bytes | None = None,
 ) -> None:
-    """Journal `tables[t]` engine rounds on each table t (batched transactions)."""
-    rules = rules or load_default_rules()
-    for table, count in tables.items():
-        batch: list[NewEvent] = []
-        for events in rounds_for(rules, table, count, seed=seed, start=start, bonus_every=bonus_every):
-            batch += events
-            if len(batch) > 4000:
-                store.journal.append_many(batch)
-                batch = []
-        if batch:
-            store.journal.append_many(batch)
+    """`fill_demo_floor_async` for a caller without a running event loop."""
+    asyncio.run(
+        fill_demo_floor_async(
+            store, tables, seed=seed, start=start, bonus_every=bonus_every, rules_text=rules_text
+        )
+    )

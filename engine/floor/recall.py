@@ -11,17 +11,34 @@ store (engine.store.rules_store.rules_for), never the rules the program or the t
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from engine.bets import Wager
+from engine.bonus_game import BoxesPlaced
+from engine.entry_types import EntryType
 from engine.errors import DrrError
+from engine.floor_events import HistoryImported
+from engine.journal_types import ROUND_EVENTS, entry_type, parse
+from engine.round import (
+    BetsClosed,
+    BonusOutcome,
+    ResultCorrected,
+    ResultRecorded,
+    RoundEvent,
+    RoundSettled,
+    RoundVoided,
+    WagerPlaced,
+    WagerRemoved,
+)
 from engine.store.history import show_round
+from engine.table_events import PlayerBonusEvent, PresetSet, TimerRestarted
+from engine.wheel_events import WheelEvent
 
 if TYPE_CHECKING:
+    from engine.rules import RulesSubmission
     from engine.settlement import RoundSettlement, Settlement
     from engine.store.db import Store
 
@@ -50,6 +67,7 @@ class Recall:
     settlements: list[Settlement] = field(default_factory=list)
     settlement: RoundSettlement | None = None  # the settlements with their totals (None: unknown)
     rules_sha256: str | None = None  # the Rules Submission the round was opened under
+    rules: RulesSubmission | None = None  # ... when the store holds it
     total_wagered: Decimal | None = None
     total_paid: Decimal | None = None
     replay_note: str = ""
@@ -87,12 +105,12 @@ def _bonus_text(kind: str, p: dict[str, Any], boxes: list[str]) -> str:
 
 
 def recall_round(store: Store, round_id: str, table: str | None = None) -> Recall:
-    from engine.round import RoundOpened, event_from_json, replay
+    from engine.round import RoundOpened, replay
     from engine.store.rules_store import rules_for
 
     shown = show_round(store, round_id, table)
     rec = Recall(shown["round"], shown["entries"])
-    round_events = []
+    round_events: list[RoundEvent] = []
     wagers: dict[str, Wager] = {}
     bonus_player = "?"
     boxes: dict[str, list[str]] = {}
@@ -100,61 +118,59 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
     voided_late: dict[str, Any] | None = None
     for e in rec.entries:
         kind, p = e["type"], e["payload"]
-        if kind == "round.wager_placed":
-            try:
-                placed = event_from_json({**p, "type": kind})
-            except ValueError:
-                continue
-            wager = placed.wager  # type: ignore[union-attr]
-            wagers[wager.id] = wager
-        elif kind == "round.wager_removed":
-            wagers.pop(str(p.get("wager_id")), None)
-        elif kind in ("round.bets_closed", "round.closed"):
-            draw = p.get("draw", p)
-            raw = draw.get("lucky") or {}
-            pairs = raw.items() if isinstance(raw, dict) else raw
-            rec.lucky = {int(n): Fraction(str(x)) for n, x in pairs}
-            rec.bonus_number = draw.get("bonus_number")
-        elif kind == "round.result":
-            rec.result = int(p["number"])
-        elif kind == "round.result_corrected":
+        try:
+            payload = parse(kind, p, where=f"journal entry {e.get('seq')}")
+        except DrrError:
+            payload = None  # malformed: kept in the audit trail, not replayed
+        if isinstance(payload, WagerPlaced):
+            wagers[payload.wager.id] = payload.wager
+        elif isinstance(payload, WagerRemoved):
+            wagers.pop(payload.wager_id, None)
+        elif isinstance(payload, BetsClosed):
+            draw = payload.draw
+            rec.lucky = {n: draw.lucky[n] for n in draw.lucky_order}
+            rec.bonus_number = draw.bonus_number
+        elif isinstance(payload, ResultRecorded):
+            rec.result = payload.number
+        elif isinstance(payload, ResultCorrected):
             rec.corrections.append(p)
             if rec.original_result is None:
-                rec.original_result = int(p["old"])
-            rec.result = int(p["new"])
-        elif kind == "history.imported":
-            rec.result = int(p["number"])
-        elif kind.startswith("wheel."):
+                rec.original_result = payload.old
+            rec.result = payload.new
+        elif isinstance(payload, HistoryImported):
+            rec.result = payload.number
+        elif isinstance(payload, WheelEvent):
             rec.wheel.append(e)
-        elif kind == "round.bonus_outcome":
-            rec.bonus_outcomes[str(p["player"])] = Fraction(str(p["odds"]))
-            rec.bonus_steps.append(BonusStep(str(p["player"]), e["time"], kind, _bonus_text(kind, p, [])))
-        elif kind.startswith("bonus."):
-            bonus_player = str(p.get("player", bonus_player))
-            if kind == "bonus.boxes_placed":
+        elif isinstance(payload, BonusOutcome):
+            rec.bonus_outcomes[payload.player] = payload.odds
+            rec.bonus_steps.append(BonusStep(payload.player, e["time"], kind, _bonus_text(kind, p, [])))
+        elif isinstance(payload, PlayerBonusEvent | PresetSet | TimerRestarted):
+            bonus_player = payload.player
+            if isinstance(payload, PlayerBonusEvent) and isinstance(payload.event, BoxesPlaced):
                 boxes[bonus_player] = [str(b) for b in p.get("boxes", [])]
             text = _bonus_text(kind, p, boxes.get(bonus_player, []))
             rec.bonus_steps.append(BonusStep(bonus_player, e["time"], kind, text))
-        elif kind == "round.settled":
+        elif isinstance(payload, RoundSettled):
+            rec.total_wagered, rec.total_paid = payload.total_wagered, payload.total_paid
+        elif entry_type(kind) is EntryType.ROUND_SETTLED:  # another writer's shorter form
             rec.total_wagered = Decimal(str(p.get("total_wagered", p.get("wagered", "0"))))
             rec.total_paid = Decimal(str(p.get("total_paid", p.get("paid", "0"))))
-        if kind == "round.voided" and settled_seen:
+        if isinstance(payload, RoundVoided) and settled_seen:
             # A floor void after settlement is not a step of the round's own play (the engine refuses
             # it there): replay the play as it was and say what the void did.
             voided_late = p
             continue
-        if kind == "round.settled":
+        if entry_type(kind) is EntryType.ROUND_SETTLED:
             settled_seen = True
-        if kind.startswith("round.") and kind != "round.result_corrected":
-            with contextlib.suppress(ValueError):
-                round_events.append(event_from_json({**p, "type": kind}))
+        if isinstance(payload, ROUND_EVENTS) and not isinstance(payload, ResultCorrected):
+            round_events.append(payload)
     rec.wagers = list(wagers.values())
     opened = next((ev for ev in round_events if isinstance(ev, RoundOpened)), None)
     rec.rules_sha256 = None if opened is None else opened.rules_sha256
     try:
         if rec.rules_sha256 is None:
             raise DrrError("the round names no Rules Submission")
-        rules = rules_for(store, rec.rules_sha256)
+        rules = rec.rules = rules_for(store, rec.rules_sha256)
         state = replay(rules, round_events)
     except DrrError as exc:
         rec.replay_note = f"per-wager payouts not recomputed: {exc.message}"

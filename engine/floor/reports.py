@@ -1,7 +1,9 @@
 """Shift and day reports per table: rounds, handle, paid, win, hold, theoretical win, hits, irregularities.
 
 Money stays exact (Decimal from the store's integer units); the hold is a Fraction shown as a percent.
-The CSV export writes the same figures the screen and the PDF show.
+The CSV export writes the same figures the screen and the PDF show. The theoretical hold weighs each
+bet's handle by its house edge under the Rules Submission its round was played under (found by the
+round's `rules_sha256`, engine.store.rules_store), so a casino's own paytable gives its own figure.
 """
 
 from __future__ import annotations
@@ -93,18 +95,17 @@ def table_report(
     house_edge: Fraction | Mapping[str, Fraction] | None = None,
     largest: int = 5,
 ) -> TableReport:
-    """The report of `table` for [since, until). `house_edge`: one edge, or each bet's (default: the
-    shipped Rules Submission's, `engine.store.stats.house_edges`)."""
-    from engine.store.stats import house_edges, read_tally, theoretical
+    """The report of `table` for [since, until). `house_edge`: one edge, or each bet's (default: each
+    round's own, under the Rules Submission it was played under, `engine.store.stats.house_edges`)."""
+    from engine.store.stats import read_tally, theoretical
 
-    if house_edge is None:
-        from engine.rules import load_default_rules
-
-        house_edge = house_edges(load_default_rules())
     tally = read_tally(store, table, since=since, until=until)
-    theory_hold, theory_win = theoretical(tally, house_edge)
     r = schema.rounds
     where = (r.c.table_id == table, r.c.opened_at >= format_time(since), r.c.opened_at < format_time(until))
+    if house_edge is None:
+        theory_hold, theory_win = _theoretical_by_rules(store, tally, where)
+    else:
+        theory_hold, theory_win = theoretical(tally, house_edge)
     settled = r.c.status == "settled"
 
     def count(cond: Any) -> Any:
@@ -146,6 +147,51 @@ def table_report(
         theoretical_win=theory_win,
         largest=[LargePayout(b.round_id, b.opened_at, b.result, from_units(b.paid)) for b in big],
     )
+
+
+_EDGES: dict[str, dict[str, Fraction]] = {}
+
+
+def _edges(store: Store, sha256: str | None) -> dict[str, Fraction]:
+    """Each bet's house edge under a Rules Submission (engine.math, once per sha256). A round that
+    names none (an imported result; it has no handle) counts under the shipped rules."""
+    from engine.rules import load_default_rules
+    from engine.store.rules_store import rules_for
+    from engine.store.stats import house_edges
+
+    rules = load_default_rules() if sha256 is None else rules_for(store, sha256)
+    if rules.sha256 not in _EDGES:
+        _EDGES[rules.sha256] = house_edges(rules)
+    return _EDGES[rules.sha256]
+
+
+def _theoretical_by_rules(
+    store: Store, tally: Any, where: tuple[Any, ...]
+) -> tuple[Fraction | None, Decimal | None]:
+    """(theoretical hold, win) of the period with each round's bets at its own rules' edges."""
+    import json
+
+    from engine.store.stats import theoretical
+
+    r = schema.rounds
+    settled = (*where, r.c.status == "settled")
+    with store.read() as conn:
+        shas = list(conn.execute(sa.select(r.c.rules_sha256).where(*settled).distinct()).scalars())
+        if len(shas) <= 1:  # the usual case: one paytable the whole period
+            return theoretical(tally, _edges(store, shas[0] if shas else None))
+        rows = conn.execute(sa.select(r.c.rules_sha256, r.c.handle).where(*settled)).all()
+    handle = win = Fraction(0)
+    for sha, by_bet in rows:
+        edges = _edges(store, sha)
+        for bet, units in (json.loads(by_bet) if by_bet else {}).items():
+            if bet not in edges:
+                return None, None
+            amount = Fraction(int(units), schema.MONEY_SCALE)
+            handle += amount
+            win += amount * edges[bet]
+    if not handle:
+        return None, None
+    return win / handle, (Decimal(win.numerator) / Decimal(win.denominator)).quantize(Decimal("0.01"))
 
 
 def report_csv(reports: list[TableReport]) -> str:

@@ -23,9 +23,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import sqlalchemy as sa
 
+from engine.entry_types import EntryType
 from engine.floor.power import spins_needed, verdict
 from engine.floor.sequence import Spin, dealer_signature, repeats
 from engine.floor.windows import SpinWindow
+from engine.journal_types import entry_type
 from engine.store import schema
 from engine.store.canonical import format_time
 from engine.store.stats import DEFAULT_ALPHA, POCKETS, table_stats
@@ -69,9 +71,10 @@ class JournalTail:
             ).all()
         for seq, time, kind, payload in rows:
             self.last_seq, self.last_time = int(seq), time
-            if kind == "round.bonus_outcome":
+            t = entry_type(kind)  # wheel.rotor_speed of old journals (and the demo floor) is wheel.rotor
+            if t is EntryType.ROUND_BONUS_OUTCOME:
                 self.bonus_odds[str(json.loads(payload).get("odds"))] += 1
-            elif kind in ("wheel.rotor", "wheel.rotor_speed"):
+            elif t is EntryType.WHEEL_ROTOR:
                 body = json.loads(payload)
                 try:
                     rpm = float(Decimal(str(body.get("rpm"))))

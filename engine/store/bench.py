@@ -35,20 +35,23 @@ def bench_appends() -> dict[str, float]:
     from engine.store import open_store
 
     with tempfile.TemporaryDirectory() as tmp, open_store(str(Path(tmp) / "bench.sqlite")) as store:
+        from engine.bets import Wager, inside_bet
+        from engine.journal_types import write
+        from engine.round import RoundOpened, WagerPlaced
+
         j = store.journal
-        j.append("B1", "round.opened", {"round_id": "b-1"}, round_id="b-1", user="dana")
-        payload = {
-            "id": "w1",
-            "player": "p3",
-            "bet": "split",
-            "numbers": [17, 20],
-            "amount": Decimal("25.00"),
-        }
+        j.append_many([write(RoundOpened("b-1", "0" * 64), table="B1", round_id="b-1", user="dana")])
+        wager = write(
+            WagerPlaced(Wager("w1", "p3", inside_bet([17, 20]), Decimal("25.00"))),
+            table="B1",
+            round_id="b-1",
+            user="dana",
+        )
         rates = []
         for _ in range(REPEATS):
             started = time.perf_counter()
             for _ in range(APPENDS // REPEATS):
-                j.append("B1", "round.wager_placed", payload, round_id="b-1", user="dana")
+                j.append_many([wager])
             rates.append((APPENDS // REPEATS) / (time.perf_counter() - started))
     # Best of the repetitions: every append waits for its own fsync, so other programs' disk traffic
     # on a shared machine slows some repetitions; the median is given too.

@@ -17,7 +17,7 @@ import sqlite3
 import sys
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,10 +30,23 @@ from engine.errors import DrrError
 from engine.store import schema
 from engine.store.canonical import now_text
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the type only: the database layer does not import the journal above it
     from engine.store.journal import Journal
 
 APP_NAME = "diamond-rush-roulette"
+CHANNEL = "drr_journal"  # PostgreSQL NOTIFY channel: "<table>:<seq>" when a chain's head moves
+
+# `Store.journal` is the journal layer's `Journal`, registered by engine.store.journal when it is
+# imported (engine/store/__init__.py imports it): the database layer sits below the journal.
+_journal_factory: Callable[[Store], Journal] | None = None
+
+
+def register_journal(factory: Callable[[Store], Journal]) -> None:
+    """Called by engine.store.journal: what `Store.journal` returns."""
+    global _journal_factory
+    _journal_factory = factory
+
+
 DEFAULT_TABLE = "1"
 BUSY_TIMEOUT_MS = 5000
 _TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -222,9 +235,9 @@ class Store:
 
     @property
     def journal(self) -> Journal:
-        from engine.store.journal import Journal
-
-        return Journal(self)
+        if _journal_factory is None:  # only if engine.store (the package) was never imported
+            raise RuntimeError("engine.store.journal is not loaded: import engine.store first")
+        return _journal_factory(self)
 
     def claim(self, table: str, station: str = "table") -> OwnerClaim:
         """Become the one writer of `table`; refused, naming the owner, while another process holds it."""
@@ -336,8 +349,9 @@ def _read_only_sqlite_engine(path: Path) -> Engine:
     return engine
 
 
-def _sqlite_engine(url: str) -> Engine:
+def _sqlite_engine(url: str, *, durable: bool = True) -> Engine:
     engine = sa.create_engine(url)
+    synchronous = "FULL" if durable else "OFF"
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
@@ -346,7 +360,7 @@ def _sqlite_engine(url: str) -> Engine:
         cur = dbapi_conn.cursor()
         cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cur.execute("PRAGMA journal_mode=WAL")
-        cur.execute("PRAGMA synchronous=FULL")
+        cur.execute(f"PRAGMA synchronous={synchronous}")
         cur.close()
 
     @event.listens_for(engine, "begin")
@@ -357,9 +371,18 @@ def _sqlite_engine(url: str) -> Engine:
 
 
 def open_store(
-    url: str | None = None, *, table: str = DEFAULT_TABLE, migrate: bool = True, allow_older: bool = False
+    url: str | None = None,
+    *,
+    table: str = DEFAULT_TABLE,
+    migrate: bool = True,
+    allow_older: bool = False,
+    durable: bool = True,
 ) -> Store:
-    """Open (and with `migrate`, create or upgrade) the store at `url`; see the module docstring."""
+    """Open (and with `migrate`, create or upgrade) the store at `url`; see the module docstring.
+
+    `durable=False` is for scratch stores only (a demo floor, screenshots, tests): commits return
+    without waiting for the disk (SQLite synchronous=OFF, PostgreSQL synchronous_commit=off), so a
+    power cut may lose the last ones. Every table and station keeps the default."""
     full = resolve_url(url, table)
     parsed = make_url(full)
     path: Path | None = None
@@ -377,9 +400,18 @@ def open_store(
         if not migrate and path.exists() and not os.access(path.parent, os.W_OK):
             engine = _read_only_sqlite_engine(path)  # e.g. a backup on write-protected media
         else:
-            engine = _sqlite_engine(f"sqlite:///{path}")
+            engine = _sqlite_engine(f"sqlite:///{path}", durable=durable)
     else:
         engine = sa.create_engine(full, connect_args={"connect_timeout": 5}, pool_pre_ping=True)
+        if not durable:
+
+            @event.listens_for(engine, "connect")
+            def _no_flush_wait(dbapi_conn: Any, _record: Any) -> None:
+                cur = dbapi_conn.cursor()
+                cur.execute("SET synchronous_commit = off")
+                cur.close()
+                dbapi_conn.commit()
+
     store = Store(engine, full, path)
     try:
         from engine.store.migrate import ensure_current

@@ -30,11 +30,10 @@ from sqlalchemy.engine import make_url
 from engine.errors import DrrError
 from engine.store import schema
 from engine.store.canonical import GENESIS_HASH
-from engine.store.db import Store
+from engine.store.db import CHANNEL, Store
 from engine.store.journal import insert_entries, read_head, write_head
 from engine.store.records import row_to_entry
 
-CHANNEL = "drr_journal"
 log = logging.getLogger("drr.store.forward")
 
 

@@ -22,10 +22,13 @@ import sqlalchemy as sa
 
 from engine.auth import User, require
 from engine.errors import DrrError
+from engine.floor_events import HistoryImported
+from engine.journal_types import write
+from engine.round import RoundVoided
 from engine.store import schema
 from engine.store.canonical import format_time, parse_time
 from engine.store.db import Store, check_table_id
-from engine.store.projections import HISTORY_IMPORTED, ROUND_VOIDED, from_units, to_units
+from engine.store.projections import from_units, to_units
 from engine.store.records import NewEvent
 
 EXPORT_COLUMNS = (
@@ -88,6 +91,7 @@ def round_record(row: Any) -> dict[str, Any]:
         "result_at": row.result_at,
         "settled_at": row.settled_at,
         "note": row.note,
+        "rules_sha256": row.rules_sha256,  # the Rules Submission it was played under (None: imported)
     }
 
 
@@ -234,9 +238,7 @@ def _parse_import(
             continue
         assert row_table is not None
         seen[(row_table, round_id)] = line
-        events.append(
-            NewEvent(row_table, HISTORY_IMPORTED, {"number": number, "time": when, "source": "csv"}, round_id)
-        )
+        events.append(write(HistoryImported(number, when, "csv"), table=row_table, round_id=round_id))
     return events, errors, seen
 
 
@@ -303,10 +305,5 @@ def void_round(store: Store, round_id: str, reason: str, user: User, *, table: s
     row = _find_round(store, round_id, table)
     if row.status == "void":
         raise DrrError(f"round {round_id} is already void")
-    store.journal.append(
-        row.table_id,
-        ROUND_VOIDED,
-        {"reason": reason.strip(), "by": user.name, "role": user.role, "previous_status": row.status},
-        round_id=round_id,
-        user=user.name,
-    )
+    voided = RoundVoided(reason.strip(), by=user.name, role=user.role, previous_status=row.status)
+    store.journal.append_many([write(voided, table=row.table_id, round_id=round_id, user=user.name)])

@@ -10,7 +10,7 @@ nothing. On SQLite the commit is fsynced (WAL, synchronous=FULL) before `append`
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,7 @@ from sqlalchemy.engine import Connection
 from engine.errors import DrrError
 from engine.store import schema
 from engine.store.canonical import GENESIS_HASH, canonical_json, entry_hash, format_time, now_text, parse_time
-from engine.store.db import check_table_id
+from engine.store.db import CHANNEL, check_table_id, register_journal
 from engine.store.records import Entry, NewEvent, row_to_entry
 
 if TYPE_CHECKING:
@@ -116,13 +116,34 @@ _INSERT_ENTRY = sa.insert(schema.journal).values(
 )
 
 
+# The projections kept in each entry's transaction: engine.store.projections registers its `apply` and
+# `apply_many` here when imported (engine/store/__init__.py imports it), as the journal sits below
+# the projections. An append without them would leave the projections behind: refused.
+_project_one: Callable[[Connection, Entry], None] | None = None
+_project_many: Callable[[Connection, Sequence[Entry]], None] | None = None
+
+
+def register_projections(
+    one: Callable[[Connection, Entry], None], many: Callable[[Connection, Sequence[Entry]], None]
+) -> None:
+    """Called by engine.store.projections: what every append runs in its transaction."""
+    global _project_one, _project_many
+    _project_one, _project_many = one, many
+
+
+def _projections() -> tuple[
+    Callable[[Connection, Entry], None], Callable[[Connection, Sequence[Entry]], None]
+]:
+    if _project_one is None or _project_many is None:
+        raise RuntimeError("engine.store.projections is not loaded: import engine.store first")
+    return _project_one, _project_many
+
+
 def insert_entry(conn: Connection, entry: Entry, *, project: bool = True) -> None:
     """Store one fully formed entry (its head row already locked) with its projections and checkpoint."""
     _exec_fast(conn, "insert_entry", _INSERT_ENTRY, _entry_row(entry))
     if project:
-        from engine.store.projections import apply
-
-        apply(conn, entry)
+        _projections()[0](conn, entry)
     if entry.seq % CHECKPOINT_EVERY == 0:
         write_checkpoint(conn, entry.table, entry.seq, entry.hash, "interval")
 
@@ -147,8 +168,7 @@ def insert_entries(conn: Connection, entries: Sequence[Entry]) -> None:
     if len(entries) == 1:
         insert_entry(conn, entries[0])
         return
-    from engine.store.projections import apply_many
-
+    apply_many = _projections()[1]
     conn.execute(sa.insert(schema.journal), [_entry_row(e) for e in entries])
     apply_many(conn, entries)
     for entry in entries:
@@ -224,8 +244,6 @@ class Journal:
                 write_head(conn, table, old, seq, digest)
                 if conn.dialect.name == "postgresql":
                     # Stations LISTENing wake at commit (as after a forward), not at their next poll.
-                    from engine.store.forward import CHANNEL
-
                     conn.execute(
                         sa.text("SELECT pg_notify(:ch, :msg)"), {"ch": CHANNEL, "msg": f"{table}:{seq}"}
                     )
@@ -271,3 +289,6 @@ class Journal:
             query = query.where(j.c.table_id == table)
         with self.store.read() as conn:
             return [row_to_entry(r) for r in conn.execute(query.order_by(j.c.table_id, j.c.seq))]
+
+
+register_journal(Journal)

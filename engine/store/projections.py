@@ -47,24 +47,14 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from engine.entry_types import EntryType
 from engine.errors import DrrError
+from engine.journal_types import entry_type
 from engine.store import schema
 from engine.store.canonical import canonical_json, format_time, parse_time
+from engine.store.journal import register_projections
 from engine.store.records import Entry
-from engine.store.rules_store import RULES_TYPES, record_rules
-
-ROUND_OPENED = "round.opened"
-ROUND_BETS_CLOSED = "round.bets_closed"
-ROUND_CLOSED = "round.closed"
-ROUND_NO_SPIN = "round.no_spin"
-ROUND_RESULT_BEFORE_CLOSE = "round.result_before_close"
-ROUND_RESULT = "round.result"
-ROUND_RESULT_CORRECTED = "round.result_corrected"
-ROUND_BONUS_STARTED = "round.bonus_started"
-ROUND_SETTLED = "round.settled"
-ROUND_VOIDED = "round.voided"
-ROUND_IRREGULARITY = "round.irregularity"
-HISTORY_IMPORTED = "history.imported"
+from engine.store.rules_store import record_rules
 
 STATUSES = ("open", "closed", "result", "bonus", "settled", "void")
 DIRECTIONS = ("cw", "ccw")
@@ -243,10 +233,6 @@ def _bonus(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
     _set_round(conn, entry, status="bonus")
 
 
-WAGER_PLACED = "round.wager_placed"
-WAGER_REMOVED = "round.wager_removed"
-
-
 def _handle_by_bet(conn: Connection, entry: Entry) -> dict[str, int]:
     """The round's standing wagers summed by bet name, from its own journal entries (an index read)."""
     j = schema.journal
@@ -255,14 +241,14 @@ def _handle_by_bet(conn: Connection, entry: Entry) -> dict[str, int]:
         .where(
             j.c.table_id == entry.table,
             j.c.round_id == entry.round_id,
-            j.c.type.in_((WAGER_PLACED, WAGER_REMOVED)),
+            j.c.type.in_((EntryType.ROUND_WAGER_PLACED.value, EntryType.ROUND_WAGER_REMOVED.value)),
         )
         .order_by(j.c.seq)
     ).all()
     standing: dict[str, tuple[str, int]] = {}
-    for kind, text in rows:
+    for type_name, text in rows:
         w = json.loads(text)
-        if kind == WAGER_PLACED:
+        if type_name == EntryType.ROUND_WAGER_PLACED:
             standing[str(w.get("id"))] = (
                 str(w.get("bet", "?")),
                 to_units(w.get("amount", "0"), "wager amount"),
@@ -361,31 +347,31 @@ def _rules(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
     record_rules(conn, entry)
 
 
-HANDLERS: dict[str, Callable[[Connection, Entry, dict[str, Any]], None]] = {
-    ROUND_OPENED: _opened,
-    ROUND_BETS_CLOSED: _closed,
-    ROUND_CLOSED: _closed,
-    ROUND_RESULT: _result,
-    ROUND_RESULT_CORRECTED: _corrected,
-    ROUND_BONUS_STARTED: _bonus,
-    ROUND_SETTLED: _settled,
-    ROUND_VOIDED: _voided,
-    ROUND_IRREGULARITY: _irregularity,
-    ROUND_NO_SPIN: _irregularity,
-    ROUND_RESULT_BEFORE_CLOSE: _irregularity,
-    HISTORY_IMPORTED: _imported,
-    **dict.fromkeys(RULES_TYPES, _rules),
+HANDLERS: dict[EntryType, Callable[[Connection, Entry, dict[str, Any]], None]] = {
+    EntryType.ROUND_OPENED: _opened,
+    EntryType.ROUND_BETS_CLOSED: _closed,  # and an early journal's round.closed (LEGACY)
+    EntryType.ROUND_RESULT: _result,
+    EntryType.ROUND_RESULT_CORRECTED: _corrected,
+    EntryType.ROUND_BONUS_STARTED: _bonus,
+    EntryType.ROUND_SETTLED: _settled,
+    EntryType.ROUND_VOIDED: _voided,
+    EntryType.ROUND_IRREGULARITY: _irregularity,
+    EntryType.ROUND_NO_SPIN: _irregularity,
+    EntryType.ROUND_RESULT_BEFORE_CLOSE: _irregularity,
+    EntryType.HISTORY_IMPORTED: _imported,
+    EntryType.TABLE_RULES_LOADED: _rules,  # and the pit-boss station's legacy rules.changed
 }
 # Entries projected whether or not they belong to a round.
-ROUNDLESS = frozenset({ROUND_IRREGULARITY, *RULES_TYPES})
+ROUNDLESS = frozenset({EntryType.ROUND_IRREGULARITY, EntryType.TABLE_RULES_LOADED})
 
 
 def apply(conn: Connection, entry: Entry) -> None:
     """Update the projections for one entry (inside the entry's own transaction)."""
-    handler = HANDLERS.get(entry.type)
+    t = entry_type(entry.type)  # today's type through the registry (an old journal's spelling mapped)
+    handler = HANDLERS.get(t) if t is not None else None
     if handler is None:
         return
-    if entry.round_id is None and entry.type not in ROUNDLESS:
+    if entry.round_id is None and t not in ROUNDLESS:
         raise DrrError(f"{entry.type} needs a round_id")
     handler(conn, entry, entry.payload)
 
@@ -394,12 +380,12 @@ def apply_many(conn: Connection, entries: Sequence[Entry]) -> None:
     """`apply` for a run of entries; runs of `history.imported` are projected in bulk."""
     i = 0
     while i < len(entries):
-        if entries[i].type != HISTORY_IMPORTED:
+        if entries[i].type != EntryType.HISTORY_IMPORTED:
             apply(conn, entries[i])
             i += 1
             continue
         j = i
-        while j < len(entries) and entries[j].type == HISTORY_IMPORTED:
+        while j < len(entries) and entries[j].type == EntryType.HISTORY_IMPORTED:
             j += 1
         _imported_bulk(conn, entries[i:j])
         i = j
@@ -457,3 +443,6 @@ def rebuild(conn: Connection, table: str) -> int:
         apply(conn, row_to_entry(row))
         count += 1
     return count
+
+
+register_projections(apply, apply_many)  # every journal append keeps these in its transaction

@@ -24,10 +24,10 @@ from engine.entry_types import LEGACY, EntryType
 from engine.errors import DrrError
 from engine.rules import RulesSubmission, load_default_rules, parse_rules
 from engine.store import schema
+from engine.store.records import Entry, row_to_entry
 
 if TYPE_CHECKING:
     from engine.store.db import Store
-    from engine.store.records import Entry
 
 # The entry types that carry a Rules Submission's text: today's and the legacy spelling.
 RULES_TYPES: tuple[str, ...] = (
@@ -129,8 +129,6 @@ def record_rules(conn: Connection, entry: Entry) -> None:
 
 def backfill(conn: Connection, table: str | None = None) -> int:
     """Store the Rules Submission of every rules entry already in the journal; returns their number."""
-    from engine.store.journal import row_to_entry
-
     j = schema.journal
     query = sa.select(j).where(j.c.type.in_(RULES_TYPES))
     if table is not None:

@@ -19,6 +19,8 @@ import sqlalchemy as sa
 
 from engine.auth import AuthenticationFailed, User, check_role, require
 from engine.errors import DrrError
+from engine.floor_events import UserAdded, UserDisabled, UserLockedOut, UserLogin, UserLoginFailed
+from engine.journal_types import write
 from engine.store import schema
 from engine.store.canonical import format_time, parse_time
 from engine.store.db import Store
@@ -111,7 +113,7 @@ def add_user(
             )
         )
         store.journal.append_in(
-            conn, [NewEvent(table, "user.added", {"name": name, "role": role}, user=by.name if by else name)]
+            conn, [write(UserAdded(name, role), table=table, user=by.name if by else name)]
         )
     return UserInfo(name, role, False, 0, None, created)
 
@@ -132,61 +134,41 @@ def disable_user(store: Store, name: str, *, by: User, table: str = FLOOR) -> No
         if row is None:
             raise DrrError(f"no user {name}")
         conn.execute(sa.update(schema.users).where(schema.users.c.name == name).values(disabled=True))
-        store.journal.append_in(conn, [NewEvent(table, "user.disabled", {"name": name}, user=by.name)])
+        store.journal.append_in(conn, [write(UserDisabled(name), table=table, user=by.name)])
 
 
 def authenticate(store: Store, name: str, pin: str, *, table: str = FLOOR, station: str = "cli") -> User:
     """The user if `pin` is right and the account usable; every outcome journaled. Refusals never say why
     beyond what the person at the screen may know (locked out until …, disabled)."""
     now = _now()
-    where = {"station": station, "host": socket.gethostname()}
+    host = socket.gethostname()
+
+    def failed(why: str, failures: int | None = None) -> NewEvent:
+        return write(UserLoginFailed(name, why, failures, station, host), table=table, user=name)
+
     refusal: str | None = None
     user: User | None = None
     with store.begin() as conn:
         row = _row(conn, name)
         if row is None:
             pin_matches(pin, _DUMMY_HASH)  # the same time as a real check: names cannot be probed
-            store.journal.append_in(
-                conn,
-                [
-                    NewEvent(
-                        table, "user.login_failed", {"name": name, "why": "unknown user", **where}, user=name
-                    )
-                ],
-            )
+            store.journal.append_in(conn, [failed("unknown user")])
             refusal = f"unknown user or wrong PIN for {name}"
         elif row.disabled:
-            store.journal.append_in(
-                conn,
-                [NewEvent(table, "user.login_failed", {"name": name, "why": "disabled", **where}, user=name)],
-            )
+            store.journal.append_in(conn, [failed("disabled")])
             refusal = f"user {name} is disabled"
         elif row.locked_until is not None and parse_time(row.locked_until) > now:
-            store.journal.append_in(
-                conn,
-                [
-                    NewEvent(
-                        table, "user.login_failed", {"name": name, "why": "locked out", **where}, user=name
-                    )
-                ],
-            )
+            store.journal.append_in(conn, [failed("locked out")])
             refusal = f"user {name} is locked out after {MAX_FAILURES} wrong PINs until {row.locked_until}"
         elif not pin_matches(pin, row.pin_hash):
             failures = row.failures + 1
             values: dict[str, object] = {"failures": failures}
-            events = [
-                NewEvent(
-                    table,
-                    "user.login_failed",
-                    {"name": name, "why": "wrong PIN", "failures": failures, **where},
-                    user=name,
-                )
-            ]
+            events = [failed("wrong PIN", failures)]
             refusal = f"unknown user or wrong PIN for {name}"
             if failures >= MAX_FAILURES:
                 until = format_time(now + LOCKOUT)
                 values.update(failures=0, locked_until=until)
-                events.append(NewEvent(table, "user.locked_out", {"name": name, "until": until}, user=name))
+                events.append(write(UserLockedOut(name, until), table=table, user=name))
                 refusal = f"wrong PIN: user {name} is now locked out until {until}"
             conn.execute(sa.update(schema.users).where(schema.users.c.name == name).values(**values))
             store.journal.append_in(conn, events)
@@ -196,9 +178,8 @@ def authenticate(store: Store, name: str, pin: str, *, table: str = FLOOR, stati
                 .where(schema.users.c.name == name)
                 .values(failures=0, locked_until=None)
             )
-            store.journal.append_in(
-                conn, [NewEvent(table, "user.login", {"name": name, "role": row.role, **where}, user=name)]
-            )
+            login = UserLogin(name, row.role, station, host)
+            store.journal.append_in(conn, [write(login, table=table, user=name)])
             user = User(name, row.role)
     if user is None:
         raise AuthenticationFailed(refusal or f"login refused for {name}")

@@ -23,12 +23,23 @@ from typing import Any, Final, Literal
 
 from engine.auth import User
 from engine.bets import Bet, BetKind, legal_bets, offered_kinds
+from engine.entry_types import EntryType
 from engine.errors import IllegalWager
+from engine.journal_types import entry_type
 from engine.rng import Rng, SystemRng
 from engine.round import Phase
 from engine.rules import format_odds
 from engine.store.records import Entry
 from engine.table.service import TIMER_USER, TableService
+from engine.table.wheel import check_wheel_event
+from engine.wheel_events import (
+    WheelClosed,
+    WheelEvent,
+    WheelLaunched,
+    WheelNoMoreBets,
+    WheelResult,
+    WheelStarted,
+)
 
 CROUPIER: Final = User("headless-croupier", "croupier")
 PITBOSS: Final = User("headless-pitboss", "pitboss")
@@ -130,7 +141,7 @@ class HeadlessTable:
 
     # -- the loop ---------------------------------------------------------------------------------
 
-    async def run(self, events: AsyncIterator[Mapping[str, Any]]) -> RunTotals:
+    async def run(self, events: AsyncIterator[WheelEvent | Mapping[str, Any]]) -> RunTotals:
         """Feed the wheel's events to the service and act on each, until the rounds are done (also
         when the last round ends on a bonus timer while the wheel is quiet) or the events end."""
         await self.drive()
@@ -148,14 +159,14 @@ class HeadlessTable:
             raise consume.exception()  # type: ignore[misc]
         return self.totals
 
-    async def _consume(self, events: AsyncIterator[Mapping[str, Any]]) -> None:
+    async def _consume(self, events: AsyncIterator[WheelEvent | Mapping[str, Any]]) -> None:
         async for ev in events:
-            kind = ev.get("type")
-            if kind == "started":
+            event = check_wheel_event(ev)
+            if isinstance(event, WheelStarted):
                 self._wheel_bets_open = True
-            elif kind in ("launched", "no_more_bets", "result", "closed"):
+            elif isinstance(event, WheelLaunched | WheelNoMoreBets | WheelResult | WheelClosed):
                 self._wheel_bets_open = False
-            await self.service.wheel_event(ev)
+            await self.service.wheel_event(event)
             await self.drive()
             if self.done:
                 return
@@ -270,19 +281,19 @@ class HeadlessTable:
     # -- what happened ----------------------------------------------------------------------------
 
     def _observe(self, entry: Entry) -> None:
-        kind = entry.type
-        if kind == "round.bonus_outcome" and entry.user == TIMER_USER:
+        t = entry_type(entry.type)
+        if t is EntryType.ROUND_BONUS_OUTCOME and entry.user == TIMER_USER:
             # A game ended on its timer, between wheel events: settle without waiting for the wheel.
             task = asyncio.get_running_loop().create_task(self.drive())
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
-        if kind in ("round.irregularity", "round.result_before_close"):
+        if t in (EntryType.ROUND_IRREGULARITY, EntryType.ROUND_RESULT_BEFORE_CLOSE):
             self.totals.irregularities += 1
             self._irregular_in_round += 1
-        elif kind == "round.opened":
+        elif t is EntryType.ROUND_OPENED:
             self._irregular_in_round = 0
-        elif kind in ("round.settled", "round.voided"):
-            self._finish(kind == "round.settled", entry)
+        elif t in (EntryType.ROUND_SETTLED, EntryType.ROUND_VOIDED):
+            self._finish(t is EntryType.ROUND_SETTLED, entry)
 
     def _finish(self, settled: bool, entry: Entry) -> None:
         s = self.service.state.round

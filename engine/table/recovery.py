@@ -29,7 +29,9 @@ from dataclasses import dataclass
 
 import sqlalchemy as sa
 
+from engine.entry_types import EntryType
 from engine.errors import DrrError
+from engine.journal_types import spellings
 from engine.rng import Rng, SystemRng
 from engine.store import schema
 from engine.store.canonical import GENESIS_HASH
@@ -60,7 +62,9 @@ class RecoveryReport:
         return f"recovered {self.entries} journal entries up to #{self.last_seq}: {where}{extra}{games}{hold}"
 
 
-SEED_TYPES = ("table.rules_loaded", "rules.changed", "bonus.preset_set", "table.settings_changed")
+SEED_TYPES = spellings(
+    EntryType.TABLE_RULES_LOADED, EntryType.BONUS_PRESET_SET, EntryType.TABLE_SETTINGS_CHANGED
+)
 
 
 def recover(state: TableState, journal: Journal, *, from_last_round: bool = True) -> RecoveryReport:

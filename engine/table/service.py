@@ -22,7 +22,7 @@ the subscribers.
 Commands (all async; `user` is an engine.auth.User; each returns the journal entries it appended
 and raises DrrError — IllegalWager, IllegalTransition, PermissionDenied — with a one-line reason):
 open_bets, place_wager(player, bet, amount, wager_id=None), remove_wager(wager_id), no_more_bets,
-wheel_event(mapping), confirm_result, manual_result(number, reason) (twice with the same number),
+wheel_event(event), confirm_result, manual_result(number, reason) (twice with the same number),
 correct_result(number, reason) (pit boss), no_spin(reason), void(reason) (pit boss),
 resolve_irregularity(reason) (pit boss), approve_payout (pit boss), settle, next_round,
 load_rules(text) (pit boss; from the next round), set_bonus_preset(player, preset),
@@ -40,7 +40,7 @@ commands as tasks, never await them inline. Entry types: `table.*` (started, rul
 manual_entry, manual_entry_rejected, irregularity_resolved, next_round), `round.*` (engine.round's
 events plus round.irregularity and round.payout_approved), `bonus.*` (engine.bonus_game's events
 with "player", bonus.preset_set, bonus.timer_restarted), `wheel.*` (the wheel's messages, see
-engine.table.wheel; rotor speeds throttled to ROTOR_JOURNAL_S), and whatever other writers append to the
+engine.wheel_events; rotor speeds throttled to ROTOR_JOURNAL_S), and whatever other writers append to the
 table's chain (user.login, the pit-boss station's payout.approved, rules.changed, ...).
 
 Irregularities: a wheel result before no-more-bets, a result for another game number than the
@@ -65,6 +65,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Final
@@ -74,7 +75,6 @@ import sqlalchemy as sa
 from engine.auth import User, require
 from engine.bets import Bet, Wager, check_amount
 from engine.bonus_game import PRESETS, BonusEvent, BonusGame, GameEnded, Preset
-from engine.entry_types import EntryType
 from engine.errors import DrrError, IllegalTransition, IllegalWager
 from engine.journal_types import Payload, write
 from engine.rng import Rng, SystemRng, require_production
@@ -121,6 +121,20 @@ from engine.table_events import (
     TimerRestarted,
     WheelMessage,
 )
+from engine.wheel_events import (
+    Direction,
+    WheelBallNotDetected,
+    WheelClosed,
+    WheelEvent,
+    WheelLaunched,
+    WheelLaunchFailed,
+    WheelMissSpin,
+    WheelNoMoreBets,
+    WheelResult,
+    WheelRotor,
+    WheelStarted,
+    with_verdict,
+)
 
 log = logging.getLogger("drr.table")
 
@@ -139,6 +153,12 @@ TEST_HOOKS_ENV: Final = "DRR_TEST_HOOKS"
 Subscriber = Callable[[Entry], Awaitable[None] | None]
 BatchSubscriber = Callable[[list[Entry]], Awaitable[None] | None]
 Step = tuple[Payload, str | None]  # an entry to journal: its payload (engine.journal_types) and round id
+
+
+def _wheel_step(event: WheelEvent, round_id: str | None) -> Step:
+    """A wheel event to journal as it is: its entry type and its payload (engine.wheel_events).
+    WheelMessage is the registry's holder for wheel payloads until it registers WHEEL_EVENTS."""
+    return (WheelMessage(event.type, event.to_json()), round_id)
 
 
 @dataclass(frozen=True)
@@ -179,6 +199,7 @@ class TableService:
         approval_threshold: Decimal = DEFAULT_APPROVAL_THRESHOLD,
         station: str = "table-service",
         claim: bool = True,
+        stamp_with_clock: bool = False,
     ) -> None:
         self.store = store
         self.table = check_table_id(table)
@@ -187,6 +208,11 @@ class TableService:
         if not allow_seeded_rng:
             require_production(self.rng)
         self.clock = clock
+        # Entries are stamped by the journal at writing; a demo floor replaying a past shift on its own
+        # clock stamps them with `clock` (with a seeded generator only: never at a real table).
+        if stamp_with_clock and not allow_seeded_rng:
+            raise DrrError("entries stamped with the service's clock are for demos (a seeded generator) only")
+        self._stamp_with_clock = stamp_with_clock
         self.approval_threshold = approval_threshold
         self.station = station
         self._claim_wanted = claim
@@ -198,7 +224,7 @@ class TableService:
         self._batch_subscribers: list[BatchSubscriber] = []
         self._settlements = SettlementCache()
         self._timers: dict[str, tuple[tuple[int, float | None], asyncio.Task[None]]] = {}
-        self._direction: str | None = None  # the rotor's last direction, journaled with the result
+        self._direction: Direction | None = None  # the rotor's last direction, journaled with the result
         self._wheel_game_at_open: int | None = None  # the wheel's game while its last state is "started"
         self._round_settings: dict[str, str] | None = None  # the pit boss's settings as the round opened
         self._rotor_logged: tuple[float, str | None] | None = None  # (clock, direction) of the last journaled
@@ -321,7 +347,8 @@ class TableService:
         """Journal (one transaction, durable on return), then fold. Nothing is folded if the write fails."""
         if not events:
             return []
-        new = [write(payload, table=self.table, round_id=round_id, user=user) for payload, round_id in events]
+        when = datetime.fromtimestamp(self.clock(), UTC) if self._stamp_with_clock else None
+        new = [write(p, table=self.table, round_id=round_id, user=user, time=when) for p, round_id in events]
         with self.store.begin() as conn:
             entries = self.journal.append_in(conn, new)
             # Another writer on this chain (a login, the pit-boss station) since our last look: its
@@ -645,55 +672,51 @@ class TableService:
 
     # -- the wheel --------------------------------------------------------------------------------
 
-    async def wheel_event(self, ev: Mapping[str, Any]) -> list[Entry]:
-        """A message from the wheel (engine.table.wheel form): journaled, then acted on."""
-        clean = check_wheel_event(ev)
-        if clean is None:
-            return []
-        kind = clean["type"]
+    async def wheel_event(self, ev: WheelEvent | Mapping[str, Any]) -> list[Entry]:
+        """A message from the wheel (an engine.wheel_events event, or its mapping form): journaled
+        as it is (`ev.type`, `ev.to_json()`), then acted on."""
+        event = check_wheel_event(ev)
         async with self._lock:
             self._need_started()
-            if kind == "rotor":
-                self._direction = clean.get("direction")
+            if isinstance(event, WheelRotor):
+                self._direction = event.direction
                 # Throttled into the journal for surveillance's rotor speed and direction trend.
                 now = self.clock()
                 last = self._rotor_logged
                 if last is not None and now - last[0] < ROTOR_JOURNAL_S and last[1] == self._direction:
                     return []
                 self._rotor_logged = (now, self._direction)
-                body = {k: v for k, v in clean.items() if k != "type"}
                 round_id = self.state.round_id if self.state.in_play else None
-                return await self._run(WHEEL_USER, [(WheelMessage(EntryType.WHEEL_ROTOR, body), round_id)])
-            if kind == "started":
-                self._wheel_game_at_open = clean.get("game")
-            elif kind in ("launched", "no_more_bets", "result"):
+                return await self._run(WHEEL_USER, [_wheel_step(event, round_id)])
+            if isinstance(event, WheelStarted):
+                self._wheel_game_at_open = event.game
+            elif isinstance(event, WheelLaunched | WheelNoMoreBets | WheelResult):
                 self._wheel_game_at_open = None
-            return await self._run(WHEEL_USER, self._wheel_events(dict(clean)))
+            return await self._run(WHEEL_USER, self._wheel_events(event))
 
-    def _wheel_events(self, ev: dict[str, Any]) -> list[Step]:
-        kind = ev["type"]
+    def _wheel_events(self, ev: WheelEvent) -> list[Step]:
         st = self.state
         s = st.round if st.in_play else None
         rid = s.round_id if s is not None else None
-        payload = {k: v for k, v in ev.items() if k != "type"}
-        game = ev.get("game")
+        game = ev.game
         out: list[Step] = []
 
         def irregular(what: str, reason: str, number: int | None = None) -> None:
             out.append((Irregularity(what, reason, game, number), rid))
 
-        if kind == "result":
-            number = ev["number"]
+        if isinstance(ev, WheelResult):
+            number = ev.number
             accepted = False
+            note: str | None = None
             if s is None:
-                payload["note"] = "no round in play"
+                note = "no round in play"
             elif s.phase is Phase.OPEN:
                 event = ResultBeforeClose(number, f"wheel result {number} (game {game}) before no more bets")
                 out.append((event, rid))
             elif s.phase is not Phase.CLOSED:
-                payload["note"] = f"round already {s.phase.value}"
+                note = f"round already {s.phase.value}"
             elif game is not None and game in st.no_spin_games:
-                payload["note"] = f"game {game} was called a no-spin"
+                note = f"game {game} was called a no-spin"
             elif st.hold is not None:
                 irregular("doubtful_result", f"result {number} while '{st.hold.kind}' is unresolved", number)
             elif st.expected_game is not None and game is not None and game != st.expected_game:
@@ -702,28 +725,31 @@ class TableService:
                     f"result {number} for game {game}, the spin is game {st.expected_game}",
                     number,
                 )
-            elif ev.get("warnings"):
-                irregular("result_with_warnings", f"result {number} with {', '.join(ev['warnings'])}", number)
+            elif ev.warnings:
+                irregular("result_with_warnings", f"result {number} with {', '.join(ev.warnings)}", number)
             elif st.pending_result is not None:
                 irregular("second_result", f"result {number} after {st.pending_result.number}", number)
             else:
                 accepted = True
-                payload["direction"] = self._direction
-            payload["accepted"] = accepted
-            return [(WheelMessage(EntryType.WHEEL_RESULT, payload), rid), *out]
-        out.insert(0, (WheelMessage(EntryType(f"wheel.{kind}"), payload), rid))
+            journaled = with_verdict(ev, accepted=accepted, note=note, direction=self._direction)
+            return [_wheel_step(journaled, rid), *out]
+        out.insert(0, _wheel_step(ev, rid))
         if s is None:
             return out
-        if kind == "no_more_bets" and s.phase is Phase.OPEN:
+        if isinstance(ev, WheelNoMoreBets) and s.phase is Phase.OPEN:
             out.append(self._close_event(s))  # the wheel's state 4 closes bets when the croupier has not
-        elif kind in DOUBTFUL and (
-            s.phase is Phase.CLOSED or (s.phase is Phase.OPEN and kind in ("miss_spin", "launch_failed"))
+        elif ev.type in DOUBTFUL and (
+            s.phase is Phase.CLOSED
+            or (s.phase is Phase.OPEN and isinstance(ev, WheelMissSpin | WheelLaunchFailed))
         ):
             # In state 3 (bets still open) only a miss-spin or failed launch touches this spin.
             why = (
-                "the wheel stopped (state 6) during the spin" if kind == "closed" else kind.replace("_", " ")
+                "the wheel stopped (state 6) during the spin"
+                if isinstance(ev, WheelClosed)
+                else ev.kind.replace("_", " ")
             )
-            irregular(kind, ev.get("reason") or why)
+            reason = ev.reason if isinstance(ev, WheelBallNotDetected) else None
+            irregular(ev.kind, reason or why)
         return out
 
     # -- bonus games ------------------------------------------------------------------------------

@@ -36,12 +36,9 @@ from typing import Final
 from engine.bonus_game import BonusGame, GameStarted, Preset
 from engine.entry_types import EntryType
 from engine.errors import DrrError
-from engine.journal_types import Payload, Unknown, kind, read
+from engine.journal_types import ROUND_EVENTS, Payload, Unknown, entry_type, read
 from engine.rng import Rng
 from engine.round import (
-    BetsClosed,
-    BonusOutcome,
-    BonusStarted,
     NoSpin,
     Phase,
     ResultBeforeClose,
@@ -53,7 +50,6 @@ from engine.round import (
     RoundState,
     RoundVoided,
     WagerPlaced,
-    WagerRemoved,
     apply,
 )
 from engine.rules import RulesSubmission, parse_rules
@@ -70,30 +66,21 @@ from engine.table_events import (
     RulesLoaded,
     SettingsChanged,
     TimerRestarted,
-    WheelMessage,
+)
+from engine.wheel_events import (
+    WheelEvent,
+    WheelGap,
+    WheelLaunched,
+    WheelNoMoreBets,
+    WheelRestart,
+    WheelResult,
+    WheelStarted,
 )
 
 log = logging.getLogger("drr.table")
 
 
 IN_PLAY = (Phase.OPEN, Phase.CLOSED, Phase.RESULT, Phase.BONUS)
-# The state machine's events (engine.round), folded by `apply`.
-ROUND_EVENTS: Final = (
-    RoundOpened,
-    WagerPlaced,
-    WagerRemoved,
-    BetsClosed,
-    ResultRecorded,
-    ResultCorrected,
-    NoSpin,
-    ResultBeforeClose,
-    BonusStarted,
-    BonusOutcome,
-    RoundSettled,
-    RoundVoided,
-)
-
-
 # Entry types the table's state does not depend on (an unknown type neither).
 NOT_FOLDED: Final = frozenset(
     {
@@ -194,7 +181,7 @@ class TableState:
             raise DrrError(
                 f"journal of table {self.table}: entry {self.last_seq + 1} is missing before {entry.seq}"
             )
-        if kind(entry.type) in NOT_FOLDED:
+        if entry_type(entry.type) in NOT_FOLDED:
             self.last_seq = entry.seq  # kept in the journal only; its payload is not this fold's to check
             return
         payload = read(entry)  # DrrError naming the entry if malformed
@@ -216,7 +203,7 @@ class TableState:
             self._round_event(p)
         elif isinstance(p, PlayerBonusEvent):
             self._bonus_event(p)
-        elif isinstance(p, WheelMessage):
+        elif isinstance(p, WheelEvent):
             self._wheel_entry(p, entry.seq)
         elif isinstance(p, RulesLoaded):
             self._rules_loaded(p)
@@ -355,20 +342,19 @@ class TableState:
             self.hold = None
             self.pending_result = None
 
-    def _wheel_entry(self, p: WheelMessage, seq: int) -> None:
+    def _wheel_entry(self, p: WheelEvent, seq: int) -> None:
         if not self.in_play:
             return
         assert self.round is not None
-        kind = p.type
-        if kind in (EntryType.WHEEL_GAP, EntryType.WHEEL_RESTART):
+        if isinstance(p, WheelGap | WheelRestart):
             self.no_spin_games = frozenset()  # the wheel's counter starts over: old numbers recur
         game = p.game
-        if kind is EntryType.WHEEL_STARTED and self.round.phase is Phase.OPEN and game is not None:
+        if isinstance(p, WheelStarted) and self.round.phase is Phase.OPEN and game is not None:
             self.expected_game = game  # a new wheel game while bets are open: this is our spin
-        elif kind in (EntryType.WHEEL_LAUNCHED, EntryType.WHEEL_NO_MORE_BETS) and self.expected_game is None:
+        elif isinstance(p, WheelLaunched | WheelNoMoreBets) and self.expected_game is None:
             self.expected_game = game
-        elif kind is EntryType.WHEEL_RESULT and p.get("accepted"):
-            self.pending_result = PendingResult(int(p.get("number")), game, p.get("direction"), seq)
+        elif isinstance(p, WheelResult) and p.accepted:
+            self.pending_result = PendingResult(p.number, game, p.direction, seq)
 
     def _bonus_event(self, p: PlayerBonusEvent) -> None:
         if self.round is None:

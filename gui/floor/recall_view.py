@@ -89,7 +89,7 @@ class RecallView(QWidget):
             f"RECALL MODE — round {r['round_id']} · table {r['table']} · {r['time'][:19]} UTC"
         )
         styles = theme.player_styles(rec.players)
-        self.felt.set_rules(load_default_rules())
+        self.felt.set_rules(rec.rules or load_default_rules())  # the felt of the round's own rules
         self.felt.set_wagers(rec.wagers, styles)
         self.felt.set_draw(rec.lucky, rec.bonus_number)
         pay_lines = [PayLine(s.wager, WinKind(s.kind), s.odds, s.payout) for s in rec.settlements]

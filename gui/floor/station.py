@@ -16,12 +16,14 @@ STATION_NEEDS = {"surveillance": "view_stats", "pitboss": "view_history"}
 
 def _login(store: Any, station: str) -> Any:
     from engine.store.users import list_users
+    from gui import stopping
     from gui.floor.signoff import login_dialog
 
     if not list_users(store):
         return None  # no users yet: view only, every action refused until someone logs in
     dialog = login_dialog(store, station)
     if not dialog.exec() or getattr(dialog, "user", None) is None:
+        stopping.raise_if_stopping()  # closed by a stop signal: the station stops, nobody refused
         raise DrrError(f"no log-in: the {station} station did not start")
     user = dialog.user  # type: ignore[attr-defined]
     if not user.may(STATION_NEEDS[station]):
@@ -61,24 +63,29 @@ def run_floor_station(station: str, db: str | None, table_id: str = "T1", settin
 
     from engine.errors import DrrError
     from engine.store.db import open_store
-    from gui import theme
+    from gui import stopping, theme
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     app.setApplicationName("Diamond Rush Roulette")
     theme.apply(app)
-    try:
-        # A station reads a store the tables write: a mistyped path must not become a new empty store.
-        store = open_store(db, table=table_id, migrate=False)
-    except DrrError as exc:
-        if "run drr db upgrade" not in exc.message:
-            raise
-        store = open_store(db, table=table_id)  # an older schema is upgraded, as before
-    try:
-        window = build_window(station, store, _login(store, station), settings)
-        window.resize(1700, 1000)
-        window.show()
-        app.exec()
-    finally:
-        store.close()
-    return 0
+    # SIGTERM, Ctrl+C, SIGHUP in any state (the log-in, a sign-off dialog, the window): gui.stopping.
+    with stopping.stop_on_signals() as stop:
+        try:
+            # A station reads a store the tables write: a mistyped path must not become a new empty store.
+            store = open_store(db, table=table_id, migrate=False)
+        except DrrError as exc:
+            if "run drr db upgrade" not in exc.message:
+                raise
+            store = open_store(db, table=table_id)  # an older schema is upgraded, as before
+        try:
+            window = build_window(station, store, _login(store, station), settings)
+            stop.raise_if_stopping()  # stopped while the window was being built: app.quit came too early
+            stop.on_stop(app.quit)
+            window.resize(1700, 1000)
+            window.show()
+            app.exec()
+            window.close()  # its store watch stops with it
+        finally:
+            store.close()
+    return stop.exit_code()

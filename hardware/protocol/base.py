@@ -1,9 +1,13 @@
 """What every wheel protocol provides, the byte-stream framer they share, and the registry by name.
 
 A protocol turns framed text lines into wheel events and keeps whatever state it needs to do so
-(an SS2 wheel repeats its result line for seconds; the protocol makes it one event). Adding
+(an SS2 wheel repeats its result line for seconds; the protocol makes it one event). What the
+table acts on it emits as the engine's own wheel events (engine/wheel_events.py: `WheelResult`
+through `wheel_number`, `WheelNoMoreBets`, ...), which the table journals as they are; what only
+the link cares about (replies, unreadable lines) as `hardware.events.LinkMessage`s. Adding
 another vendor's wheel is one new module `hardware/protocol/<name>.py` defining a subclass with
-`name = "<name>"` and decorated with `@register_protocol`; `get_protocol("<name>")` finds it.
+`name = "<name>"` and decorated with `@register_protocol`; `get_protocol("<name>")` finds it
+(and a name in BUILT_IN below for `protocol_names()` to list it without an import).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from datetime import datetime
 from typing import ClassVar, TypeVar
 
 from engine.errors import DrrError
-from hardware.events import UnreadableLine, WheelEvent
+from hardware.events import LinkEvent, UnreadableLine
 
 log = logging.getLogger("hardware.protocol")
 
@@ -77,7 +81,7 @@ class Protocol(ABC):
         # protocol's timing rules (grace periods) shrink by the same factor.
         self.time_scale = 1.0
 
-    def feed_line(self, raw: str, time: datetime) -> list[WheelEvent]:
+    def feed_line(self, raw: str, time: datetime) -> list[LinkEvent]:
         """Decode one received line (without its terminator). Never raises on any input."""
         self.line_count += 1
         try:
@@ -93,16 +97,16 @@ class Protocol(ABC):
         return UnreadableLine(game=game, time=time, raw=raw, reason=reason)
 
     @abstractmethod
-    def _decode(self, raw: str, time: datetime) -> list[WheelEvent]: ...
+    def _decode(self, raw: str, time: datetime) -> list[LinkEvent]: ...
 
     def note_command(self, raw: str, time: datetime) -> None:  # noqa: B027 - optional hook
         """A command the host sent (live, or a TX line of a capture); lets replies be paired."""
 
     def reply_keys(self, command: str) -> tuple[str, ...]:
-        """Reply keys (see `WheelEvent.reply_key`) that answer `command`; () if none is expected."""
+        """Reply keys (see `hardware.events.reply_key`) that answer `command`; () if none is expected."""
         return ()
 
-    def answers(self, command: str, event: WheelEvent) -> bool:
+    def answers(self, command: str, event: LinkEvent) -> bool:
         """Whether `event` (whose reply key fits `command`) can be the answer to `command`.
 
         Lets a link with two open commands of the same key (`*T S`, `*T R`) give each its own reply.

@@ -25,29 +25,31 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 
+from engine.wheel_events import (
+    WheelBallNotDetected,
+    WheelClosed,
+    WheelGap,
+    WheelLaunched,
+    WheelLaunchFailed,
+    WheelMissSpin,
+    WheelNoMoreBets,
+    WheelRestart,
+    WheelRotor,
+    WheelStarted,
+    WheelWarning,
+    wheel_number,
+)
 from hardware.events import (
     WARNING_ADVICE,
-    BallLaunched,
-    BallNotDetected,
     BonusNumber,
     CommandReply,
     GameCounterWrapped,
-    GameNumberGap,
-    GameStarted,
-    LaunchFailed,
-    MissSpin,
-    NoMoreBets,
-    ResultMismatch,
-    RotorSpeed,
+    LinkEvent,
     SelfTest,
     SensorEvent,
-    TableClosed,
     UnreadableLine,
-    WarningChanged,
-    WheelEvent,
-    WheelRestart,
-    WheelResult,
     decode_warnings,
+    result_mismatch,
 )
 from hardware.protocol.base import Protocol, log, register_protocol
 
@@ -283,13 +285,13 @@ class SS2Protocol(Protocol):
 
     # -- wheel side ---------------------------------------------------------------------------
 
-    def _decode(self, raw: str, time: datetime) -> list[WheelEvent]:
+    def _decode(self, raw: str, time: datetime) -> list[LinkEvent]:
         line = raw.strip(_PADDING)
         if not line:
             return []
         if "*" not in line:
             return self._decode_bare(line, time)
-        events: list[WheelEvent] = []
+        events: list[LinkEvent] = []
         head, _, tail = line.partition("*")
         if head.strip(_PADDING):
             events.append(self.unreadable(head, "torn line: text before the packet start '*'", time))
@@ -299,7 +301,7 @@ class SS2Protocol(Protocol):
             events.extend(self._decode_packet(fragment.rstrip(_PADDING), time))
         return events
 
-    def _decode_bare(self, line: str, time: datetime) -> list[WheelEvent]:
+    def _decode_bare(self, line: str, time: datetime) -> list[LinkEvent]:
         number = parse_number(line)
         if number is not None:
             # The winning-number line precedes the first state-5 status line; the result is
@@ -318,7 +320,7 @@ class SS2Protocol(Protocol):
             return [self._reply(words[0], words[1], time, line)]
         return [self.unreadable(line, "not a packet and not a winning number", time, self._game)]
 
-    def _decode_packet(self, text: str, time: datetime) -> list[WheelEvent]:
+    def _decode_packet(self, text: str, time: datetime) -> list[LinkEvent]:
         game = self._game
         if not _printable(text):
             return [self.unreadable(text, "non-printable bytes in packet", time, game)]
@@ -368,12 +370,12 @@ class SS2Protocol(Protocol):
             del self._sent[fitting[0][0]]
         return CommandReply(game=self._game, time=time, command=key, text=rest, status=_reply_status(rest))
 
-    def answers(self, command: str, event: WheelEvent) -> bool:
+    def answers(self, command: str, event: LinkEvent) -> bool:
         if isinstance(event, CommandReply) and event.command != "X":
             return reply_fits(command, event.command, event.text)
         return True
 
-    def _decode_bonus(self, text: str, time: datetime) -> list[WheelEvent]:
+    def _decode_bonus(self, text: str, time: datetime) -> list[LinkEvent]:
         # Widths as the guide prints them (`*Y;1;123;30`, expired `*Y;1;999;00`): a value that lost a
         # digit is unreadable, not a different bonus number.
         if _BONUS.fullmatch(text) and (int(text.split(";")[2]) <= 255 or text.split(";")[2] == "999"):
@@ -392,8 +394,8 @@ class SS2Protocol(Protocol):
 
     # -- deriving events from the status stream ------------------------------------------------
 
-    def _on_status(self, s: Status, raw: str, time: datetime) -> list[WheelEvent]:
-        events: list[WheelEvent] = []
+    def _on_status(self, s: Status, raw: str, time: datetime) -> list[LinkEvent]:
+        events: list[LinkEvent] = []
         if self._status_polls:
             self._status_polls -= 1
             events.append(CommandReply(game=s.game, time=time, command="X", text=raw, status="value"))
@@ -452,11 +454,11 @@ class SS2Protocol(Protocol):
         if self._speed is None or self._speed_moved(self._speed, speed):
             self._speed = speed
             events.append(
-                RotorSpeed(game=s.game, time=time, rpm=s.rpm, direction="cw" if s.clockwise else "ccw")
+                WheelRotor(game=s.game, time=time, rpm=s.rpm, direction="cw" if s.clockwise else "ccw")
             )
         return events
 
-    def _result(self, s: Status, number: int, time: datetime, number_line: int | None) -> list[WheelEvent]:
+    def _result(self, s: Status, number: int, time: datetime, number_line: int | None) -> list[LinkEvent]:
         """The result of the game on state-5 line `s`, unless it was reported already."""
         key = (self._epoch, s.game)
         if key in self._reported:
@@ -471,19 +473,13 @@ class SS2Protocol(Protocol):
             return []
         self._last_result = (s.game, number)
         self._result_game_moved_on = False
-        events: list[WheelEvent] = [
-            WheelResult(
-                game=s.game,
-                time=time,
-                number=number,
-                warnings=decode_warnings(s.flags),
-                number_line=number_line,
+        events: list[LinkEvent] = [
+            wheel_number(
+                number, game=s.game, time=time, warnings=decode_warnings(s.flags), number_line=number_line
             )
         ]
         if number_line is not None and number_line != number:
-            events.append(
-                ResultMismatch(game=s.game, time=time, number_line=number_line, status_number=number)
-            )
+            events.append(result_mismatch(s.game, time, number_line, number))
         return events
 
     @staticmethod
@@ -491,7 +487,7 @@ class SS2Protocol(Protocol):
         (old_rpm, old_cw), (new_rpm, new_cw) = old, new
         return old_cw != new_cw or abs(new_rpm - old_rpm) >= SPEED_STEP or (old_rpm == 0) != (new_rpm == 0)
 
-    def _on_counter(self, prev: Status, s: Status, time: datetime) -> list[WheelEvent]:
+    def _on_counter(self, prev: Status, s: Status, time: datetime) -> list[LinkEvent]:
         expected = prev.game % GAME_COUNTER_MAX + 1
         if s.game == expected:
             if prev.game == GAME_COUNTER_MAX:
@@ -504,42 +500,42 @@ class SS2Protocol(Protocol):
             return [WheelRestart(game=s.game, time=time, previous=prev.game)]
         if s.game < prev.game:
             self._new_epoch()
-        return [GameNumberGap(game=s.game, time=time, previous=prev.game, expected=expected)]
+        return [WheelGap(game=s.game, time=time, previous=prev.game, expected=expected)]
 
     def _new_epoch(self) -> None:
         self._epoch += 1
         self._reported.clear()
 
-    def _warning_change(self, prev_flags: int, s: Status, time: datetime) -> WarningChanged:
+    def _warning_change(self, prev_flags: int, s: Status, time: datetime) -> WheelWarning:
         before, after = set(decode_warnings(prev_flags)), decode_warnings(s.flags)
         added = tuple(name for name in after if name not in before)
         removed = tuple(name for name in decode_warnings(prev_flags) if name not in after)
         advice = "; ".join(WARNING_ADVICE.get(name, name) for name in added) or "warning cleared"
-        return WarningChanged(
-            game=s.game, time=time, flags=s.flags, added=added, removed=removed, active=after, advice=advice
+        return WheelWarning(
+            game=s.game, time=time, warnings=after, advice=advice, flags=s.flags, added=added, removed=removed
         )
 
     @staticmethod
-    def _state_event(s: Status, time: datetime) -> list[WheelEvent]:
+    def _state_event(s: Status, time: datetime) -> list[LinkEvent]:
         if s.state in (1, 2):
-            return [GameStarted(game=s.game, time=time, state=s.state)]
+            return [WheelStarted(game=s.game, time=time, state=s.state)]
         if s.state == 3:
-            return [BallLaunched(game=s.game, time=time)]
+            return [WheelLaunched(game=s.game, time=time)]
         if s.state == 4:
-            return [NoMoreBets(game=s.game, time=time)]
+            return [WheelNoMoreBets(game=s.game, time=time)]
         if s.state == 6:
-            return [TableClosed(game=s.game, time=time)]
+            return [WheelClosed(game=s.game, time=time)]
         if s.state == 7:
-            return [BallNotDetected(game=s.game, time=time, reason="state-7")]
+            return [WheelBallNotDetected(game=s.game, time=time, reason="state-7")]
         return []
 
-    def _handling_rules(self, s: Status, time: datetime) -> list[WheelEvent]:
-        events: list[WheelEvent] = []
+    def _handling_rules(self, s: Status, time: datetime) -> list[LinkEvent]:
+        events: list[LinkEvent] = []
         since = self._state_since or time
         scale = self.time_scale
         if s.state == 3 and s.flags & 2 and not self._miss_spin_done:
             self._miss_spin_done = True
-            events.append(MissSpin(game=s.game, time=time))
+            events.append(WheelMissSpin(game=s.game, time=time))
         if (
             s.state == 3
             and s.flags & 8
@@ -548,13 +544,13 @@ class SS2Protocol(Protocol):
         ):
             self._launch_failed_done = True
             seconds = Decimal((time - since).total_seconds() * scale).quantize(Decimal("0.1"))
-            events.append(LaunchFailed(game=s.game, time=time, seconds=str(seconds)))
+            events.append(WheelLaunchFailed(game=s.game, time=time, seconds=str(seconds)))
         if s.state == 4 and s.flags & 1:
             if self._no_ball_since is None:
                 self._no_ball_since = time
             elif not self._no_ball_done and time - self._no_ball_since >= NO_BALL_GRACE / scale:
                 self._no_ball_done = True
-                events.append(BallNotDetected(game=s.game, time=time, reason="no-ball-flag"))
+                events.append(WheelBallNotDetected(game=s.game, time=time, reason="no-ball-flag"))
         else:
             self._no_ball_since = None
         return events

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from engine.entry_types import EntryType
 from engine.floor.demo import fill_demo_floor
 from engine.store import Store, schema
 from gui.cli import main
@@ -17,7 +18,7 @@ from tests.floor.helpers import PINS, add_users
 @pytest.fixture
 def floor(store: Store) -> Store:
     add_users(store)
-    fill_demo_floor(store, {"T1": 60})
+    fill_demo_floor(store, {"T1": 30})  # a manual result (round 26) among them
     return store
 
 
@@ -36,24 +37,25 @@ def test_correct_approve_and_settings_for_a_pitboss_refused_for_a_croupier(
 ) -> None:
     db = ["--db", store_url]
     for user in ("cody", "sam"):
-        code = main(["pitboss", "correct", "T1-00005", "--number", "3", *db, "--reason", "misread",
+        code = main(["pitboss", "correct", "T1-000005", "--number", "3", *db, "--reason", "misread",
                      "--user", user, "--pin", PINS[user]])  # fmt: skip
         assert code == 3
         assert "may not correct result" in capsys.readouterr().err
-    assert _last_type(floor, "T1") == "round.settled"
-    assert main(["pitboss", "correct", "T1-00005", "--number", "3", *db, "--reason", "misread",
+    # Nothing journaled: the chain still ends where the table left it (the croupier cleared the felt).
+    assert _last_type(floor, "T1") == EntryType.TABLE_NEXT_ROUND
+    assert main(["pitboss", "correct", "T1-000005", "--number", "3", *db, "--reason", "misread",
                  "--user", "pat", "--pin", "0000"]) == 3  # fmt: skip
     assert "wrong PIN" in capsys.readouterr().err
     old = next(
         json.loads(line)["result"]
         for line in _history_json(store_url, capsys)
-        if json.loads(line)["round_id"] == "T1-00005"
+        if json.loads(line)["round_id"] == "T1-000005"
     )
     new = (old + 1) % 37
-    assert main(["pitboss", "correct", "T1-00005", "--number", str(new), *db, "--reason", "misread",
+    assert main(["pitboss", "correct", "T1-000005", "--number", str(new), *db, "--reason", "misread",
                  "--user", "pat", "--pin", PINS["pat"]]) == 0  # fmt: skip
     assert f"result {old} corrected to {new} by pat" in capsys.readouterr().out
-    assert main(["pitboss", "approve", "T1-00006", *db, "--reason", "checked", "--user", "pat",
+    assert main(["pitboss", "approve", "T1-000006", *db, "--reason", "checked", "--user", "pat",
                  "--pin", PINS["pat"]]) == 0  # fmt: skip
     assert _last_type(floor, "T1") == "round.payout_approved"
     assert main(["pitboss", "settings", "max_bet=500", "--table", "T1", *db, "--reason", "new limits",
@@ -110,7 +112,7 @@ def test_report_prints_and_writes_csv(
         == 0
     )
     printed = capsys.readouterr().out
-    assert "Rounds                 60" in printed and "Theoretical win" in printed
+    assert "Rounds                 30" in printed and "Theoretical win" in printed
     assert out_csv.read_text(encoding="utf-8").startswith("Table,From (UTC)")
     assert main(["report", "--table", "T1", "--day", "29/11/2026", "--db", store_url]) == 1
     assert "is not a date" in capsys.readouterr().err

@@ -12,6 +12,7 @@ import pytest
 import sqlalchemy as sa
 
 from engine.auth import AuthenticationFailed, PermissionDenied
+from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.floor import actions
 from engine.floor.alerts import AlertScanner, acknowledge_alert, list_alerts
@@ -79,7 +80,7 @@ def test_shift_bounds_wrap_midnight() -> None:
 
 
 def test_table_view_statistics_are_drr_stats(store: Store, tmp_path: Path) -> None:
-    fill_demo_floor(store, {"T1": 120})
+    fill_demo_floor(store, {"T1": 60}, bonus_every=20)
     import_spins(store, tmp_path, "T2", [n % 37 for n in range(2000)])
     assert floor_tables(store) == ["T1", "T2"]
     for window in (last_spins(100), everything()):
@@ -90,13 +91,13 @@ def test_table_view_statistics_are_drr_stats(store: Store, tmp_path: Path) -> No
         assert view.layout["band_low"] <= view.layout["expected"] <= view.layout["band_high"]
     view = table_view(store, "T1", everything())
     assert view.rotor and {d for _, _, d in view.rotor} == {"cw", "ccw"}
-    assert sum(view.bonus_odds.values()) >= 3  # one bonus game every 40 rounds, at least one player each
+    assert sum(view.bonus_odds.values()) >= 3  # one bonus game every 20 rounds, at least one player each
 
 
 def test_alerts_are_raised_once_and_acknowledged_by_role(store: Store) -> None:
     users = add_users(store)
     fill_demo_floor(store, {"T1": 60})
-    actions.void(store, "T1-00010", "dealer error", users["pitboss"], table="T1")
+    actions.void(store, "T1-000010", "dealer error", users["pitboss"], table="T1")
     scanner = AlertScanner(payout_threshold=Decimal("400"))
     first = scanner.scan(store, ["T1"])
     kinds = {a.kind for a in first}
@@ -129,9 +130,9 @@ def test_every_pitboss_action_is_refused_to_other_roles(store: Store, role: str)
     before = _journal_types(store, "T1")
     candidate = actions.read_rules_candidate(Path("resources/rules/default.toml"))
     for attempt in (
-        lambda: actions.void(store, "T1-00001", "why", user, table="T1"),
-        lambda: actions.correct_result(store, "T1-00002", 5, "why", user, table="T1"),
-        lambda: actions.approve_payout(store, "T1-00003", "why", user, table="T1"),
+        lambda: actions.void(store, "T1-000001", "why", user, table="T1"),
+        lambda: actions.correct_result(store, "T1-000002", 5, "why", user, table="T1"),
+        lambda: actions.approve_payout(store, "T1-000003", "why", user, table="T1"),
         lambda: actions.change_settings(store, "T1", {"max_bet": "500"}, "why", user),
         lambda: actions.load_rules(store, "T1", candidate, "why", user),
     ):
@@ -149,21 +150,21 @@ def test_pitboss_actions_are_journaled_and_keep_both_results(store: Store) -> No
     fill_demo_floor(store, {"T1": 5})
     boss = actions.authorize(store, "pat", PINS["pat"], "correct_result", station="pitboss")
     assert boss == users["pitboss"]
-    row = next(r for r in list_rounds(store) if r["round_id"] == "T1-00002")
+    row = next(r for r in list_rounds(store) if r["round_id"] == "T1-000002")
     new = (row["result"] + 1) % 37
     counts_before = table_stats(store, "T1")["counts"]
-    assert actions.correct_result(store, "T1-00002", new, "misread", boss, table="T1") == row["result"]
+    assert actions.correct_result(store, "T1-000002", new, "misread", boss, table="T1") == row["result"]
     counts_after = table_stats(store, "T1")["counts"]
     assert counts_after[new] == counts_before[new] + 1
     assert counts_after[row["result"]] == counts_before[row["result"]] - 1
-    rec = recall_round(store, "T1-00002", "T1")
+    rec = recall_round(store, "T1-000002", "T1")
     assert (rec.original_result, rec.result) == (row["result"], new)
     with pytest.raises(DrrError, match="already has the result"):
-        actions.correct_result(store, "T1-00002", new, "again", boss, table="T1")
+        actions.correct_result(store, "T1-000002", new, "again", boss, table="T1")
     with pytest.raises(DrrError, match="give a reason"):
-        actions.approve_payout(store, "T1-00003", "  ", boss, table="T1")
-    actions.approve_payout(store, "T1-00003", "big win checked", boss, table="T1")
-    actions.void(store, "T1-00004", "dealer error", boss, table="T1")
+        actions.approve_payout(store, "T1-000003", "  ", boss, table="T1")
+    actions.approve_payout(store, "T1-000003", "big win checked", boss, table="T1")
+    actions.void(store, "T1-000004", "dealer error", boss, table="T1")
     with pytest.raises(DrrError, match="unknown table setting"):
         actions.change_settings(store, "T1", {"colour": "blue"}, "why", boss)
     actions.change_settings(store, "T1", {"max_bet": "500", "dealer": "eli"}, "new limits", boss)
@@ -208,19 +209,19 @@ def test_history_pages_by_keyset_cover_every_round_once(store: Store, tmp_path: 
 
 def test_history_filters_irregular_and_hits(store: Store) -> None:
     users = add_users(store)
-    fill_demo_floor(store, {"T1": 120})
-    actions.void(store, "T1-00007", "test", users["pitboss"], table="T1")
+    fill_demo_floor(store, {"T1": 45})
+    actions.void(store, "T1-000007", "test", users["pitboss"], table="T1")
     irregular, _ = fetch_page(store, HistoryQuery(table="T1", irregular=True), None, 500)
-    assert "T1-00007" in {r.round_id for r in irregular}
+    assert "T1-000007" in {r.round_id for r in irregular}
     assert all(r.irregular for r in irregular)
     bonus, _ = fetch_page(store, HistoryQuery(table="T1", bonus_hit=True), None, 500)
     assert bonus and all(r.bonus_hit for r in bonus)
-    found, _ = fetch_page(store, HistoryQuery(round_id="T1-00040"), None, 5)
-    assert [r.round_id for r in found] == ["T1-00040"]
+    found, _ = fetch_page(store, HistoryQuery(round_id="T1-000040"), None, 5)
+    assert [r.round_id for r in found] == ["T1-000040"]
 
 
 def test_report_figures_match_the_rounds(store: Store) -> None:
-    fill_demo_floor(store, {"T1": 150})
+    fill_demo_floor(store, {"T1": 60})
     since, until = datetime(2026, 11, 29, tzinfo=UTC), datetime(2026, 11, 30, tzinfo=UTC)
     rep = table_report(store, "T1", since, until)
     rounds = [r for r in list_rounds(store) if r["table"] == "T1"]
@@ -240,13 +241,19 @@ def test_report_figures_match_the_rounds(store: Store) -> None:
 
 def test_recall_of_a_bonus_round_shows_every_step(store: Store) -> None:
     fill_demo_floor(store, {"T1": 40})
-    rec = recall_round(store, "T1-00040", "T1")
+    rec = recall_round(store, "T1-000040", "T1")
     assert rec.result == rec.bonus_number
     assert rec.bonus_outcomes and rec.settlements
     picks = [s for s in rec.bonus_steps if s.kind == "bonus.box_picked"]
     assert picks and all("picked box" in s.text for s in picks)
     assert {w.player for w in rec.wagers} >= {"Anna", "Bob", "Dev", "Carla"}
-    assert rec.wheel and rec.wheel[0]["type"] == "wheel.rotor_speed"
+    # The wheel's messages as the service journals them (the old demo wrote `wheel.rotor_speed`).
+    assert [e["type"] for e in rec.wheel] == [
+        EntryType.WHEEL_ROTOR,
+        EntryType.WHEEL_LAUNCHED,
+        EntryType.WHEEL_NO_MORE_BETS,
+        EntryType.WHEEL_RESULT,
+    ]
     assert rec.total_wagered == sum(w.amount for w in rec.wagers)
 
 
@@ -273,28 +280,23 @@ def test_wheel_faults_and_a_silent_table_raise_alerts(store: Store) -> None:
 
 
 def test_a_payout_waiting_at_the_table_is_approved_with_its_amount(store: Store) -> None:
-    from engine.floor.demo import rounds_for
-    from engine.rules import load_default_rules
+    from engine.floor.demo import play_rounds
 
     users = add_users(store)
-    events = next(
-        iter(
-            rounds_for(
-                load_default_rules(), "T1", 1, seed="pending", start=datetime(2026, 11, 29, tzinfo=UTC)
-            )
-        )
-    )
-    store.journal.append_many([e for e in events if e.type != "round.settled"])
-    settled = next(e for e in events if e.type == "round.settled")
-    rec = recall_round(store, "T1-00001", "T1")
+    # The table confirms the result and the round waits for its settlement (the pit boss signs first).
+    assert play_rounds(store, "T1", 1, seed="pending", leave_last_unsettled=True) == ["T1-000001"]
+    rec = recall_round(store, "T1-000001", "T1")
     assert "not settled yet" in rec.replay_note
     expected = sum((s.payout for s in rec.settlements), Decimal(0))
-    assert expected == Decimal(settled.payload["total_paid"])
     amount = actions.approve_payout(
-        store, "T1-00001", "large straight-up win, camera checked", users["pitboss"]
+        store, "T1-000001", "large straight-up win, camera checked", users["pitboss"]
     )
     assert amount == expected
     assert _journal_types(store, "T1")[-1] == "round.payout_approved"
+    # The table then settles the round (the demo's croupier): it pays what the pit boss approved.
+    play_rounds(store, "T1", 0, seed="pending")
+    settled = [e for e in store.journal.entries("T1") if e.type == EntryType.ROUND_SETTLED]
+    assert len(settled) == 1 and Decimal(settled[0].payload["total_paid"]) == amount
 
 
 def test_alert_thresholds_come_from_the_settings() -> None:
@@ -320,9 +322,9 @@ def test_recall_of_a_round_voided_after_settlement_keeps_its_payouts(store: Stor
 
     users = add_users(store)
     fill_demo_floor(store, {"T1": 3})
-    before = recall_round(store, "T1-00002", "T1")
-    void_round(store, "T1-00002", "wrong ball in play", users["pitboss"], table="T1")
-    rec = recall_round(store, "T1-00002", "T1")
+    before = recall_round(store, "T1-000002", "T1")
+    void_round(store, "T1-000002", "wrong ball in play", users["pitboss"], table="T1")
+    rec = recall_round(store, "T1-000002", "T1")
     assert rec.record["status"] == "void"
     assert "voided by" in rec.replay_note and "after settlement" in rec.replay_note
     assert rec.settlements == before.settlements and rec.settlements

@@ -25,7 +25,7 @@ from tests.floor.helpers import PINS, add_users, import_spins, store, store_url 
 @pytest.fixture
 def floor(store: Store) -> Store:  # noqa: F811
     add_users(store)
-    fill_demo_floor(store, {"T1": 60})
+    fill_demo_floor(store, {"T1": 45})  # a bonus game (round 40), a manual result (26)
     return store
 
 
@@ -92,15 +92,17 @@ def test_history_model_fetches_in_pages(qtbot: QtBot, store: Store, tmp_path: Pa
 def test_recall_of_a_bonus_round(qtbot: QtBot, floor: Store) -> None:
     window = PitBossWindow(floor, user=User("pat", "pitboss"))
     qtbot.addWidget(window)
-    _select(window, "T1-00040")
+    _select(window, "T1-000040")
     recall = window.recall
-    assert recall.banner.text().startswith("RECALL MODE — round T1-00040")
+    assert recall.banner.text().startswith("RECALL MODE — round T1-000040")
     assert recall.felt.result == recall.felt.bonus_number == recall.recall.result  # type: ignore[union-attr]
     assert len(recall.felt._wagers) == len(recall.recall.wagers) >= 4  # type: ignore[union-attr]
     assert "picked box" in recall.bonus.toPlainText() and "to 1" in recall.bonus.toPlainText()
     assert recall.payouts.rowCount() == len(recall.recall.wagers)  # type: ignore[union-attr]
     assert recall.audit.topLevelItemCount() == len(recall.recall.entries)  # type: ignore[union-attr]
-    assert "rotor_speed" in recall.wheel.toPlainText()
+    # The wheel's messages the service journaled (wheel.rotor, not the old demo's wheel.rotor_speed).
+    shown = [line.split()[1] for line in recall.wheel.toPlainText().splitlines()]
+    assert shown == ["rotor", "launched", "no_more_bets", "result"]
     assert recall.felt.testAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
 
 
@@ -120,18 +122,18 @@ def test_buttons_follow_the_role(qtbot: QtBot, floor: Store) -> None:
 def test_void_correct_approve_for_a_pitboss(qtbot: QtBot, floor: Store, signer: Signer) -> None:
     window = PitBossWindow(floor, user=User("pat", "pitboss"))
     qtbot.addWidget(window)
-    _select(window, "T1-00010")
+    _select(window, "T1-000010")
     window.void_selected()
     assert "voided by pat" in window.status.text()
-    assert _types(floor, "T1-00010")[-1] == "round.voided"
-    _select(window, "T1-00011")
+    assert _types(floor, "T1-000010")[-1] == "round.voided"
+    _select(window, "T1-000011")
     old = window.selected_row().result  # type: ignore[union-attr]
     window.correct_selected()
-    assert "round.result_corrected" in _types(floor, "T1-00011")
+    assert "round.result_corrected" in _types(floor, "T1-000011")
     assert window.recall.recall.original_result == old  # type: ignore[union-attr]
-    _select(window, "T1-00012")
+    _select(window, "T1-000012")
     window.approve_selected()
-    assert _types(floor, "T1-00012")[-1] == "round.payout_approved"
+    assert _types(floor, "T1-000012")[-1] == "round.payout_approved"
     assert signer.errors == []
 
 
@@ -144,8 +146,8 @@ def test_actions_refused_for_other_roles_or_a_wrong_pin(
     window = PitBossWindow(floor, user=User("pat", "pitboss"))
     qtbot.addWidget(window)
     signer.name, signer.pin = ("pat", "0000") if name == "pat-wrong" else (name, PINS[name])
-    before = _types(floor, "T1-00020")
-    _select(window, "T1-00020")
+    before = _types(floor, "T1-000020")
+    _select(window, "T1-000020")
     window.void_selected()
     window.correct_selected()
     window.approve_selected()
@@ -154,7 +156,7 @@ def test_actions_refused_for_other_roles_or_a_wrong_pin(
     window.settings_table.addItems(["T1"])
     window.setting_edits["max_bet"].setText("750")
     window.apply_settings()
-    assert _types(floor, "T1-00020") == before
+    assert _types(floor, "T1-000020") == before
     assert len(signer.errors) == 5 and all(why in e for e in signer.errors)
     j = schema.journal
     with floor.read() as conn:
@@ -185,7 +187,7 @@ def test_report_on_screen_csv_and_pdf(qtbot: QtBot, floor: Store, tmp_path: Path
     reports.set_period("T1", datetime(2026, 11, 29, tzinfo=UTC))
     reports.show_report()
     rep = reports.report
-    assert rep is not None and rep.rounds == 60
+    assert rep is not None and rep.rounds == 45
     assert reports.figure_labels["Handle"].text() == f"{rep.handle:,.2f}"
     assert reports.chart.values == [float(rep.handle), float(rep.returned), float(rep.win)]
     assert rep.theoretical_win is not None and reports.chart.expected_values[2] == float(rep.theoretical_win)
@@ -220,17 +222,13 @@ def test_acknowledging_an_alert_needs_the_pin_of_a_role_that_may(
 def test_new_rounds_are_announced_while_the_history_is_open(qtbot: QtBot, floor: Store) -> None:
     from datetime import timedelta
 
-    from engine.floor.demo import START, rounds_for
-    from engine.rules import load_default_rules
+    from engine.floor.demo import START, play_rounds
 
     window = PitBossWindow(floor, user=User("pat", "pitboss"))
     qtbot.addWidget(window)
     before = window.model.rowCount()
-    events = list(rounds_for(load_default_rules(), "T1", 61, seed="later", start=START + timedelta(days=1)))[
-        -1
-    ]
-    floor.journal.append_many(events)
+    assert play_rounds(floor, "T1", 1, seed="later", start=START + timedelta(days=1)) == ["T1-000046"]
     qtbot.waitUntil(lambda: "new journal entries on table T1" in window.status.text(), timeout=1000)
     assert window.model.rowCount() == before  # the list does not move under the reader
     window.apply_filters()
-    assert window.model.rows[0].round_id == "T1-00061"
+    assert window.model.rows[0].round_id == "T1-000046"

@@ -15,8 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from engine.auth import User
 from engine.floor import windows as win
-from engine.floor.demo import START, fill_demo_floor, rounds_for
-from engine.rules import load_default_rules
+from engine.floor.demo import START, fill_demo_floor, play_rounds
 from engine.store import Store
 from engine.wheel_layout import BLACK, RED, WHEEL_ORDER
 from gui.windows.surveillance import SPLIT_SIZES, SurveillanceWindow
@@ -35,7 +34,7 @@ def drr_stats(url: str, *args: str) -> dict:  # type: ignore[type-arg]
 
 @pytest.fixture
 def floor(store: Store, tmp_path: Path) -> Store:  # noqa: F811
-    fill_demo_floor(store, {"T1": 400, "T2": 80})
+    fill_demo_floor(store, {"T1": 120, "T2": 40}, bonus_every=20)  # six bonus games on T1
     import_spins(store, tmp_path, "T3", [(n * 11) % 37 if n % 5 else 17 for n in range(3000)])
     return store
 
@@ -115,10 +114,7 @@ def test_charts_follow_the_journal_within_a_second(qtbot: QtBot, floor: Store) -
     window.set_window(win.everything())
     bars = window.page.frequency.bars
     before = window.page.frequency.heights[:]
-    rules = load_default_rules()
-    new_rounds = list(rounds_for(rules, "T2", 83, seed="live", start=START + timedelta(days=1)))[80:]
-    for events in new_rounds:
-        floor.journal.append_many(events)
+    play_rounds(floor, "T2", 3, seed="live", start=START + timedelta(days=1))  # a table plays on
     qtbot.waitUntil(lambda: sum(window.page.frequency.heights) == sum(before) + 3, timeout=1000)
     assert window.page.frequency.bars is bars  # updated in place, never re-created
     window.close()

@@ -10,12 +10,12 @@ import pytest
 import qasync
 from PySide6.QtWidgets import QApplication
 
+from engine import wheel_events as ev
 from engine.bets import inside_bet
 from engine.rng import SeededRng
 from gui.app import WheelFeed
 from gui.local_table import LocalTable
 from gui.view_model import Phase, SensorHealth
-from hardware import events as ev
 
 
 def test_wheel_events_act_on_the_round(qapp: QApplication) -> None:
@@ -27,11 +27,11 @@ def test_wheel_events_act_on_the_round(qapp: QApplication) -> None:
     table.wheel_event(ev.WheelResult(game=1, time=now, number=9))
     assert table.phase is Phase.OPEN and irregular and "before no more bets" in irregular[-1]
     table.place_wager("Seat 1", inside_bet([9]), Decimal(1))
-    table.wheel_event(ev.NoMoreBets(game=1, time=now))
+    table.wheel_event(ev.WheelNoMoreBets(game=1, time=now))
     assert table.phase is Phase.CLOSED
     table.wheel_event(ev.WheelResult(game=1, time=now, number=9))
     assert table.snapshot().result == 9
-    table.wheel_event(ev.MissSpin(game=1, time=now))
+    table.wheel_event(ev.WheelMissSpin(game=1, time=now))
     assert "miss_spin" in irregular[-1]
 
 

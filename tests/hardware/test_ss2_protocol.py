@@ -9,25 +9,28 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hardware.events import (
-    BallLaunched,
-    BallNotDetected,
-    CommandReply,
-    GameCounterWrapped,
-    GameNumberGap,
-    GameStarted,
-    LaunchFailed,
-    MissSpin,
-    NoMoreBets,
-    ResultMismatch,
-    RotorSpeed,
-    SelfTest,
-    TableClosed,
-    UnreadableLine,
-    WarningChanged,
-    WheelEvent,
+from engine.entry_types import EntryType
+from engine.wheel_events import (
+    WheelBallNotDetected,
+    WheelClosed,
+    WheelGap,
+    WheelLaunched,
+    WheelLaunchFailed,
+    WheelMissSpin,
+    WheelNoMoreBets,
     WheelRestart,
     WheelResult,
+    WheelRotor,
+    WheelStarted,
+    WheelWarning,
+)
+from hardware.events import (
+    CommandReply,
+    GameCounterWrapped,
+    LinkEvent,
+    SelfTest,
+    UnreadableLine,
+    event_json,
 )
 from hardware.protocol import LineFramer, get_protocol
 from hardware.protocol.ss2 import SS2Protocol, parse_status
@@ -35,14 +38,14 @@ from hardware.protocol.ss2 import SS2Protocol, parse_status
 T0 = datetime(2025, 9, 23, 9, 0, 0)
 
 
-def feed(protocol: SS2Protocol, lines: list[str], step: float = 0.5) -> list[WheelEvent]:
-    events: list[WheelEvent] = []
+def feed(protocol: SS2Protocol, lines: list[str], step: float = 0.5) -> list[LinkEvent]:
+    events: list[LinkEvent] = []
     for i, line in enumerate(lines):
         events.extend(protocol.feed_line(line, T0 + timedelta(seconds=step * i)))
     return events
 
 
-def of(events: list[WheelEvent], cls: type) -> list:
+def of(events: list[LinkEvent], cls: type) -> list:
     return [e for e in events if isinstance(e, cls)]
 
 
@@ -108,12 +111,19 @@ def test_one_game_gives_each_event_once_and_one_result() -> None:
     )
     protocol = ss2()
     events = feed(protocol, lines)
-    kinds = [e.type for e in events if not isinstance(e, RotorSpeed)]
-    assert kinds == ["game_started", "ball_launched", "no_more_bets", "result", "game_started"]
+    kinds = [e.type for e in events if not isinstance(e, WheelRotor)]
+    # The protocol emits the engine's wheel events directly: their type is the journal entry type.
+    assert kinds == [
+        EntryType.WHEEL_STARTED,
+        EntryType.WHEEL_LAUNCHED,
+        EntryType.WHEEL_NO_MORE_BETS,
+        EntryType.WHEEL_RESULT,
+        EntryType.WHEEL_STARTED,
+    ]
     (result,) = of(events, WheelResult)
     assert (result.game, result.number, result.warnings, result.number_line) == (7, 15, (), 15)
     assert result.time == T0 + timedelta(seconds=0.5 * 28)  # the first state-5 line
-    assert result.to_json()["pocket"] == "15"
+    assert result.wire_json()["pocket"] == "15"
     assert protocol.unreadable_count == 0
 
 
@@ -136,7 +146,10 @@ def test_result_without_number_line_and_mismatch() -> None:
     events = feed(ss2(), ["*X;4;003;24;0;171;0", "*X;5;003;12;0;181;0"])
     assert [(r.number, r.number_line) for r in of(events, WheelResult)] == [(12, None)]
     events = feed(ss2(), ["*X;4;003;24;0;171;0", "13", "*X;5;003;12;0;181;0"])
-    assert [(m.number_line, m.status_number) for m in of(events, ResultMismatch)] == [(13, 12)]
+    # The status line wins; the disagreement is a wheel.warning naming result_mismatch.
+    mismatches = [(w.warnings, w.advice) for w in of(events, WheelWarning) if w.is_mismatch]
+    assert mismatches == [(("result_mismatch",), "number line 13 vs status line 12")]
+    assert [r.number for r in of(events, WheelResult)] == [12]
     # A stray number that is not followed by state 5 is not a result.
     events = feed(ss2(), ["1", "*X;2;002;31;0;146;1", "*X;2;002;31;0;146;1"])
     assert of(events, WheelResult) == []
@@ -154,7 +167,7 @@ def test_counter_wrap_restart_and_gap_are_reported_not_results() -> None:
     ]
     events = feed(ss2(), lines)
     assert [(e.previous, e.game) for e in of(events, GameCounterWrapped)] == [(256, 1)]
-    assert [(e.previous, e.expected, e.game) for e in of(events, GameNumberGap)] == [(2, 3, 40)]
+    assert [(e.previous, e.expected, e.game) for e in of(events, WheelGap)] == [(2, 3, 40)]
     assert [(e.previous, e.game) for e in of(events, WheelRestart)] == [(40, 1)]
     assert [(r.game, r.number) for r in of(events, WheelResult)] == [(256, 10), (1, 11), (1, 22)]
 
@@ -162,35 +175,35 @@ def test_counter_wrap_restart_and_gap_are_reported_not_results() -> None:
 def test_launch_flag_ignored_for_three_seconds_of_state_3() -> None:
     retry = ["*X;2;005;20;8;000;0"] * 4 + ["*X;3;005;20;8;170;1"] * 6 + ["*X;3;005;20;0;170;1"] * 3
     events = feed(ss2(), retry)  # flag 8 for 2.5 s of state 3, then clear: no failure
-    assert of(events, LaunchFailed) == []
-    assert [w.added for w in of(events, WarningChanged)] == [("launch_failed",), ()]
+    assert of(events, WheelLaunchFailed) == []
+    assert [w.added for w in of(events, WheelWarning)] == [("launch_failed",), ()]
     persisting = ["*X;3;005;20;8;170;1"] * 9
     events = feed(ss2(), persisting)
-    (failed,) = of(events, LaunchFailed)
+    (failed,) = of(events, WheelLaunchFailed)
     assert failed.time == T0 + timedelta(seconds=3.5) and failed.seconds == "3.5"
 
 
 def test_miss_spin_is_state_3_with_flag_2_only() -> None:
     events = feed(ss2(), ["*X;2;007;24;2;162;1"] * 5)  # flag 2 in state 2 (capture b): a warning only
-    assert of(events, MissSpin) == []
+    assert of(events, WheelMissSpin) == []
     events = feed(
         ss2(), ["*X;3;007;24;0;162;1", "*X;3;007;24;2;162;1", "*X;3;007;24;2;162;1", "*X;2;007;24;0;10;1"]
     )
-    assert [m.game for m in of(events, MissSpin)] == [7]
+    assert [m.game for m in of(events, WheelMissSpin)] == [7]
 
 
 def test_no_ball_flag_in_state_4_ignored_for_five_seconds() -> None:
     short = ["*X;4;007;24;1;170;0"] * 10 + ["*X;4;007;24;0;170;0"]  # 4.5 s
-    assert of(feed(ss2(), short), BallNotDetected) == []
+    assert of(feed(ss2(), short), WheelBallNotDetected) == []
     long = ["*X;4;007;24;1;170;0"] * 14
-    (event,) = of(feed(ss2(), long), BallNotDetected)
+    (event,) = of(feed(ss2(), long), WheelBallNotDetected)
     assert event.reason == "no-ball-flag" and event.time == T0 + timedelta(seconds=5)
 
 
 def test_states_6_and_7() -> None:
     events = feed(ss2(), ["*X;4;007;24;0;170;0", "*X;7;007;24;0;170;0", "*X;6;007;24;4;000;0"])
-    assert [type(e) for e in events if not isinstance(e, (RotorSpeed, WarningChanged))] == [
-        NoMoreBets, BallNotDetected, TableClosed,
+    assert [type(e) for e in events if not isinstance(e, (WheelRotor, WheelWarning))] == [
+        WheelNoMoreBets, WheelBallNotDetected, WheelClosed,
     ]  # fmt: skip
 
 
@@ -219,14 +232,18 @@ def test_plain_protocol() -> None:
     protocol = get_protocol("plain")
     events = [e for line in ["7", " 7", "00", "", "x", "36"] for e in protocol.feed_line(line, T0)]
     numbers = [(e.number, e.game) for e in events if isinstance(e, WheelResult)]
-    assert numbers == [(7, None), (7, None), (37, None), (36, None)]
+    assert numbers == [(7, None), (7, None), (36, None)]
+    # 00 is not on a single-zero wheel: a doubtful spin, not a result (the table always took it so).
+    doubtful = [(e.reason, e.game) for e in events if isinstance(e, WheelBallNotDetected)]
+    assert doubtful == [("pocket 00 is not on a single-zero wheel", None)]
     assert protocol.unreadable_count == 1
 
 
 def test_event_dicts_are_plain() -> None:
-    event = GameStarted(game=3, time=T0, state=2)
-    assert event.to_json() == {
-        "type": "game_started",
+    event = WheelStarted(game=3, time=T0, state=2)
+    assert event.to_json() == {"game": 3, "time": "2025-09-23T09:00:00.000"}  # the journal payload
+    assert event_json(event) == {  # a decode --json line: the wheel's detail too
+        "type": "started",
         "game": 3,
         "time": "2025-09-23T09:00:00.000",
         "state": 2,
@@ -238,8 +255,8 @@ def test_event_dicts_are_plain() -> None:
         "warnings": ["no_ball"],
         "time": "2025-09-23T09:00:00.000",
     }
-    assert BallLaunched(game=None, time=T0).to_json()["game"] is None
-    speed = RotorSpeed(game=1, time=T0, rpm=Decimal("16.3"), direction="ccw").to_json()
+    assert WheelLaunched(game=None, time=T0).to_json()["game"] is None
+    speed = WheelRotor(game=1, time=T0, rpm=Decimal("16.3"), direction="ccw").to_json()
     assert speed["rpm"] == "16.3" and speed["direction"] == "ccw"
 
 
@@ -415,7 +432,7 @@ def test_rotor_speed_and_direction_events() -> None:
         "*X;3;007;24;0;170;0",  # restarted the other way after the launch
         "*X;3;007;24;0;168;0",
     ]
-    speeds = [(e.rpm, e.direction) for e in feed(ss2(), lines) if isinstance(e, RotorSpeed)]
+    speeds = [(e.rpm, e.direction) for e in feed(ss2(), lines) if isinstance(e, WheelRotor)]
     assert speeds == [
         (Decimal("16.2"), "ccw"),
         (Decimal("8.9"), "ccw"),
@@ -439,7 +456,7 @@ def test_a_result_whose_counter_moved_on_its_line_waits_for_the_next_line() -> N
     # The link came back in state 5 of a game it never saw start: believed once the next line agrees.
     protocol = ss2()
     first = feed(protocol, ["*X;2;040;11;0;170;0", "*X;5;043;29;0;170;0"])
-    assert of(first, WheelResult) == [] and [e.game for e in of(first, GameNumberGap)] == [43]
+    assert of(first, WheelResult) == [] and [e.game for e in of(first, WheelGap)] == [43]
     (result,) = of(protocol.feed_line("*X;5;043;29;0;170;0", T0 + timedelta(seconds=5)), WheelResult)
     assert (result.game, result.number, result.time) == (43, 29, T0 + timedelta(seconds=0.5))
     # Not confirmed: the line is counted as unreadable, and no result comes of it.

@@ -20,22 +20,19 @@ from pathlib import Path
 import pytest
 
 from engine.errors import DrrError
+from engine.wheel_events import (
+    WheelBallNotDetected,
+    WheelClosed,
+    WheelLaunchFailed,
+    WheelLinkState,
+    WheelMissSpin,
+    WheelResult,
+    WheelStarted,
+    WheelWarning,
+)
 from hardware.capture import read_capture
 from hardware.decode import decode_capture
-from hardware.events import (
-    BallNotDetected,
-    CommandReply,
-    GameStarted,
-    LaunchFailed,
-    LinkState,
-    MissSpin,
-    SelfTest,
-    TableClosed,
-    UnreadableLine,
-    WarningChanged,
-    WheelEvent,
-    WheelResult,
-)
+from hardware.events import CommandReply, LinkEvent, SelfTest, UnreadableLine
 from hardware.link import WheelLink, WheelTimeout, utc_now
 from hardware.pty_server import PtyServer
 from hardware.serial_link import SerialLink, SerialSettings
@@ -70,11 +67,11 @@ class Tap:
     """Every event of a link from subscription on, so none falls between two waits."""
 
     def __init__(self, link: WheelLink) -> None:
-        self.queue: asyncio.Queue[WheelEvent] = asyncio.Queue()
+        self.queue: asyncio.Queue[LinkEvent] = asyncio.Queue()
         link.subscribe(self.queue.put_nowait)
 
-    async def until(self, stop: Callable[[WheelEvent], bool], timeout: float = 30.0) -> list[WheelEvent]:
-        seen: list[WheelEvent] = []
+    async def until(self, stop: Callable[[LinkEvent], bool], timeout: float = 30.0) -> list[LinkEvent]:
+        seen: list[LinkEvent] = []
 
         async def collect() -> None:
             while True:
@@ -88,8 +85,8 @@ class Tap:
 
 
 async def command_retrying(
-    link: WheelLink, text: str, good: Callable[[WheelEvent | None], bool] = lambda reply: True
-) -> WheelEvent | None:
+    link: WheelLink, text: str, good: Callable[[LinkEvent | None], bool] = lambda reply: True
+) -> LinkEvent | None:
     """Torn lines may eat or maim a reply, as on a real line: the host asks again."""
     for _ in range(6):
         with contextlib.suppress(WheelTimeout):
@@ -104,16 +101,16 @@ def test_every_fault_through_a_pty(tmp_path: Path) -> None:
     faults = FaultPlan.parse("miss@2,launch@3,noball@4,silence=1.2@5,fault@6,torn=0.03")
     wheel = VirtualWheel(speed=25, faults=faults, seed=11, mode=1157 | 256)
 
-    async def scenario() -> list[WheelEvent]:
+    async def scenario() -> list[LinkEvent]:
         async with wheel_on_pty(wheel) as server:
             link = SerialLink(server.path, capture_dir=tmp_path / "capture", silence_after=0.6)
             link.protocol.time_scale = wheel.speed
-            events: list[WheelEvent] = []
-            acks: set[asyncio.Task[WheelEvent | None]] = set()
+            events: list[LinkEvent] = []
+            acks: set[asyncio.Task[LinkEvent | None]] = set()
             async with link:
 
-                def react(event: WheelEvent) -> None:
-                    if isinstance(event, MissSpin):
+                def react(event: LinkEvent) -> None:
+                    if isinstance(event, WheelMissSpin):
                         ack = command_retrying(
                             link, "*R", lambda r: isinstance(r, CommandReply) and r.text == "OK"
                         )
@@ -123,7 +120,7 @@ def test_every_fault_through_a_pty(tmp_path: Path) -> None:
 
                 link.subscribe(react)
                 tap = Tap(link)
-                events += await tap.until(lambda e: isinstance(e, TableClosed) and e.game == 6, timeout=60)
+                events += await tap.until(lambda e: isinstance(e, WheelClosed) and e.game == 6, timeout=60)
                 assert link.health.connected and link.health.unreadable > 0
                 # After the component fault the wheel is powered down: the host runs *F, then powers on.
                 self_test = await command_retrying(link, "*F", lambda r: isinstance(r, SelfTest))
@@ -141,12 +138,14 @@ def test_every_fault_through_a_pty(tmp_path: Path) -> None:
     # Exactly one result per game the wheel played, whatever was torn; none for game 6 (fault).
     assert results == wheel.history
     assert [g for g, _ in results] == [1, 2, 3, 4, 5, 7]
-    assert [e.game for e in events if isinstance(e, MissSpin)] == [2]
-    assert [e.game for e in events if isinstance(e, LaunchFailed)] == [3]
-    assert [(e.game, e.reason) for e in events if isinstance(e, BallNotDetected)] == [(4, "no-ball-flag")]
-    states = [(e.state, e.game) for e in events if isinstance(e, LinkState) and e.state != "connected"]
+    assert [e.game for e in events if isinstance(e, WheelMissSpin)] == [2]
+    assert [e.game for e in events if isinstance(e, WheelLaunchFailed)] == [3]
+    assert [(e.game, e.reason) for e in events if isinstance(e, WheelBallNotDetected)] == [
+        (4, "no-ball-flag")
+    ]
+    states = [(e.state, e.game) for e in events if isinstance(e, WheelLinkState) and e.state != "connected"]
     assert ("silent", None) in states
-    faults_seen = [e.game for e in events if isinstance(e, WarningChanged) and "component_fault" in e.added]
+    faults_seen = [e.game for e in events if isinstance(e, WheelWarning) and "component_fault" in e.added]
     assert faults_seen == [6]
     assert any(isinstance(e, UnreadableLine) for e in events)
     # The capture file holds both directions and replays to the same results.
@@ -161,7 +160,7 @@ def test_every_fault_through_a_pty(tmp_path: Path) -> None:
 def test_reconnect_after_the_pty_closes_and_reopens(tmp_path: Path) -> None:
     device = tmp_path / "wheel"
 
-    async def scenario() -> tuple[list[WheelEvent], int]:
+    async def scenario() -> tuple[list[LinkEvent], int]:
         wheel = VirtualWheel(speed=30, seed=3)
         link = SerialLink(str(device), reconnect_min=0.05, reconnect_max=0.2, silence_after=None)
         tap = Tap(link)
@@ -169,7 +168,9 @@ def test_reconnect_after_the_pty_closes_and_reopens(tmp_path: Path) -> None:
             await link.start()
             first = await tap.until(lambda e: isinstance(e, WheelResult))
         # The pty is gone (cable unplugged): the link notices and keeps retrying.
-        lost = await tap.until(lambda e: isinstance(e, LinkState) and e.state == "disconnected", timeout=5)
+        lost = await tap.until(
+            lambda e: isinstance(e, WheelLinkState) and e.state == "disconnected", timeout=5
+        )
         assert not link.health.connected
         await asyncio.sleep(0.3)
         async with wheel_on_pty(VirtualWheel(speed=30, seed=4, start_game=50), device):
@@ -180,7 +181,7 @@ def test_reconnect_after_the_pty_closes_and_reopens(tmp_path: Path) -> None:
 
     events, reconnects = asyncio.run(scenario())
     assert reconnects == 1
-    links = [e.state for e in events if isinstance(e, LinkState)]
+    links = [e.state for e in events if isinstance(e, WheelLinkState)]
     assert links[:1] == ["connected"] and "disconnected" in links and links[-1] == "connected"
     results = [e.game for e in events if isinstance(e, WheelResult)]
     assert results[0] == 1 and results[-1] == 50
@@ -192,7 +193,7 @@ def test_commands_replies_and_timeouts(tmp_path: Path) -> None:
         wheel = VirtualWheel(speed=10, seed=5)
         async with wheel_on_pty(wheel) as server, SerialLink(server.path, silence_after=None) as link:
             tap = Tap(link)
-            await tap.until(lambda e: isinstance(e, LinkState) and e.state == "connected", timeout=5)
+            await tap.until(lambda e: isinstance(e, WheelLinkState) and e.state == "connected", timeout=5)
             reply = await link.command("*T S")
             assert isinstance(reply, CommandReply) and reply.text == "s 14.0 17.5"
             busy = await link.command("*o 1159")
@@ -203,7 +204,7 @@ def test_commands_replies_and_timeouts(tmp_path: Path) -> None:
             assert isinstance(refused, CommandReply) and refused.status == "no"
             off = await link.command("*P 0")
             assert isinstance(off, CommandReply) and off.status == "ok"
-            await tap.until(lambda e: isinstance(e, TableClosed), timeout=5)
+            await tap.until(lambda e: isinstance(e, WheelClosed), timeout=5)
             mode = await link.command("*o 1159")
             assert isinstance(mode, CommandReply) and mode.text == "1159"
             with pytest.raises(WheelTimeout, match=r"no reply from the wheel to '\*F'"):
@@ -237,11 +238,11 @@ def test_in_process_sim_and_user_start(tmp_path: Path) -> None:
 
 
 def test_replay_source_uses_capture_time() -> None:
-    async def scenario() -> list[WheelEvent]:
+    async def scenario() -> list[LinkEvent]:
         wheel = open_wheel(f"replay:{DATA / 'ss2-capture-b.log'}", speed=0)
         tap = Tap(wheel)
         async with wheel:
-            return await tap.until(lambda e: isinstance(e, LinkState) and e.state == "disconnected")
+            return await tap.until(lambda e: isinstance(e, WheelLinkState) and e.state == "disconnected")
 
     events = asyncio.run(scenario())
     results = [e for e in events if isinstance(e, WheelResult)]
@@ -271,7 +272,7 @@ def test_cli_simulate_on_pty_and_ports(tmp_path: Path) -> None:
         assert proc.stdout is not None
         assert proc.stdout.readline().startswith("virtual SS2 wheel on /dev/")
 
-        async def listen() -> list[WheelEvent]:
+        async def listen() -> list[LinkEvent]:
             link = SerialLink(str(device), silence_after=None)
             tap = Tap(link)
             async with link:
@@ -307,7 +308,7 @@ def test_typed_commands_on_the_virtual_wheel() -> None:
                 await cmd.set_mode(1157)
             with pytest.raises(WheelRefused, match="BUSY"):
                 await cmd.self_test()
-            await tap.until(lambda e: isinstance(e, GameStarted))
+            await tap.until(lambda e: isinstance(e, WheelStarted))
             while wheel.state != 2:  # state 1 (power-up) then 2, where it waits for the host
                 await asyncio.sleep(0.01)
             assert (await cmd.start_game("ccw")).status == "ok"
@@ -319,7 +320,7 @@ def test_typed_commands_on_the_virtual_wheel() -> None:
             chi, percent = await cmd.statistics()
             assert chi and percent
             assert (await cmd.power(False)).status == "ok"
-            await tap.until(lambda e: isinstance(e, TableClosed))
+            await tap.until(lambda e: isinstance(e, WheelClosed))
             with pytest.raises(WheelRefused):
                 await cmd.start_game()
             assert [t.code for t in await cmd.self_test(timeout=5)] == ["0"]
@@ -340,7 +341,7 @@ def test_exclusive_open_refuses_a_second_reader() -> None:
             async with SerialLink(server.path, silence_after=None) as first:
                 second = SerialLink(server.path, silence_after=None, reconnect_min=0.05)
                 tap = Tap(first)
-                await tap.until(lambda e: isinstance(e, LinkState) and e.state == "connected", timeout=5)
+                await tap.until(lambda e: isinstance(e, WheelLinkState) and e.state == "connected", timeout=5)
                 async with second:
                     await asyncio.sleep(0.3)
                     assert first.health.connected
@@ -367,11 +368,11 @@ def test_cli_replay_on_pty_loses_no_line(tmp_path: Path) -> None:
         time.sleep(1.5)
         assert proc.poll() is None
 
-        async def listen() -> list[WheelEvent]:
+        async def listen() -> list[LinkEvent]:
             link = SerialLink(str(device), silence_after=None)
             tap = Tap(link)
             async with link:
-                return await tap.until(lambda e: isinstance(e, LinkState) and e.state == "disconnected")
+                return await tap.until(lambda e: isinstance(e, WheelLinkState) and e.state == "disconnected")
 
         events = asyncio.run(listen())
         assert proc.wait(timeout=20) == 0
@@ -454,7 +455,7 @@ def test_virtual_wheel_counter_wraps_and_each_result_comes_once() -> None:
     from hardware.events import GameCounterWrapped
     from hardware.sim_link import SimLink
 
-    async def scenario() -> tuple[list[WheelEvent], list[tuple[int, int]]]:
+    async def scenario() -> tuple[list[LinkEvent], list[tuple[int, int]]]:
         wheel = VirtualWheel(speed=60, seed=21, start_game=255)
         async with SimLink(wheel, silence_after=None) as link:
             events = await Tap(link).until(lambda e: isinstance(e, WheelResult) and e.game == 2)
@@ -468,16 +469,16 @@ def test_virtual_wheel_counter_wraps_and_each_result_comes_once() -> None:
 
 @needs_pty
 def test_the_half_line_cut_off_by_an_unplug_is_counted_and_captured(tmp_path: Path) -> None:
-    async def scenario() -> list[WheelEvent]:
+    async def scenario() -> list[LinkEvent]:
         server = PtyServer()
         link = SerialLink(server.path, silence_after=None, capture_dir=tmp_path, reconnect_min=5.0)
         tap = Tap(link)
         async with link:
-            await tap.until(lambda e: isinstance(e, LinkState) and e.state == "connected", timeout=5)
+            await tap.until(lambda e: isinstance(e, WheelLinkState) and e.state == "connected", timeout=5)
             server.write(b"*X;4;012;24;0;171;0\r\n*X;5;01")
             await asyncio.sleep(0.3)
             server.close()
-            return await tap.until(lambda e: isinstance(e, LinkState) and e.state == "disconnected", 5)
+            return await tap.until(lambda e: isinstance(e, WheelLinkState) and e.state == "disconnected", 5)
 
     events = asyncio.run(scenario())
     assert [e.raw for e in events if isinstance(e, UnreadableLine)] == ["*X;5;01"]

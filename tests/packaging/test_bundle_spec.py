@@ -123,3 +123,22 @@ def test_makefile_has_dist_targets_and_ci_does_not_run_the_bundle_test() -> None
     assert re.search(r"^dist: ", makefile, re.M) and re.search(r"^dist-test: dist$", makefile, re.M)
     assert "packaging/drr.spec" in makefile
     assert "dist-test" not in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_the_systemd_unit_stops_the_station_with_sigterm_and_counts_its_exit_as_clean() -> None:
+    import signal
+
+    from gui.stopping import FORCE_AFTER_S
+
+    unit = configparser.ConfigParser(interpolation=None)
+    unit.optionxform = str  # type: ignore[assignment,method-assign]
+    unit.read(ROOT / "packaging" / "drr-station.service", encoding="utf-8")
+    service = unit["Service"]
+    assert service["ExecStart"].split()[0].endswith("/drr")
+    assert service["KillSignal"] == "SIGTERM"
+    # The station exits 128 + SIGTERM after a clean stop (gui.stopping): systemd must not call it a failure.
+    assert str(128 + signal.SIGTERM) in service["SuccessExitStatus"].split()
+    # SIGKILL comes only after the station's own forced exit would have.
+    assert float(service["TimeoutStopSec"]) > FORCE_AFTER_S
+    assert "drr-station.service" in (ROOT / "packaging" / "drr.spec").read_text(encoding="utf-8")
+    assert "drr-station.service" in (ROOT / "packaging" / "install-linux.sh").read_text(encoding="utf-8")

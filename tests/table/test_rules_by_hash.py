@@ -152,6 +152,11 @@ def test_history_show_json_gives_each_wagers_settlement(
         {"id": wagers[2]["id"], "kind": "lose", "odds": "0", "payout": "0.00"},
     ]
     assert sum(Decimal(s["payout"]) for s in shown["settlements"]) == Decimal(shown["round"]["paid"])
+    assert shown["round"]["rules_sha256"] == HOUSE.sha256
+    assert main(["history", "show", round_id, "--db", store.url, "--table", "T1"]) == 0
+    text = capsys.readouterr().out
+    assert f"payouts under Rules Submission {HOUSE.sha256}\n" in text
+    assert f"    {wagers[0]['id']:<24} base   35 to 1      175.00\n" in text
 
 
 def _projections(store: Store) -> dict[str, list[tuple[Any, ...]]]:
@@ -186,7 +191,8 @@ def test_the_store_keeps_each_loaded_rules_submission_by_sha256(store: Store) ->
     ]
     assert shas == {HOUSE.sha256}
     assert rules_for(store, HOUSE.sha256) == HOUSE
-    assert recall_round(store, round_id, "T1").rules_sha256 == HOUSE.sha256
+    rec = recall_round(store, round_id, "T1")
+    assert rec.rules_sha256 == HOUSE.sha256 and rec.rules == HOUSE  # (the recall felt is drawn with it)
 
 
 def test_db_rebuild_gives_the_same_projections(store: Store, capsys: pytest.CaptureFixture[str]) -> None:
@@ -313,3 +319,88 @@ def test_a_restarted_table_plays_on_under_the_house_rules(store: Store) -> None:
     round_id = run(go())
     rec = recall_round(store, round_id, "T1")
     assert rec.rules_sha256 == HOUSE.sha256 and settlement_records(rec)[0]["payout"] == "175.00"
+
+
+def test_the_report_weighs_each_rounds_bets_by_its_own_rules(store: Store) -> None:
+    """A day with a round under the shipped rules and two under the house paytable: the theoretical
+    win is each round's handle by bet times that bet's edge under the round's own rules."""
+    from datetime import UTC, datetime, timedelta
+    from fractions import Fraction
+
+    from engine.floor.reports import table_report
+    from engine.store.stats import house_edges
+
+    async def go() -> None:
+        svc = make_service(store, approval_threshold=Decimal(100000))  # the shipped rules first
+        await svc.start()
+        await svc.open_bets(CROUPIER)
+        await svc.place_wager(CROUPIER, "anna", inside_bet([17]), Decimal(5))
+        await svc.place_wager(CROUPIER, "bob", outside_bet(BetKind.RED), Decimal(10))
+        await svc.no_more_bets(CROUPIER)
+        await wheel(svc, {"type": "result", "game": None, "number": 4})
+        await svc.confirm_result(CROUPIER)
+        await svc.settle(CROUPIER)
+        await svc.load_rules(PITBOSS, HOUSE_TEXT.encode("utf-8"), "house.toml")
+        await _play_settled_round(svc)
+        await svc.close()
+
+    run(go())
+    default, house = house_edges(load_default_rules()), house_edges(HOUSE)
+    assert default["straight"] != house["straight"]
+    expected = (5 * default["straight"] + 10 * default["red"]) + (
+        5 * house["straight"] + 2 * house["split"] + 10 * house["red"]
+    )
+    day = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    rep = table_report(store, "T1", day - timedelta(days=1), day + timedelta(days=2))  # (at midnight too)
+    assert rep.handle == Decimal(32)
+    assert rep.theoretical_hold == expected / 32
+    assert rep.theoretical_win == (Decimal(expected.numerator) / Decimal(expected.denominator)).quantize(
+        Decimal("0.01")
+    )
+    assert isinstance(rep.theoretical_hold, Fraction)
+
+
+def test_the_floor_database_gets_the_rules_with_the_forwarded_journal(store: Store, tmp_path: Any) -> None:
+    """Forwarded entries are projected centrally: the floor's recall and history use the same rules."""
+    from engine.store import open_store
+    from engine.store.forward import Forwarder
+
+    round_id = _play_two_rounds(store)
+    forget_cached()
+    with open_store(str(tmp_path / "floor.sqlite")) as central:
+        assert Forwarder(store, central, ["T1"], batch=7).forward_once() > 0
+        assert _projections(central) == _projections(store)
+        rec = recall_round(central, round_id, "T1")
+        assert [s["payout"] for s in settlement_records(rec)] == ["175.00", "34.00", "0.00"]
+
+
+def test_an_old_journals_rules_changed_entry_is_kept_and_back_filled(store: Store) -> None:
+    """Journals of today's schema hold the pit-boss station's `rules.changed` (the legacy spelling of
+    table.rules_loaded, text without a name): the store keeps it on append and on a back-fill."""
+    from engine.store.rules_store import backfill
+
+    legacy = {
+        "sha256": HOUSE.sha256,
+        "source": "house.toml",
+        "text": HOUSE_TEXT,
+        "reason": "approved paytable",
+        "by": "pete",
+        "role": "pitboss",
+        "effective": "next round",
+    }
+    store.journal.append("T7", "rules.changed", legacy, round_id=None, user="pete")
+    subs = schema.rules_submissions
+    with store.read() as conn:
+        assert conn.execute(sa.select(subs.c.name, subs.c.first_table)).all() == [(HOUSE.name, "T7")]
+    with store.begin() as conn:
+        conn.execute(sa.delete(subs))
+        assert backfill(conn) == 1
+    forget_cached()
+    assert rules_for(store, HOUSE.sha256) == HOUSE
+
+
+def test_a_rules_entry_whose_text_is_not_its_sha256_is_not_journaled(store: Store) -> None:
+    forged = {"sha256": HOUSE.sha256, "name": HOUSE.name, "text": HOUSE_TEXT.replace("35", "36")}
+    with pytest.raises(DrrError, match=f"does not hash to its sha256 {HOUSE.sha256}") as err:
+        store.journal.append("T1", "table.rules_loaded", forged, round_id=None, user="pete")
+    assert "\n" not in err.value.message and store.journal.head("T1") is None

@@ -1,5 +1,5 @@
-"""The wheel link feeding the table service: the bridge, whole rounds on the in-process virtual wheel,
-and the `drr table run` command's refusals."""
+"""The wheel link feeding the table service: its events journaled as they are, whole rounds on the
+in-process virtual wheel, and the `drr table run` command's refusals."""
 
 from __future__ import annotations
 
@@ -12,49 +12,101 @@ from typing import Any
 
 import pytest
 
+from engine.entry_types import EntryType
+from engine.errors import DrrError
 from engine.rng import SeededRng
 from engine.store import Store
 from engine.store.verify import verify
 from engine.table.headless import HeadlessTable, RoundSummary
+from engine.wheel_events import (
+    WheelBallNotDetected,
+    WheelLaunched,
+    WheelMissSpin,
+    WheelNoMoreBets,
+    WheelResult,
+    WheelRotor,
+    WheelStarted,
+    WheelWarning,
+)
 from gui.cli import main
-from hardware.events import CommandReply, GameStarted, RotorSpeed, WarningChanged, WheelResult
-from hardware.table_bridge import table_events, to_table_event
+from hardware.events import CommandReply
+from hardware.protocol import get_protocol
+from hardware.table_bridge import for_table, table_events
 from hardware.wheel_source import open_wheel
 from tests.table.helpers import CROUPIER, make_service
 
 NOW = datetime(2026, 11, 29, 15, 0, tzinfo=UTC)
 
 
-def test_the_bridge_speaks_the_table_s_vocabulary() -> None:
-    assert to_table_event(GameStarted(game=12, time=NOW)) == {
-        "type": "started",
-        "game": 12,
-        "time": "2026-11-29T15:00:00.000+00:00",
-    }
-    result = to_table_event(WheelResult(game=12, time=NOW, number=24, warnings=("same_direction",)))
-    assert result is not None and result["number"] == 24 and result["warnings"] == ["same_direction"]
-    double_zero = to_table_event(WheelResult(game=12, time=NOW, number=37))
-    assert double_zero is not None and double_zero["type"] == "ball_not_detected"
-    assert "00" in double_zero["reason"]
-    warning = to_table_event(WarningChanged(game=3, time=NOW, flags=2, active=("same_direction",)))
-    assert warning is not None and warning["type"] == "warning" and warning["warnings"] == ["same_direction"]
-    rotor = to_table_event(RotorSpeed(game=3, time=NOW, rpm=Decimal("24.5"), direction="ccw"))
-    assert rotor == {"type": "rotor", "game": 3, "time": rotor["time"], "rpm": "24.5", "direction": "ccw"}  # type: ignore[index]
-    assert to_table_event(CommandReply(game=None, time=NOW, command="P", text="OK")) is None
+def test_a_parsed_status_line_is_the_engine_s_event_journaled_as_it_is(store: Store) -> None:
+    """No renaming between the wire and the journal: the SS2 protocol's events are the engine's
+    wheel events, and the service journals each with its own type and payload."""
+    protocol = get_protocol("ss2")
+    lines = ["*X;2;012;  ;0;171;0", "*X;3;012;  ;2;171;0", "*X;4;012;  ;2;171;0", "17", "*X;5;012;17;0;171;0"]
+    parsed = [e for line in lines for e in protocol.feed_line(line, NOW.replace(tzinfo=None))]
+    events = [e for e in map(for_table, parsed) if e is not None]
+    assert [type(e) for e in events] == [
+        WheelStarted,
+        WheelRotor,
+        WheelWarning,
+        WheelLaunched,
+        WheelMissSpin,
+        WheelNoMoreBets,
+        WheelWarning,
+        WheelResult,
+    ]
+    assert all(e.type is EntryType(f"wheel.{e.kind}") for e in events)
+    result = events[-1]
+    assert isinstance(result, WheelResult) and (result.game, result.number, result.warnings) == (12, 17, ())
+    # A pocket a single-zero wheel lacks is a doubtful spin at the source, not a result.
+    later = [e for line in ["*X;5;013;00;0;171;0"] * 2 for e in protocol.feed_line(line, NOW)]
+    (double_zero,) = [e for e in later if isinstance(e, WheelResult | WheelBallNotDetected)]
+    assert isinstance(double_zero, WheelBallNotDetected) and "00" in (double_zero.reason or "")
+    assert for_table(CommandReply(game=None, time=NOW, command="P", text="OK")) is None
 
-
-def test_the_service_takes_the_link_s_own_dicts_too(store: Store) -> None:
     async def go() -> None:
         svc = make_service(store)
         await svc.start()
-        await svc.wheel_event(GameStarted(game=4, time=NOW).to_json())
+        await svc.open_bets(CROUPIER)
+        for event in events:
+            await svc.wheel_event(event)
+
+    asyncio.run(go())
+    journaled = [e for e in store.journal.entries("T1") if e.type.startswith("wheel.")]
+    assert [(e.type, e.payload) for e in journaled[:2]] == [
+        ("wheel.started", {"game": 12, "time": "2026-11-29T15:00:00.000"}),
+        ("wheel.rotor", {"game": 12, "time": "2026-11-29T15:00:00.000", "rpm": "17.1", "direction": "cw"}),
+    ]
+    assert [e.type for e in journaled] == [e.type for e in events]
+    assert all(
+        e.payload == ev.to_json()
+        for e, ev in zip(journaled, events, strict=True)
+        if e.type != EntryType.WHEEL_RESULT
+    )
+    # The result goes through the spin's hold (the miss-spin) and is journaled with the table's verdict.
+    assert journaled[-1].payload == {**result.to_json(), "accepted": False}
+
+
+def test_the_service_takes_typed_events_and_their_mapping_form(store: Store) -> None:
+    async def go() -> None:
+        svc = make_service(store)
+        await svc.start()
+        await svc.wheel_event(WheelStarted(game=4, time=NOW))
         await svc.open_bets(CROUPIER)
         assert svc.state.expected_game == 4
-        assert await svc.wheel_event(CommandReply(game=None, time=NOW, command="P").to_json()) == []
+        await svc.wheel_event({"type": "no_more_bets", "game": 4})
+        assert svc.state.round is not None and svc.state.round.phase.value == "closed"
+        # The link's own messages are not wheel events: the bridge keeps them away from the table.
+        with pytest.raises(DrrError, match="not CommandReply"):
+            await svc.wheel_event(CommandReply(game=None, time=NOW, command="P"))  # type: ignore[arg-type]
+        with pytest.raises(DrrError, match="unknown wheel event type 'command_reply'"):
+            await svc.wheel_event(CommandReply(game=None, time=NOW, command="P").to_json())
 
     asyncio.run(go())
     kinds = [e.type for e in store.journal.entries("T1")]
-    assert "wheel.started" in kinds and not any("command" in k for k in kinds)
+    assert (
+        "wheel.started" in kinds and "wheel.no_more_bets" in kinds and not any("command" in k for k in kinds)
+    )
 
 
 def test_whole_rounds_on_the_virtual_wheel_with_faults(store: Store) -> None:
@@ -69,7 +121,7 @@ def test_whole_rounds_on_the_virtual_wheel_with_faults(store: Store) -> None:
 
             async def events() -> Any:
                 async for ev in table_events(wheel):
-                    if ev["type"] == "miss_spin":
+                    if isinstance(ev, WheelMissSpin):
                         asyncio.get_running_loop().create_task(wheel.command("*R", timeout=2))
                     yield ev
 
