@@ -47,8 +47,7 @@ from PySide6.QtCore import QObject, Signal
 
 from engine.auth import User
 from engine.errors import DrrError
-from gui.table_adapter import MANUAL_REASON, TableAdapter
-from gui.view_model import Draw, HistoryEntry, Phase, TableView, TimeoutPreset
+from gui.view_model import Draw, HistoryEntry, Phase, SensorHealth, TableView, TimeoutPreset
 
 if TYPE_CHECKING:  # the table's modules load once a table is attached, not before the first frame
     from engine.bets import Bet
@@ -63,6 +62,8 @@ if TYPE_CHECKING:  # the table's modules load once a table is attached, not befo
 
 HISTORY_KEPT = 500
 STARTING = "starting: reading the journal"
+# The reason journaled with a result the croupier typed (twice) because the wheel gave none.
+MANUAL_REASON = "entered by the croupier: wheel sensor unavailable"
 
 
 class TableSource(Protocol):
@@ -125,10 +126,21 @@ class TableSource(Protocol):
     async def close(self) -> None: ...
 
 
-class TableModel(TableAdapter):
+class TableModel(QObject):
     """The screens' table (see the module docstring)."""
 
     changed = Signal(object, object)  # (engine.table.changes.Changes, gui.view_model.TableView)
+    phaseChanged = Signal(object)
+    wagersChanged = Signal(object)
+    drawMade = Signal(object)
+    resultArrived = Signal(int, str)
+    payoutsChanged = Signal(object, object)
+    settled = Signal(object)
+    bonusUpdated = Signal(object)
+    sensorHealth = Signal(object)
+    irregularity = Signal(str)
+    refused = Signal(str)
+    historyChanged = Signal(object)
 
     def __init__(
         self,
@@ -368,6 +380,10 @@ class TableModel(TableAdapter):
 
     def no_more_bets(self) -> None:
         self._submit(lambda s: s.no_more_bets(self.user))
+
+    def set_sensor_health(self, health: SensorHealth) -> None:
+        """The wheel link's health (not a journal fact), passed on to every screen as `sensorHealth`."""
+        self.sensorHealth.emit(health)
 
     def wheel_event(self, event: WheelEvent) -> None:
         """An engine.wheel_events event from the wheel link, passed as it is to the table (before the

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from engine import round as _round
-from engine.entry_types import EntryType
 from engine.journal_types import Unknown, parse
 from engine.table_events import (
     Irregularity,
@@ -36,8 +35,8 @@ from engine.table_events import (
     RulesLoaded,
     SettingsChanged,
     TimerRestarted,
-    WheelMessage,
 )
+from engine.wheel_events import WheelEvent, WheelResult
 
 
 class EntryLike(Protocol):
@@ -156,14 +155,10 @@ def _reason(kind: str, reason: str, what: str = "") -> Changes:
     return Changes(hold=True, irregularities=(IrregularityNotice(kind, reason, what),))
 
 
-def _wheel(p: Any) -> Changes:
-    """A wheel message (engine.wheel_events' typed event, or the registry's generic WheelMessage)."""
-    if p.type is not EntryType.WHEEL_RESULT:
-        return Changes(wheel=True)
-    accepted = p.get("accepted") if isinstance(p, WheelMessage) else getattr(p, "accepted", None)
-    number = p.get("number") if isinstance(p, WheelMessage) else getattr(p, "number", None)
-    if accepted and isinstance(number, int):
-        return Changes(wheel=True, result=ResultNotice(number, False, "wheel"))
+def _wheel(p: WheelEvent) -> Changes:
+    """A wheel message (engine.wheel_events); an accepted result waits for the croupier's confirmation."""
+    if isinstance(p, WheelResult) and p.accepted:
+        return Changes(wheel=True, result=ResultNotice(p.number, False, "wheel"))
     return Changes(wheel=True)
 
 
@@ -221,7 +216,7 @@ def _one(p: Any) -> Changes:
         return Changes(settings=True)
     if isinstance(p, ManualEntry | ManualEntryRejected):
         return Changes(manual_entry=True)
-    if str(p.type).startswith("wheel."):
+    if isinstance(p, WheelEvent):
         return _wheel(p)
     return Changes(other=True)
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
-from gui.table_adapter import TableAdapter
+from gui.table_model import TableModel
 from gui.view_model import BonusView, Phase
 from gui.widgets.bonus_panel import BonusPanel
 from gui.windows.first_paint import FirstPaintWindow
@@ -19,9 +19,7 @@ from gui.windows.first_paint import FirstPaintWindow
 class BonusScreen(FirstPaintWindow):
     COLUMNS = 2
 
-    def __init__(
-        self, table: TableAdapter, parent: QWidget | None = None, *, read_only: bool = False
-    ) -> None:
+    def __init__(self, table: TableModel, parent: QWidget | None = None, *, read_only: bool = False) -> None:
         super().__init__(parent)
         self.table = table
         # read_only: a screen in another process, following the journal; the games are played on

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 from engine.bets import Bet, Wager
 from gui import theme
 from gui.seat_names import MAX_NAME
-from gui.table_adapter import TableAdapter
+from gui.table_model import TableModel
 from gui.view_model import Draw, HistoryEntry, PayLine, Phase, SensorHealth, TableView, money, odds_text
 from gui.widgets.felt import LUCKY_HEADINGS, LUCKY_SIZES, FeltWidget
 from gui.widgets.status import HistoryStrip, SensorStatus, chip_pixmap
@@ -67,7 +67,7 @@ PHASE_TEXT = {
 class CroupierWindow(FirstPaintWindow):
     seatsChanged = Signal(object)  # tuple[str, ...]: the seats' names after the croupier named one
 
-    def __init__(self, table: TableAdapter, players: Sequence[str], parent: QWidget | None = None) -> None:
+    def __init__(self, table: TableModel, players: Sequence[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.table = table
         self.setWindowTitle("Diamond Rush Roulette · Croupier")
