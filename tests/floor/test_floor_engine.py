@@ -178,7 +178,9 @@ def test_pitboss_actions_are_journaled_and_keep_both_results(store: Store) -> No
         assert kind in types
     j = schema.journal
     with store.read() as conn:
-        payload = conn.execute(sa.select(j.c.payload).where(j.c.type == "table.rules_loaded")).scalar_one()
+        payload = conn.execute(  # the pit boss's (the demo floor's tables journal theirs too)
+            sa.select(j.c.payload).where(j.c.type == "table.rules_loaded", j.c.user_name == boss.name)
+        ).scalar_one()
     assert json.loads(payload)["effective"] == "next round"
 
 
