@@ -264,7 +264,10 @@ class Store:
             claim._fd = fd
         else:
             conn = self.engine.connect()
-            key = zlib.crc32(f"drr-table:{table}".encode())
+            # Advisory locks are database-wide: the key names the schema too, so the same table id in
+            # two schemas of one database (two floors, or two test runs side by side) are two tables.
+            where = conn.execute(sa.text("SELECT current_schema()")).scalar()
+            key = zlib.crc32(f"drr-table:{where}:{table}".encode())
             got = conn.execute(sa.text("SELECT pg_try_advisory_lock(:k)"), {"k": key}).scalar()
             conn.commit()
             if not got:
