@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from engine import wheel_events as ev
-from engine.store.journal import Entry
+from engine.store.records import Entry
 from gui import demo
 from gui.table_model import TableModel
 
