@@ -211,6 +211,36 @@ class IrregularityResolved:
 
 
 @dataclass(frozen=True)
+class RngFault:
+    """The generator failed a continuous health test (NIST SP 800-90B § 4.4, engine.rng): the table
+    refuses to draw until the generator is checked and the table service restarted."""
+
+    type: ClassVar[EntryType] = EntryType.RNG_FAULT
+    test: str  # "repetition count test" or "adaptive proportion test"
+    rng: str  # the generator's name
+    n: str  # the randbelow range whose values failed (a decimal string: it may be huge)
+    count: int
+    cutoff: int
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "test": self.test,
+            "rng": self.rng,
+            "n": self.n,
+            "count": self.count,
+            "cutoff": self.cutoff,
+            "message": self.message,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> RngFault:
+        return cls(
+            str(d["test"]), str(d["rng"]), str(d["n"]), int(d["count"]), int(d["cutoff"]), str(d["message"])
+        )
+
+
+@dataclass(frozen=True)
 class NextRound:
     """The finished round `after` is cleared from the felt."""
 
