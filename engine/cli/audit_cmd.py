@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     v.set_defaults(func=run_verify)
     s = asub.add_parser(
         "software",
-        help="the SHA-256 of every file of the running program and the digest over them (docs/certification.md)",
+        help="SHA-256 of every file of the running program and the digest over them",
     )
     s.add_argument(
         "--json", action="store_true", help='one JSON object {"digest": HEX, "files": [{"path", "sha256"}]}'
