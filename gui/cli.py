@@ -52,6 +52,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "engine.cli.simulate_cmd",
     "gui.bench_cmd",
     "gui.commands",
+    "gui.par_pdf",
     "hardware.table_run_cmd",
 )
 
