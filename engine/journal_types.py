@@ -11,9 +11,7 @@ dataclasses, each with `type` (its EntryType), `to_json()` (the payload journale
   (engine.table_events.PlayerBonusEvent), plus `bonus.preset_set` and `bonus.timer_restarted`;
 - `table.*`: engine.table_events;
 - `wheel.*`: engine.wheel_events' events (WHEEL_EVENTS, the wheel layer's own vocabulary; an old
-  journal's `wheel.rotor_speed` reads as WheelRotor). `write` also takes an
-  engine.table_events.WheelMessage (a type and a payload: the holder the table service's wheel path
-  used before these classes; it writes the same entry);
+  journal's `wheel.rotor_speed` reads as WheelRotor);
 - `user.*`, `alert.*`, `action.refused`, `history.imported`: engine.floor_events.
 
 Everyone reads and writes entries through two functions:
@@ -69,7 +67,6 @@ from engine.table_events import (
     SettingsChanged,
     TableStarted,
     TimerRestarted,
-    WheelMessage,
 )
 from engine.wheel_events import WHEEL_EVENTS, WheelEvent
 
@@ -113,7 +110,6 @@ Payload = (
     | PresetSet
     | TimerRestarted
     | WheelEvent
-    | WheelMessage
     | UserAdded
     | UserDisabled
     | UserLogin

@@ -105,7 +105,7 @@ def odds_text(x: Fraction) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def _resolve(rules: RulesSubmission | None, rng: Rng | None, allow_test_rng: bool) -> tuple[Any, Rng]:
+def resolve_inputs(rules: RulesSubmission | None, rng: Rng | None, allow_test_rng: bool) -> tuple[Any, Rng]:
     if rules is None:
         from engine.rules import load_default_rules
 
@@ -162,7 +162,7 @@ def collect_raw(
 ) -> Collection:
     """`n_bytes` raw bytes of the game's generator into `out` (rules only name the record)."""
     n_bytes = _count(n_bytes, "the number of bytes")
-    rules, rng = _resolve(rules, rng, allow_test_rng)
+    rules, rng = resolve_inputs(rules, rng, allow_test_rng)
     start = time.perf_counter()
     done = 0
     with _Output(out, binary=True) as f:
@@ -200,7 +200,7 @@ def collect_draws(
 ) -> Collection:
     """`n` draws as CSV `draw,lucky_numbers,lucky_odds,bonus_number` into `out`."""
     n = _count(n, "the number of draws")
-    rules, rng = _resolve(rules, rng, allow_test_rng)
+    rules, rng = resolve_inputs(rules, rng, allow_test_rng)
     start = time.perf_counter()
     written = 0
     with _Output(out, binary=False) as f:
@@ -253,7 +253,7 @@ def collect_bonus_games(
 ) -> Collection:
     """`n` bonus games as CSV `game,round,boxes` (six rows per game) into `out`."""
     n = _count(n, "the number of bonus games")
-    rules, rng = _resolve(rules, rng, allow_test_rng)
+    rules, rng = resolve_inputs(rules, rng, allow_test_rng)
     start = time.perf_counter()
     written = 0
     with _Output(out, binary=False) as f:

@@ -21,8 +21,6 @@ registry turns that into a DrrError naming the entry).
 - `bonus.preset_set` PresetSet {player, preset}; `bonus.timer_restarted` TimerRestarted {player,
   round, deadline}
 - `bonus.*` of engine.bonus_game: PlayerBonusEvent {**event, player}: the game's event and whose game
-- `wheel.*`: WheelMessage, a holder of a wheel entry's type and payload for writing (the entries read
-  back as engine.wheel_events' events)
 """
 
 from __future__ import annotations
@@ -362,32 +360,3 @@ class PlayerBonusEvent:
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> PlayerBonusEvent:
         return cls(str(d["player"]), bonus_event_from_json(d))  # "player": an extra key the events ignore
-
-
-@dataclass(frozen=True)
-class WheelMessage:
-    """A `wheel.*` entry to write: its type and payload (a wheel event's `to_json()`). The table
-    service's wheel path wrote these before engine.wheel_events; the registry reads every wheel
-    entry as the wheel layer's own event class, and writing that event directly is the same entry."""
-
-    kind: EntryType
-    fields: Mapping[str, Any]
-
-    @property
-    def type(self) -> EntryType:
-        return self.kind
-
-    @property
-    def game(self) -> int | None:
-        """The wheel's game number, if the message has a whole one."""
-        return _opt_int(self.fields.get("game"))
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.fields.get(key, default)
-
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.fields)
-
-    @classmethod
-    def from_json(cls, kind: EntryType, d: Mapping[str, Any]) -> WheelMessage:
-        return cls(kind, {k: v for k, v in d.items() if k != "type"})

@@ -50,6 +50,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "engine.cli.floor_cmd",
     "engine.cli.math_cmd",
     "engine.cli.simulate_cmd",
+    "engine.cli.rng_cmd",
     "gui.bench_cmd",
     "gui.commands",
     "gui.par_pdf",

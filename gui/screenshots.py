@@ -1,36 +1,21 @@
 """`drr screenshots DIR`: each station rendered offscreen with demo data, one PNG each.
 
-The pictures come from real engine rounds on a seeded demo table (gui.demo), so they show
-what the stations really draw; the README uses them.
+The pictures come from real rounds played through the table service on seeded demo tables
+(gui.demo, scratch stores removed afterwards), so they show what the stations really draw; the
+README uses them.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
+import asyncio
+import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from PySide6.QtWidgets import QApplication, QWidget
 
 SIZE = (1600, 1000)
-
-
-def _settle(app: QApplication, seconds: float = 0.6) -> None:
-    """Let layouts settle and the reveal animations finish before grabbing."""
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        app.processEvents()
-        time.sleep(0.02)
-
-
-def _grab(app: QApplication, window: QWidget, path: Path, size: tuple[int, int] = SIZE) -> Path:
-    window.resize(*size)
-    window.show()
-    _settle(app)
-    if not window.grab().save(str(path)):
-        raise OSError(f"cannot write {path}")
-    window.close()
-    return path
+SETTLE_S = 0.6  # layouts settle and the reveal animations finish before a grab
 
 
 def render_all(out_dir: Path) -> list[Path]:
@@ -42,7 +27,13 @@ def render_all(out_dir: Path) -> list[Path]:
 
 
 def render_table_stations(out_dir: Path) -> tuple[QApplication, list[Path]]:
+    """The croupier window, the player display and the bonus screen on demo tables; the service runs
+    on a qasync loop for as long as the pictures take, and is closed before the floor's turn."""
+    import qasync
+
     from gui import demo, theme
+    from gui.service_table import ServiceTable
+    from gui.view_model import SensorHealth
     from gui.windows.bonus_screen import BonusScreen
     from gui.windows.croupier import CroupierWindow
     from gui.windows.player_display import PlayerDisplay
@@ -51,22 +42,48 @@ def render_table_stations(out_dir: Path) -> tuple[QApplication, list[Path]]:
     assert isinstance(app, QApplication)
     theme.apply(app)
     out_dir.mkdir(parents=True, exist_ok=True)
-    from gui.local_table import LocalTable
-    from gui.view_model import SensorHealth
 
-    shots: list[tuple[str, Callable[[], QWidget], tuple[int, int]]] = []
+    def croupier(table: ServiceTable) -> QWidget:
+        window = CroupierWindow(table, table.players)
+        table.set_sensor_health(SensorHealth(True, "virtual wheel", 0.8))
+        return window
 
-    def croupier(factory: Callable[[], LocalTable]) -> Callable[[], QWidget]:
-        def make() -> QWidget:
-            table = factory()
-            window = CroupierWindow(table, table.players)
-            table.set_sensor_health(SensorHealth(True, "virtual wheel", 0.8))
-            return window
+    Make = Callable[[Path], Awaitable[ServiceTable]]
+    shots: list[tuple[str, Make, Callable[[ServiceTable], QWidget], tuple[int, int]]] = [
+        ("croupier-lucky-numbers.png", demo.croupier_with_lucky, croupier, SIZE),
+        ("croupier-lucky-win.png", demo.croupier_after_lucky_win, croupier, SIZE),
+        ("player-display.png", demo.croupier_after_lucky_win, PlayerDisplay, (1600, 900)),
+        ("bonus-game.png", demo.bonus_mid_round, BonusScreen, (1500, 760)),
+    ]
 
-        return make
+    async def grab(
+        make: Make, show: Callable[[ServiceTable], QWidget], path: Path, size: tuple[int, int]
+    ) -> Path:
+        with tempfile.TemporaryDirectory(prefix="drr-shots-") as tmp:
+            table = await make(Path(tmp))
+            try:
+                window = show(table)
+                window.resize(*size)
+                window.show()
+                await asyncio.sleep(SETTLE_S)  # the Qt event loop runs meanwhile: layout, paint, animations
+                if not window.grab().save(str(path)):
+                    raise OSError(f"cannot write {path}")
+                window.close()
+            finally:
+                await demo.close_table(table)
+        return path
 
-    shots.append(("croupier-lucky-numbers.png", croupier(demo.croupier_with_lucky), SIZE))
-    shots.append(("croupier-lucky-win.png", croupier(demo.croupier_after_lucky_win), SIZE))
-    shots.append(("player-display.png", lambda: PlayerDisplay(demo.croupier_after_lucky_win()), (1600, 900)))
-    shots.append(("bonus-game.png", lambda: BonusScreen(demo.bonus_mid_round()), (1500, 760)))
-    return app, [_grab(app, make(), out_dir / name, size) for name, make, size in shots]
+    async def render() -> list[Path]:
+        return [await grab(make, show, out_dir / name, size) for name, make, show, size in shots]
+
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    quit_on_close = app.quitOnLastWindowClosed()
+    app.setQuitOnLastWindowClosed(False)  # closing a grabbed window must not end the loop mid-way
+    try:
+        paths = loop.run_until_complete(render())
+    finally:
+        app.setQuitOnLastWindowClosed(quit_on_close)
+        loop.close()
+        asyncio.set_event_loop(None)
+    return app, paths

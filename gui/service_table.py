@@ -133,7 +133,13 @@ class ServiceTable(TableAdapter):
             self.drawMade.emit(new.draw)
         if new.result is not None and (old is None or old.result != new.result):
             self.resultArrived.emit(new.result, source)
-        if old is None or (old.pay_lines, old.approvals_needed) != (new.pay_lines, new.approvals_needed):
+        # A new phase re-sends the pay lines even when they are the same (none, with no wager on the
+        # felt): the screens mark the confirmed result when its pay lines arrive.
+        if old is None or (old.pay_lines, old.approvals_needed, old.phase) != (
+            new.pay_lines,
+            new.approvals_needed,
+            new.phase,
+        ):
             self.payoutsChanged.emit(new.pay_lines, new.approvals_needed)
         for view in new.bonus_games:
             before = next((b for b in old.bonus_games if b.player == view.player), None) if old else None
@@ -141,7 +147,10 @@ class ServiceTable(TableAdapter):
                 self.bonusUpdated.emit(view)
         if old is None or old.history != new.history:
             self.historyChanged.emit(new.history)
-        if old is None or old.phase != new.phase or old.hold != new.hold:
+        # A withdrawn result (a no-spin drops the wheel's number) is a change of the round's state the
+        # screens take from the phase signal, as they do a hold.
+        withdrawn = old is not None and old.result is not None and new.result is None
+        if old is None or old.phase != new.phase or old.hold != new.hold or withdrawn:
             self.phaseChanged.emit(new.phase)
             if new.phase is Phase.SETTLED:
                 self.settled.emit(new.pay_lines)

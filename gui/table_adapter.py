@@ -2,8 +2,8 @@
 
 Every station talks to a `TableAdapter`. The screens send commands (open bets, place a
 wager, pick a box …) and redraw only from the signals that come back, so the table service
-stays the single source of truth. `gui.local_table.LocalTable` implements it in memory on
-the engine modules; the table service (engine/table/) will sit behind the same interface.
+stays the single source of truth. `gui.service_table.ServiceTable` puts the table service
+(engine/table/) behind it, for every station, the demos, the screenshots and the tests alike.
 
 Signals (payloads are `gui.view_model` values or `engine.bets` values):
     phaseChanged(Phase)             wagersChanged(tuple[Wager, ...])

@@ -34,6 +34,9 @@ keys marked (+) are extras the table service adds for the projections (round.py 
 
 All of these need the event's `round_id`, except `round.irregularity`.
 Every other type (wagers, RNG details, wheel messages, bonus picks, logins…) is journaled only.
+Types are taken through the registry (engine.journal_types.entry_type: an old journal's spelling,
+e.g. `round.closed` or `rules.changed`, is today's type); payloads are read leniently by key here,
+so a rebuild of any stored journal projects exactly what it projected when it was written.
 Days are UTC dates (`YYYY-MM-DD`) of the event's time (an imported round: its own `time`).
 """
 

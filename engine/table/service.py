@@ -39,7 +39,9 @@ manual_entry, manual_entry_rejected, irregularity_resolved, next_round), `round.
 events plus round.irregularity and round.payout_approved), `bonus.*` (engine.bonus_game's events
 with "player", bonus.preset_set, bonus.timer_restarted), `wheel.*` (the wheel's messages, see
 engine.wheel_events; rotor speeds throttled to ROTOR_JOURNAL_S), and whatever other writers append to the
-table's chain (user.login, the pit-boss station's payout.approved, rules.changed, ...).
+table's chain (user.login, the pit-boss station's round.payout_approved, table.rules_loaded, ...).
+Every entry is written as a typed payload through engine.journal_types.write (`_run` takes
+(payload, round_id) steps) and read back through engine.journal_types.read by the fold.
 
 Irregularities: a wheel result before no-more-bets, a result for another game number than the
 spin's, a result carrying warnings, a miss-spin or failed launch, and (after bets closed) a ball not
@@ -117,7 +119,6 @@ from engine.table_events import (
     RulesLoaded,
     TableStarted,
     TimerRestarted,
-    WheelMessage,
 )
 from engine.wheel_events import (
     Direction,
@@ -153,9 +154,9 @@ Step = tuple[Payload, str | None]  # an entry to journal: its payload (engine.jo
 
 
 def _wheel_step(event: WheelEvent, round_id: str | None) -> Step:
-    """A wheel event to journal as it is: its entry type and its payload (engine.wheel_events).
-    WheelMessage is the registry's holder for wheel payloads until it registers WHEEL_EVENTS."""
-    return (WheelMessage(event.type, event.to_json()), round_id)
+    """A wheel event to journal as it is: its entry type and its payload (engine.wheel_events, registered
+    in engine.journal_types)."""
+    return (event, round_id)
 
 
 @dataclass(frozen=True)

@@ -4,25 +4,27 @@ The table service journals events first and then folds the durable entries in he
 the same entries read back from the journal. Live state and rebuilt state therefore come from the
 same code, and an entry is folded at most once (`apply_entry` refuses a seq it has already seen).
 
-Journal types folded here (payloads are JSON objects; `round.*` payloads are engine.round events'
-`to_json()`, `bonus.*` payloads engine.bonus_game events' `to_json()` plus "player"):
+Each entry is read through the registry (engine.journal_types.read: a typed payload, old journals'
+spellings mapped) and folded by its payload class:
 
-- `table.rules_loaded` {sha256, name, text} (or the pit-boss station's `rules.changed` {sha256, text,
-  ...}): a Rules Submission; the next round opens under it.
-- `round.*` (engine.round): the round state machine; `round.irregularity` {kind, reason, number?,
-  game?} puts the round on hold until `table.irregularity_resolved`, a no-spin, a void or a
-  manual result.
-- `wheel.<type>` (engine.table.wheel types): the wheel's messages; `wheel.result` {accepted,
-  number, game, ...} with accepted=true is the result waiting for the croupier's confirmation.
-- `table.manual_entry` {number, reason} / `table.manual_entry_rejected`: step one of a manual result.
-- `round.payout_approved` {wager_ids, total, threshold}: the pit boss's approval of large payouts
-  (the pit-boss station's `payout.approved` approves the round's payouts as a whole).
-- `bonus.preset_set` {player, preset}; `bonus.timer_restarted` {player, round, deadline}: a fresh
-  countdown after a restart.
-- `table.next_round`: the finished round is cleared from the felt.
+- RulesLoaded (`table.rules_loaded`, from the service or the pit-boss station; an old journal's
+  `rules.changed`): a Rules Submission; the next round opens under it.
+- engine.round's events (`round.*`): the round state machine. Irregularity (`round.irregularity`)
+  puts the round on hold until IrregularityResolved, a no-spin, a void or a manual result.
+- engine.wheel_events' events (`wheel.*`): a WheelResult with accepted=true is the result waiting
+  for the croupier's confirmation; started/launched/no-more-bets name the spin's game.
+- ManualEntry / ManualEntryRejected: step one of a manual result.
+- PayoutApproved (`round.payout_approved`, from the service or the pit-boss station): the wagers
+  approved; an old journal's `payout.approved` (no wager ids) approves the round's payouts as a whole.
+- PlayerBonusEvent (`bonus.*`): a player's bonus game; PresetSet, TimerRestarted (a fresh countdown
+  after a restart).
+- SettingsChanged: the pit boss's table settings (the service applies them at open_bets).
+- NextRound: the finished round is cleared from the felt.
 Round facts about another round than the one on the felt (e.g. the pit-boss station voiding or
-correcting a settled round) are left to the store's projections. Everything else (logins,
-`table.started`, settings changes, ...) is kept in the journal and ignored here.
+correcting a settled round) are left to the store's projections. Logins, alerts, `table.started`
+and types this build does not know are kept in the journal and not folded (NOT_FOLDED; their
+payloads are not this fold's to check). This module imports no SQLAlchemy (an import-linter
+contract): entries come in as engine.store.records.Entry.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The bonus game played on the bonus screen by clicking: X, cash-out and timeout paths.
 
-Picks go to the table (which runs the engine's bonus game); the panels redraw from what it
-reports. A fake clock drives the round timers.
+Picks go to the real table service (which runs the engine's bonus game and journals every step);
+the panels redraw from what it reports. A fake clock is the service's clock, so the countdown
+runs out when a test says so.
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from engine.bets import inside_bet
-from engine.rng import SeededRng
+from engine.entry_types import EntryType as E
 from gui import demo
-from gui.bonus_bridge import EngineBonus
-from gui.local_table import LocalTable
+from gui.service_table import ServiceTable
 from gui.view_model import BonusStatus, BoxState, Phase, TimeoutPreset, WinKind, odds_number
 from gui.widgets.bonus_panel import BonusPanel
 from gui.windows.bonus_screen import BonusScreen
+from tests.gui.live import LiveTables, journaled, service_of
 
 
 class FakeClock:
@@ -37,13 +38,12 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
+Screen = tuple[ServiceTable, BonusScreen]
+
+
 @pytest.fixture
-def screen(qtbot: QtBot, clock: FakeClock) -> tuple[LocalTable, BonusScreen]:
-    table = LocalTable(
-        rng=SeededRng(5),
-        players=("Anna", "Bob"),
-        bonus_factory=lambda p, r, g: EngineBonus(p, r, g, clock=clock),
-    )
+def screen(qtbot: QtBot, clock: FakeClock, tables: LiveTables) -> Screen:
+    table = tables.start(seed=5, players=("Anna", "Bob"), clock=clock)
     window = BonusScreen(table)
     window.resize(1400, 700)
     qtbot.addWidget(window)
@@ -54,35 +54,40 @@ def screen(qtbot: QtBot, clock: FakeClock) -> tuple[LocalTable, BonusScreen]:
     table.place_wager("Anna", inside_bet([bonus]), Decimal(2))
     table.place_wager("Bob", inside_bet([bonus]), Decimal(10))
     table.no_more_bets()
-    table.wheel_result(bonus, "wheel")
+    tables.wheel(table, demo.wheel_result(bonus))
     table.confirm_result()
+    tables.run()
     assert table.phase is Phase.BONUS
     return table, window
 
 
-def hidden(table: LocalTable, player: str) -> tuple[Any, ...]:
-    return tuple(table._bonus[player].game._hidden)  # type: ignore[attr-defined]
+def hidden(table: ServiceTable, player: str) -> tuple[Any, ...]:
+    boxes = service_of(table).state.games[player]._hidden
+    assert boxes is not None
+    return tuple(boxes)
 
 
-def box_with(table: LocalTable, player: str, x: bool) -> int:
-    return next(i + 1 for i, c in enumerate(hidden(table, player)) if (c == "X") == x)
+def box_with(table: ServiceTable, player: str, x: bool) -> int:
+    return demo.safe_box(table, player, x=x)
 
 
-def click_box(qtbot: QtBot, panel: BonusPanel, box: int) -> None:
+def click_box(qtbot: QtBot, tables: LiveTables, panel: BonusPanel, box: int) -> None:
     qtbot.mouseClick(panel.boxes[box - 1], Qt.MouseButton.LeftButton)
+    tables.run()
 
 
-def start(qtbot: QtBot, panel: BonusPanel) -> None:
+def start(qtbot: QtBot, tables: LiveTables, panel: BonusPanel) -> None:
     assert panel.view is not None and panel.view.status is BonusStatus.SETUP
     assert panel.start.isVisible() and panel.preset_row.isVisible()
     qtbot.mouseClick(panel.start, Qt.MouseButton.LeftButton)
+    tables.run()
 
 
-def test_a_panel_per_player_and_the_x_path(screen: tuple[LocalTable, BonusScreen], qtbot: QtBot) -> None:
+def test_a_panel_per_player_and_the_x_path(screen: Screen, tables: LiveTables, qtbot: QtBot) -> None:
     table, window = screen
     assert set(window.panels) == {"Anna", "Bob"}
     panel = window.panels["Anna"]
-    start(qtbot, panel)
+    start(qtbot, tables, panel)
     view = panel.view
     assert view is not None and view.status is BonusStatus.PLAYING and view.round == 1
     assert not panel.cash_out.isEnabled()  # no cash-out before round 3
@@ -90,7 +95,7 @@ def test_a_panel_per_player_and_the_x_path(screen: tuple[LocalTable, BonusScreen
     for _ in range(2):
         box = box_with(table, "Anna", x=False)
         picks.append(hidden(table, "Anna")[box - 1])
-        click_box(qtbot, panel, box)
+        click_box(qtbot, tables, panel, box)
     view = panel.view
     assert view is not None and view.round == 3 and view.picks == tuple(picks)
     assert view.guarantee == picks[0]
@@ -98,7 +103,7 @@ def test_a_panel_per_player_and_the_x_path(screen: tuple[LocalTable, BonusScreen
     assert [b.picked for b in view.previous].count(True) == 1
     assert panel.cash_out.isEnabled() and panel.total.text() == f"Total {sum(picks)} to 1"
 
-    click_box(qtbot, panel, box_with(table, "Anna", x=True))
+    click_box(qtbot, tables, panel, box_with(table, "Anna", x=True))
     view = panel.view
     assert view is not None and view.status is BonusStatus.LOST and view.final_odds == picks[0]
     assert "X in round 3" in panel.banner.text()
@@ -112,21 +117,26 @@ def test_a_panel_per_player_and_the_x_path(screen: tuple[LocalTable, BonusScreen
         view.paid_on == f"2.00 on {line.wager.bet.label} at {odds_number(picks[0])} to {line.wager.bet.size}"
     )
     assert view.paid_on in panel.banner.text()
+    # Every pick is in the journal, and the game's outcome beside it.
+    types = journaled(table)
+    assert types.count(E.BONUS_BOX_PICKED) == 3 and E.ROUND_BONUS_OUTCOME in types
     # Bob is still playing: the round cannot settle yet.
     table.settle()
+    tables.run()
     assert table.phase is Phase.BONUS
 
 
-def test_cash_out_from_round_three(screen: tuple[LocalTable, BonusScreen], qtbot: QtBot) -> None:
+def test_cash_out_from_round_three(screen: Screen, tables: LiveTables, qtbot: QtBot) -> None:
     table, window = screen
     panel = window.panels["Bob"]
-    start(qtbot, panel)
+    start(qtbot, tables, panel)
     picked = []
     for _ in range(2):
         box = box_with(table, "Bob", x=False)
         picked.append(hidden(table, "Bob")[box - 1])
-        click_box(qtbot, panel, box)
+        click_box(qtbot, tables, panel, box)
     qtbot.mouseClick(panel.cash_out, Qt.MouseButton.LeftButton)
+    tables.run()
     view = panel.view
     assert view is not None and view.status is BonusStatus.CASHED_OUT
     assert view.final_odds == sum(picked)
@@ -134,56 +144,59 @@ def test_cash_out_from_round_three(screen: tuple[LocalTable, BonusScreen], qtbot
 
 
 def test_timeouts_pick_at_random_early_and_follow_the_preset_later(
-    screen: tuple[LocalTable, BonusScreen], qtbot: QtBot, clock: FakeClock
+    screen: Screen, tables: LiveTables, qtbot: QtBot, clock: FakeClock
 ) -> None:
     table, window = screen
     panel = window.panels["Bob"]
-    start(qtbot, panel)
+    start(qtbot, tables, panel)
     seconds = table.rules.bonus_timer_seconds
     assert panel.view is not None and panel.view.seconds_left == seconds
     clock.now += seconds + 1
-    panel.timedOut.emit("Bob")  # what the panel's own countdown sends at zero
+    tables.call(service_of(table).tick_bonus_games())  # the service's timer, its countdown run out
     view = panel.view
     assert view is not None and view.round == 2 and len(view.picks) == 1  # round 1: a random box
-    click_box(qtbot, panel, box_with(table, "Bob", x=False))
+    click_box(qtbot, tables, panel, box_with(table, "Bob", x=False))
     assert panel.view is not None and panel.view.round == 3
     clock.now += seconds + 1
-    table._tick_bonus_games()  # the table's own timer
+    tables.call(service_of(table).tick_bonus_games())
     view = panel.view
     assert view is not None and view.status is BonusStatus.CASHED_OUT  # the default preset
     assert view.final_odds == sum(view.picks)
+    assert journaled(table).count(E.BONUS_TIMER_EXPIRED) == 2
 
 
 def test_random_preset_set_before_the_game(
-    screen: tuple[LocalTable, BonusScreen], qtbot: QtBot, clock: FakeClock
+    screen: Screen, tables: LiveTables, qtbot: QtBot, clock: FakeClock
 ) -> None:
     table, window = screen
     panel = window.panels["Anna"]
     qtbot.mouseClick(panel.preset_random, Qt.MouseButton.LeftButton)
+    tables.run()
     assert panel.view is not None and panel.view.preset is TimeoutPreset.RANDOM
-    start(qtbot, panel)
+    start(qtbot, tables, panel)
     table.bonus_set_preset("Anna", TimeoutPreset.CASH_OUT)  # too late once started
+    tables.run()
     assert panel.view is not None and panel.view.preset is TimeoutPreset.RANDOM
     for _ in range(2):
-        click_box(qtbot, panel, box_with(table, "Anna", x=False))
+        click_box(qtbot, tables, panel, box_with(table, "Anna", x=False))
     clock.now += table.rules.bonus_timer_seconds + 1
-    table.bonus_timeout("Anna")
+    tables.call(service_of(table).tick_bonus_games())
     view = panel.view
     assert view is not None and view.status is not BonusStatus.CASHED_OUT
     assert view.round == 4 or view.status is BonusStatus.LOST  # a random box was opened
 
 
-def test_both_games_finished_lets_the_round_settle(
-    screen: tuple[LocalTable, BonusScreen], qtbot: QtBot
-) -> None:
+def test_both_games_finished_lets_the_round_settle(screen: Screen, tables: LiveTables, qtbot: QtBot) -> None:
     table, window = screen
     for player in ("Anna", "Bob"):
         panel = window.panels[player]
-        start(qtbot, panel)
-        click_box(qtbot, panel, box_with(table, player, x=False))
-        click_box(qtbot, panel, box_with(table, player, x=True))
+        start(qtbot, tables, panel)
+        click_box(qtbot, tables, panel, box_with(table, player, x=False))
+        click_box(qtbot, tables, panel, box_with(table, player, x=True))
     assert all(not ln.pending for ln in table.snapshot().pay_lines)
     table.settle()
+    tables.run()
     assert table.phase is Phase.SETTLED and table.snapshot().history[-1].bonus
     table.next_round()
+    tables.run()
     assert window.panels == {} and window.idle.isVisible()

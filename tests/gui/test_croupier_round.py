@@ -1,5 +1,6 @@
-"""A whole round driven through the croupier station: wagers of every kind placed by clicking
-the felt, no more bets, Lucky Numbers lit, a result, payouts equal to `drr settle`'s."""
+"""A whole round driven through the croupier station on the real table service: wagers of every
+kind placed by clicking the felt, no more bets, Lucky Numbers lit, a result, payouts equal to
+`drr settle`'s; approvals and voids signed off by a pit boss with a real name and PIN."""
 
 from __future__ import annotations
 
@@ -14,13 +15,14 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from engine.bets import Bet, BetKind, inside_bet, outside_bet
-from engine.rng import SeededRng
-from engine.rules import default_rules_path, parse_rules
+from engine.entry_types import EntryType as E
+from engine.rules import default_rules_path
 from gui import cli, demo
-from gui.local_table import LocalTable
+from gui.service_table import ServiceTable
 from gui.view_model import Phase, SensorHealth, odds_number
 from gui.windows.croupier import CroupierWindow
 from gui.windows.dialogs import ManualResultDialog
+from tests.gui.live import PIN, PIT_BOSS, LiveTables, entries, journaled, service_of
 
 PLAYERS = ("Anna", "Bob", "Carla")
 
@@ -48,9 +50,12 @@ def every_kind(lucky: int) -> list[tuple[str, Bet]]:
     ]
 
 
+Station = tuple[ServiceTable, CroupierWindow]
+
+
 @pytest.fixture
-def station(qtbot: QtBot) -> tuple[LocalTable, CroupierWindow]:
-    table = LocalTable(rng=SeededRng(57), players=PLAYERS, approval_threshold=Decimal("100000"))
+def station(qtbot: QtBot, tables: LiveTables) -> Station:
+    table = tables.start(seed=57, players=PLAYERS, approval_threshold=Decimal("100000"))
     window = CroupierWindow(table, PLAYERS)
     window.resize(1500, 950)
     qtbot.addWidget(window)
@@ -63,7 +68,7 @@ def click(qtbot: QtBot, window: CroupierWindow, bet: Bet) -> None:
     qtbot.mouseClick(window.felt, Qt.MouseButton.LeftButton, pos=window.felt.spot_of(bet).toPoint())
 
 
-def settle_via_cli(tmp_path: Path, table: LocalTable, capsys: pytest.CaptureFixture[str]) -> dict[str, str]:
+def settle_via_cli(tmp_path: Path, table: ServiceTable, capsys: pytest.CaptureFixture[str]) -> dict[str, str]:
     snap = table.snapshot()
     assert snap.draw is not None and snap.result is not None
     round_json = {
@@ -84,7 +89,8 @@ def settle_via_cli(tmp_path: Path, table: LocalTable, capsys: pytest.CaptureFixt
 
 
 def test_a_whole_round_through_the_croupier_station(
-    station: tuple[LocalTable, CroupierWindow],
+    station: Station,
+    tables: LiveTables,
     qtbot: QtBot,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
@@ -94,6 +100,7 @@ def test_a_whole_round_through_the_croupier_station(
     lucky = max(draw.lucky, key=lambda n: draw.lucky[n])
     assert window.action.text() == "Open bets"
     qtbot.mouseClick(window.action, Qt.MouseButton.LeftButton)
+    tables.run()
     assert table.phase is Phase.OPEN and window.action.text() == "No more bets"
 
     plan = every_kind(lucky)
@@ -101,12 +108,14 @@ def test_a_whole_round_through_the_croupier_station(
         qtbot.mouseClick(window.player_buttons[player], Qt.MouseButton.LeftButton)
         qtbot.mouseClick(window.chip_buttons[Decimal(5)], Qt.MouseButton.LeftButton)
         click(qtbot, window, bet)
+    tables.run()
     placed = table.snapshot().wagers
     assert [(w.player, w.bet, w.amount) for w in placed] == [(p, b, Decimal(5)) for p, b in plan]
     assert {w.bet.kind for w in placed} == set(BetKind)
     assert "Table: 80.00" in window.totals.text()
 
     qtbot.keyClick(window, Qt.Key.Key_Space)  # the next action: no more bets
+    tables.run()
     assert table.phase is Phase.CLOSED
     assert window.felt.lucky == dict(draw.lucky) and window.felt.bonus_number == draw.bonus_number
     assert window.lucky_table.rowCount() == len(draw.lucky) + 1
@@ -114,9 +123,10 @@ def test_a_whole_round_through_the_croupier_station(
 
     result = lucky  # the straight, split, street, corner and six line all cover it
     assert all(result in b.numbers for _, b in plan[:5])
-    table.wheel_result(result, "wheel")
+    tables.wheel(table, demo.wheel_result(result))
     assert window.action.text() == f"Confirm {result}"
     qtbot.mouseClick(window.action, Qt.MouseButton.LeftButton)
+    tables.run()
     assert table.phase is Phase.RESULT and window.felt.result == result
 
     expected = settle_via_cli(tmp_path, table, capsys)
@@ -135,62 +145,103 @@ def test_a_whole_round_through_the_croupier_station(
     assert cells[-1][0] == "Table total" and Decimal(cells[-1][4].replace(",", "")) == grand
 
     qtbot.mouseClick(window.action, Qt.MouseButton.LeftButton)  # settle
+    tables.run()
     assert table.phase is Phase.SETTLED
     history = window.history.shown
     assert history[0].number == result and history[0].lucky == (result in draw.lucky)
     qtbot.mouseClick(window.action, Qt.MouseButton.LeftButton)  # next round
+    tables.run()
     assert table.phase is Phase.IDLE and window.felt.lucky == {} and table.snapshot().wagers == ()
+    # Every step is in the table's journal, the wheel's message before the croupier's confirmation.
+    types = journaled(table)
+    for kind in (E.ROUND_OPENED, E.ROUND_BETS_CLOSED, E.WHEEL_RESULT, E.ROUND_RESULT, E.ROUND_SETTLED):
+        assert kind in types, kind
+    assert types.count(E.ROUND_WAGER_PLACED) == len(plan)
 
 
 def test_clicks_outside_open_bets_are_refused_with_a_reason(
-    station: tuple[LocalTable, CroupierWindow], qtbot: QtBot
+    station: Station, tables: LiveTables, qtbot: QtBot
 ) -> None:
     table, window = station
     click(qtbot, window, inside_bet([7]))
+    tables.run()
     assert table.snapshot().wagers == ()
     assert "bets are not open" in window.reason.text()
 
 
-def test_undo_clear_and_remove(station: tuple[LocalTable, CroupierWindow], qtbot: QtBot) -> None:
+def test_undo_clear_and_remove(station: Station, tables: LiveTables, qtbot: QtBot) -> None:
     table, window = station
     table.open_bets()
+    tables.run()
     window.select_player("Bob")
     for bet in (inside_bet([1]), inside_bet([2]), outside_bet(BetKind.RED)):
         click(qtbot, window, bet)
+    tables.run()
     qtbot.mouseClick(window.undo_button, Qt.MouseButton.LeftButton)
+    tables.run()
     assert [w.bet for w in table.snapshot().wagers] == [inside_bet([1]), inside_bet([2])]
     qtbot.mouseClick(
         window.felt, Qt.MouseButton.RightButton, pos=window.felt.spot_of(inside_bet([1])).toPoint()
     )
+    tables.run()
     assert [w.bet for w in table.snapshot().wagers] == [inside_bet([2])]
     window.select_player("Anna")
     click(qtbot, window, inside_bet([3]))
+    tables.run()
     window.select_player("Bob")
     qtbot.mouseClick(window.clear_button, Qt.MouseButton.LeftButton)
+    tables.run()
     assert [(w.player, w.bet) for w in table.snapshot().wagers] == [("Anna", inside_bet([3]))]
 
 
-def test_table_limits_refuse_with_a_visible_reason(qtbot: QtBot) -> None:
+def test_table_limits_refuse_with_a_visible_reason(qtbot: QtBot, tables: LiveTables) -> None:
     text = default_rules_path().read_text() + '\n[limits]\nminimum = "1"\nmaximum_inside = "10"\n'
-    table = LocalTable(parse_rules(text.encode()), players=PLAYERS, rng=SeededRng(1))
+    table = tables.start(rules_text=text.encode(), players=PLAYERS, seed=1)
     window = CroupierWindow(table, PLAYERS)
     qtbot.addWidget(window)
     table.open_bets()
+    tables.run()
     window.select_chip(Decimal(25))
     click(qtbot, window, inside_bet([9]))
+    tables.run()
     assert table.snapshot().wagers == ()
     assert "above the inside maximum 10" in window.reason.text()
     assert "inside max 10.00" in window.limits.text()
 
 
-def test_sensor_loss_and_two_step_manual_result(
-    station: tuple[LocalTable, CroupierWindow], qtbot: QtBot
-) -> None:
+def test_the_pit_bosses_table_limits_hold_from_the_next_round(qtbot: QtBot, tables: LiveTables) -> None:
+    """The pit boss's table settings (minimum and maximum bet) are the croupier's limits too
+    (the in-memory demo table used to skip them)."""
+    from engine.auth import User
+    from engine.floor.actions import change_settings
+
+    table = tables.start(players=PLAYERS, seed=1)
+    window = CroupierWindow(table, PLAYERS)
+    qtbot.addWidget(window)
+    changes = {"min_bet": "5", "max_bet": "100"}
+    service = service_of(table)
+    change_settings(service.store, service.table, changes, "VIP table", User(PIT_BOSS, "pitboss"))
+    table.open_bets()
+    tables.run()
+    for chip in (Decimal(1), Decimal(500)):
+        window.select_chip(chip)
+        click(qtbot, window, inside_bet([9]))
+        tables.run()
+        assert table.snapshot().wagers == ()
+    assert "above the table maximum 100" in window.reason.text()
+    window.select_chip(Decimal(25))
+    click(qtbot, window, inside_bet([9]))
+    tables.run()
+    assert [w.amount for w in table.snapshot().wagers] == [Decimal(25)]
+
+
+def test_sensor_loss_and_two_step_manual_result(station: Station, tables: LiveTables, qtbot: QtBot) -> None:
     table, window = station
     table.set_sensor_health(SensorHealth(False, "serial:/dev/ttyUSB0", 31.0, ("wheel silent",)))
     assert "DISCONNECTED" in window.sensor.text.text() and "wheel silent" in window.sensor.warning.text()
     table.open_bets()
     table.no_more_bets()
+    tables.run()
     assert window.manual_button.isEnabled()
 
     dialog = ManualResultDialog(window)
@@ -206,30 +257,46 @@ def test_sensor_loss_and_two_step_manual_result(
     assert dialog.result() == dialog.DialogCode.Accepted and dialog.number_entered == 23
 
     table.manual_result(23)
+    tables.run()
     assert table.phase is Phase.RESULT and window.felt.result == 23
     table.settle()
+    tables.run()
     assert table.snapshot().history[-1].manual
+    # Both of the croupier's entries are journaled, then the result with its reason.
+    types = journaled(table)
+    assert types.count(E.TABLE_MANUAL_ENTRY) == 1 and E.ROUND_RESULT in types
 
 
-def test_no_spin_keeps_wagers_and_draw(station: tuple[LocalTable, CroupierWindow]) -> None:
+def test_no_spin_keeps_wagers_and_draw(station: Station, tables: LiveTables) -> None:
     table, window = station
     table.open_bets()
     table.place_wager("Anna", inside_bet([4]), Decimal(5))
     table.no_more_bets()
+    tables.run()
     draw = table.snapshot().draw
-    table.wheel_result(4, "wheel")
+    tables.wheel(table, demo.wheel_result(4))
     assert window.action.text() == "Confirm 4"
     table.no_spin("ball made fewer than four revolutions")
+    tables.run()
     assert table.phase is Phase.CLOSED and table.snapshot().draw == draw
     assert len(table.snapshot().wagers) == 1
     assert window.action.text() == "Waiting for the ball…"
-    assert "no-spin" in window.reason.text()
-    table.void("")
+    assert "no spin" in window.reason.text()
+    assert E.ROUND_NO_SPIN in journaled(table)
+    # A void is the pit boss's: the croupier alone is refused, and a void needs a reason.
+    table.void("wheel jammed")
+    tables.run()
+    assert table.phase is Phase.CLOSED and "pit boss" in window.reason.text()
+    table.void("", PIT_BOSS, PIN)
+    tables.run()
     assert table.phase is Phase.CLOSED and "needs a reason" in window.reason.text()
 
 
-def test_large_payouts_need_approval_before_settling(qtbot: QtBot) -> None:
-    table = demo.croupier_after_lucky_win()
+def test_large_payouts_need_approval_before_settling(qtbot: QtBot, tables: LiveTables) -> None:
+    """The approval is a pit boss's, checked against the user store: a name alone, a wrong PIN or
+    someone who is not a user is refused (the in-memory demo table used to take any name without a
+    PIN), and the approval is journaled with who gave it."""
+    table = tables.demo(demo.croupier_after_lucky_win)
     window = CroupierWindow(table, table.players)
     qtbot.addWidget(window)
     # The table total stays in sight in the list's title, even when the list has to scroll.
@@ -244,15 +311,25 @@ def test_large_payouts_need_approval_before_settling(qtbot: QtBot) -> None:
     window.do_next_action()
     assert asked and table.phase is Phase.RESULT
     table.settle()
+    tables.run()
     assert table.phase is Phase.RESULT and "approval" in window.reason.text()
-    table.approve_payouts("pit boss Paula")
+    for name, pin in (("pit boss Paula", ""), (PIT_BOSS, ""), (PIT_BOSS, "1111"), ("nobody", PIN)):
+        table.approve_payouts(name, pin)
+        tables.run()
+        assert window.approvals and window.action.text() == "Pit-boss approval…", (name, pin)
+        assert "PIN" in window.reason.text() or "user" in window.reason.text(), window.reason.text()
+    assert E.ROUND_PAYOUT_APPROVED not in journaled(table)
+    table.approve_payouts(PIT_BOSS, PIN)
+    tables.run()
     assert window.action.isEnabled() and window.action.text() == "Settle"
+    assert [e.payload["approved_by"] for e in entries(table, E.ROUND_PAYOUT_APPROVED)] == [PIT_BOSS]
     qtbot.mouseClick(window.action, Qt.MouseButton.LeftButton)
+    tables.run()
     assert table.phase is Phase.SETTLED
 
 
-def test_a_new_window_mid_round_shows_the_round_as_it_stands(qtbot: QtBot) -> None:
-    table = demo.croupier_after_lucky_win()
+def test_a_new_window_mid_round_shows_the_round_as_it_stands(qtbot: QtBot, tables: LiveTables) -> None:
+    table = tables.demo(demo.croupier_after_lucky_win)
     first = CroupierWindow(table, table.players)
     qtbot.addWidget(first)
     first.close()
@@ -267,7 +344,7 @@ def test_a_new_window_mid_round_shows_the_round_as_it_stands(qtbot: QtBot) -> No
 
 
 def test_seats_take_the_players_names_between_their_wagers(
-    station: tuple[LocalTable, CroupierWindow], qtbot: QtBot
+    station: Station, tables: LiveTables, qtbot: QtBot
 ) -> None:
     table, window = station
     assert window.rename_seat("Anna", "  Anna   Maria ")
@@ -276,9 +353,11 @@ def test_seats_take_the_players_names_between_their_wagers(
     assert not window.rename_seat("Bob", "Carla") and "already sits" in window.reason.text()
     assert not window.rename_seat("Bob", " ") and "empty" in window.reason.text()
     table.open_bets()
+    tables.run()
     qtbot.keyClick(window, Qt.Key.Key_1)  # the seat's key follows the new name
     assert window.player == "Anna Maria"
     window.on_bet_clicked(inside_bet([17]))
+    tables.run()
     assert [w.player for w in table.snapshot().wagers] == ["Anna Maria"]
     assert not window.rename_seat("Anna Maria", "Zoe") and "has wagers in this round" in window.reason.text()
     assert window.rename_seat("Bob", "Zoe")  # a seat without wagers may be named mid-round
@@ -286,11 +365,12 @@ def test_seats_take_the_players_names_between_their_wagers(
 
 
 def test_lucky_payouts_of_every_bet_size_shown_on_the_felt_on_demand(
-    station: tuple[LocalTable, CroupierWindow], qtbot: QtBot
+    station: Station, tables: LiveTables, qtbot: QtBot
 ) -> None:
     table, window = station
     table.open_bets()
     table.no_more_bets()
+    tables.run()
     draw = table.snapshot().draw
     assert draw is not None and not window.felt.lucky_detail
     qtbot.keyClick(window, Qt.Key.Key_L)
@@ -306,26 +386,29 @@ def test_lucky_payouts_of_every_bet_size_shown_on_the_felt_on_demand(
     assert not window.felt.lucky_detail and window.felt.grab().toImage() != before
 
 
-def test_keyboard_shortcuts_reach_every_action(
-    station: tuple[LocalTable, CroupierWindow], qtbot: QtBot
-) -> None:
+def test_keyboard_shortcuts_reach_every_action(station: Station, tables: LiveTables, qtbot: QtBot) -> None:
     table, window = station
     keys = {sc.key().toString() for sc in window.findChildren(QShortcut)}
     # Every action has its key (the dialogs' ones too: no-spin, void, manual result, approval, seat name).
     assert {"Space", "O", "N", "C", "S", "R", "M", "A", "L", "Ctrl+Shift+N", "Ctrl+Shift+V", "Ctrl+Z"} <= keys
     assert {QKeySequence("Delete").toString(), "Ctrl+E", "1", "3", "F1", "F6"} <= keys
     qtbot.keyClick(window, Qt.Key.Key_O)
+    tables.run()
     assert table.phase is Phase.OPEN
     qtbot.keyClick(window, Qt.Key.Key_2)
     qtbot.keyClick(window, Qt.Key.Key_F3)
     assert window.player == "Bob" and window.chip == Decimal(25)
     window.on_bet_clicked(inside_bet([8]))
     window.on_bet_clicked(inside_bet([9]))
+    tables.run()
     qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    tables.run()
     assert [w.bet for w in table.snapshot().wagers] == [inside_bet([8])]
     qtbot.keyClick(window, Qt.Key.Key_Delete)
+    tables.run()
     assert table.snapshot().wagers == ()
     qtbot.keyClick(window, Qt.Key.Key_N)
+    tables.run()
     assert table.phase is Phase.CLOSED
 
 

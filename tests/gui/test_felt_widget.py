@@ -16,6 +16,7 @@ from gui import theme
 from gui.view_model import PayLine, WinKind
 from gui.widgets import felt_geometry as geo
 from gui.widgets.felt import FeltWidget
+from tests.gui.live import LiveTables
 
 
 @pytest.fixture
@@ -151,13 +152,13 @@ def test_clicks_below_the_zero_do_nothing(felt: FeltWidget, qtbot: QtBot) -> Non
     assert got == []
 
 
-def test_win_badges_hide_no_other_badge_chip_or_box_word(qtbot: QtBot) -> None:
+def test_win_badges_hide_no_other_badge_chip_or_box_word(qtbot: QtBot, tables: LiveTables) -> None:
     """The Lucky-win picture: three winning players on and around the 4 must each show a payout
     that covers no other payout and no outside box's words."""
     from gui import demo
     from gui.windows.croupier import CroupierWindow
 
-    table = demo.croupier_after_lucky_win()
+    table = tables.demo(demo.croupier_after_lucky_win)
     window = CroupierWindow(table, table.players)
     qtbot.addWidget(window)
     window.resize(1600, 1000)

@@ -7,22 +7,21 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
-from engine.rng import SeededRng
-from gui.local_table import LocalTable
 from gui.seat_names import load_seats, save_seats
 from gui.windows.croupier import CroupierWindow
+from tests.gui.live import LiveTables
 
 PLAIN = ("Seat 1", "Seat 2", "Seat 3")
 
 
-def test_a_named_seat_is_there_at_the_next_start(qtbot: QtBot, tmp_path: Path) -> None:
+def test_a_named_seat_is_there_at_the_next_start(qtbot: QtBot, tables: LiveTables, tmp_path: Path) -> None:
     path = tmp_path / "seats-T1.json"
-    window = CroupierWindow(LocalTable(rng=SeededRng(1), players=PLAIN), PLAIN)
+    window = CroupierWindow(tables.start(seed=1, players=PLAIN, table_id="T1"), PLAIN)
     qtbot.addWidget(window)
     window.seatsChanged.connect(lambda names: save_seats("T1", names, path))
     assert window.rename_seat("Seat 2", "Zoë")
     assert load_seats("T1", PLAIN, path) == ("Seat 1", "Zoë", "Seat 3")
-    again = CroupierWindow(LocalTable(rng=SeededRng(1)), load_seats("T1", PLAIN, path))
+    again = CroupierWindow(tables.start(seed=1, players=PLAIN, table_id="T1"), load_seats("T1", PLAIN, path))
     qtbot.addWidget(again)
     assert again.players == ("Seat 1", "Zoë", "Seat 3") and "Zoë" in again.player_buttons
 

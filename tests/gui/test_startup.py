@@ -10,17 +10,18 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from engine.bets import inside_bet
-from engine.rng import SeededRng
 from engine.rules import load_default_rules
 from engine.store import open_store
-from gui import cli
+from gui import cli, demo
 from gui.deferred_table import DeferredTable
-from gui.local_table import LocalTable
 from gui.view_model import Phase
 from gui.windows.croupier import CroupierWindow
+from tests.gui.live import LiveTables
 
 
-def test_the_stand_in_refuses_commands_then_passes_everything_through(qtbot: QtBot) -> None:
+def test_the_stand_in_refuses_commands_then_passes_everything_through(
+    qtbot: QtBot, tables: LiveTables
+) -> None:
     stand_in = DeferredTable(load_default_rules(), ("anna", "bob"), "T9")
     window = CroupierWindow(stand_in, stand_in.players)
     qtbot.addWidget(window)
@@ -28,18 +29,20 @@ def test_the_stand_in_refuses_commands_then_passes_everything_through(qtbot: QtB
     stand_in.open_bets()
     assert "starting" in window.reason.text()
 
-    real = LocalTable(rng=SeededRng(4), players=("anna", "bob"), table_id="T9")
+    real = tables.start(seed=4, players=("anna", "bob"), table_id="T9")
     real.open_bets()
     real.place_wager("anna", inside_bet([8]), Decimal(5))
     real.no_more_bets()
+    tables.run()
     stand_in.attach(real)
     draw = real.snapshot().draw
     assert draw is not None
     assert window.phase is Phase.CLOSED and window.phase_label.text() == "NO MORE BETS"
     assert window.felt.lucky == dict(draw.lucky) and len(window.wagers) == 1
-    real.wheel_result(8, "wheel")
+    tables.wheel(real, demo.wheel_result(8))
     assert window.action.text() == "Confirm 8"
     qtbot.mouseClick(window.action, Qt.MouseButton.LeftButton)
+    tables.run()
     assert real.phase is Phase.RESULT and window.felt.result == 8
 
 

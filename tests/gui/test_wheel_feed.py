@@ -1,73 +1,111 @@
-"""The virtual wheel drives the table through the GUI's wheel feed on the qasync loop."""
+"""The wheel drives the real table service through the GUI's wheel feed on the qasync loop: results,
+"no more bets" and the wheel's faults are journaled and act on the round."""
 
 from __future__ import annotations
 
-import asyncio
-from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
-import qasync
-from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from engine import wheel_events as ev
 from engine.bets import inside_bet
-from engine.rng import SeededRng
+from engine.entry_types import EntryType as E
 from gui.app import WheelFeed
-from gui.local_table import LocalTable
 from gui.view_model import Phase, SensorHealth
+from gui.windows.croupier import CroupierWindow
+from tests.gui.live import LiveTables, entries, journaled, now
 
 
-def test_wheel_events_act_on_the_round(qapp: QApplication) -> None:
-    table = LocalTable(rng=SeededRng(2))
+def test_wheel_events_act_on_the_round(tables: LiveTables) -> None:
+    table = tables.start(seed=2, players=("Seat 1",))
     irregular: list[str] = []
     table.irregularity.connect(irregular.append)
-    now = datetime.now(UTC)
     table.open_bets()
-    table.wheel_event(ev.WheelResult(game=1, time=now, number=9))
+    tables.run()
+    tables.wheel(table, ev.WheelResult(game=1, time=now(), number=9))
     assert table.phase is Phase.OPEN and irregular and "before no more bets" in irregular[-1]
     table.place_wager("Seat 1", inside_bet([9]), Decimal(1))
-    table.wheel_event(ev.WheelNoMoreBets(game=1, time=now))
+    tables.wheel(table, ev.WheelNoMoreBets(game=1, time=now()))
     assert table.phase is Phase.CLOSED
-    table.wheel_event(ev.WheelResult(game=1, time=now, number=9))
+    # The early result put the spin on hold: the wheel's result for it is journaled, not taken.
+    assert table.snapshot().hold is not None
+    tables.wheel(table, ev.WheelResult(game=1, time=now(), number=9))
+    assert table.snapshot().result is None
+    table.no_spin("result came before no more bets")
+    tables.run()
+    assert table.snapshot().hold is None
+    tables.wheel(table, ev.WheelResult(game=2, time=now(), number=9))
     assert table.snapshot().result == 9
-    table.wheel_event(ev.WheelMissSpin(game=1, time=now))
-    assert "miss_spin" in irregular[-1]
+    assert E.ROUND_RESULT_BEFORE_CLOSE in journaled(table) and E.ROUND_NO_SPIN in journaled(table)
 
 
-def test_the_virtual_wheel_closes_bets_and_reports_a_result(qapp: QApplication) -> None:
-    table = LocalTable(rng=SeededRng(3))
+def test_a_miss_spin_is_journaled_and_holds_the_round(tables: LiveTables, qtbot: QtBot) -> None:
+    """A miss-spin reaches the journal and puts the round on hold until a no-spin (the in-memory demo
+    table only showed a message and kept no record)."""
+    table = tables.start(seed=2, players=("Seat 1",))
+    window = CroupierWindow(table, table.players)
+    qtbot.addWidget(window)
+    table.open_bets()
+    table.no_more_bets()
+    tables.run()
+    tables.wheel(table, ev.WheelMissSpin(game=1, time=now()))
+    assert "miss spin" in window.reason.text() and window.phase_label.text() == "ON HOLD"
+    assert [e.payload["kind"] for e in entries(table, E.ROUND_IRREGULARITY)] == ["miss_spin"]
+    tables.wheel(table, ev.WheelResult(game=1, time=now(), number=5))
+    assert table.snapshot().result is None and window.action.text() == "No-spin…"
+
+
+@pytest.mark.parametrize(
+    ("event", "kind"),
+    [
+        (ev.WheelGap(game=9, time=now(), previous=3, expected=4), "gap"),
+        (ev.WheelRestart(game=1, time=now(), previous=200), "restart"),
+    ],
+)
+def test_a_gap_or_restart_of_the_wheels_counter_holds_the_spin(
+    tables: LiveTables, event: ev.WheelEvent, kind: str
+) -> None:
+    """Games played unseen, or a power-cycled wheel, while bets are closed: the spin is doubtful (the
+    in-memory demo table ignored both)."""
+    table = tables.start(seed=2, players=("Seat 1",))
+    table.open_bets()
+    table.place_wager("Seat 1", inside_bet([9]), Decimal(1))
+    table.no_more_bets()
+    tables.run()
+    tables.wheel(table, event)
+    hold = table.snapshot().hold
+    assert hold is not None and hold.startswith(kind), hold
+    assert [e.payload["kind"] for e in entries(table, E.ROUND_IRREGULARITY)] == [kind]
+    table.confirm_result()
+    tables.run()
+    assert table.phase is Phase.CLOSED
+
+
+def test_the_virtual_wheel_closes_bets_and_reports_a_result(tables: LiveTables) -> None:
+    table = tables.start(seed=3, players=("Seat 1",))
     health: list[SensorHealth] = []
     table.sensorHealth.connect(health.append)
-    loop = qasync.QEventLoop(qapp)
-    asyncio.set_event_loop(loop)
     feed = WheelFeed(table, "sim", speed=40.0)
-
-    async def play() -> None:
-        table.open_bets()
-        feed.start()
-        for _ in range(400):
-            if table.snapshot().result is not None:
-                break
-            await asyncio.sleep(0.05)
-        await feed.stop()
-
+    table.open_bets()
+    tables.run()
+    feed.start()
     try:
-        loop.run_until_complete(play())
+        tables.until(lambda: table.snapshot().result is not None)
     finally:
-        loop.close()
-        asyncio.set_event_loop(None)
+        tables.call(feed.stop())
     assert table.phase is Phase.CLOSED  # the wheel's state 4 closed the bets
     result = table.snapshot().result
     assert result is not None and 0 <= result <= 36
     assert health and health[-1].connected and health[-1].source
     assert feed.tasks == set()
+    assert E.WHEEL_NO_MORE_BETS in journaled(table) and E.WHEEL_RESULT in journaled(table)
 
 
 @pytest.mark.parametrize("spec", ["serial:", "replay:"])
-def test_a_bad_wheel_spec_is_a_clear_error(spec: str, qapp: QApplication) -> None:
+def test_a_bad_wheel_spec_is_a_clear_error(spec: str, tables: LiveTables) -> None:
     from engine.errors import DrrError
 
-    feed = WheelFeed(LocalTable(), spec)
+    feed = WheelFeed(tables.start(), spec)
     with pytest.raises(DrrError, match="needs"):
         feed.start()
