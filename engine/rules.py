@@ -16,7 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from engine.bets import INSIDE_LINES, INSIDE_SIZES, KIND, PAYOUT_KEYS, Bet
+from engine.bets import INSIDE_LINES, INSIDE_SIZES, KIND, PAYOUT_KEYS, PAYOUT_LINES, Bet
 from engine.errors import RulesError
 
 SCHEMA = 1
@@ -34,11 +34,22 @@ RANDOM_PICK_ROUNDS = (1, 2)  # § 617b.12(i)(1)
 LUCKY_RANGE_BY_SIZE = {n: (LUCKY_ODDS_MIN / n, LUCKY_ODDS_MAX / n) for n in INSIDE_SIZES}
 BONUS_RANGE_BY_SIZE = {line.size: line.bonus_range for line in INSIDE_LINES if line.bonus_range}
 
+# Chapter 617a's single-zero odds, "36/n - 1 to 1" (35, 17, 11, 8, 5; 1 even money; 2 dozen and
+# column): what § 617b.12(b) applies to outside wagers unless the Rules Submission varies them.
+CHAPTER_617A_ODDS = {line.key: Fraction(36, line.size) - 1 for line in PAYOUT_LINES}
+OUTSIDE_KEYS = tuple(line.key for line in PAYOUT_LINES if not line.inside)
+# The band of return to player a paytable is expected in (warning outside it; [math] may move it).
+RTP_MIN_DEFAULT, RTP_MAX_DEFAULT = Fraction(90, 100), Fraction(995, 1000)
+# No clause of § 617b.12 or Chapter 617a states a figure: "the house keeps an edge" is the
+# project's rule for a submission, documented in docs/rules-submission.md ([math]).
+RTP_CLAUSE = "house advantage, docs/rules-submission.md [math]"
+
 LIMIT_KEYS = ("minimum", "maximum_inside", "maximum_outside", "maximum_per_player")
 _ALLOWED_KEYS: dict[str, set[str] | None] = {
-    "": {"schema", "name", "description", "payouts", "wagers", "lucky", "bonus", "limits"},
+    "": {"schema", "name", "description", "payouts", "wagers", "lucky", "bonus", "limits", "math"},
     "payouts": set(PAYOUT_KEYS),
-    "wagers": {"trios", "first_four", "unit", "rounding"},
+    "wagers": {"trios", "first_four", "unit", "rounding", "vary_outside_odds"},
+    "math": {"rtp_min", "rtp_max"},
     "lucky": {"counts", "odds"},
     "bonus": {"timer_seconds", "rounds"},
     "limits": set(LIMIT_KEYS),
@@ -72,6 +83,9 @@ class RulesSubmission:
     limits: Limits
     sha256: str  # identity of the exact text that was loaded
     description: str = ""
+    rtp_min: Fraction = RTP_MIN_DEFAULT  # [math]: the expected band of return to player
+    rtp_max: Fraction = RTP_MAX_DEFAULT
+    vary_outside_odds: bool = False  # [wagers]: the outside odds are submitted, not Chapter 617a's
 
     def base_payout(self, bet: Bet) -> Fraction:
         """The base "N to 1" odds of a bet (neither Lucky nor Bonus)."""
@@ -94,13 +108,74 @@ class Violation:
 
 
 def load_rules(path: str | Path) -> RulesSubmission:
-    """Read and validate a Rules Submission file; RulesError lists every violation."""
+    """Read and validate a Rules Submission file; RulesError lists every violation.
+
+    Structural only, like `parse_rules`: the return-to-player refusal (`math_check`) is
+    `check_rules_file`'s, the gate of `drr rules check`, `drr math`, `drr simulate` and `drr rng`
+    (a worked example with a return over 100% must still load for its settlement tests)."""
     p = Path(path)
     try:
         raw = p.read_bytes()
     except OSError as exc:
         raise RulesError(f"{p}: cannot read the Rules Submission: {exc.strerror or exc}") from None
     return parse_rules(raw, source=str(p))
+
+
+_MATH_CACHE: dict[str, tuple[list[Violation], list[str]]] = {}
+
+
+def math_check(rules: RulesSubmission) -> tuple[list[Violation], list[str]]:
+    """(refusals, warnings) from the exact game math (engine.math): a wager kind returning 100%
+    or more under any bonus strategy is refused; one outside [math] rtp_min..rtp_max is warned of.
+    Cached by the Rules Submission's sha256 (the math takes about half a second)."""
+    cached = _MATH_CACHE.get(rules.sha256)
+    if cached is not None and rules.sha256:
+        return cached
+    from engine.math.bonus_value import STRATEGIES
+    from engine.math.report import STRATEGY_TITLES
+    from engine.math.wager_math import KIND_TITLES, game_math, percent
+
+    m = game_math(rules)
+    refusals: list[Violation] = []
+    warnings: list[str] = []
+    band = f"{percent(rules.rtp_min, 2)}% to {percent(rules.rtp_max, 2)}%"
+    for kind, w in m.wagers.items():
+        key = f"payouts.{KIND[w.bet.kind].payout_key}"
+        worst = max(STRATEGIES, key=lambda s: w.rtp[s])
+        best = min(STRATEGIES, key=lambda s: w.rtp[s])
+        if w.rtp[worst] >= 1:
+            refusals.append(
+                Violation(
+                    key,
+                    RTP_CLAUSE,
+                    f"{KIND_TITLES[kind]} returns {percent(w.rtp[worst], 4)}% to the player with bonus "
+                    f"games played {STRATEGY_TITLES[worst]}: 100% or more, the house would lose",
+                )
+            )
+        elif w.rtp[worst] > rules.rtp_max or w.rtp[best] < rules.rtp_min:
+            low, high = percent(w.rtp[best], 4), percent(w.rtp[worst], 4)
+            warnings.append(
+                f"{key}: warning: {KIND_TITLES[kind]} returns {low}% to {high}% across bonus strategies, "
+                f"outside the expected {band} (math.rtp_min / math.rtp_max)"
+            )
+    result = (refusals, warnings)
+    if rules.sha256:
+        if len(_MATH_CACHE) > 64:
+            _MATH_CACHE.clear()
+        _MATH_CACHE[rules.sha256] = result
+    return result
+
+
+def refuse_bad_math(rules: RulesSubmission, source: str = "<rules>") -> RulesSubmission:
+    """`rules` itself, or RulesError when `math_check` refuses it (return to player >= 100%)."""
+    refusals, _ = math_check(rules)
+    if refusals:
+        lines = [str(v) for v in refusals]
+        raise RulesError(
+            f"{source}: {len(lines)} violation(s) of the house advantage:\n  " + "\n  ".join(lines),
+            violations=lines,
+        )
+    return rules
 
 
 def default_rules_path() -> Path:
@@ -131,9 +206,10 @@ def parse_rules(raw: bytes, source: str = "<rules>") -> RulesSubmission:
 
 
 def check_rules_file(path: str | Path) -> tuple[RulesSubmission | None, list[str]]:
-    """(rules, []) when valid, (None, messages) otherwise: never raises for a bad file."""
+    """(rules, []) when valid and returning under 100% (`math_check`), (None, messages)
+    otherwise: never raises for a bad file."""
     try:
-        return load_rules(path), []
+        return refuse_bad_math(load_rules(path), source=str(path)), []
     except RulesError as exc:
         return None, exc.violations or [exc.message]
 
@@ -261,15 +337,9 @@ def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesS
         value = c.number(payouts[key], f"payouts.{key}", "§ 617b.12(b)")
         if value is not None:
             base[key] = value
-    for line in INSIDE_LINES:
-        n, key = line.size, line.key
-        low, high = BONUS_RANGE_BY_SIZE[n]
-        if key in base and not low <= base[key] <= high:
-            c.bad(
-                f"payouts.{key}",
-                "§ 617b.12(l)",
-                f"{_fmt(base[key])} to 1 is outside the {n}-number range {_fmt(low)} to {_fmt(high)} to 1",
-            )
+    # Inside base odds are the submission's own (the default lowers 617a's 35 to 29, which the
+    # Lucky and Bonus payouts make up for); the return-to-player check bounds them. § 617b.12(l)
+    # governs bonus-game payouts only, not these.
 
     wagers = doc.get("wagers", {})
     if not isinstance(wagers, Mapping):
@@ -280,6 +350,19 @@ def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesS
     for key, flag in (("trios", trios), ("first_four", first_four)):
         if not isinstance(flag, bool):
             c.bad(f"wagers.{key}", "§ 617a.3(e)", f"must be true or false, not {flag!r}")
+    vary_outside = wagers.get("vary_outside_odds", False)
+    if not isinstance(vary_outside, bool):
+        c.bad("wagers.vary_outside_odds", "§ 601a.2", f"must be true or false, not {vary_outside!r}")
+        vary_outside = False
+    if not vary_outside:
+        for key in OUTSIDE_KEYS:
+            if key in base and base[key] != CHAPTER_617A_ODDS[key]:
+                c.bad(
+                    f"payouts.{key}",
+                    "§ 617b.12(b), Chapter 617a",
+                    f"{_fmt(base[key])} to 1 is not Chapter 617a's {_fmt(CHAPTER_617A_ODDS[key])} to 1 "
+                    "(a varied outside payout needs wagers.vary_outside_odds = true)",
+                )
     unit = c.decimal(wagers.get("unit", "0.01"), "wagers.unit", "§ 601a.2")
     rounding = c.decimal(wagers.get("rounding", "0.01"), "wagers.rounding", "§ 601a.2")
 
@@ -379,6 +462,21 @@ def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesS
                 if top is not None and top < limits.minimum:
                     c.bad(f"limits.{key}", "§ 601a.2", f"{top} is below the table minimum {limits.minimum}")
 
+    math_doc = doc.get("math", {})
+    rtp_band = [RTP_MIN_DEFAULT, RTP_MAX_DEFAULT]
+    if not isinstance(math_doc, Mapping):
+        c.bad("math", "docs/rules-submission.md", "must be a table")
+    else:
+        for i, key in enumerate(("rtp_min", "rtp_max")):
+            if key in math_doc:
+                pct = c.number(math_doc[key], f"math.{key}", "docs/rules-submission.md")
+                if pct is not None and pct >= 100:
+                    c.bad(f"math.{key}", RTP_CLAUSE, f"{_fmt(pct)}% is not below 100%")
+                elif pct is not None:
+                    rtp_band[i] = pct / 100
+        if rtp_band[0] >= rtp_band[1]:
+            c.bad("math.rtp_min", "docs/rules-submission.md", "must be below math.rtp_max")
+
     if c.violations or unit is None or rounding is None:
         return c.violations, None
     return [], RulesSubmission(
@@ -395,6 +493,9 @@ def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesS
         bonus_rounds=tuple(dict(sorted(t.items())) for t in rounds),
         limits=limits,
         sha256=sha,
+        rtp_min=rtp_band[0],
+        rtp_max=rtp_band[1],
+        vary_outside_odds=vary_outside,
     )
 
 

@@ -75,20 +75,21 @@ async def _login(store: Any, station: str, table_id: str, parent: Any) -> Any:
 
 
 async def _start_table(
+    table: Any,
     store: Any,
     user: Any,
     rules_path: str | None,
     table_id: str,
     threshold: Any = None,
-    players: tuple[str, ...] = PLAYERS,
-) -> Any:
-    """The table service on the store, started (recovery from the journal included), behind the adapter."""
+) -> None:
+    """The table service on the store, started (recovery from the journal included), attached to the
+    station's table model (`gui.table_model.TableModel`, "starting" until now)."""
     from pathlib import Path
 
     from engine.rng import SystemRng
     from engine.store.users import authenticate
     from engine.table.service import TableService
-    from gui.service_table import ServiceTable, journal_history
+    from gui.table_model import journal_history
 
     text = Path(rules_path).read_bytes() if rules_path else None
     extra = {"approval_threshold": threshold} if threshold is not None else {}
@@ -98,11 +99,7 @@ async def _start_table(
     def approve(name: str, pin: str) -> Any:
         return authenticate(store, name, pin, table=table_id, station="croupier")
 
-    table = ServiceTable(
-        service, user, players, authenticate=approve, history=journal_history(store, table_id)
-    )
-    table.refresh()
-    return table
+    table.attach(service, user, authenticate=approve, history=journal_history(store, table_id))
 
 
 def _resolve(future: asyncio.Future[Any], value: Any) -> None:
@@ -250,14 +247,13 @@ async def _serve(
     first_frame_exit: bool,
     settings: Any,
 ) -> None:
-    from gui.deferred_table import DeferredTable
-
-    # The windows come up at once on a stand-in table ("starting") and redraw from the journal
-    # as soon as the table service has rebuilt the table from it.
+    # The windows come up at once on the table model still "starting" and redraw from the journal
+    # as soon as the table service (or the journal follower) is attached to it.
     from gui.seat_names import load_seats, save_seats
+    from gui.table_model import TableModel
 
     players = load_seats(table_id, PLAYERS)  # the names the croupier gave the seats last time
-    table = DeferredTable(first_rules, players, table_id)
+    table = TableModel.starting(first_rules, players, table_id)
     # A display or bonus screen never runs the table (not even as the settings file's plain `drr`).
     follows = station in ("display", "bonus")
     windows = _build_windows(station, table, all_windows, read_only=follows)
@@ -292,8 +288,7 @@ async def _serve(
     try:
         user = await _login(store, station, table_id, main)
         threshold = settings.large_payout_threshold if settings is not None else None
-        inner = await _start_table(store, user, rules, table_id, threshold, players)
-        table.attach(inner)
+        await _start_table(table, store, user, rules, table_id, threshold)
         if first_frame_exit:
             await table.shutdown()
             return
@@ -323,7 +318,7 @@ async def _follow(table: Any, db: str | None, table_id: str, closing: asyncio.Ev
     from engine.store.db import open_store
     from gui.floor.watch import StoreWatch
     from gui.journal_follower import JournalFollower
-    from gui.service_table import ServiceTable, journal_history
+    from gui.table_model import journal_history
 
     store = open_store(db, table=table_id, migrate=False)
     watch = StoreWatch(store)
@@ -332,11 +327,9 @@ async def _follow(table: Any, db: str | None, table_id: str, closing: asyncio.Ev
 
         def attach_when_ready() -> None:
             # Until the croupier station has loaded its Rules Submission there is nothing to show.
-            if table.inner is None and follower.rules is not None:
+            if table.source is None and follower.rules is not None:
                 viewer = User("viewer", "surveillance")  # every command is refused by the follower anyway
-                inner = ServiceTable(follower, viewer, PLAYERS, history=journal_history(store, table_id))  # type: ignore[arg-type]
-                inner.refresh()
-                table.attach(inner)
+                table.attach(follower, viewer, history=journal_history(store, table_id))
 
         def moved(_tables: object) -> None:
             follower.poll()

@@ -12,6 +12,13 @@ the write of its last byte returns and stops when the croupier's big action butt
 is painted with the number: serial link, SS2 decoder, wheel feed, the service journaling the
 result (durable) before publishing it, the adapter, and Qt's paint. 99th percentile in ms over
 SCREEN_GAMES games. Goal <= 16 ms beyond the line itself.
+
+`confirm_result_settlements` and `confirm_result_snapshots`: what one confirmed result costs with
+the croupier window attached (offscreen, on the table service with a SQLite journal): the number of
+settlement computations (`engine.settlement.settle_round`, counted wherever it is called from) and
+of whole-view rebuilds (`gui.table_model.TableModel._build_view`) from the croupier's confirmation
+until the window has redrawn, averaged over CONFIRM_ROUNDS rounds of a few wagers each, one with a
+bonus game. Goals: 1 and at most 1.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from typing import Any
 
 FIRST_FRAME_RUNS = 5
 SCREEN_GAMES = 300
+CONFIRM_ROUNDS = 20
 
 
 def first_frame() -> dict[str, float]:
@@ -162,7 +170,142 @@ async def _measure_screen(games: int) -> list[float]:
     return latencies
 
 
+def confirm_costs() -> dict[str, float]:
+    from PySide6.QtWidgets import QApplication
+
+    from gui import theme
+    from gui.app import offscreen_if_headless
+
+    offscreen_if_headless()
+    app = QApplication.instance() or QApplication([])
+    assert isinstance(app, QApplication)
+    theme.apply(app)
+    import qasync
+
+    loop = qasync.QEventLoop(app)
+    try:
+        settlements, snapshots = loop.run_until_complete(_measure_confirm(app, CONFIRM_ROUNDS))
+    finally:
+        loop.close()
+        asyncio.set_event_loop(None)
+    return {
+        "confirm_result_settlements": settlements / CONFIRM_ROUNDS,
+        "confirm_result_snapshots": snapshots / CONFIRM_ROUNDS,
+    }
+
+
+class _Counted:
+    """Counts the calls of `settle_round` (wherever it was imported) and of the model's view build."""
+
+    def __init__(self) -> None:
+        self.settlements = 0
+        self.snapshots = 0
+        self._undo: list[Callable[[], None]] = []
+
+    def __enter__(self) -> _Counted:
+        import importlib
+
+        import engine.settlement
+        from gui.table_model import TableModel
+
+        # Every module on the confirmation's path is loaded first, so its `settle_round` is patched.
+        for name in ("engine.round", "engine.table.service", "engine.table.settlements", "gui.pay_lines"):
+            importlib.import_module(name)
+
+        original = engine.settlement.settle_round
+
+        def settle_round(*args: Any, **kwargs: Any) -> Any:
+            self.settlements += 1
+            return original(*args, **kwargs)
+
+        for module in list(sys.modules.values()):
+            if getattr(module, "settle_round", None) is original:
+                self._swap(module, "settle_round", settle_round)
+        build = TableModel._build_view
+
+        def build_view(model: TableModel) -> Any:
+            self.snapshots += 1
+            return build(model)
+
+        self._swap(TableModel, "_build_view", build_view)
+        return self
+
+    def _swap(self, owner: object, name: str, value: object) -> None:
+        before = getattr(owner, name)
+        setattr(owner, name, value)
+        self._undo.append(lambda: setattr(owner, name, before))
+
+    def __exit__(self, *_: object) -> None:
+        for undo in self._undo:
+            undo()
+
+    def reset(self) -> None:
+        self.settlements = self.snapshots = 0
+
+
+async def _measure_confirm(app: Any, rounds: int) -> tuple[int, int]:
+    from decimal import Decimal
+
+    from engine.auth import User
+    from engine.bets import BetKind, inside_bet, outside_bet
+    from engine.rng import SeededRng
+    from engine.store.db import open_store
+    from engine.table.service import TableService
+    from gui.table_model import TableModel
+    from gui.windows.croupier import CroupierWindow
+
+    croupier = User("bench", "croupier")
+    settlements = snapshots = 0
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        open_store(str(Path(tmp) / "bench.sqlite"), table="B1") as store,
+        _Counted() as counted,
+    ):
+        service = TableService(store, "B1", rng=SeededRng("confirm"), allow_seeded_rng=True, claim=False)
+        await service.start()
+        table = TableModel(service, croupier, ("Seat 1", "Seat 2"))
+        window = CroupierWindow(table, table.players)
+        window.resize(1400, 900)
+        window.show()
+        app.processEvents()
+        for index in range(rounds):
+            await service.open_bets(croupier)
+            await service.place_wager(croupier, "Seat 1", outside_bet(BetKind.RED), Decimal(10))
+            await service.place_wager(croupier, "Seat 1", inside_bet([index % 37]), Decimal(5))
+            await service.place_wager(croupier, "Seat 2", inside_bet([17, 20]), Decimal(2))
+            bonus_round = index % 5 == 4
+            if bonus_round:  # Seat 2 covers every number: the Bonus Number wins a bonus game
+                await service.place_wager(croupier, "Seat 2", inside_bet([0]), Decimal(1))
+                for line in range(6):
+                    six = inside_bet(range(6 * line + 1, 6 * line + 7))
+                    await service.place_wager(croupier, "Seat 2", six, Decimal(1))
+            await service.no_more_bets(croupier)
+            round_ = service.round
+            assert round_ is not None and round_.draw is not None
+            number = round_.draw.bonus_number if bonus_round else (index * 7) % 37
+            await service.wheel_event({"type": "result", "game": None, "number": number})
+            app.processEvents()
+            counted.reset()
+            table.confirm_result()
+            while table.tasks:
+                await asyncio.gather(*list(table.tasks))
+            app.processEvents()
+            settlements += counted.settlements
+            snapshots += counted.snapshots
+            if service.state.round is not None and service.state.round.bonus_players:
+                for player in service.state.round.bonus_players:
+                    await service.bonus_start(croupier, player)
+                    while player in service.state.games and not service.state.games[player].finished:
+                        await service.bonus_pick(croupier, player, 1)
+            await service.settle(croupier)
+            await service.next_round(croupier)
+        window.close()
+        await table.shutdown()
+    return settlements, snapshots
+
+
 BENCHMARKS: dict[str, Callable[[], dict[str, float]]] = {
     "gui_first_frame": first_frame,
     "gui_sensor_to_screen": sensor_to_screen,
+    "gui_confirm_result": confirm_costs,
 }

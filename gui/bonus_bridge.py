@@ -65,6 +65,7 @@ def bonus_view(
         previous=revealed,
         preset=played_preset,
         seconds_left=game.time_left(),
+        deadline=game.deadline if game.time_left() is not None else None,
     )
 
 

@@ -4,35 +4,49 @@ The croupier station's process owns the table (one writer per table, `Store.clai
 screen in another process must not claim it, so it rebuilds the same `TableState` the service
 keeps by folding the journal (`engine.table.state.TableState.apply_entry`, the fold recovery runs),
 and folds the new entries each time the store says the table moved (`gui.floor.watch.StoreWatch`:
-PRAGMA data_version on SQLite, LISTEN/NOTIFY on PostgreSQL). It stands in for the `TableService`
-behind `gui.service_table.ServiceTable`, so these screens show exactly what the croupier's do;
-every command is refused with the reason.
+PRAGMA data_version on SQLite, LISTEN/NOTIFY on PostgreSQL). It is a `gui.table_model.TableSource`
+like the `TableService`, so `gui.table_model.TableModel` shows it exactly as the croupier's screens
+show the service; every command is refused with the reason.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from decimal import Decimal
 from typing import Any
 
+from engine.auth import User
+from engine.bets import Bet
+from engine.bonus_game import Preset
 from engine.errors import DrrError
 from engine.rng import SystemRng
 from engine.rules import RulesSubmission
+from engine.settlement import RoundSettlement
 from engine.store.db import Store
-from engine.store.journal import Entry, Journal
+from engine.store.journal import Journal
+from engine.store.records import Entry
+from engine.table.service import Approval
+from engine.table.settlements import SettlementCache
 from engine.table.state import TableState
+from engine.wheel_events import WheelEvent
 
 READ_ONLY = "this screen follows the table's journal and changes nothing: use the croupier station"
 
 
 class JournalFollower:
-    """The parts of `TableService` that `ServiceTable` reads, kept up to date by `poll()`."""
+    """The read side of `TableService` (a `TableSource`), kept up to date by `poll()`."""
 
-    def __init__(self, store: Store, table: str) -> None:
+    def __init__(self, store: Store, table: str, clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.table = table
-        self.state = TableState(table, SystemRng())  # never draws: the draw is read from the journal
+        # The bonus deadlines in the journal are on the croupier station's clock (wall-clock time).
+        self.clock = clock
+        self.state = TableState(table, SystemRng(), clock)  # never draws: the draw is read from the journal
         self._journal = Journal(store)
+        self._settlements = SettlementCache()
         self._subscribers: list[Callable[[Entry], Any]] = []
+        self._batch_subscribers: list[Callable[[list[Entry]], Awaitable[None] | None]] = []
         self.poll()
 
     @property
@@ -43,11 +57,18 @@ class JournalFollower:
     def rules(self) -> RulesSubmission | None:
         return self.state.rules
 
-    def approval_needed(self) -> None:
+    def settlement(self) -> RoundSettlement | None:
+        return self._settlements.final(self.state.round)
+
+    def provisional_settlement(self) -> RoundSettlement | None:
+        return self._settlements.provisional(self.state.round)
+
+    def approval_needed(self) -> Approval | None:
         """Approvals are the croupier station's business; a follower shows none."""
         return None
 
     def subscribe(self, callback: Callable[[Entry], Any]) -> Callable[[], None]:
+        """`callback(entry)` for each entry folded by `poll()`."""
         self._subscribers.append(callback)
 
         def unsubscribe() -> None:
@@ -56,25 +77,83 @@ class JournalFollower:
 
         return unsubscribe
 
+    def subscribe_batches(
+        self, callback: Callable[[list[Entry]], Awaitable[None] | None]
+    ) -> Callable[[], None]:
+        """`callback(entries)` once per `poll()` that folded anything."""
+        self._batch_subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            if callback in self._batch_subscribers:
+                self._batch_subscribers.remove(callback)
+
+        return unsubscribe
+
     def poll(self) -> int:
-        """Fold the entries journaled since the last poll; tell the subscribers of each. Returns how many."""
-        count = 0
+        """Fold the entries journaled since the last poll; tell the subscribers. Returns how many."""
+        batch: list[Entry] = []
         for entry in self._journal.entries(self.table, self.state.last_seq + 1):
             self.state.apply_entry(entry)
-            count += 1
+            batch.append(entry)
             for callback in list(self._subscribers):
                 callback(entry)
-        return count
+        if batch:
+            for batch_callback in list(self._batch_subscribers):
+                batch_callback(batch)
+        return len(batch)
 
     async def close(self) -> None:
         self._subscribers.clear()
+        self._batch_subscribers.clear()
 
-    def __getattr__(self, name: str) -> Callable[..., Any]:
-        # Every command of the service (open_bets, bonus_pick, …) is refused the same way.
-        if name.startswith("_"):
-            raise AttributeError(name)
+    # --- every command is refused: the croupier station's process is the table's one writer ---
 
-        async def refuse(*_args: Any, **_kwargs: Any) -> None:
-            raise DrrError(READ_ONLY)
+    async def open_bets(self, user: User) -> list[Entry]:
+        raise DrrError(READ_ONLY)
 
-        return refuse
+    async def place_wager(
+        self, user: User, player: str, bet: Bet, amount: Decimal | str | int, *, wager_id: str | None = None
+    ) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
+    async def remove_wager(self, user: User, wager_id: str) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
+    async def no_more_bets(self, user: User) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
+    async def wheel_event(self, ev: WheelEvent | Mapping[str, Any]) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
+    async def confirm_result(self, user: User) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
+    async def manual_result(self, user: User, number: int, reason: str) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
+    async def approve_payout(self, user: User) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
+    async def settle(self, user: User) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
+    async def next_round(self, user: User) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
+    async def no_spin(self, user: User, reason: str) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
+    async def void(self, user: User, reason: str) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
+    async def set_bonus_preset(self, user: User, player: str, preset: Preset) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
+    async def bonus_start(self, user: User, player: str) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
+    async def bonus_pick(self, user: User, player: str, box: int) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
+    async def bonus_cash_out(self, user: User, player: str) -> list[Entry]:
+        raise DrrError(READ_ONLY)

@@ -111,7 +111,8 @@ class BonusView:
     picks: tuple[Fraction, ...]  # multipliers picked so far, round by round
     previous: tuple[BoxView, ...] = ()  # the round just played, every box revealed
     preset: TimeoutPreset = TimeoutPreset.CASH_OUT
-    seconds_left: float | None = None
+    seconds_left: float | None = None  # when the view was made; a countdown shows deadline − clock
+    deadline: float | None = None  # on the table service's clock: the choice is due then (its timer)
     timer_seconds: int = 20
     cash_out_from_round: int = 3
     final_odds: Fraction | None = None

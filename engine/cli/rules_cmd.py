@@ -1,7 +1,9 @@
 """`drr rules check FILE` and `drr rules show [FILE]`: validate and print a Rules Submission.
 
-`check` prints a short summary and exits 0 when the file satisfies § 617b.12, or lists every
-violation (key path, what is wrong, the clause) on stderr and exits 1. `show` prints the
+`check` prints a short summary and exits 0 when the file satisfies § 617b.12 and every wager
+kind returns less than 100% under every bonus strategy (warnings on stderr for a return outside
+the `[math]` band), or lists every violation (key path, what is wrong, the clause) on stderr
+and exits 1. `show` prints the
 parsed paytable: base, Lucky and bonus odds for every inside bet size.
 """
 
@@ -37,8 +39,13 @@ def run_check(args: argparse.Namespace) -> int:
         for line in problems:
             print(f"  {line}", file=sys.stderr)
         return 1
+    from engine.rules import math_check
+
     print(f"{args.file}: valid Rules Submission (schema 1, § 617b.12)")
     print(summary(rules))
+    # Valid, but a return to player outside the file's [math] band deserves a second look.
+    for line in math_check(rules)[1]:
+        print(f"  {line}", file=sys.stderr)
     return 0
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.math.bonus_value import STRATEGIES, Strategy
 from engine.math.wager_math import KIND_TITLES, POCKETS, GameMath, WagerStats, percent, sqrt_decimal
-from engine.rules import LIMIT_KEYS, MULTIPLIER_BOXES, format_odds
+from engine.rules import LIMIT_KEYS, MULTIPLIER_BOXES, RulesSubmission, format_odds
 
 STDEV_PLACES = 12
 
@@ -174,6 +174,17 @@ def _design_notes(m: GameMath) -> list[str]:
 DEFAULT_SOURCE = "resources/rules/default.toml"
 
 
+def _band_note(r: RulesSubmission, low: Fraction, high: Fraction) -> str:
+    """The Rules Submission's expected RTP band ([math], `drr rules check` warns outside it) and
+    whether the figures keep to it: never a bare "required" beside numbers that break it."""
+    band = f"expected band {percent(r.rtp_min, 2)}% to {percent(r.rtp_max, 2)}%"
+    if high >= 1:
+        return f"{band}; 100% OR MORE: `drr rules check` refuses this paytable"
+    if low < r.rtp_min or high > r.rtp_max:
+        return f"{band}; OUTSIDE it: `drr rules check` warns"
+    return band
+
+
 def markdown(m: GameMath, source: str = DEFAULT_SOURCE) -> str:
     """docs/math.md: the reasoning behind the paytable and its exact figures (`source` names
     the Rules Submission file in the text)."""
@@ -269,7 +280,7 @@ def markdown(m: GameMath, source: str = DEFAULT_SOURCE) -> str:
         f"Straight up under optimal bonus play: **{percent(straight.rtp[Strategy.OPTIMAL], 4)}%**"
         " (target 97.30% ± 0.05%).",
         f"Every inside bet under every strategy: {percent(low, 4)}% to {percent(high, 4)}%"
-        " (required: 96.5% to 99.0%).",
+        f" ({_band_note(r, low, high)}).",
         "",
         *_design_notes(m),
         "",
@@ -405,6 +416,8 @@ def par_sheet(m: GameMath, *, source: str, rules_sha256: str, software_digest: s
     Every figure comes from `m`; `source` names the Rules Submission file, `software_digest` is
     engine.software_id's digest of the program that computed it."""
     r = m.rules
+    low = min(w.rtp[s] for w in m.wagers.values() for s in STRATEGIES)
+    high = max(w.rtp[s] for w in m.wagers.values() for s in STRATEGIES)
     lines = [
         f"# PAR sheet: {r.name}",
         "",
@@ -456,6 +469,9 @@ def par_sheet(m: GameMath, *, source: str, rules_sha256: str, software_digest: s
         "",
         "One unit staked; RTP includes the returned stake. The bonus game's value depends on how it is"
         " played (optimal; an absent player who cashes out at round 3; one who plays to the end).",
+        "",
+        f"Every wager kind under every strategy: {percent(low, 4)}% to {percent(high, 4)}%"
+        f" ({_band_note(r, low, high)}).",
         "",
         "| wager | n | "
         + " | ".join(f"RTP {STRATEGY_TITLES[s]}" for s in STRATEGIES)

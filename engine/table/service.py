@@ -31,8 +31,10 @@ Reading: phase ("idle" or the round's phase), round (engine.round.RoundState), r
 (engine.table.state.TableState: pending result, hold, bonus games, approvals), settlement(),
 approval_needed(), recovery (what start() rebuilt).
 
-Subscribers: `subscribe(callback) -> unsubscribe`; `callback(entry: engine.store.journal.Entry)`,
-plain or async, is called once per entry, in chain order, after the entry is committed and folded
+Subscribers: `subscribe_batches(callback)` hands over each durable batch at once (a screen makes one
+change notice of it, engine.table.changes); `subscribe(callback) -> unsubscribe`;
+`callback(entry: engine.store.journal.Entry)`, plain or async, is called once per entry, in chain
+order, after the entry is committed and folded
 (the service's state already shows it). It runs under the service's command lock: schedule further
 commands as tasks, never await them inline. Entry types: `table.*` (started, rules_loaded,
 manual_entry, manual_entry_rejected, irregularity_resolved, next_round), `round.*` (engine.round's
@@ -98,13 +100,14 @@ from engine.round import (
     settle,
 )
 from engine.rules import RulesSubmission, default_rules_path, parse_rules
-from engine.settlement import RoundSettlement, settle_round
+from engine.settlement import RoundSettlement
 from engine.software_id import running_digest
 from engine.store import schema
 from engine.store.db import Store, check_table_id
 from engine.store.journal import Journal
 from engine.store.records import Entry, row_to_entry
 from engine.table.recovery import RecoveryReport, recover
+from engine.table.settlements import SettlementCache
 from engine.table.state import TableState
 from engine.table.wheel import DOUBTFUL, check_wheel_event
 from engine.table_events import (
@@ -150,13 +153,8 @@ PAUSE_ENV: Final = "DRR_TABLE_PAUSE_IN_TXN"
 TEST_HOOKS_ENV: Final = "DRR_TEST_HOOKS"
 
 Subscriber = Callable[[Entry], Awaitable[None] | None]
+BatchSubscriber = Callable[[list[Entry]], Awaitable[None] | None]
 Step = tuple[Payload, str | None]  # an entry to journal: its payload (engine.journal_types) and round id
-
-
-def _wheel_step(event: WheelEvent, round_id: str | None) -> Step:
-    """A wheel event to journal as it is: its entry type and its payload (engine.wheel_events, registered
-    in engine.journal_types)."""
-    return (event, round_id)
 
 
 @dataclass(frozen=True)
@@ -219,6 +217,8 @@ class TableService:
         self.state = TableState(table, self.rng, clock)
         self._lock = _CatchUpLock(self)
         self._subscribers: list[Subscriber] = []
+        self._batch_subscribers: list[BatchSubscriber] = []
+        self._settlements = SettlementCache()
         self._timers: dict[str, tuple[tuple[int, float | None], asyncio.Task[None]]] = {}
         self._direction: Direction | None = None  # the rotor's last direction, journaled with the result
         self._wheel_game_at_open: int | None = None  # the wheel's game while its last state is "started"
@@ -303,7 +303,32 @@ class TableService:
 
         return unsubscribe
 
+    def subscribe_batches(self, callback: BatchSubscriber) -> Callable[[], None]:
+        """`callback(entries)` once per durable batch (a command's entries, with what other writers
+        appended before them), after the per-entry subscribers; returns unsubscribe. A screen turns
+        the batch into one change notice (engine.table.changes) and redraws once."""
+        self._batch_subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with contextlib.suppress(ValueError):
+                self._batch_subscribers.remove(callback)
+
+        return unsubscribe
+
     async def _publish(self, entries: Iterable[Entry]) -> None:
+        batch = list(entries)
+        await self._publish_entries(batch)
+        if not batch:
+            return
+        for callback in list(self._batch_subscribers):
+            try:
+                result = callback(batch)
+                if inspect.isawaitable(result):
+                    await result
+            except Exception:  # a broken screen must not stop the table
+                log.exception("table subscriber failed on entries %s-%s", batch[0].seq, batch[-1].seq)
+
+    async def _publish_entries(self, entries: list[Entry]) -> None:
         for entry in entries:
             for callback in list(self._subscribers):
                 try:
@@ -390,16 +415,13 @@ class TableService:
         return self.state.rules
 
     def settlement(self) -> RoundSettlement | None:
-        """The round's settlement once its result and every bonus outcome are in (else None)."""
-        s = self.state.round
-        if s is None or s.phase not in (Phase.RESULT, Phase.BONUS, Phase.SETTLED) or s.result is None:
-            return None
-        if s.settlement is not None:
-            return s.settlement
-        if bonus_needed(s) and any(p not in s.bonus_odds for p in bonus_needed(s)):
-            return None
-        assert s.draw is not None
-        return settle_round(s.wagers, s.result, s.draw, s.bonus_odds, s.rules)
+        """The round's settlement once its result and every bonus outcome are in (else None); worked
+        out once per round state (engine.table.settlements), however many screens and checks ask."""
+        return self._settlements.final(self.state.round)
+
+    def provisional_settlement(self) -> RoundSettlement | None:
+        """Every wager settled once the result is in, running bonus games stood in (the paying list)."""
+        return self._settlements.provisional(self.state.round)
 
     def approval_needed(self) -> Approval | None:
         """The large payouts still waiting for a pit boss's approval, or None."""
@@ -662,7 +684,7 @@ class TableService:
                     return []
                 self._rotor_logged = (now, self._direction)
                 round_id = self.state.round_id if self.state.in_play else None
-                return await self._run(WHEEL_USER, [_wheel_step(event, round_id)])
+                return await self._run(WHEEL_USER, [(event, round_id)])
             if isinstance(event, WheelStarted):
                 self._wheel_game_at_open = event.game
             elif isinstance(event, WheelLaunched | WheelNoMoreBets | WheelResult):
@@ -707,8 +729,8 @@ class TableService:
             else:
                 accepted = True
             journaled = with_verdict(ev, accepted=accepted, note=note, direction=self._direction)
-            return [_wheel_step(journaled, rid), *out]
-        out.insert(0, _wheel_step(ev, rid))
+            return [(journaled, rid), *out]
+        out.insert(0, (ev, rid))
         if s is None:
             return out
         if isinstance(ev, WheelNoMoreBets) and s.phase is Phase.OPEN:

@@ -2,13 +2,15 @@
 
 The panel shows a `BonusView` (what the journal says) and turns touches into requests
 (`pickRequested`, `cashOutRequested`, `presetChanged`, `startRequested`); it never decides
-an outcome. The countdown between two updates is only a display estimate: the table
-service owns the clock, and `timedOut` merely tells it the screen saw zero.
+an outcome. One clock: the countdown shows the game's deadline minus the table service's clock
+(`clock`, the table model's), and the service's own timer applies the timeout when it is due; the
+panel never runs an expiry of its own.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from PySide6.QtCore import Property, QEasingCurve, QPropertyAnimation, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPaintEvent, QPen
@@ -224,15 +226,15 @@ class BonusPanel(QFrame):
     cashOutRequested = Signal(str)
     presetChanged = Signal(str, object)
     startRequested = Signal(str)
-    timedOut = Signal(str)
 
-    def __init__(self, player: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, player: str, parent: QWidget | None = None, *, clock: Callable[[], float] = time.time
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("panel")
         self.player = player
+        self.clock = clock  # the table service's clock: the deadline in a BonusView is on it
         self._view: BonusView | None = None
-        self._received_at = 0.0
-        self._timeout_sent = False
 
         self.name = QLabel(player)
         self.name.setObjectName("title")
@@ -335,8 +337,6 @@ class BonusPanel(QFrame):
     def set_view(self, view: BonusView) -> None:
         """Redraw from the journal's view of the game."""
         self._view = view
-        self._received_at = time.monotonic()
-        self._timeout_sent = False
         playing = view.status is BonusStatus.PLAYING
         self.round_label.setText(f"Round {view.round} of {ROUNDS}")
         self.dots.set_round(view.round, view.finished)
@@ -378,9 +378,9 @@ class BonusPanel(QFrame):
         self.banner.setText(self._banner_text(view))
         self.banner.setStyleSheet(self._banner_style(view))
         self.banner.setVisible(bool(self.banner.text()))
-        self.ring.set_time(view.seconds_left if playing else None, view.timer_seconds)
+        self.ring.set_time(self.seconds_left(), view.timer_seconds)
         self.ring.setVisible(not setup)
-        if playing and view.seconds_left is not None:
+        if playing and view.deadline is not None:
             self._tick.start()
         else:
             self._tick.stop()
@@ -405,17 +405,16 @@ class BonusPanel(QFrame):
         return f"font-size: 17pt; font-weight: bold; color: {colour}; padding: 6px;"
 
     def seconds_left(self) -> float | None:
+        """The game's deadline minus the service's clock now (None: no choice is due)."""
         view = self._view
-        if view is None or view.seconds_left is None or view.status is not BonusStatus.PLAYING:
+        if view is None or view.deadline is None or view.status is not BonusStatus.PLAYING:
             return None
-        return max(0.0, view.seconds_left - (time.monotonic() - self._received_at))
+        return max(0.0, view.deadline - self.clock())
 
     def _on_tick(self) -> None:
+        # Only repaints the ring; at zero the service's timer ends the wait and a new view comes.
         left = self.seconds_left()
         if self._view is None or left is None:
             self._tick.stop()
             return
         self.ring.set_time(left, self._view.timer_seconds)
-        if left <= 0 and not self._timeout_sent:
-            self._timeout_sent = True
-            self.timedOut.emit(self.player)

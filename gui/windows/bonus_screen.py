@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
-from gui.table_adapter import TableAdapter
+from gui.table_model import TableModel
 from gui.view_model import BonusView, Phase
 from gui.widgets.bonus_panel import BonusPanel
 from gui.windows.first_paint import FirstPaintWindow
@@ -19,9 +19,7 @@ from gui.windows.first_paint import FirstPaintWindow
 class BonusScreen(FirstPaintWindow):
     COLUMNS = 2
 
-    def __init__(
-        self, table: TableAdapter, parent: QWidget | None = None, *, read_only: bool = False
-    ) -> None:
+    def __init__(self, table: TableModel, parent: QWidget | None = None, *, read_only: bool = False) -> None:
         super().__init__(parent)
         self.table = table
         # read_only: a screen in another process, following the journal; the games are played on
@@ -62,13 +60,12 @@ class BonusScreen(FirstPaintWindow):
     def on_bonus(self, view: BonusView) -> None:
         panel = self.panels.get(view.player)
         if panel is None:
-            panel = BonusPanel(view.player)
+            panel = BonusPanel(view.player, clock=self.table.clock)
             if not self.read_only:
                 panel.pickRequested.connect(self.table.bonus_pick)
                 panel.cashOutRequested.connect(self.table.bonus_cash_out)
                 panel.presetChanged.connect(self.table.bonus_set_preset)
                 panel.startRequested.connect(self.table.bonus_start)
-                panel.timedOut.connect(self.table.bonus_timeout)
             n = len(self.panels)
             self.grid.addWidget(panel, n // self.COLUMNS, n % self.COLUMNS)
             self.panels[view.player] = panel

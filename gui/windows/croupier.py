@@ -1,8 +1,10 @@
 """The croupier station: the one next action big, the felt, players and chips, payouts, health.
 
-Everything shown comes from the table adapter's signals; every touch becomes a command to
-it. The window holds only what the croupier is choosing (selected player and chip value)
-and the result candidate the wheel reported, never game state.
+Everything shown comes from the table model's push (gui.table_model): each signal names one part
+that changed, and the window redraws that part from the view the model pushed (`self.view`: phase,
+wagers, draw, result, pay lines, approvals, hold are read from it, never kept here). Every touch
+becomes a command to the table. The window holds only what the croupier is choosing (selected
+player and chip value) and the seats' names.
 """
 
 from __future__ import annotations
@@ -34,8 +36,8 @@ from PySide6.QtWidgets import (
 from engine.bets import Bet, Wager
 from gui import theme
 from gui.seat_names import MAX_NAME
-from gui.table_adapter import TableAdapter
-from gui.view_model import Draw, HistoryEntry, PayLine, Phase, SensorHealth, money, odds_text
+from gui.table_model import TableModel
+from gui.view_model import Draw, HistoryEntry, PayLine, Phase, SensorHealth, TableView, money, odds_text
 from gui.widgets.felt import LUCKY_HEADINGS, LUCKY_SIZES, FeltWidget
 from gui.widgets.status import HistoryStrip, SensorStatus, chip_pixmap
 from gui.windows.dialogs import ApprovalDialog, ManualResultDialog, ReasonDialog
@@ -65,7 +67,7 @@ PHASE_TEXT = {
 class CroupierWindow(FirstPaintWindow):
     seatsChanged = Signal(object)  # tuple[str, ...]: the seats' names after the croupier named one
 
-    def __init__(self, table: TableAdapter, players: Sequence[str], parent: QWidget | None = None) -> None:
+    def __init__(self, table: TableModel, players: Sequence[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.table = table
         self.setWindowTitle("Diamond Rush Roulette · Croupier")
@@ -73,18 +75,56 @@ class CroupierWindow(FirstPaintWindow):
         self.styles = theme.player_styles(self.players)
         self.player = self.players[0] if self.players else ""
         self.chip = CHIP_VALUES[1]
-        self.phase = Phase.IDLE
-        self.candidate: int | None = None
-        self.wagers: tuple[Wager, ...] = ()
-        self.pay_lines: tuple[PayLine, ...] = ()
-        self.approvals: tuple[str, ...] = ()
-        self.draw: Draw | None = None
-        self.bonus_running = False
-        self.hold: str | None = None
+        self._view: TableView = table.snapshot()
+        self._drawn_phase: Phase | None = None  # the phase on screen, to clear a stale reason on a move
         self._build()
         self._shortcuts()
         self._connect()
         self._restore()
+
+    # --- the table as the model pushed it (read, never copied) ---------------------------------
+
+    @property
+    def view(self) -> TableView:
+        return self._view
+
+    def _take_view(self) -> TableView:
+        """The view the table pushed last (the model hands it out; it is not rebuilt on read)."""
+        self._view = self.table.snapshot()
+        return self._view
+
+    @property
+    def phase(self) -> Phase:
+        return self._view.phase
+
+    @property
+    def wagers(self) -> tuple[Wager, ...]:
+        return self._view.wagers
+
+    @property
+    def draw(self) -> Draw | None:
+        return self._view.draw
+
+    @property
+    def candidate(self) -> int | None:
+        """The result on the felt: the wheel's, waiting for confirmation, or the recorded one."""
+        return self._view.result
+
+    @property
+    def pay_lines(self) -> tuple[PayLine, ...]:
+        return self._view.pay_lines
+
+    @property
+    def approvals(self) -> tuple[str, ...]:
+        return self._view.approvals_needed
+
+    @property
+    def hold(self) -> str | None:
+        return self._view.hold
+
+    @property
+    def bonus_running(self) -> bool:
+        return any(ln.pending for ln in self._view.pay_lines)
 
     # --- construction -------------------------------------------------------------------------
 
@@ -345,10 +385,8 @@ class CroupierWindow(FirstPaintWindow):
 
     def _restore(self) -> None:
         """Draw the table as it stands (a restart mid-round shows the round where it is)."""
-        snap = self.table.snapshot()
+        snap = self._take_view()
         self.round_label.setText(f"Table {snap.table_id} · round {snap.round_no or '–'}")
-        self.candidate = snap.result
-        self.hold = snap.hold
         self.felt.set_rules(self.table.rules)
         self.on_history(snap.history)
         self.on_wagers(snap.wagers)
@@ -516,19 +554,14 @@ class CroupierWindow(FirstPaintWindow):
     # --- events from the table ----------------------------------------------------------------
 
     def on_phase(self, phase: Phase) -> None:
-        if phase is not self.phase:
+        snap = self._take_view()
+        phase = snap.phase
+        if phase is not self._drawn_phase:
             self.reason.setText("")
-        self.phase = phase
-        snap = self.table.snapshot()
+        self._drawn_phase = phase
         self.round_label.setText(f"Table {snap.table_id} · round {snap.round_no or '–'}")
-        self.candidate = snap.result
-        self.hold = snap.hold
         self.felt.set_rules(self.table.rules)
         if phase in (Phase.IDLE, Phase.OPEN):
-            self.draw = None
-            self.pay_lines = ()
-            self.approvals = ()
-            self.bonus_running = False
             self.felt.set_draw({}, None)
             self.felt.set_result(None)
             self.lucky_table.setRowCount(0)
@@ -538,7 +571,7 @@ class CroupierWindow(FirstPaintWindow):
         self._refresh_action()
 
     def on_wagers(self, wagers: tuple[Wager, ...]) -> None:
-        self.wagers = tuple(wagers)
+        self._take_view()
         self._seat_named_players()
         self.felt.set_wagers(self.wagers, self.styles)
         self._update_totals()
@@ -557,7 +590,7 @@ class CroupierWindow(FirstPaintWindow):
         )
 
     def on_draw(self, draw: Draw) -> None:
-        self.draw = draw
+        draw = self._take_view().draw or draw
         self.felt.set_draw(draw.lucky, draw.bonus_number)
         rows = sorted(draw.lucky.items())
         self.lucky_table.setRowCount(len(rows) + 1)
@@ -576,16 +609,14 @@ class CroupierWindow(FirstPaintWindow):
         self._refresh_action()
 
     def on_result(self, number: int, source: str) -> None:
-        self.candidate = number
+        self._take_view()
         self.show_reason(f"{source} reports {number}: confirm it" if source != "manual" else "")
         self._refresh_action()
 
     def on_payouts(self, lines: tuple[PayLine, ...], approvals: tuple[str, ...]) -> None:
-        self.pay_lines = tuple(lines)
-        self.approvals = tuple(approvals)
-        self.bonus_running = any(ln.pending for ln in lines)
-        if self.candidate is not None:
-            self.felt.set_result(self.candidate, lines)
+        view = self._take_view()
+        if view.result is not None:
+            self.felt.set_result(view.result, view.pay_lines)
         self._fill_paying_list()
         self._refresh_action()
 
@@ -649,8 +680,7 @@ class CroupierWindow(FirstPaintWindow):
     def on_irregularity(self, text: str) -> None:
         # The table's state after the entry, not the hold this window drew last: a no-spin that
         # lifts a hold must not be reported as still on hold.
-        self.hold = self.table.snapshot().hold
-        if self.hold:
+        if self._take_view().hold:
             text = f"{text} — on hold: call a no-spin, or a pit boss resolves it or voids the round"
         self.reason.setText(text)
 

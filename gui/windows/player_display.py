@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from engine.wheel_layout import colour
 from gui import theme
-from gui.table_adapter import TableAdapter
+from gui.table_model import TableModel
 from gui.view_model import Draw, HistoryEntry, PayLine, Phase, odds_number
 from gui.widgets.status import NUMBER_COLOURS
 from gui.windows.first_paint import FirstPaintWindow
@@ -295,7 +295,7 @@ class Marquee(QWidget):
 
 
 class PlayerDisplay(FirstPaintWindow):
-    def __init__(self, table: TableAdapter, parent: QWidget | None = None) -> None:
+    def __init__(self, table: TableModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.table = table
         self.setWindowTitle("Diamond Rush Roulette · Player display")

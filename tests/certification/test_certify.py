@@ -21,7 +21,6 @@ from engine.software_id import software_identity
 from gui.cli import build_parser, main
 
 N = 10_000  # the battery's minimum
-WORKED = Path(__file__).parent.parent / "data" / "worked-example-rules.toml"
 FILES = {
     "rules.toml",
     "math-report.md",
@@ -38,14 +37,24 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def pack(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int, str]:
+def house_rules(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A valid Rules Submission other than the shipped one (another name and timer)."""
+    path = tmp_path_factory.mktemp("rules") / "house.toml"
+    text = default_rules_path().read_text(encoding="utf-8")
+    path.write_text(text.replace("timer_seconds = 20", "timer_seconds = 25"), encoding="utf-8")
+    assert load_rules(path).bonus_timer_seconds == 25
+    return path
+
+
+@pytest.fixture(scope="module")
+def pack(tmp_path_factory: pytest.TempPathFactory, house_rules: Path) -> tuple[Path, int, str]:
     out = tmp_path_factory.mktemp("certify") / "pack"
     import io
     from contextlib import redirect_stdout
 
     buf = io.StringIO()
     with redirect_stdout(buf):
-        code = main(["certify", str(out), "--rules", str(WORKED), "--draws", f"{N:,}"])
+        code = main(["certify", str(out), "--rules", str(house_rules), "--draws", f"{N:,}"])
     return out, code, buf.getvalue()
 
 
@@ -70,13 +79,14 @@ def test_pack_contents_and_manifest(pack: tuple[Path, int, str]) -> None:
     assert printed.startswith(f"{out}: {len(FILES)} files and manifest.json; 10,000 draws")
 
 
-def test_each_file_is_what_it_says(pack: tuple[Path, int, str]) -> None:
+def test_each_file_is_what_it_says(pack: tuple[Path, int, str], house_rules: Path) -> None:
     out, _, _ = pack
-    rules = load_rules(WORKED)
-    assert (out / "rules.toml").read_bytes() == WORKED.read_bytes()
+    rules = load_rules(house_rules)
+    assert rules.sha256 != load_rules(default_rules_path()).sha256
+    assert (out / "rules.toml").read_bytes() == house_rules.read_bytes()
     assert _sha(out / "rules.toml") == rules.sha256
     md = (out / "math-report.md").read_text(encoding="utf-8")
-    assert md == par_sheet_text(game_math(rules), str(WORKED))
+    assert md == par_sheet_text(game_math(rules), str(house_rules))
     assert rules.sha256 in md and software_identity().digest in md
     assert (out / "math-report.pdf").read_bytes().startswith(b"%PDF-")
     assert json.loads((out / "software.json").read_text(encoding="utf-8")) == software_identity().to_json()
@@ -150,7 +160,9 @@ def test_invalid_rules_are_refused_like_rules_check(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bad = tmp_path / "bad.toml"
-    bad.write_text(default_rules_path().read_text(encoding="utf-8").replace("straight = 29", "straight = 28"))
+    bad.write_text(
+        default_rules_path().read_text(encoding="utf-8").replace("timer_seconds = 20", "timer_seconds = 2")
+    )
     assert main(["certify", str(tmp_path / "p"), "--rules", str(bad), "--draws", str(N)]) == 1
     assert "NOT valid" in capsys.readouterr().err
     assert not (tmp_path / "p").exists() and not (tmp_path / "p.partial").exists()

@@ -68,7 +68,9 @@ VIOLATIONS = [
     ("counts = { 1 = 20,", "counts = { 1 = -20,", "lucky.counts.1", "§ 617b.12(e)"),
     ("even_money = 1", "even_money = 0", "payouts.even_money", "§ 617b.12(b)"),
     ("dozen = 2", "dozen = -2", "payouts.dozen", "§ 617b.12(b)"),
-    ("straight = 29", "straight = 28", "payouts.straight", "§ 617b.12(l)"),
+    # Was straight 28 refused under § 617b.12(l), which governs bonus payouts only (issue 14): base
+    # odds are bounded by the return-to-player check now; outside odds keep to Chapter 617a.
+    ("even_money = 1", "even_money = 2", "payouts.even_money", "§ 617b.12(b), Chapter 617a"),
     ("column = 2\n", "", "payouts.column", "§ 617b.12(b)"),
     ("timer_seconds = 20", "timer_seconds = 2", "bonus.timer_seconds", "§ 617b.12(i)"),
     ("trios = true", "trios = 1", "wagers.trios", "§ 617a.3(e)"),

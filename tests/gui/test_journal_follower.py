@@ -57,7 +57,7 @@ def test_display_follows_the_owned_table_read_only(
         # … but it can follow it.
         viewer_store = open_store(path, table="T1", migrate=False)
         follower = JournalFollower(viewer_store, "T1")
-        shown = ServiceTable(follower, User("viewer", "surveillance"), PLAYERS)  # type: ignore[arg-type]
+        shown = ServiceTable(follower, User("viewer", "surveillance"), PLAYERS)
         shown.refresh()
         display = PlayerDisplay(shown)
         bonus = BonusScreen(shown, read_only=True)
@@ -66,7 +66,7 @@ def test_display_follows_the_owned_table_read_only(
         owner = ServiceTable(service, CROUPIER, PLAYERS)
 
         def step(coro: object) -> None:
-            loop.run_until_complete(coro)  # type: ignore[arg-type]
+            loop.run_until_complete(coro)
             assert follower.poll() > 0
             mine, theirs = shown.snapshot(), owner.snapshot()
             assert (mine.phase, mine.round_no, mine.wagers, mine.draw, mine.result, mine.pay_lines) == (
@@ -172,7 +172,7 @@ def test_the_store_watch_wakes_the_follower(
     loop.run_until_complete(service.start())
     viewer_store = open_store(store_url, table="T1", migrate=False)
     follower = JournalFollower(viewer_store, "T1")
-    shown = ServiceTable(follower, User("viewer", "surveillance"), PLAYERS)  # type: ignore[arg-type]
+    shown = ServiceTable(follower, User("viewer", "surveillance"), PLAYERS)
     shown.refresh()
     display = PlayerDisplay(shown)
     qtbot.addWidget(display)

@@ -1,7 +1,9 @@
-"""Starting a station: the window paints at once on a stand-in table, then redraws from the journal."""
+"""Starting a station: the window paints at once on the table model still "starting", then redraws
+from the journal."""
 
 from __future__ import annotations
 
+import asyncio
 from decimal import Decimal
 from pathlib import Path
 
@@ -9,41 +11,47 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from engine.auth import User
 from engine.bets import inside_bet
+from engine.rng import SeededRng
 from engine.rules import load_default_rules
 from engine.store import open_store
-from gui import cli, demo
-from gui.deferred_table import DeferredTable
+from engine.table.service import TableService
+from gui import cli
+from gui.table_model import TableModel
 from gui.view_model import Phase
 from gui.windows.croupier import CroupierWindow
-from tests.gui.live import LiveTables
 
 
-def test_the_stand_in_refuses_commands_then_passes_everything_through(
-    qtbot: QtBot, tables: LiveTables
+def test_the_starting_model_refuses_commands_then_shows_the_attached_table(
+    qtbot: QtBot, loop: asyncio.AbstractEventLoop, tmp_path: Path
 ) -> None:
-    stand_in = DeferredTable(load_default_rules(), ("anna", "bob"), "T9")
-    window = CroupierWindow(stand_in, stand_in.players)
+    model = TableModel.starting(load_default_rules(), ("anna", "bob"), "T9")
+    window = CroupierWindow(model, model.players)
     qtbot.addWidget(window)
     assert window.phase_label.text() == "STARTING" and not window.action.isEnabled()
-    stand_in.open_bets()
+    model.open_bets()
     assert "starting" in window.reason.text()
 
-    real = tables.start(seed=4, players=("anna", "bob"), table_id="T9")
-    real.open_bets()
-    real.place_wager("anna", inside_bet([8]), Decimal(5))
-    real.no_more_bets()
-    tables.run()
-    stand_in.attach(real)
-    draw = real.snapshot().draw
-    assert draw is not None
-    assert window.phase is Phase.CLOSED and window.phase_label.text() == "NO MORE BETS"
-    assert window.felt.lucky == dict(draw.lucky) and len(window.wagers) == 1
-    tables.wheel(real, demo.wheel_result(8))
-    assert window.action.text() == "Confirm 8"
-    qtbot.mouseClick(window.action, Qt.MouseButton.LeftButton)
-    tables.run()
-    assert real.phase is Phase.RESULT and window.felt.result == 8
+    croupier = User("carol", "croupier")
+    with open_store(str(tmp_path / "t.sqlite"), table="T9") as store:
+        service = TableService(store, "T9", rng=SeededRng(4), allow_seeded_rng=True, claim=False)
+        loop.run_until_complete(service.start())
+        loop.run_until_complete(service.open_bets(croupier))
+        loop.run_until_complete(service.place_wager(croupier, "anna", inside_bet([8]), Decimal(5)))
+        loop.run_until_complete(service.no_more_bets(croupier))
+        model.attach(service, croupier)
+        draw = model.snapshot().draw
+        assert draw is not None
+        assert window.phase is Phase.CLOSED and window.phase_label.text() == "NO MORE BETS"
+        assert window.felt.lucky == dict(draw.lucky) and len(window.wagers) == 1
+        loop.run_until_complete(service.wheel_event({"type": "result", "game": None, "number": 8}))
+        assert window.action.text() == "Confirm 8"
+        qtbot.mouseClick(window.action, Qt.MouseButton.LeftButton)
+        while model.tasks:
+            loop.run_until_complete(asyncio.gather(*list(model.tasks)))
+        assert model.phase is Phase.RESULT and window.felt.result == 8
+        loop.run_until_complete(model.shutdown())
 
 
 def test_drr_gui_starts_on_the_journal_and_exits_after_the_first_frame(

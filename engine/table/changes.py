@@ -1,0 +1,229 @@
+"""What a batch of journal entries changed, as a typed notice (like Anki's OpChanges); pure, no Qt.
+
+Every service command returns the entries it journaled, and its subscribers get each durable
+batch: `changes_of(entries)` names the parts of the table those entries touched, so a screen
+redraws only what a notice names instead of diffing whole views. A notice may name more than
+really moved (a pit boss's fact about an earlier round names the phase of the round on the
+felt, which the fold then leaves alone); it never names less. The values themselves are read
+from the table's state (or the screens' view of it), never from the notice.
+
+    changes = changes_of(await service.confirm_result(croupier))
+    changes.phase and changes.pay_lines       # True: the round is in RESULT, its winners are known
+    changes.result                            # ResultNotice(17, confirmed=True, source="wheel")
+
+Payloads are read through the registry (`engine.journal_types.parse`: typed, legacy spellings mapped).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from engine import round as _round
+from engine.journal_types import Unknown, parse
+from engine.table_events import (
+    Irregularity,
+    IrregularityResolved,
+    ManualEntry,
+    ManualEntryRejected,
+    NextRound,
+    PayoutApproved,
+    PlayerBonusEvent,
+    PresetSet,
+    RulesLoaded,
+    SettingsChanged,
+    TimerRestarted,
+)
+from engine.wheel_events import WheelEvent, WheelResult
+
+
+class EntryLike(Protocol):
+    """What a notice reads of a journal entry (engine.store.journal.Entry has it)."""
+
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def payload(self) -> Mapping[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class ResultNotice:
+    """A winning number arrived: from the wheel waiting for confirmation, or recorded in the round."""
+
+    number: int
+    confirmed: bool  # False: the wheel's result, waiting for the croupier's confirmation
+    source: str  # "wheel" or "manual"
+    corrected: bool = False  # a pit boss corrected the recorded result
+
+
+@dataclass(frozen=True)
+class IrregularityNotice:
+    """Something that stopped or cancelled the normal course of the round, with its reason."""
+
+    kind: str  # the entry's fact: "irregularity", "result_before_close", "no_spin", "voided"
+    reason: str
+    what: str = ""  # for an irregularity, its kind (miss_spin, gap, unexpected_game, ...)
+
+    @property
+    def text(self) -> str:
+        """The one line a screen shows, e.g. "no spin: ball left the wheel"."""
+        return f"{self.kind.replace('_', ' ')}: {self.reason}".strip()
+
+
+@dataclass(frozen=True)
+class Changes:
+    """The parts of the table a batch of entries changed (see the module docstring)."""
+
+    phase: bool = False  # the round's phase (opened, closed, result, bonus, settled, void, cleared)
+    round_opened: bool = False  # a new round: everything of the last one is gone
+    wagers: bool = False
+    draw: bool = False  # the Lucky Numbers and the Bonus Number (made or cleared)
+    result: ResultNotice | None = None  # the newest result of the batch
+    result_cleared: bool = False  # a no-spin, a void or a new round took the result away
+    pay_lines: bool = False  # the paying list (result, correction, bonus outcome, no-spin, void)
+    approvals: bool = False  # which payouts wait for a pit boss's approval
+    bonus: frozenset[str] = frozenset()  # players whose bonus game (or preset, or timer) changed
+    hold: bool = False  # an irregularity put the round on hold, or the hold was lifted
+    irregularities: tuple[IrregularityNotice, ...] = ()
+    manual_entry: bool = False  # step one of a manual result (entered, or rejected)
+    history: bool = False  # a round was settled: the history of results grew
+    rules: bool = False  # a Rules Submission was loaded (the next round opens under it)
+    settings: bool = False  # the pit boss changed the table's settings (limits, dealer, ...)
+    wheel: bool = False  # the wheel said something (rotor, state, link)
+    other: bool = False  # entries no screen of the round shows (logins, alerts, table.started)
+    everything: bool = False  # a screen attached (or reconnected): redraw it all, every bonus game too
+
+    def __or__(self, other: Changes) -> Changes:
+        """Both notices in one (the later result wins)."""
+        merged: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            a, b = getattr(self, f.name), getattr(other, f.name)
+            if f.name == "result":
+                merged[f.name] = b if b is not None else a
+            elif f.name == "irregularities":
+                merged[f.name] = a + b
+            else:
+                merged[f.name] = a | b
+        return Changes(**merged)
+
+    @property
+    def shown(self) -> bool:
+        """True when the batch changed anything a round's screen shows (anything but `other`/`wheel`)."""
+        return any(
+            bool(getattr(self, f.name)) for f in dataclasses.fields(self) if f.name not in ("other", "wheel")
+        )
+
+    def __bool__(self) -> bool:
+        return any(bool(getattr(self, f.name)) for f in dataclasses.fields(self))
+
+
+# Everything: a screen that attaches (start, reconnect, restart) draws the whole table once.
+EVERYTHING: Changes = Changes(
+    everything=True,
+    phase=True,
+    round_opened=True,
+    wagers=True,
+    draw=True,
+    result_cleared=True,
+    pay_lines=True,
+    approvals=True,
+    hold=True,
+    manual_entry=True,
+    history=True,
+    rules=True,
+    settings=True,
+    wheel=True,
+)
+
+_ROUND_RESET = Changes(
+    phase=True,
+    round_opened=True,
+    wagers=True,
+    draw=True,
+    result_cleared=True,
+    pay_lines=True,
+    approvals=True,
+    hold=True,
+    manual_entry=True,
+)
+
+
+def _reason(kind: str, reason: str, what: str = "") -> Changes:
+    return Changes(hold=True, irregularities=(IrregularityNotice(kind, reason, what),))
+
+
+def _wheel(p: WheelEvent) -> Changes:
+    """A wheel message (engine.wheel_events); an accepted result waits for the croupier's confirmation."""
+    if isinstance(p, WheelResult) and p.accepted:
+        return Changes(wheel=True, result=ResultNotice(p.number, False, "wheel"))
+    return Changes(wheel=True)
+
+
+def _one(p: Any) -> Changes:
+    """The notice of one entry's typed payload (engine.journal_types)."""
+    if isinstance(p, Unknown):
+        return Changes(other=True)  # a type this build does not know: kept in the journal, shown nowhere
+    if isinstance(p, _round.RoundOpened | NextRound):
+        return _ROUND_RESET
+    if isinstance(p, _round.WagerPlaced | _round.WagerRemoved):
+        return Changes(wagers=True)
+    if isinstance(p, _round.BetsClosed):
+        return Changes(phase=True, draw=True)
+    if isinstance(p, _round.ResultRecorded):
+        source = "manual" if p.source == "manual" else "wheel"
+        return Changes(
+            phase=True,
+            result=ResultNotice(p.number, True, source),
+            pay_lines=True,
+            approvals=True,
+            hold=True,  # a manual result entered by the pit boss lifts a hold
+            manual_entry=True,
+        )
+    if isinstance(p, _round.ResultCorrected):
+        return Changes(
+            result=ResultNotice(p.new, True, "manual", corrected=True), pay_lines=True, approvals=True
+        )
+    if isinstance(p, _round.NoSpin):
+        return _reason("no_spin", p.reason) | Changes(
+            phase=True, result_cleared=True, pay_lines=True, approvals=True, manual_entry=True
+        )
+    if isinstance(p, _round.RoundVoided):
+        return _reason("voided", p.reason) | Changes(
+            phase=True, result_cleared=True, pay_lines=True, approvals=True
+        )
+    if isinstance(p, _round.ResultBeforeClose):
+        return _reason("result_before_close", p.reason)
+    if isinstance(p, Irregularity):
+        return _reason("irregularity", p.reason, p.kind)
+    if isinstance(p, IrregularityResolved):
+        return Changes(hold=True)
+    if isinstance(p, _round.BonusStarted):
+        return Changes(phase=True, bonus=frozenset(p.players), pay_lines=True)
+    if isinstance(p, _round.BonusOutcome):
+        return Changes(bonus=frozenset({p.player}), pay_lines=True, approvals=True)
+    if isinstance(p, _round.RoundSettled):
+        return Changes(phase=True, history=True, approvals=True)
+    if isinstance(p, PayoutApproved):
+        return Changes(approvals=True)
+    if isinstance(p, PlayerBonusEvent | PresetSet | TimerRestarted):
+        return Changes(bonus=frozenset({p.player}))
+    if isinstance(p, RulesLoaded):
+        return Changes(rules=True)
+    if isinstance(p, SettingsChanged):
+        return Changes(settings=True)
+    if isinstance(p, ManualEntry | ManualEntryRejected):
+        return Changes(manual_entry=True)
+    if isinstance(p, WheelEvent):
+        return _wheel(p)
+    return Changes(other=True)
+
+
+def changes_of(entries: Iterable[EntryLike]) -> Changes:
+    """The notice of a batch of entries (a command's return value, or what a subscriber was handed)."""
+    out = Changes()
+    for entry in entries:
+        out = out | _one(parse(entry.type, entry.payload))
+    return out
