@@ -138,7 +138,13 @@ def write_pack(
             },
         )
         testing = step("RNG: battery", draws + games)
-        battery = battery_from_files(work / "rng" / "draws.csv", work / "rng" / "bonus-games.csv", rules)
+        rows = draws + games
+        battery = battery_from_files(
+            work / "rng" / "draws.csv",
+            work / "rng" / "bonus-games.csv",
+            rules,
+            progress=lambda done, _unknown: testing(min(done, rows), rows),
+        )
         testing(1, 1)
         _write_json(work / "rng" / "battery.json", battery.to_json())
         (work / "rng" / "battery.txt").write_text("\n".join(battery.lines()) + "\n", encoding="utf-8")
