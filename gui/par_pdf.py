@@ -14,14 +14,16 @@ TITLE = "Diamond Rush Roulette PAR sheet"
 
 
 def _application() -> None:
-    """A QGuiApplication for fonts and layout (offscreen when there is no display)."""
+    """An application object for fonts and layout (offscreen when there is no display). A
+    QApplication, not a bare QGuiApplication: in the same process (the test suite, a station)
+    widgets may come later, and Qt aborts on a widget without a QApplication."""
     from gui.app import offscreen_if_headless
 
     offscreen_if_headless()
-    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtWidgets import QApplication
 
-    if QGuiApplication.instance() is None:
-        QGuiApplication([])
+    if QApplication.instance() is None:
+        QApplication([])
 
 
 def write_pdf(markdown_text: str, path: Path, title: str = TITLE) -> Path:
