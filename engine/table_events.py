@@ -65,9 +65,12 @@ class TableStarted:
     recovered_to: int
     round_in_play: str | None
     phase: str
+    # The digest of the program that started (engine.software_id, `drr audit software`); absent
+    # from journals written before it was recorded, so optional and left out of the JSON then.
+    software: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "station": self.station,
             "pid": self.pid,
             "rng": self.rng,
@@ -75,6 +78,9 @@ class TableStarted:
             "round_in_play": self.round_in_play,
             "phase": self.phase,
         }
+        if self.software is not None:
+            d["software"] = self.software
+        return d
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> TableStarted:
@@ -85,6 +91,7 @@ class TableStarted:
             int(d["recovered_to"]),
             _opt_str(d.get("round_in_play")),
             str(d["phase"]),
+            _opt_str(d.get("software")),
         )
 
 

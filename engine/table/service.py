@@ -101,6 +101,7 @@ from engine.round import (
 )
 from engine.rules import RulesSubmission, default_rules_path, parse_rules
 from engine.settlement import RoundSettlement
+from engine.software_id import running_digest
 from engine.store import schema
 from engine.store.db import Store, check_table_id
 from engine.store.journal import Journal
@@ -258,6 +259,7 @@ class TableService:
                     recovered_to=report.last_seq,
                     round_in_play=report.round_id,
                     phase=report.phase,
+                    software=running_digest(),
                 )
             ]
             if rules is not None and text is not None and self.state.latest_rules != rules.sha256:
