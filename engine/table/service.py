@@ -123,6 +123,7 @@ from engine.table_events import (
     TimerRestarted,
 )
 from engine.wheel_events import (
+    RESULT_MISMATCH,
     Direction,
     WheelBallNotDetected,
     WheelClosed,
@@ -134,12 +135,16 @@ from engine.wheel_events import (
     WheelResult,
     WheelRotor,
     WheelStarted,
+    WheelWarning,
     with_verdict,
 )
 
 log = logging.getLogger("drr.table")
 
 DEFAULT_APPROVAL_THRESHOLD: Final = Decimal("10000")
+# The hold a number line / status line disagreement puts on the round: only a manual result, a
+# no-spin or a void ends it (a pit boss's plain acknowledgement does not).
+MISMATCH_HOLD: Final = RESULT_MISMATCH
 WHEEL_USER: Final = "wheel"
 ROTOR_JOURNAL_S: Final = 10.0  # a rotor reading is journaled at most this often (and on a direction change)
 TIMER_USER: Final = "timer"
@@ -618,6 +623,11 @@ class TableService:
                 raise IllegalTransition("there is no irregularity to resolve")
             if not reason.strip():
                 raise IllegalTransition("resolving an irregularity needs a reason")
+            if hold.kind == MISMATCH_HOLD:
+                raise IllegalTransition(
+                    f"the result is doubtful ({hold.reason}): enter the result manually, "
+                    "call a no-spin or void the round"
+                )
             resolved = IrregularityResolved(hold.kind, "acknowledged", reason.strip())
             return await self._run(user.name, [(resolved, self.state.round_id)])
 
@@ -720,6 +730,10 @@ class TableService:
                     f"result {number} for game {game}, the spin is game {st.expected_game}",
                     number,
                 )
+            elif ev.number_line is not None and ev.number_line != number:
+                # The bare number line and the status line disagree: which one is the ball's pocket
+                # is unknown, so the round is held before anything can be confirmed or settled.
+                irregular(MISMATCH_HOLD, f"number line {ev.number_line} vs status line {number}", number)
             elif ev.warnings:
                 irregular("result_with_warnings", f"result {number} with {', '.join(ev.warnings)}", number)
             elif st.pending_result is not None:
@@ -731,7 +745,16 @@ class TableService:
         out.insert(0, (ev, rid))
         if s is None:
             return out
-        if isinstance(ev, WheelNoMoreBets) and s.phase is Phase.OPEN:
+        if (
+            isinstance(ev, WheelWarning)
+            and ev.is_mismatch
+            and s.phase in (Phase.CLOSED, Phase.RESULT)
+            and (st.hold is None or st.hold.kind != MISMATCH_HOLD)
+        ):
+            # A mismatch reported on its own (the result came without its number line, or before
+            # this warning): the result is doubtful whatever was accepted; hold before settling.
+            irregular(MISMATCH_HOLD, ev.advice or "number line vs status line")
+        elif isinstance(ev, WheelNoMoreBets) and s.phase is Phase.OPEN:
             out.append(self._close_event(s))  # the wheel's state 4 closes bets when the croupier has not
         elif ev.type in DOUBTFUL and (
             s.phase is Phase.CLOSED
