@@ -63,6 +63,7 @@ from engine.table_events import (
     PayoutApproved,
     PlayerBonusEvent,
     PresetSet,
+    RngFault,
     RulesLoaded,
     SettingsChanged,
     TableStarted,
@@ -105,6 +106,7 @@ Payload = (
     | ManualEntryRejected
     | IrregularityResolved
     | NextRound
+    | RngFault
     | Irregularity
     | PayoutApproved
     | PresetSet
@@ -145,6 +147,7 @@ _OWN_CLASSES: Final = (
     ManualEntryRejected,
     IrregularityResolved,
     NextRound,
+    RngFault,
     Irregularity,
     PayoutApproved,
     PresetSet,

@@ -65,9 +65,12 @@ class TableStarted:
     recovered_to: int
     round_in_play: str | None
     phase: str
+    # The digest of the program that started (engine.software_id, `drr audit software`); absent
+    # from journals written before it was recorded, so optional and left out of the JSON then.
+    software: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "station": self.station,
             "pid": self.pid,
             "rng": self.rng,
@@ -75,6 +78,9 @@ class TableStarted:
             "round_in_play": self.round_in_play,
             "phase": self.phase,
         }
+        if self.software is not None:
+            d["software"] = self.software
+        return d
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> TableStarted:
@@ -85,6 +91,7 @@ class TableStarted:
             int(d["recovered_to"]),
             _opt_str(d.get("round_in_play")),
             str(d["phase"]),
+            _opt_str(d.get("software")),
         )
 
 
@@ -208,6 +215,36 @@ class IrregularityResolved:
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> IrregularityResolved:
         return cls(str(d.get("kind", "")), str(d.get("resolution", "")), str(d.get("reason", "")))
+
+
+@dataclass(frozen=True)
+class RngFault:
+    """The generator failed a continuous health test (NIST SP 800-90B § 4.4, engine.rng): the table
+    refuses to draw until the generator is checked and the table service restarted."""
+
+    type: ClassVar[EntryType] = EntryType.RNG_FAULT
+    test: str  # "repetition count test" or "adaptive proportion test"
+    rng: str  # the generator's name
+    n: str  # the randbelow range whose values failed (a decimal string: it may be huge)
+    count: int
+    cutoff: int
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "test": self.test,
+            "rng": self.rng,
+            "n": self.n,
+            "count": self.count,
+            "cutoff": self.cutoff,
+            "message": self.message,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> RngFault:
+        return cls(
+            str(d["test"]), str(d["rng"]), str(d["n"]), int(d["count"]), int(d["cutoff"]), str(d["message"])
+        )
 
 
 @dataclass(frozen=True)
