@@ -441,6 +441,8 @@ def read_settings_file(path: Path) -> tuple[dict[str, Any], list[str]]:
         return {}, [f"{path}: not UTF-8 text"]
     except tomllib.TOMLDecodeError as exc:
         return {}, [f"{path}: not valid TOML: {exc}"]
+    except RecursionError:
+        return {}, [f"{path}: not valid TOML: tables or arrays nested too deeply"]
     values: dict[str, Any] = {}
     problems: list[str] = []
     _walk(doc, "", path, values, problems)
