@@ -104,7 +104,7 @@ async def _run(args: argparse.Namespace) -> int:
     from engine.errors import DrrError
     from engine.rng import Rng, SeededRng, SystemRng
     from engine.store.db import DEFAULT_TABLE, open_store
-    from engine.table.headless import HeadlessTable
+    from engine.table.headless import PITBOSS, HeadlessTable
     from engine.table.service import DEFAULT_APPROVAL_THRESHOLD, TableService
     from engine.wheel_events import WheelClosed, WheelEvent, WheelMissSpin
     from hardware.replay import ReplayLink
@@ -128,7 +128,7 @@ async def _run(args: argparse.Namespace) -> int:
 
     store = open_store(args.db, table=table)
     try:
-        croupier, pitboss = _sign_in(store, args, table, seeded)
+        croupier, pitboss = _sign_in(store, args, seeded)
     except BaseException:
         store.close()
         raise
@@ -169,7 +169,7 @@ async def _run(args: argparse.Namespace) -> int:
             # SIGTERM (a service manager stopping the soak run): the same orderly end as Ctrl-C.
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main_task.cancel)
     try:
-        await service.start()
+        await service.start(**({"user": pitboss.name} if pitboss is not PITBOSS else {}))
         if service.recovery is not None and service.recovery.entries:
             print(service.recovery.describe(), flush=True)
         headless = HeadlessTable(
@@ -213,7 +213,7 @@ async def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _sign_in(store: Any, args: argparse.Namespace, table: str, seeded: bool) -> tuple[Any, Any]:
+def _sign_in(store: Any, args: argparse.Namespace, seeded: bool) -> tuple[Any, Any]:
     """Who plays the unattended rounds: on a store that has users a signed-in pit boss or admin
     (croupier and pit boss both; a seeded generator refused); else the synthetic headless users."""
     from engine.cli.store_args import sign_in_if_users
@@ -227,7 +227,8 @@ def _sign_in(store: Any, args: argparse.Namespace, table: str, seeded: bool) -> 
         raise DrrError(
             "--seed is refused on a store that has users: a seeded generator is for tests and demos only"
         )
-    user = sign_in_if_users(store, args, "approve_payout", doing="drr table run --headless", table=table)
+    # The sign-in goes to the floor journal; the table's own journal names the user from table.started.
+    user = sign_in_if_users(store, args, "approve_payout", doing="drr table run --headless")
     return user, user
 
 

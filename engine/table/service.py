@@ -241,6 +241,22 @@ class TableService:
 
     # -- lifecycle --------------------------------------------------------------------------------
 
+    def _check_head(self, last_seq: int) -> None:
+        """The chain's head row must name the journal's last entry: a missing or stale row (the
+        store edited outside the table) would make the next entry reuse a number."""
+        head = self.journal.head(self.table)
+        head_seq = head[0] if head is not None else 0
+        if head_seq != last_seq:
+            said = (
+                f"its chain head says entry {head_seq}"
+                if head is not None
+                else "its chain head row is missing"
+            )
+            raise DrrError(
+                f"the journal of table {self.table} ends at entry {last_seq} but {said}: the store was "
+                "changed outside the table; not started (check it with drr audit verify)"
+            )
+
     async def start(self, *, user: str = SYSTEM_USER) -> list[Entry]:
         """Claim the table, rebuild the state from the journal, note the start and the rules, restart
         the countdown of any bonus game left waiting (see engine.table.recovery)."""
@@ -250,6 +266,7 @@ class TableService:
             self._claim = self.store.claim(self.table, self.station)
         try:
             report = self.recovery = recover(self.state, self.journal)
+            self._check_head(report.last_seq)
             # Without a Rules Submission given, the journal's latest one stays (a pit boss may have
             # loaded it); only a table with none yet gets the shipped one.
             text = self._rules_text

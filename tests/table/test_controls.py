@@ -82,3 +82,19 @@ def test_read_commands_on_a_store_with_users_need_a_reader(
     assert main([*args, "--user", "cid", "--pin", "3333"]) == 3  # a croupier may not read history
     capsys.readouterr()
     assert main([*args, "--user", "sue", "--pin", "4444"]) == 0  # surveillance may
+
+
+def test_a_missing_chain_head_row_is_a_one_line_refusal_at_start(
+    db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 13 item 7: was sqlite3.IntegrityError (the next entry reused number 1) with a traceback.
+    import sqlalchemy as sa
+
+    args = _run(db, "--rounds", "1", "--user", "pat", "--pin", "2222")
+    assert main(args) == 0
+    with open_store(db, table="T2") as store, store.begin() as conn:
+        conn.execute(sa.text("DELETE FROM chain_heads WHERE table_id = 'T2'"))
+    capsys.readouterr()
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "chain head row is missing" in err and "Traceback" not in err
