@@ -49,6 +49,8 @@ class EntryType(enum.StrEnum):
     TABLE_MANUAL_ENTRY_REJECTED = "table.manual_entry_rejected"
     TABLE_IRREGULARITY_RESOLVED = "table.irregularity_resolved"
     TABLE_NEXT_ROUND = "table.next_round"
+    TABLE_KEY_ROTATED = "table.key_rotated"
+    TABLE_QUARANTINED = "table.quarantined"
     # the wheel's messages
     WHEEL_STARTED = "wheel.started"
     WHEEL_LAUNCHED = "wheel.launched"

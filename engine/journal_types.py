@@ -65,6 +65,8 @@ from engine.table_events import (
     PresetSet,
     RulesLoaded,
     SettingsChanged,
+    KeyRotated,
+    Quarantined,
     TableStarted,
     TimerRestarted,
 )
@@ -99,6 +101,8 @@ Payload = (
     RoundEvent
     | PlayerBonusEvent
     | TableStarted
+    | KeyRotated
+    | Quarantined
     | RulesLoaded
     | SettingsChanged
     | ManualEntry
@@ -139,6 +143,8 @@ ROUND_EVENTS: Final = (
 _BONUS_EVENTS: Final = (GameStarted, BoxesPlaced, BoxPicked, CashedOut, TimerExpired, GameEnded)
 _OWN_CLASSES: Final = (
     TableStarted,
+    KeyRotated,
+    Quarantined,
     RulesLoaded,
     SettingsChanged,
     ManualEntry,

@@ -6,7 +6,11 @@ folded by engine.table.state, registered by engine.journal_types. Each class nam
 when None) and reads it back (`from_json`; KeyError/TypeError/ValueError on a malformed payload, the
 registry turns that into a DrrError naming the entry).
 
-- `table.started` TableStarted {station, pid, rng, recovered_to, round_in_play, phase}
+- `table.started` TableStarted {station, pid, rng, recovered_to, round_in_play, phase} (+ key: the
+  public key that signs this chain's head, engine.store.keys)
+- `table.key_rotated` KeyRotated {old_key, new_key, signature}: the old key's signature over the new
+- `table.quarantined` Quarantined {damaged_store, damaged_sha256, problem, last_good_seq,
+  last_good_hash, last_good_sig, key}: first entry of a store started after `drr db quarantine`
 - `table.rules_loaded` RulesLoaded {sha256, name, text} (+ the pit-boss station's source, reason, by,
   role, effective); an old journal's `rules.changed` {sha256, source, text, ...} reads as one too
 - `table.settings_changed` SettingsChanged {changes, reason, by, role, effective}
@@ -65,9 +69,10 @@ class TableStarted:
     recovered_to: int
     round_in_play: str | None
     phase: str
+    key: str | None = None  # hex public key of the table's signing key (none before keys existed)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "station": self.station,
             "pid": self.pid,
             "rng": self.rng,
@@ -75,6 +80,7 @@ class TableStarted:
             "round_in_play": self.round_in_play,
             "phase": self.phase,
         }
+        return _put(out, key=self.key)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> TableStarted:
@@ -85,6 +91,63 @@ class TableStarted:
             int(d["recovered_to"]),
             _opt_str(d.get("round_in_play")),
             str(d["phase"]),
+            _opt_str(d.get("key")),
+        )
+
+
+@dataclass(frozen=True)
+class KeyRotated:
+    """The table's signing key replaced: heads and checkpoints from here on are signed by `new_key`;
+    `signature` is the old key's over `engine.store.keys.rotation_message(table, old, new)`."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_KEY_ROTATED
+    old_key: str
+    new_key: str
+    signature: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"old_key": self.old_key, "new_key": self.new_key, "signature": self.signature}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> KeyRotated:
+        return cls(str(d["old_key"]), str(d["new_key"]), str(d["signature"]))
+
+
+@dataclass(frozen=True)
+class Quarantined:
+    """The first entry of a store started by `drr db quarantine`: the damaged store kept aside (its
+    path and SHA-256), what was wrong, and the last good signed head of its chain this one continues."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_QUARANTINED
+    damaged_store: str
+    damaged_sha256: str
+    problem: str
+    last_good_seq: int
+    last_good_hash: str
+    last_good_sig: str | None
+    key: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "damaged_store": self.damaged_store,
+            "damaged_sha256": self.damaged_sha256,
+            "problem": self.problem,
+            "last_good_seq": self.last_good_seq,
+            "last_good_hash": self.last_good_hash,
+            "last_good_sig": self.last_good_sig,
+            "key": self.key,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Quarantined:
+        return cls(
+            str(d["damaged_store"]),
+            str(d["damaged_sha256"]),
+            str(d["problem"]),
+            int(d["last_good_seq"]),
+            str(d["last_good_hash"]),
+            _opt_str(d.get("last_good_sig")),
+            str(d["key"]),
         )
 
 

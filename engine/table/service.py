@@ -103,6 +103,8 @@ from engine.rules import RulesSubmission, default_rules_path, parse_rules
 from engine.settlement import RoundSettlement
 from engine.store import schema
 from engine.store.db import Store, check_table_id
+from engine.store.evidence import check_for_start
+from engine.store.evidence import started as evidence_started
 from engine.store.journal import Journal
 from engine.store.records import Entry, row_to_entry
 from engine.table.recovery import RecoveryReport, recover
@@ -239,6 +241,9 @@ class TableService:
         if self._claim_wanted:
             self._claim = self.store.claim(self.table, self.station)
         try:
+            # The whole chain is verified against the table's key before anything is folded or written:
+            # a table does not play on (or extend) a journal that fails (engine.store.evidence).
+            key = check_for_start(self.store, self.table)
             report = self.recovery = recover(self.state, self.journal)
             # Without a Rules Submission given, the journal's latest one stays (a pit boss may have
             # loaded it); only a table with none yet gets the shipped one.
@@ -254,6 +259,7 @@ class TableService:
                     recovered_to=report.last_seq,
                     round_in_play=report.round_id,
                     phase=report.phase,
+                    key=key.public,
                 )
             ]
             if rules is not None and text is not None and self.state.latest_rules != rules.sha256:
@@ -263,6 +269,7 @@ class TableService:
                     deadline = self.clock() + game.timer_seconds
                     events.append(TimerRestarted(player, game.round, deadline))
             entries = self._commit(user, [(p, self.state.round_id) for p in events])
+            evidence_started(self.store, self.table)
         except BaseException:
             self._release()
             raise
