@@ -57,16 +57,16 @@ from engine.store.records import Entry, NewEvent
 from engine.table_events import (
     Irregularity,
     IrregularityResolved,
+    KeyRotated,
     ManualEntry,
     ManualEntryRejected,
     NextRound,
     PayoutApproved,
     PlayerBonusEvent,
     PresetSet,
+    Quarantined,
     RulesLoaded,
     SettingsChanged,
-    KeyRotated,
-    Quarantined,
     TableStarted,
     TimerRestarted,
 )

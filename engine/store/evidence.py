@@ -59,7 +59,7 @@ def started(store: Store, table: str) -> None:
     key = keys.load(store.where, table)
     head = Journal(store).head(table)
     if key is not None and head is not None and not key.journaled:
-        keys.update(key, journaled=True, high_water=key.high_water)
+        keys.update(key, journaled=True, high_water=head)
 
 
 @dataclass(frozen=True)
@@ -146,7 +146,7 @@ def quarantine(path: Path, table: str, *, user: str) -> QuarantineReport:
         fresh.journal.append_many([entry])
         head = fresh.journal.checkpoint(table, "quarantine")
     key = keys.load(where, table) or key
-    keys.update(key, journaled=True, high_water=head)
+    keys.update(key, journaled=True, high_water=head, checkpoint=head[0] if head else None)
     return QuarantineReport(moved, report, last_good)
 
 

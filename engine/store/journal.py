@@ -232,7 +232,24 @@ class Journal:
     def append_many(self, events: Iterable[NewEvent]) -> list[Entry]:
         """Append events in order, all in one transaction: every one of them is stored, or none."""
         with self.store.begin() as conn:
-            return self.append_in(conn, events)
+            written = self.append_in(conn, events)
+        self._witness(written)
+        return written
+
+    def _witness(self, written: Sequence[Entry]) -> None:
+        """After the commit: the key's witness remembers each signed table's new head (and the last
+        interval checkpoint), so a journal later cut behind it fails verification."""
+        if not written:
+            return
+        from engine.store import keys
+
+        last: dict[str, Entry] = {}
+        for e in written:
+            last[e.table] = e
+        for table, e in last.items():
+            if self.signer(table) is not None:
+                cp = any(x.table == table and x.seq % CHECKPOINT_EVERY == 0 for x in written)
+                keys.note_high_water(self.store.where, table, e.seq, e.hash, checkpoint=cp)
 
     def append_in(self, conn: Connection, events: Iterable[NewEvent]) -> list[Entry]:
         """Append inside the caller's transaction (for callers that update their own rows with it)."""
@@ -300,7 +317,7 @@ class Journal:
         if head is not None and key is not None:
             from engine.store import keys
 
-            keys.note_high_water(self.store.where, table, *head)
+            keys.note_high_water(self.store.where, table, *head, checkpoint=True)
         return head
 
     def tables(self) -> list[str]:

@@ -4,10 +4,12 @@ Anyone who can write the store can recompute every SHA-256 of the chain, its hea
 they cannot make without this key is the Ed25519 signature over (table, seq, hash) that the head and
 every checkpoint carry. The key file lives in the key directory (`DRR_KEY_DIR`, else the user's config
 directory beside the settings), one JSON file per store and table, mode 0600 (a looser file is refused:
-a key others can read signs nothing). It also remembers what the key has signed: `journaled` (its
-public key is in the chain, so an empty or missing journal is a loss, not a fresh table) and the
-`high_water` head at the last checkpoint (a journal cut or rolled back behind it is caught even when
-the cut ends on an old signed checkpoint). See docs/journal-evidence.md.
+a key others can read signs nothing). Beside it, the witness file (`.head`, rewritten atomically after
+every committed append; the key file itself is written only at creation and rotation) remembers what
+the key has signed: `journaled` (its public key is in the chain, so an empty or missing journal is a
+loss, not a fresh table), the `high_water` head and the last signed `checkpoint` (a journal cut or
+rolled back behind them is caught even when the cut ends on an old signed checkpoint).
+See docs/journal-evidence.md.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ KEY_DIR_ENV = "DRR_KEY_DIR"
 
 
 def key_dir() -> Path:
-    """Where key files live: `$DRR_KEY_DIR`, else `<user config dir>/keys` (not the data dir of the stores)."""
+    """Where key files live: `$DRR_KEY_DIR`, else `<user config dir>/keys` (not the stores' data dir)."""
     given = os.environ.get(KEY_DIR_ENV)
     if given:
         return Path(given).expanduser().absolute()
@@ -89,6 +91,7 @@ class TableKey:
     created: str
     journaled: bool = False
     high_water: tuple[int, str] | None = None
+    checkpoint: int | None = None  # the last signed checkpoint the witness saw
 
     def sign(self, seq: int, hash_: str) -> str:
         return self.private.sign(signed_message(self.table, seq, hash_)).hex()
@@ -109,8 +112,13 @@ class TableKey:
             "private_key": raw.hex(),
             "public_key": self.public,
             "created": self.created,
+        }
+
+    def witness_json(self) -> dict[str, Any]:
+        return {
             "journaled": self.journaled,
             "high_water": list(self.high_water) if self.high_water else None,
+            "checkpoint": self.checkpoint,
         }
 
 
@@ -120,7 +128,11 @@ def fingerprint(public_hex: str) -> str:
 
 
 # path -> (mtime_ns, key): every append asks for the key, so the file is read again only when it changed
-_CACHE: dict[Path, tuple[int, TableKey]] = {}
+_CACHE: dict[Path, tuple[tuple[int, int], TableKey]] = {}
+
+
+def witness_path(path: Path) -> Path:
+    return path.with_suffix(".head")
 
 
 def load(where: str, table: str) -> TableKey | None:
@@ -133,8 +145,14 @@ def load(where: str, table: str) -> TableKey | None:
         return None
     except OSError as error:
         raise DrrError(f"cannot read the table key {path}: {error.strerror}") from error
+    wpath = witness_path(path)
+    try:
+        w_mtime = wpath.stat().st_mtime_ns
+    except OSError:
+        w_mtime = 0
+    stamp = (st.st_mtime_ns, w_mtime)
     cached = _CACHE.get(path)
-    if cached is not None and cached[0] == st.st_mtime_ns:
+    if cached is not None and cached[0] == stamp:
         return cached[1]
     if stat.S_IMODE(st.st_mode) & 0o077:
         raise DrrError(
@@ -144,7 +162,8 @@ def load(where: str, table: str) -> TableKey | None:
     try:
         data = json.loads(path.read_text("utf-8"))
         private = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(data["private_key"]))
-        hw = data.get("high_water")
+        witness = json.loads(wpath.read_text("utf-8")) if w_mtime else {}
+        hw = witness.get("high_water")
         key = TableKey(
             path=path,
             table=str(data["table"]),
@@ -152,14 +171,15 @@ def load(where: str, table: str) -> TableKey | None:
             private=private,
             public=_public_hex(private),
             created=str(data.get("created", "")),
-            journaled=bool(data.get("journaled", False)),
+            journaled=bool(witness.get("journaled", False)),
             high_water=(int(hw[0]), str(hw[1])) if hw else None,
+            checkpoint=int(witness["checkpoint"]) if witness.get("checkpoint") is not None else None,
         )
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise DrrError(f"the table key {path} is not a readable key file: {error}") from error
     if key.public != data.get("public_key"):
         raise DrrError(f"the table key {path} is damaged: its public key does not match its private key")
-    _CACHE[path] = (st.st_mtime_ns, key)
+    _CACHE[path] = (stamp, key)
     return key
 
 
@@ -215,8 +235,21 @@ def ensure(where: str, table: str) -> tuple[TableKey, bool]:
 
 
 def update(key: TableKey, **changes: Any) -> TableKey:
-    """The key file with `journaled` / `high_water` changed."""
-    return _write(replace(key, **changes), new=False)
+    """The witness file with `journaled` / `high_water` / `checkpoint` changed (atomic replace; not
+    fsynced: it runs after every append, and a witness a power cut leaves one step behind is only
+    weaker, never wrong)."""
+    new = replace(key, **changes)
+    wpath = witness_path(key.path)
+    tmp = wpath.with_suffix(f".tmp{os.getpid()}")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(json.dumps(new.witness_json(), sort_keys=True) + "\n")
+        os.replace(tmp, wpath)
+    except OSError as error:
+        raise DrrError(f"cannot write the table key's witness {wpath}: {error.strerror}") from error
+    _CACHE.pop(key.path, None)
+    return load(key.store, key.table) or new
 
 
 def rotated(key: TableKey) -> TableKey:
@@ -229,12 +262,19 @@ def save_rotated(key: TableKey) -> TableKey:
     return _write(key, new=False)
 
 
-def note_high_water(where: str, table: str, seq: int, hash_: str) -> None:
-    """Remember a signed checkpoint in the key file (best effort: a read-only key dir leaves it)."""
+def note_high_water(where: str, table: str, seq: int, hash_: str, *, checkpoint: bool = False) -> None:
+    """Remember a signed head (or checkpoint) in the witness (best effort: a read-only key dir leaves it)."""
     with contextlib.suppress(DrrError, OSError):
         key = load(where, table)
-        if key is not None and (key.high_water is None or key.high_water[0] <= seq):
-            update(key, high_water=(seq, hash_), journaled=True)
+        if key is None or not key.journaled:
+            return  # the first signed start marks the chain journaled (engine.store.evidence.started)
+        changes: dict[str, Any] = {}
+        if key.high_water is None or key.high_water[0] < seq:
+            changes["high_water"] = (seq, hash_)
+        if checkpoint and (key.checkpoint is None or key.checkpoint < seq):
+            changes["checkpoint"] = seq
+        if changes:
+            update(key, **changes)
 
 
 def rotation_message(table: str, old_key: str, new_key: str) -> bytes:

@@ -309,20 +309,6 @@ def _against_key(
             f"the journal is missing or empty, but the table's key {key_file.path} says it had entries "
             f"(up to {key_file.high_water[0] if key_file.high_water else 'at least its key entry'})",
         )
-    if key_file is not None and key_file.high_water is not None:
-        hw_seq, hw_hash = key_file.high_water
-        if hw_seq > last:
-            return _fail(
-                report,
-                name,
-                last + 1,
-                f"missing: the table's key file saw entry {hw_seq} signed, the journal ends at {last} "
-                "(truncated or rolled back)",
-            )
-        if hashes_at.get(hw_seq) != hw_hash:
-            return _fail(report, name, hw_seq, "differs from the entry the table's key signed (rewritten)")
-        if hw_seq not in checkpoints:
-            return _fail(report, name, hw_seq, "its signed checkpoint is missing (checkpoint rows removed)")
     if key is None:
         if pinned is not None and journaled:
             return _fail(
@@ -348,7 +334,7 @@ def _against_key(
         )
     head_sig = getattr(head_row, "sig", None) if head_row is not None else None
     if keys.check_signature(key, name, last, head_hash, head_sig):
-        return None
+        return _against_witness(report, name, last, key_file, hashes_at, checkpoints)
     if head_sig is None and pinned is None:
         return None  # an unsigned copy (e.g. the floor's), no key to hold it against
     return _fail(
@@ -359,3 +345,31 @@ def _against_key(
         f"(an entry from {first_bad} to {last} was rewritten, removed, inserted, reordered or appended, "
         "or the journal was cut)",
     )
+
+
+def _against_witness(
+    report: VerifyReport,
+    name: str,
+    last: int,
+    key_file: Any,
+    hashes_at: dict[int, str],
+    checkpoints: dict[int, tuple[str, str | None]],
+) -> VerifyReport | None:
+    """The key's witness (engine.store.keys): the last head and checkpoint it saw signed are there."""
+    if key_file is not None and key_file.high_water is not None:
+        hw_seq, hw_hash = key_file.high_water
+        if hw_seq > last:
+            return _fail(
+                report,
+                name,
+                last + 1,
+                f"missing: the table's key file saw entry {hw_seq} signed, the journal ends at {last} "
+                "(truncated or rolled back)",
+            )
+        if hashes_at.get(hw_seq) != hw_hash:
+            return _fail(report, name, hw_seq, "differs from the entry the table's key signed (rewritten)")
+    if key_file is not None and key_file.checkpoint is not None and key_file.checkpoint not in checkpoints:
+        return _fail(
+            report, name, key_file.checkpoint, "its signed checkpoint is missing (checkpoint rows removed)"
+        )
+    return None
