@@ -10,7 +10,7 @@ registry turns that into a DrrError naming the entry).
   public key that signs this chain's head, engine.store.keys)
 - `table.key_rotated` KeyRotated {old_key, new_key, signature}: the old key's signature over the new
 - `table.quarantined` Quarantined {damaged_store, damaged_sha256, problem, last_good_seq,
-  last_good_hash, last_good_sig, key}: first entry of a store started after `drr db quarantine`
+  last_good_hash, last_good_sig, key, rounds_before}: first entry of a store started after `drr db quarantine`
 - `table.rules_loaded` RulesLoaded {sha256, name, text} (+ the pit-boss station's source, reason, by,
   role, effective); an old journal's `rules.changed` {sha256, source, text, ...} reads as one too
 - `table.settings_changed` SettingsChanged {changes, reason, by, role, effective}
@@ -126,6 +126,7 @@ class Quarantined:
     last_good_hash: str
     last_good_sig: str | None
     key: str
+    rounds_before: int = 0  # round ids the damaged store used: the new store numbers on after them
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -136,6 +137,7 @@ class Quarantined:
             "last_good_hash": self.last_good_hash,
             "last_good_sig": self.last_good_sig,
             "key": self.key,
+            "rounds_before": self.rounds_before,
         }
 
     @classmethod
@@ -148,6 +150,7 @@ class Quarantined:
             str(d["last_good_hash"]),
             _opt_str(d.get("last_good_sig")),
             str(d["key"]),
+            _opt_int(d.get("rounds_before")) or 0,
         )
 
 

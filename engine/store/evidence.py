@@ -95,6 +95,26 @@ def _last_good(store: Store, table: str, report: VerifyReport) -> tuple[int, str
     return 0, "0" * 64, None
 
 
+def _rounds_used(store: Store, table: str) -> int:
+    """The highest round number the damaged journal used (by its round ids, and its count of openings)."""
+    from engine.entry_types import EntryType
+    from engine.journal_types import spellings
+
+    j = schema.journal
+    with store.read() as conn:
+        ids = (
+            conn.execute(
+                sa.select(j.c.round_id).where(
+                    j.c.table_id == table, j.c.type.in_(spellings(EntryType.ROUND_OPENED))
+                )
+            )
+            .scalars()
+            .all()
+        )
+    numbers = [int(r.rsplit("-", 1)[1]) for r in ids if r and "-" in r and r.rsplit("-", 1)[1].isdigit()]
+    return max([len(ids), *numbers])
+
+
 def quarantine(path: Path, table: str, *, user: str) -> QuarantineReport:
     """Move a SQLite store that fails verification aside and start a new one linked to its last good
     signed head (see the module docstring). Refused on a store that verifies."""
@@ -107,6 +127,7 @@ def quarantine(path: Path, table: str, *, user: str) -> QuarantineReport:
         report = VerifyReport(ok=False, problem=f"table {table}: the store {path} is missing")
         last_good: tuple[int, str, str | None] = (0, "0" * 64, None)
         digest = "missing"
+        rounds_before = 0
     else:
         with open_store(str(path), table=table, migrate=False, allow_older=True) as store:
             where = store.where
@@ -117,6 +138,7 @@ def quarantine(path: Path, table: str, *, user: str) -> QuarantineReport:
             if report.ok:
                 raise DrrError(f"the journal of table {table} in {path} verifies: nothing to quarantine")
             last_good = _last_good(store, table, report)
+            rounds_before = _rounds_used(store, table)
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
     key = keys.load(where, table)
     if key is None:
@@ -138,6 +160,7 @@ def quarantine(path: Path, table: str, *, user: str) -> QuarantineReport:
                 last_good_hash=last_good[1],
                 last_good_sig=last_good[2],
                 key=key.public,
+                rounds_before=rounds_before,
             ),
             table=table,
             round_id=None,

@@ -321,9 +321,13 @@ def test_quarantine_keeps_the_damaged_store_and_links_the_new_one(tmp_path: Path
         assert entry.type == "table.quarantined"
         body = json.loads(entry.payload_text)
         assert body["last_good_seq"] == first and body["damaged_store"] == str(result.moved_to)
-    run(_session(path, 1))  # the table starts again on the new store
+    old_rounds = {r["round_id"] for r in _rows(result.moved_to) if r["round_id"]}
+    run(_session(path, 1))  # the table starts again on the new store ...
+    run(_session(path, 1))  # ... and again (the fold then starts at its last round)
     with open_store(str(path), table="T1") as store:
         assert verify(store, "T1").ok
+    new_rounds = sorted({r["round_id"] for r in _rows(path) if r["round_id"]})
+    assert new_rounds == ["T1-000004", "T1-000005"] and not old_rounds & set(new_rounds)  # no id reused
 
 
 def _quarantine_an_intact_store(tmp_path: Path) -> None:
