@@ -335,3 +335,21 @@ def _quarantine_an_intact_store(tmp_path: Path) -> None:
     ok = tmp_path / "ok" / "table.sqlite"
     run(_session(ok, 1))
     quarantine(ok, "T1", user="admin")
+
+
+def test_a_raised_paid_in_the_derived_tables_is_caught(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = _played(tmp_path)
+    assert main(["audit", "verify", "--db", str(path)]) == 0
+    conn = _db(path)
+    (round_id,) = conn.execute("SELECT round_id FROM rounds ORDER BY seq LIMIT 1").fetchone()
+    conn.execute("UPDATE rounds SET paid = paid + 10000000000000 WHERE round_id = ?", (round_id,))
+    conn.close()
+    err = _audit(path, capsys)
+    assert f"rounds row {round_id}: paid" in err and "changed outside the journal" in err
+    conn = _db(path)
+    conn.execute("UPDATE rounds SET paid = paid - 10000000000000 WHERE round_id = ?", (round_id,))
+    conn.execute("UPDATE daily_totals SET paid = paid + 1")
+    conn.close()
+    assert "daily_totals row" in _audit(path, capsys)
