@@ -51,7 +51,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
     from engine.cli.store_args import open_from_args
     from engine.errors import DrrError
-    from engine.store.verify import derived_problem, file_damage, verify
+    from engine.store.verify import derived_problem, file_damage, users_problem, verify
 
     # An older schema is read as it is: the audit needs only the journal tables, and it must not
     # have to upgrade (alter) the copy it is judging.
@@ -71,6 +71,8 @@ def run_verify(args: argparse.Namespace) -> int:
         report = verify(store, args.only_table, public_key=args.public_key)
         damage = file_damage(store) if report.ok else None
         derived = derived_problem(store, sorted(report.tables)) if report.ok and damage is None else None
+        if derived is None and report.ok and damage is None and args.only_table is None:
+            derived = users_problem(store)
     if derived is not None:
         print(f"drr audit verify: the journal verifies, but {derived}", file=sys.stderr)
         return 1

@@ -353,3 +353,28 @@ def test_a_raised_paid_in_the_derived_tables_is_caught(
     conn.execute("UPDATE daily_totals SET paid = paid + 1")
     conn.close()
     assert "daily_totals row" in _audit(path, capsys)
+
+
+def test_users_changed_outside_the_journal_are_caught(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from engine.auth import User
+    from engine.store.users import add_user
+
+    path, _ = _played(tmp_path)
+    with open_store(str(path), table="T1") as store:
+        add_user(store, "ada", "admin", "482913", by=None)
+        add_user(store, "cora", "croupier", "482913", by=User("ada", "admin"))
+    assert main(["audit", "verify", "--db", str(path)]) == 0
+    conn = _db(path)
+    conn.execute("UPDATE users SET role = 'admin' WHERE name = 'cora'")  # a croupier promoted
+    conn.close()
+    assert "users row cora: role is admin, the journal says croupier" in _audit(path, capsys)
+    conn = _db(path)
+    conn.execute("UPDATE users SET role = 'croupier' WHERE name = 'cora'")
+    conn.execute(
+        "INSERT INTO users (name, role, pin_hash, disabled, failures, created_at) "
+        "SELECT 'mallory', 'admin', pin_hash, 0, 0, created_at FROM users WHERE name = 'ada'"
+    )  # an admin inserted with a hash copied from a row
+    conn.close()
+    assert "users row mallory (admin) is in no journal entry" in _audit(path, capsys)
