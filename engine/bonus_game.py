@@ -560,3 +560,16 @@ def events_to_json(events: Sequence[BonusEvent]) -> list[dict[str, Any]]:
 
 def events_from_json(items: Iterable[Mapping[str, Any]]) -> list[BonusEvent]:
     return [event_from_json(d) for d in items]
+
+
+def reachable_outcomes(rules: RulesSubmission) -> frozenset[Fraction]:
+    """Every outcome ("to 1") a bonus game under `rules` can end with (`drr settle` refuses any
+    other): the round-1 multiplier (an X from round 2 on, § 617b.12(k)), the sum of the first r
+    picks for a cash-out at round r + 1 >= 3 (§ 617b.12(j)), and the sum of all six picks."""
+    out: set[Fraction] = set(rules.bonus_rounds[0])
+    sums = {Fraction(0)}
+    for r, table in enumerate(rules.bonus_rounds, start=1):
+        sums = {s + m for s in sums for m in table}
+        if r >= CASH_OUT_FROM_ROUND - 1:
+            out |= sums
+    return frozenset(out)

@@ -51,6 +51,8 @@ class EntryType(enum.StrEnum):
     TABLE_NEXT_ROUND = "table.next_round"
     TABLE_KEY_ROTATED = "table.key_rotated"
     TABLE_QUARANTINED = "table.quarantined"
+    # the random number generator (engine.rng's continuous health tests)
+    RNG_FAULT = "rng.fault"
     # the wheel's messages
     WHEEL_STARTED = "wheel.started"
     WHEEL_LAUNCHED = "wheel.launched"

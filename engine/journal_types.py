@@ -65,6 +65,7 @@ from engine.table_events import (
     PlayerBonusEvent,
     PresetSet,
     Quarantined,
+    RngFault,
     RulesLoaded,
     SettingsChanged,
     TableStarted,
@@ -109,6 +110,7 @@ Payload = (
     | ManualEntryRejected
     | IrregularityResolved
     | NextRound
+    | RngFault
     | Irregularity
     | PayoutApproved
     | PresetSet
@@ -151,6 +153,7 @@ _OWN_CLASSES: Final = (
     ManualEntryRejected,
     IrregularityResolved,
     NextRound,
+    RngFault,
     Irregularity,
     PayoutApproved,
     PresetSet,

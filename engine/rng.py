@@ -11,12 +11,16 @@ Public API (used by the table service, the bonus game and the game math):
 - `weighted_choice`, `sample_distinct`, `shuffle`: the only ways the engine turns
   `randbelow` into game decisions; integer weights, no floats anywhere.
 - `draw_lucky_and_bonus(rules, rng) -> Draw`: the draw made when wagers close (§ 617b.12(e)).
+- `HealthTestedRng(rng)`: the continuous health tests of NIST SP 800-90B § 4.4 (repetition
+  count, adaptive proportion) on every output; a failure raises `HealthFailure` and latches
+  (the table service wraps its generator in it, journals `rng.fault` and refuses to draw).
   A `Draw` is frozen and has `to_record()`/`from_record()` for the journal: what was drawn,
   the Rules Submission's sha256 and the generator's name.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import secrets
 from collections.abc import Mapping, MutableSequence, Sequence
@@ -220,3 +224,145 @@ def draw_lucky_and_bonus(rules: RulesSubmission, rng: Rng) -> Draw:
     others = [n for n in range(POCKETS) if n not in lucky]
     bonus = others[rng.randbelow(len(others))]
     return Draw(lucky, bonus, rules_sha256=rules.sha256, rng_name=rng.name, lucky_order=tuple(numbers))
+
+
+# --- continuous health tests (NIST SP 800-90B § 4.4) --------------------------------------------
+
+# False-alarm probability per test and sample. 800-90B suggests 2^-20 to 2^-40; a table asks its
+# generator for millions of values a year, so the strict end keeps a false stop practically
+# impossible while a stuck or heavily biased source still fails within a few dozen values.
+HEALTH_ALPHA_LOG2 = 40
+APT_WINDOW = 512  # § 4.4.2: 512 for non-binary samples, 1024 for binary
+APT_WINDOW_BINARY = 1024
+
+
+class HealthFailure(DrrError):
+    """The generator's output failed a continuous health test: no more draws until it is checked."""
+
+    def __init__(self, test: str, n: int, count: int, cutoff: int, unit: str = "") -> None:
+        self.test, self.n, self.count, self.cutoff = test, n, count, cutoff
+        shown = str(n) if n.bit_length() <= 64 else f"2^{n.bit_length() - 1}"
+        super().__init__(
+            f"RNG health test failed: {test} on randbelow({shown}): {count}{unit} against a cutoff of "
+            f"{cutoff}{unit} (NIST SP 800-90B § 4.4); the table may not draw until the generator is checked"
+        )
+
+
+def _min_entropy(n: int) -> float:
+    # The claim for a uniform output over n values: full entropy, log2(n) bits per sample.
+    return math.log2(n)
+
+
+def rct_cutoff(n: int) -> int:
+    """§ 4.4.1 repetition count cutoff C = 1 + ceil(-log2(alpha) / H) for a stream of one n (what
+    HealthTestedRng's bit count amounts to when every value has the same n)."""
+    return 1 + math.ceil(HEALTH_ALPHA_LOG2 / _min_entropy(n))
+
+
+def apt_cutoff(n: int) -> int:
+    """§ 4.4.2 adaptive proportion cutoff: 1 + CRITBINOM(W, 2^-H, 1 - alpha) (at least 2)."""
+    window = APT_WINDOW_BINARY if n == 2 else APT_WINDOW
+    p = 1.0 / n if n.bit_length() < 1000 else 0.0
+    if p == 0.0:
+        return 2
+    alpha = 2.0**-HEALTH_ALPHA_LOG2
+    tail = 0.0  # P(X >= k) for X ~ Binomial(W - 1, p), from the top down (no cancellation)
+    trials = window - 1
+    for k in range(trials, -1, -1):
+        log_pmf = (
+            math.lgamma(trials + 1)
+            - math.lgamma(k + 1)
+            - math.lgamma(trials - k + 1)
+            + k * math.log(p)
+            + (trials - k) * math.log1p(-p)
+        )
+        tail += math.exp(log_pmf)
+        if tail > alpha:
+            # k is the least count with P(X >= k) > alpha: the first sample plus k matches fails.
+            return max(2, k + 2)
+    return 2  # pragma: no cover - tail reaches 1
+
+
+@dataclass
+class _Stream:
+    """The health-test state of one alphabet (one n of randbelow)."""
+
+    apt_cutoff: int
+    window: int
+    log2: float = 0.0
+    apt_first: int = -1
+    apt_count: int = 0
+    apt_seen: int = 0
+
+
+class HealthTestedRng:
+    """`inner` with the continuous health tests of NIST SP 800-90B § 4.4 on its output.
+
+    Every randbelow(n) value (n >= 2) feeds two tests. The repetition count test (§ 4.4.1) runs
+    over all outputs, whatever their n: a value equal to the one before has probability 1/n, so
+    a run is refused once it has cost log2(n) bits per repeat up to -log2(alpha) = 40 bits
+    (for one n that is exactly 800-90B's cutoff C = 1 + ceil(40 / log2 n)); a dead source
+    returning 0 fails within two draws although each draw asks for several ranges. The
+    adaptive proportion test (§ 4.4.2) runs per n: the first value of a window of W values
+    coming back C times in it. A failure raises HealthFailure,
+    discards that value, and latches: every later call raises too, until `reset()` after the
+    generator has been checked. Name and production-safety are the inner generator's, so the
+    journal records the same generator.
+    """
+
+    def __init__(self, inner: Rng) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.production_safe = getattr(inner, "production_safe", False)
+        self.failure: HealthFailure | None = None
+        self.samples = 0
+        self._streams: dict[int, _Stream] = {}
+        self._last = -1
+        self._run = 0
+        self._run_bits = 0.0
+
+    def reset(self) -> None:
+        self.failure = None
+        self._streams.clear()
+        self._last, self._run, self._run_bits = -1, 0, 0.0
+
+    def randbelow(self, n: int) -> int:
+        if self.failure is not None:
+            raise self.failure
+        value = self.inner.randbelow(n)
+        if n >= 2:
+            self._check(n, value)
+        return value
+
+    def _check(self, n: int, value: int) -> None:
+        s = self._streams.get(n)
+        if s is None:
+            s = _Stream(apt_cutoff(n), APT_WINDOW_BINARY if n == 2 else APT_WINDOW, log2=_min_entropy(n))
+            self._streams[n] = s
+        self.samples += 1
+        # § 4.4.1 repetition count test, over every output
+        if value == self._last:
+            self._run += 1
+            self._run_bits += s.log2
+            if self._run_bits >= HEALTH_ALPHA_LOG2:
+                bits = math.floor(self._run_bits)
+                self._fail(
+                    HealthFailure("repetition count test", n, bits, HEALTH_ALPHA_LOG2, " bits of repeats")
+                )
+        else:
+            self._last, self._run, self._run_bits = value, 1, 0.0
+        # § 4.4.2 adaptive proportion test, per n
+        if s.apt_seen == 0:
+            s.apt_first, s.apt_count, s.apt_seen = value, 1, 1
+            return
+        if value == s.apt_first:
+            s.apt_count += 1
+            if s.apt_count >= s.apt_cutoff:
+                self._fail(HealthFailure("adaptive proportion test", n, s.apt_count, s.apt_cutoff))
+        s.apt_seen += 1
+        if s.apt_seen >= s.window:
+            s.apt_seen = 0
+
+    def _fail(self, failure: HealthFailure) -> None:
+        self.failure = failure
+        raise failure

@@ -25,9 +25,10 @@ Public API:
         draws >= MIN_DRAWS; bonus_games defaults to max(draws // 10, 1000); progress(done,
         total) counts draws + games; rng defaults to SystemRng (test generators need
         allow_test_rng=True).
-    battery_from_files(draws_csv, bonus_csv, rules=None, alpha=0.01) -> BatteryResult
-        the same tests on files written by engine.rng_collect (so a pack's results are about
-        the very files in it).
+    battery_from_files(draws_csv, bonus_csv, rules=None, alpha=0.01, *, progress=None)
+        -> BatteryResult: the same tests on files written by engine.rng_collect (so a pack's
+        results are about the very files in it); progress(rows read, 0): the total is not
+        known before the files are read (the caller knows what it collected).
     BatteryResult: .passed, .tests (TestResult: name, statistic, df, p_value, passed, detail),
         .to_json() (JSON-able dict), .lines() (one line per test, then the verdict).
 """
@@ -431,8 +432,11 @@ def battery_from_files(
     bonus_csv: str | os.PathLike[str],
     rules: RulesSubmission | None = None,
     alpha: float = 0.01,
+    *,
+    progress: ProgressFn | None = None,
 ) -> BatteryResult:
-    """The battery on a draws CSV and a bonus-games CSV written by engine.rng_collect."""
+    """The battery on a draws CSV and a bonus-games CSV written by engine.rng_collect;
+    `progress(rows read, 0)` now and then (the total is the caller's: it wrote the files)."""
     from engine.exact import parse_odds
     from engine.rng_collect import BONUS_HEADER, DRAWS_HEADER
 
@@ -453,6 +457,8 @@ def battery_from_files(
         except (ValueError, ZeroDivisionError, AttributeError):
             raise DrrError(f"{draws_csv}: line {line} is not a draw", exit_code=2) from None
         tally.add_draw(numbers, odds, bonus)
+        if progress is not None and line % 1000 == 0:
+            progress(tally.draws, 0)
     game: list[list[Fraction | str]] = []
     current = None
     for line, row in enumerate(_rows(bonus_csv, BONUS_HEADER.split(",")), start=2):
@@ -463,6 +469,8 @@ def battery_from_files(
         if row["game"] != current and game:
             tally.add_game(game)
             game = []
+            if progress is not None and tally.games % 200 == 0:
+                progress(tally.draws + tally.games, 0)
         current = row["game"]
         game.append(boxes)
     if game:

@@ -69,10 +69,13 @@ class TableStarted:
     recovered_to: int
     round_in_play: str | None
     phase: str
+    # The digest of the program that started (engine.software_id, `drr audit software`); absent
+    # from journals written before it was recorded, so optional and left out of the JSON then.
+    software: str | None = None
     key: str | None = None  # hex public key of the table's signing key (none before keys existed)
 
     def to_json(self) -> dict[str, Any]:
-        out = {
+        d: dict[str, Any] = {
             "station": self.station,
             "pid": self.pid,
             "rng": self.rng,
@@ -80,7 +83,7 @@ class TableStarted:
             "round_in_play": self.round_in_play,
             "phase": self.phase,
         }
-        return _put(out, key=self.key)
+        return _put(d, software=self.software, key=self.key)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> TableStarted:
@@ -91,7 +94,8 @@ class TableStarted:
             int(d["recovered_to"]),
             _opt_str(d.get("round_in_play")),
             str(d["phase"]),
-            _opt_str(d.get("key")),
+            software=_opt_str(d.get("software")),
+            key=_opt_str(d.get("key")),
         )
 
 
@@ -274,6 +278,36 @@ class IrregularityResolved:
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> IrregularityResolved:
         return cls(str(d.get("kind", "")), str(d.get("resolution", "")), str(d.get("reason", "")))
+
+
+@dataclass(frozen=True)
+class RngFault:
+    """The generator failed a continuous health test (NIST SP 800-90B § 4.4, engine.rng): the table
+    refuses to draw until the generator is checked and the table service restarted."""
+
+    type: ClassVar[EntryType] = EntryType.RNG_FAULT
+    test: str  # "repetition count test" or "adaptive proportion test"
+    rng: str  # the generator's name
+    n: str  # the randbelow range whose values failed (a decimal string: it may be huge)
+    count: int
+    cutoff: int
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "test": self.test,
+            "rng": self.rng,
+            "n": self.n,
+            "count": self.count,
+            "cutoff": self.cutoff,
+            "message": self.message,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> RngFault:
+        return cls(
+            str(d["test"]), str(d["rng"]), str(d["n"]), int(d["count"]), int(d["cutoff"]), str(d["message"])
+        )
 
 
 @dataclass(frozen=True)

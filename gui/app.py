@@ -316,8 +316,8 @@ async def _follow(table: Any, db: str | None, table_id: str, closing: asyncio.Ev
     """Show the table as its journal says until `closing`; `once`: attach and stop (the benchmark)."""
     from engine.auth import User
     from engine.store.db import open_store
+    from engine.table.follower import JournalFollower
     from gui.floor.watch import StoreWatch
-    from gui.journal_follower import JournalFollower
     from gui.table_model import journal_history
 
     store = open_store(db, table=table_id, migrate=False)

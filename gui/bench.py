@@ -100,7 +100,7 @@ async def _measure_screen(games: int) -> list[float]:
     from engine.store.db import open_store
     from engine.table.service import TableService
     from gui.app import WheelFeed
-    from gui.service_table import ServiceTable
+    from gui.table_model import TableModel
     from gui.windows.croupier import CroupierWindow
     from hardware.pty_server import PtyServer
     from hardware.serial_link import SerialLink
@@ -112,7 +112,7 @@ async def _measure_screen(games: int) -> list[float]:
     ):
         service = TableService(store, "B1", rng=SeededRng("bench"), allow_seeded_rng=True, claim=False)
         await service.start()
-        table = ServiceTable(service, croupier, ("Seat 1",))
+        table = TableModel(service, croupier, ("Seat 1",))
         table.refresh()
         window = CroupierWindow(table, table.players)
         window.resize(1400, 900)

@@ -51,8 +51,10 @@ COMMAND_MODULES: tuple[str, ...] = (
     "engine.cli.math_cmd",
     "engine.cli.simulate_cmd",
     "engine.cli.rng_cmd",
+    "engine.cli.certify_cmd",
     "gui.bench_cmd",
     "gui.commands",
+    "gui.par_pdf",
     "hardware.table_run_cmd",
 )
 

@@ -1,7 +1,7 @@
 """Demo tables for screenshots, tests and the demos: the real table service on a scratch store.
 
 `start_table` makes what a croupier station runs (engine.table.service.TableService behind
-gui.service_table.ServiceTable) on a fresh SQLite file in a directory the caller owns, with a
+gui.table_model.TableModel) on a fresh SQLite file in a directory the caller owns, with a
 seeded generator so a picture or a test is the same every time, and a pit boss in the store
 (DEMO_PIT_BOSS, DEMO_PIN) for the approvals and voids that need a real name and PIN. The seeded
 generator is allowed only through the service's explicit `allow_seeded_rng` opt-in: production
@@ -31,7 +31,7 @@ from engine.rng import Draw, SeededRng, draw_lucky_and_bonus
 from engine.store.db import open_store
 from engine.store.users import add_user, authenticate
 from engine.table.service import DEFAULT_APPROVAL_THRESHOLD, TableService
-from gui.service_table import ServiceTable
+from gui.table_model import TableModel
 from gui.view_model import Phase
 
 PLAYERS = ("Anna", "Bob", "Carla", "Dev", "Eve")
@@ -51,7 +51,7 @@ async def start_table(
     rules_text: bytes | None = None,
     clock: Callable[[], float] = time.time,
     user: User = DEMO_CROUPIER,
-) -> ServiceTable:
+) -> TableModel:
     """A started table service on a new SQLite store inside `directory`, behind the adapter.
 
     The store stays open until `close_table`; the caller removes `directory` after that."""
@@ -78,12 +78,12 @@ async def start_table(
     def sign_off(name: str, pin: str) -> User:
         return authenticate(store, name, pin, table=table_id, station="demo")
 
-    table = ServiceTable(service, user, players, authenticate=sign_off)
+    table = TableModel(service, user, players, authenticate=sign_off)
     table.refresh()
     return table
 
 
-def service_of(table: ServiceTable) -> TableService:
+def service_of(table: TableModel) -> TableService:
     """The table service behind a demo table (the adapter itself only needs its table source)."""
     service = table.service
     if not isinstance(service, TableService):
@@ -91,13 +91,13 @@ def service_of(table: ServiceTable) -> TableService:
     return service
 
 
-async def idle(table: ServiceTable) -> None:
+async def idle(table: TableModel) -> None:
     """Until every command sent to the table has been journaled (or refused) and shown."""
     while table.tasks:
         await asyncio.gather(*list(table.tasks), return_exceptions=True)
 
 
-async def close_table(table: ServiceTable) -> None:
+async def close_table(table: TableModel) -> None:
     """Stop the service (its bonus timers, the journal's checkpoint) and close its store."""
     service = service_of(table)
     await table.shutdown()
@@ -111,7 +111,7 @@ def wheel_result(number: int, game: int | None = None) -> ev.WheelResult:
 
 async def demo_table(
     directory: Path, seed: int = 2026, history: int = 60, approval_threshold: Decimal = Decimal("2500")
-) -> ServiceTable:
+) -> TableModel:
     """A table with `history` finished rounds behind it (no wagers, so no bonus games)."""
     table = await start_table(directory, seed=seed, approval_threshold=approval_threshold)
     results = SeededRng(f"{seed}-wheel")
@@ -129,12 +129,12 @@ async def demo_table(
     return table
 
 
-def next_draw(table: ServiceTable) -> Draw:
+def next_draw(table: TableModel) -> Draw:
     """The draw the table's seeded generator will make next (a copy is consumed, not the original)."""
     return draw_lucky_and_bonus(table.rules, copy.deepcopy(service_of(table).rng))
 
 
-def place_demo_wagers(table: ServiceTable, lucky: int, bonus: int) -> None:
+def place_demo_wagers(table: TableModel, lucky: int, bonus: int) -> None:
     """Wagers of every kind, some on a Lucky Number and on the Bonus Number."""
     neighbour = lucky + 3 if lucky <= 33 and lucky else lucky - 3 if lucky > 3 else 1
     d = Decimal
@@ -163,7 +163,7 @@ def _richest(lucky: Mapping[int, Fraction]) -> int:
     return max(lucky, key=lambda n: lucky[n])
 
 
-async def croupier_with_lucky(directory: Path, seed: int = 2026) -> ServiceTable:
+async def croupier_with_lucky(directory: Path, seed: int = 2026) -> TableModel:
     """Wagers on the felt and the Lucky Numbers lit ("no more bets" called)."""
     table = await demo_table(directory, seed)
     draw = next_draw(table)
@@ -174,7 +174,7 @@ async def croupier_with_lucky(directory: Path, seed: int = 2026) -> ServiceTable
     return table
 
 
-async def croupier_after_lucky_win(directory: Path, seed: int = 2026) -> ServiceTable:
+async def croupier_after_lucky_win(directory: Path, seed: int = 2026) -> TableModel:
     """The ball landed on the richest Lucky Number: payouts shown, one waiting for approval."""
     table = await croupier_with_lucky(directory, seed)
     draw = table.snapshot().draw
@@ -186,7 +186,7 @@ async def croupier_after_lucky_win(directory: Path, seed: int = 2026) -> Service
     return table
 
 
-async def bonus_mid_round(directory: Path, seed: int = 2026) -> ServiceTable:
+async def bonus_mid_round(directory: Path, seed: int = 2026) -> TableModel:
     """The ball landed on the Bonus Number: two players in their bonus games, mid-way."""
     table = await demo_table(directory, seed, history=30)
     draw = next_draw(table)
@@ -210,7 +210,7 @@ async def bonus_mid_round(directory: Path, seed: int = 2026) -> ServiceTable:
     return table
 
 
-def safe_box(table: ServiceTable, player: str, x: bool = False) -> int:
+def safe_box(table: TableModel, player: str, x: bool = False) -> int:
     """A box of `player`'s running bonus game that holds an X (`x`) or not: demos and tests peek at
     the service's game, so a picture shows a game in progress and a test takes the path it means."""
     game = service_of(table).state.games[player]
@@ -220,7 +220,7 @@ def safe_box(table: ServiceTable, player: str, x: bool = False) -> int:
     return next(i + 1 for i, content in enumerate(hidden) if (content == "X") == x)
 
 
-async def _play_safely(table: ServiceTable, player: str, rounds: int) -> None:
+async def _play_safely(table: TableModel, player: str, rounds: int) -> None:
     """Demo picks that avoid the X boxes, so the screenshot shows a game in progress."""
     for _ in range(rounds):
         table.bonus_pick(player, safe_box(table, player))

@@ -32,7 +32,7 @@ def render_table_stations(out_dir: Path) -> tuple[QApplication, list[Path]]:
     import qasync
 
     from gui import demo, theme
-    from gui.service_table import ServiceTable
+    from gui.table_model import TableModel
     from gui.view_model import SensorHealth
     from gui.windows.bonus_screen import BonusScreen
     from gui.windows.croupier import CroupierWindow
@@ -43,13 +43,13 @@ def render_table_stations(out_dir: Path) -> tuple[QApplication, list[Path]]:
     theme.apply(app)
     out_dir.mkdir(parents=True, exist_ok=True)
 
-    def croupier(table: ServiceTable) -> QWidget:
+    def croupier(table: TableModel) -> QWidget:
         window = CroupierWindow(table, table.players)
         table.set_sensor_health(SensorHealth(True, "virtual wheel", 0.8))
         return window
 
-    Make = Callable[[Path], Awaitable[ServiceTable]]
-    shots: list[tuple[str, Make, Callable[[ServiceTable], QWidget], tuple[int, int]]] = [
+    Make = Callable[[Path], Awaitable[TableModel]]
+    shots: list[tuple[str, Make, Callable[[TableModel], QWidget], tuple[int, int]]] = [
         ("croupier-lucky-numbers.png", demo.croupier_with_lucky, croupier, SIZE),
         ("croupier-lucky-win.png", demo.croupier_after_lucky_win, croupier, SIZE),
         ("player-display.png", demo.croupier_after_lucky_win, PlayerDisplay, (1600, 900)),
@@ -57,7 +57,7 @@ def render_table_stations(out_dir: Path) -> tuple[QApplication, list[Path]]:
     ]
 
     async def grab(
-        make: Make, show: Callable[[ServiceTable], QWidget], path: Path, size: tuple[int, int]
+        make: Make, show: Callable[[TableModel], QWidget], path: Path, size: tuple[int, int]
     ) -> Path:
         with tempfile.TemporaryDirectory(prefix="drr-shots-") as tmp:
             table = await make(Path(tmp))

@@ -1,7 +1,7 @@
 """The one Qt adapter between the screens and a table: commands in, one push per journal batch out.
 
 `TableModel` sits on a `TableSource`: this process's `engine.table.service.TableService` (the
-croupier station) or `gui.journal_follower.JournalFollower` (a player display or bonus screen in
+croupier station) or `engine.table.follower.JournalFollower` (a player display or bonus screen in
 another process, following the journal read-only). Both are the same typed interface, so the
 screens cannot tell them apart. Before a source is attached (the journal still loading) the model
 is "starting": it shows an empty table with that reason and refuses every command.
@@ -26,7 +26,7 @@ Qt face (what the windows connect to; payloads are `gui.view_model` / `engine.be
 Reading: `view` / `snapshot()` (the last pushed TableView; never rebuilt on read), `rules`,
 `players`, `phase`, `clock` (the source's clock: a bonus countdown is `deadline - clock()`).
 
-For the GUI tests and demos (what changed from `gui.service_table.ServiceTable`, which is now this
+For the GUI tests and demos (what changed from `gui.table_model.TableModel`, which is now this
 class under its old name): construct as before, `TableModel(service, user, players,
 authenticate=..., history=...)`, or `TableModel.starting(rules, players, table_id)` and later
 `attach(source, user, ...)` (replaces gui.deferred_table.DeferredTable). `refresh()` pushes the

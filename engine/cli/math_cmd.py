@@ -2,6 +2,8 @@
 
 Readable tables by default; `--json` gives every exact value as a fraction string;
 `--markdown` prints docs/math.md (the shipped file is this output for the default rules).
+`--report FILE.pdf|FILE.md` writes the PAR sheet a test lab files (engine.math.report.par_sheet);
+the PDF writer needs Qt, so gui/par_pdf.py plugs it into PDF_WRITERS.
 A Rules Submission that fails `drr rules check` is refused with the same messages.
 """
 
@@ -10,11 +12,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+from engine.errors import DrrError
 
 if TYPE_CHECKING:
     from engine.math.wager_math import GameMath
     from engine.rules import RulesSubmission
+
+# (markdown text, path) -> path: registered by gui/par_pdf.py when the GUI package is there.
+PDF_WRITERS: list[Callable[[str, Path], Path]] = []
+REPORT_SUFFIXES = (".pdf", ".md")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -23,6 +33,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="exact values as fraction strings, one JSON object")
     out.add_argument("--markdown", action="store_true", help="the docs/math.md report")
+    out.add_argument(
+        "--report",
+        type=Path,
+        metavar="FILE",
+        help="write the PAR sheet for a test lab to FILE.pdf or FILE.md (docs/certification.md)",
+    )
     p.set_defaults(func=run)
     # --rules left out: the settings file's rules.path, else the shipped file (engine.config convention).
     from engine.config import mark_settings_options
@@ -45,12 +61,44 @@ def load_rules_or_refuse(path: str | None) -> RulesSubmission:
     return rules
 
 
+def check_report_path(path: Path) -> None:
+    if path.suffix.lower() not in REPORT_SUFFIXES:
+        raise DrrError(f"--report: {path} must end in .pdf or .md", exit_code=2)
+    if not path.parent.is_dir():
+        raise DrrError(f"--report: the folder {path.parent} does not exist", exit_code=2)
+
+
+def par_sheet_text(m: GameMath, rules_file: str | None) -> str:
+    """The PAR sheet of `m` (Markdown): the Rules Submission named as given, the running program's digest."""
+    from engine.math.report import par_sheet
+    from engine.rules import default_rules_path
+    from engine.software_id import running_digest
+
+    source = rules_file or str(default_rules_path())
+    return par_sheet(m, source=source, rules_sha256=m.rules.sha256, software_digest=running_digest())
+
+
+def write_report(path: Path, text: str) -> Path:
+    """The PAR sheet written as Markdown or, through the registered Qt writer, as PDF."""
+    check_report_path(path)
+    if path.suffix.lower() == ".md":
+        path.write_text(text, encoding="utf-8")
+        return path
+    if not PDF_WRITERS:
+        raise DrrError(f"--report: {path}: writing PDF needs the GUI package (Qt); write a .md instead")
+    return PDF_WRITERS[-1](text, path)
+
+
 def run(args: argparse.Namespace) -> int:
     from engine.math.report import markdown, to_json
     from engine.math.wager_math import game_math
 
+    if args.report is not None:
+        check_report_path(args.report)
     m = game_math(load_rules_or_refuse(args.rules))
-    if args.json:
+    if args.report is not None:
+        print(write_report(args.report, par_sheet_text(m, args.rules)))
+    elif args.json:
         print(json.dumps(to_json(m), indent=1))
     elif args.markdown:
         sys.stdout.write(markdown(m, args.rules) if args.rules else markdown(m))

@@ -4,13 +4,19 @@ Input: {"lucky": {"17": "199", ...}, "bonus_number": 8, "result": 17,
         "bonus_odds": {"anna": "129"}, "wagers": [{"id", "player", "bet", "numbers"|"which", "amount"}]}
 Output (stdout, exit 0): {"result": 17, "wagers": [{"id", "kind", "odds", "payout"}, ...],
         "total_wagered": "...", "total_paid": "..."}; odds are exact fractions ("199/2").
-An illegal wager exits 2 with one line on stderr naming the wager and the reason; any other
-bad input exits 1 with one line. Nothing is written to stdout on an error.
+An illegal wager exits 2 with one line on stderr naming the wager and the reason; so does a
+round no table could have played (exit 2 naming the field): a draw § 617b.12(e) or the Rules
+Submission cannot give (a Lucky count other than 1, 3, 5 or 10 or not in `lucky.counts`, odds
+not in `lucky.odds`, the Bonus Number a Lucky Number), a bonus outcome its bonus game cannot
+reach, a duplicate JSON key, a Lucky Number key not written canonically ("17", not "017"),
+a non-ASCII digit anywhere, or a wager over the Rules Submission's limits. Any other bad input
+exits 1 with one line. Nothing is written to stdout on an error.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -67,7 +73,7 @@ def _read_json(name: str) -> Any:
     except UnicodeDecodeError as exc:
         raise DrrError(f"{label}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     try:
-        return json.loads(text)
+        doc = json.loads(text, object_pairs_hook=_Object.from_pairs)
     except json.JSONDecodeError as exc:
         raise DrrError(
             f"{label}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
@@ -76,15 +82,62 @@ def _read_json(name: str) -> Any:
         raise DrrError(f"{label}: not valid JSON: {exc}") from None
     except RecursionError:
         raise DrrError(f"{label}: not valid JSON: nested too deeply") from None
+    _refuse_ambiguous(doc, "the round")
+    return doc
+
+
+class _Object(dict[str, Any]):
+    """A JSON object that remembers the keys it saw twice (json.loads keeps the last silently:
+    `"17":"49","17":"499"` would pay 499)."""
+
+    duplicates: tuple[str, ...] = ()
+
+    @classmethod
+    def from_pairs(cls, pairs: list[tuple[str, Any]]) -> _Object:
+        obj = cls(pairs)
+        if len(obj) != len(pairs):
+            seen: set[str] = set()
+            obj.duplicates = tuple(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        return obj
+
+
+def _refuse_ambiguous(value: Any, where: str) -> None:
+    """DrrError (exit 2) naming the field for a duplicate key or a non-ASCII digit ("١٧" reads
+    as 17 to int(), but no terminal should send it)."""
+    from engine.errors import DrrError
+
+    def digits(text: str, what: str) -> None:
+        if any(ch.isdigit() and not ch.isascii() for ch in text):
+            raise DrrError(f"{what}: {text!r} has a non-ASCII digit; write numbers with 0-9", exit_code=2)
+
+    stack: list[tuple[Any, str]] = [(value, where)]
+    while stack:  # iterative: the JSON may nest deeply
+        item, path = stack.pop()
+        if isinstance(item, _Object) and item.duplicates:
+            raise DrrError(
+                f"{path}: the key {item.duplicates[0]!r} appears twice (which one counts would be a guess)",
+                exit_code=2,
+            )
+        if isinstance(item, dict):
+            for key, v in item.items():
+                field = key if path == where else f"{path}.{key}"
+                digits(key, f"{path}: a key")
+                stack.append((v, field))
+        elif isinstance(item, list):
+            stack.extend((v, f"{path}[{i}]") for i, v in enumerate(item))
+        elif isinstance(item, str):
+            digits(item, path)
 
 
 def parse_round(doc: Any, rules: RulesSubmission) -> tuple[Draw, int, dict[str, Fraction], list[Wager]]:
     """The draw, result, bonus outcomes and wagers of a `drr settle` document (DrrError naming
     the bad field; IllegalWager, exit 2, for a wager)."""
     from engine.bets import wager_from_wire
+    from engine.bonus_game import reachable_outcomes
     from engine.errors import DrrError, IllegalWager
     from engine.rng import Draw
-    from engine.rules import LUCKY_ODDS_MAX, LUCKY_ODDS_MIN
+    from engine.round import RoundOpened, RoundState, WagerPlaced, apply
+    from engine.rules import LUCKY_COUNTS_ALLOWED, LUCKY_ODDS_MAX, LUCKY_ODDS_MIN, format_odds
     from engine.settlement import check_bonus_outcome
 
     if not isinstance(doc, Mapping):
@@ -98,14 +151,35 @@ def parse_round(doc: Any, rules: RulesSubmission) -> tuple[Draw, int, dict[str, 
         raise DrrError('"lucky" must be an object of Lucky Number -> straight-up odds, e.g. {"17": "199"}')
     lucky: dict[int, Fraction] = {}
     for key, value in raw_lucky.items():
+        if not _CANONICAL_NUMBER.fullmatch(key):
+            raise DrrError(
+                f'lucky: the key {key!r} is not a number written canonically ("17", not "017" or "+17")',
+                exit_code=2,
+            )
         number = _pocket(key, "lucky: a key")
         odds = _odds(value, f"lucky.{key}")
         if not LUCKY_ODDS_MIN <= odds <= LUCKY_ODDS_MAX:
             raise DrrError(f"lucky.{key}: {value} to 1 is outside 49 to 1 - 499 to 1 (§ 617b.12(f))")
+        if odds not in rules.lucky_odds:
+            raise DrrError(
+                f"lucky.{key}: {value} to 1 is not one of the Rules Submission's Lucky odds "
+                f"({', '.join(format_odds(x) for x in rules.lucky_odds)}; lucky.odds)",
+                exit_code=2,
+            )
         lucky[number] = odds
+    if len(lucky) not in LUCKY_COUNTS_ALLOWED:
+        raise DrrError(
+            f"lucky: {len(lucky)} Lucky Number(s); the RNG selects 1, 3, 5 or 10 (§ 617b.12(e))", exit_code=2
+        )
+    if len(lucky) not in rules.lucky_counts:
+        raise DrrError(
+            f"lucky: {len(lucky)} Lucky Numbers, but the Rules Submission draws "
+            f"{', '.join(map(str, rules.lucky_counts))} (lucky.counts)",
+            exit_code=2,
+        )
     bonus_number = _pocket(doc.get("bonus_number"), "bonus_number")
     if bonus_number in lucky:
-        raise DrrError(f"bonus_number {bonus_number} is also a Lucky Number (§ 617b.12(e))")
+        raise DrrError(f"bonus_number: {bonus_number} is also a Lucky Number (§ 617b.12(e))", exit_code=2)
     result = _pocket(doc.get("result"), "result")
 
     raw_bonus = doc.get("bonus_odds", {})
@@ -115,6 +189,14 @@ def parse_round(doc: Any, rules: RulesSubmission) -> tuple[Draw, int, dict[str, 
         str(player): check_bonus_outcome(str(player), _odds(value, f"bonus_odds.{player}"))
         for player, value in raw_bonus.items()
     }
+    reachable = reachable_outcomes(rules)
+    for player, outcome in bonus_odds.items():
+        if outcome not in reachable:
+            raise DrrError(
+                f"bonus_odds.{player}: {format_odds(outcome)} to 1 is no outcome of the Rules Submission's "
+                "bonus game (a round-1 multiplier, or a sum of picks ending by cash-out or round 6)",
+                exit_code=2,
+            )
 
     raw_wagers = doc.get("wagers")
     if not isinstance(raw_wagers, list):
@@ -129,7 +211,14 @@ def parse_round(doc: Any, rules: RulesSubmission) -> tuple[Draw, int, dict[str, 
             raise IllegalWager(f"wager {wager.id}: the id repeats an earlier wager")
         seen.add(wager.id)
         wagers.append(wager)
+    # The table's limits as the round state machine applies them when a wager is placed.
+    state = apply(RoundState.initial(rules), RoundOpened("settle", rules.sha256))
+    for wager in wagers:
+        state = apply(state, WagerPlaced(wager))
     return Draw(lucky, bonus_number), result, bonus_odds, wagers
+
+
+_CANONICAL_NUMBER = re.compile(r"(?:0|[1-9][0-9]*)", re.ASCII)
 
 
 def _pocket(value: Any, what: str) -> int:

@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.math.bonus_value import STRATEGIES, Strategy
 from engine.math.wager_math import KIND_TITLES, POCKETS, GameMath, WagerStats, percent, sqrt_decimal
-from engine.rules import MULTIPLIER_BOXES, RulesSubmission, format_odds
+from engine.rules import LIMIT_KEYS, MULTIPLIER_BOXES, RulesSubmission, format_odds
 
 STDEV_PLACES = 12
 
@@ -333,5 +333,216 @@ def markdown(m: GameMath, source: str = DEFAULT_SOURCE) -> str:
         go = "-" if pol.continue_max_at_risk is None else _num(pol.continue_max_at_risk)
         stop = "-" if pol.cash_out_min_at_risk is None else _num(pol.cash_out_min_at_risk)
         lines.append(f"| {pol.round} | {go} | {stop} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+# --- the PAR sheet (`drr math --report`, `drr certify`) ----------------------------------------
+
+
+@dataclass(frozen=True)
+class Interpretation:
+    """A reading of the rules the engine relies on, with the code that implements it
+    (`where` = "module:qualname", checked to exist by tests/certification/test_par_sheet.py)."""
+
+    topic: str
+    clause: str
+    text: str
+    where: tuple[str, ...]
+
+
+INTERPRETATIONS: tuple[Interpretation, ...] = (
+    Interpretation(
+        "Base odds",
+        "§ 617b.12(b), Chapter 617a, Rules Submission [payouts]",
+        "A winning wager that is neither on a Lucky Number nor on the Bonus Number is paid the base"
+        " odds the Rules Submission states for its kind; outside wagers always are.",
+        ("engine.rules:RulesSubmission.base_payout", "engine.settlement:_winning_odds"),
+    ),
+    Interpretation(
+        "Lucky Number payout per n-number wager",
+        "§ 617b.12(f)",
+        "An inside wager on n numbers that wins on a Lucky Number with straight-up odds X to 1 is"
+        " paid X/n to 1.",
+        ("engine.settlement:_winning_odds",),
+    ),
+    Interpretation(
+        "Bonus payout per n-number wager",
+        "§ 617b.12(g), (l)",
+        "A player's bonus-game outcome B (straight-up odds, 29 to 4,999 to 1) pays each of that"
+        " player's winning inside wagers on n numbers B/n to 1; outside wagers on the Bonus Number"
+        " are paid their base odds.",
+        ("engine.settlement:settle_round", "engine.settlement:check_bonus_outcome"),
+    ),
+    Interpretation(
+        "Lucky and Bonus Numbers distinct",
+        "§ 617b.12(c), (e)",
+        "k Lucky Numbers (k weighted by the Rules Submission) are drawn distinct and uniform over"
+        " 0-36, each with its own odds; the Bonus Number is then drawn uniform over the other 37 - k,"
+        " so it is never a Lucky Number.",
+        ("engine.rng:draw_lucky_and_bonus", "engine.rng:Draw"),
+    ),
+    Interpretation(
+        "One bonus game per player",
+        "§ 617b.12(g), (h)",
+        "A player with one or more inside wagers covering the Bonus Number when it is the result plays"
+        " one bonus game; its outcome pays all those wagers.",
+        ("engine.settlement:players_needing_bonus", "engine.round:bonus_needed"),
+    ),
+    Interpretation(
+        "An absent player",
+        "§ 617b.12(i)",
+        "When a round's timer runs out, a box is picked at random in rounds 1 and 2; from round 3 the"
+        " player's preset applies: cash out (the default) or a random pick. The RTP columns"
+        ' "cash out at round 3" and "play to the end" are those two absent players.',
+        ("engine.bonus_game:BonusGame.tick", "engine.bonus_game:PRESETS"),
+    ),
+    Interpretation(
+        "Rounding of payouts",
+        "§ 601a.2, Rules Submission wagers.rounding",
+        "Each payout is the stake times the odds, rounded down to the rounding step.",
+        ("engine.settlement:payout_of",),
+    ),
+)
+
+
+def _offered(yes: bool) -> str:
+    return "offered" if yes else "not offered"
+
+
+def par_sheet(m: GameMath, *, source: str, rules_sha256: str, software_digest: str) -> str:
+    """The PAR sheet a test lab files, as Markdown (the PDF is this text laid out by gui/par_pdf.py).
+
+    Every figure comes from `m`; `source` names the Rules Submission file, `software_digest` is
+    engine.software_id's digest of the program that computed it."""
+    r = m.rules
+    low = min(w.rtp[s] for w in m.wagers.values() for s in STRATEGIES)
+    high = max(w.rtp[s] for w in m.wagers.values() for s in STRATEGIES)
+    lines = [
+        f"# PAR sheet: {r.name}",
+        "",
+        "Diamond Rush Roulette (§ 617b.12), a single-zero wheel of 37 numbers.",
+        "",
+        "| identity | value |",
+        "| --- | --- |",
+        f"| Rules Submission | `{source}` |",
+        f"| Rules Submission sha256 | `{rules_sha256}` |",
+        f"| software digest (`drr audit software`) | `{software_digest}` |",
+        "",
+        "Every figure is computed exactly (fractions) by the engine (`engine/math/`) from the Rules"
+        " Submission above and shown rounded; percentages to four decimals, as `drr math` prints them."
+        " `drr math --json` gives the exact fractions.",
+        "",
+        "## Paytable",
+        "",
+        "| wager | numbers | base odds (to 1) |",
+        "| --- | --- | --- |",
+    ]
+    for kind, w in m.wagers.items():
+        lines.append(f"| {KIND_TITLES[kind]} | {w.numbers} | {_num(w.base_odds)} |")
+    lim = r.limits
+    lines += [
+        "",
+        f"Trios {_offered(r.trios)}, first four {_offered(r.first_four)};"
+        f" betting unit {r.unit}, payouts rounded down to {r.rounding}.",
+        "Limits: "
+        + ", ".join(
+            f"{key.replace('_', ' ')} {'none' if getattr(lim, key) is None else getattr(lim, key)}"
+            for key in LIMIT_KEYS
+        )
+        + ".",
+        "",
+        "Lucky Numbers per spin (weight): " + _weights(dict(r.lucky_counts)) + ".",
+        "",
+        "Lucky Number straight-up odds X to 1 (weight): " + _weights(dict(r.lucky_odds)) + ".",
+        "",
+        f"Bonus game: six rounds, timer {r.bonus_timer_seconds} s per round.",
+        "",
+        "| round | multiplier boxes | multiplier (weight) |",
+        "| --- | --- | --- |",
+    ]
+    for i, table in enumerate(r.bonus_rounds):
+        lines.append(f"| {i + 1} | {MULTIPLIER_BOXES[i]} of 5 | {_weights(dict(table))} |")
+    lines += [
+        "",
+        "## Return to player and house edge",
+        "",
+        "One unit staked; RTP includes the returned stake. The bonus game's value depends on how it is"
+        " played (optimal; an absent player who cashes out at round 3; one who plays to the end).",
+        "",
+        f"Every wager kind under every strategy: {percent(low, 4)}% to {percent(high, 4)}%"
+        f" ({_band_note(r, low, high)}).",
+        "",
+        "| wager | n | "
+        + " | ".join(f"RTP {STRATEGY_TITLES[s]}" for s in STRATEGIES)
+        + " | "
+        + " | ".join(f"house edge {STRATEGY_TITLES[s]}" for s in STRATEGIES)
+        + " |",
+        "| --- | --- | " + " | ".join("---" for _ in STRATEGIES) * 2 + " |",
+    ]
+    lines[-1] = "| --- | --- | " + " | ".join("---" for _ in range(2 * len(STRATEGIES))) + " |"
+    for kind, w in m.wagers.items():
+        rtps = " | ".join(f"{percent(w.rtp[s], 4)}%" for s in STRATEGIES)
+        edges = " | ".join(f"{percent(w.house_edge(s), 4)}%" for s in STRATEGIES)
+        lines.append(f"| {KIND_TITLES[kind]} | {w.numbers} | {rtps} | {edges} |")
+    lines += [
+        "",
+        "## Hit frequency and volatility",
+        "",
+        "Hit frequency: the chance that a unit wager wins. P(Lucky) / P(Bonus): the chance that its"
+        " numbers include a Lucky Number / the Bonus Number. Volatility: the standard deviation of one"
+        " unit's return.",
+        "",
+        "| wager | hit frequency | P(Lucky) | P(Bonus) | "
+        + " | ".join(f"std. dev. {STRATEGY_TITLES[s]}" for s in STRATEGIES)
+        + " |",
+        "| --- | --- | --- | --- | " + " | ".join("---" for _ in STRATEGIES) + " |",
+    ]
+    for kind, w in m.wagers.items():
+        sds = " | ".join(sqrt_decimal(w.variance[s], 4) for s in STRATEGIES)
+        lines.append(
+            f"| {KIND_TITLES[kind]} | {percent(w.hit_frequency, 4)}% | {percent(w.p_lucky, 4)}% | "
+            f"{percent(w.p_bonus, 4)}% | {sds} |"
+        )
+    lines += [
+        "",
+        "## Largest payouts",
+        "",
+        f"Lucky Numbers: at most {_num(m.lucky.max_odds)} to 1 straight up; bonus game: at most"
+        f" {_num(r.max_bonus)} to 1 straight up.",
+        "",
+        "| wager | largest payout (to 1) |",
+        "| --- | --- |",
+    ]
+    for kind, w in m.wagers.items():
+        lines.append(f"| {KIND_TITLES[kind]} | {_num(w.max_payout)} |")
+    opt = m.bonus[Strategy.OPTIMAL]
+    lines += [
+        "",
+        "## The bonus game",
+        "",
+        "| strategy | E[B] (straight-up odds) | largest outcome |",
+        "| --- | --- | --- |",
+    ]
+    for s in STRATEGIES:
+        lines.append(f"| {STRATEGY_TITLES[s]} | {float(m.bonus[s].mean):,.6f} | {_num(m.bonus[s].maximum)} |")
+    lines += [
+        "",
+        f"Outcome distribution under optimal play ({len(opt.distribution)} different outcomes;"
+        " `drr math --json` lists each exactly):",
+        "",
+        "| B (to 1) | probability | P(B or more) |",
+        "| --- | --- | --- |",
+    ]
+    for band in outcome_bands(opt.distribution):
+        lines.append(f"| {band.label} | {float(band.probability):.6g} | {float(band.at_least):.6g} |")
+    lines += [
+        "",
+        "## Rule interpretations the engine relies on",
+        "",
+    ]
+    for it in INTERPRETATIONS:
+        where = ", ".join(f"`{w.replace(':', '.')}`" for w in it.where)
+        lines.append(f"- **{it.topic}** ({it.clause}): {it.text} Implemented in {where}.")
     lines.append("")
     return "\n".join(lines)

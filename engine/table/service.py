@@ -79,7 +79,7 @@ from engine.bets import Bet, Wager, check_amount
 from engine.bonus_game import PRESETS, BonusEvent, BonusGame, GameEnded, Preset
 from engine.errors import DrrError, IllegalTransition, IllegalWager
 from engine.journal_types import Payload, write
-from engine.rng import Rng, SystemRng, require_production
+from engine.rng import HealthFailure, HealthTestedRng, Rng, SystemRng, require_production
 from engine.round import (
     BonusOutcome,
     BonusStarted,
@@ -101,6 +101,7 @@ from engine.round import (
 )
 from engine.rules import RulesSubmission, default_rules_path, parse_rules
 from engine.settlement import RoundSettlement
+from engine.software_id import running_digest
 from engine.store import schema
 from engine.store.db import Store, check_table_id
 from engine.store.evidence import check_for_start
@@ -120,6 +121,7 @@ from engine.table_events import (
     PayoutApproved,
     PlayerBonusEvent,
     PresetSet,
+    RngFault,
     RulesLoaded,
     TableStarted,
     TimerRestarted,
@@ -201,9 +203,12 @@ class TableService:
         self.store = store
         self.table = check_table_id(table)
         self.journal = Journal(store)
-        self.rng: Rng = rng if rng is not None else SystemRng()
+        # Every draw goes through the continuous health tests (NIST SP 800-90B § 4.4): a failure
+        # journals rng.fault and the table refuses to draw until it is restarted.
+        self.rng: HealthTestedRng = HealthTestedRng(rng if rng is not None else SystemRng())
         if not allow_seeded_rng:
             require_production(self.rng)
+        self._rng_fault_journaled = False
         self.clock = clock
         # Entries are stamped by the journal at writing; a demo floor replaying a past shift on its own
         # clock stamps them with `clock` (with a seeded generator only: never at a real table).
@@ -259,6 +264,7 @@ class TableService:
                     recovered_to=report.last_seq,
                     round_in_play=report.round_id,
                     phase=report.phase,
+                    software=running_digest(),
                     key=key.public,
                 )
             ]
@@ -502,7 +508,29 @@ class TableService:
         require(user, "no_more_bets")
         async with self._lock:
             s = self._round(Phase.OPEN, doing="call no more bets")
-            return await self._run(user.name, [self._close_event(s)])
+            try:
+                step = self._close_event(s)
+            except HealthFailure as failure:
+                await self._journal_rng_fault(user.name, failure, s.round_id)
+                raise
+            return await self._run(user.name, [step])
+
+    def _rng_fault_steps(self, failure: HealthFailure, round_id: str | None) -> list[Step]:
+        """The rng.fault entry, once per failure (a refused draw after it adds nothing new)."""
+        if self._rng_fault_journaled:
+            return []
+        self._rng_fault_journaled = True
+        fault = RngFault(
+            failure.test, self.rng.name, str(failure.n), failure.count, failure.cutoff, failure.message
+        )
+        return [(fault, round_id)]
+
+    async def _journal_rng_fault(
+        self, user: str | None, failure: HealthFailure, round_id: str | None
+    ) -> None:
+        steps = self._rng_fault_steps(failure, round_id)
+        if steps:
+            await self._run(user, steps)
 
     def _close_event(self, s: RoundState) -> Step:
         event = close_bets(s, self.rng)  # § 617b.12(e): the draw follows every wager
@@ -739,7 +767,10 @@ class TableService:
         if s is None:
             return out
         if isinstance(ev, WheelNoMoreBets) and s.phase is Phase.OPEN:
-            out.append(self._close_event(s))  # the wheel's state 4 closes bets when the croupier has not
+            try:
+                out.append(self._close_event(s))  # the wheel's state 4 closes bets when the croupier has not
+            except HealthFailure as failure:  # the wheel's message is kept; bets stay open, no draw
+                out += self._rng_fault_steps(failure, rid)
         elif ev.type in DOUBTFUL and (
             s.phase is Phase.CLOSED
             or (s.phase is Phase.OPEN and isinstance(ev, WheelMissSpin | WheelLaunchFailed))
@@ -775,14 +806,23 @@ class TableService:
             if player in self.state.games:
                 raise IllegalTransition(f"the bonus game of {player} has already started")
             preset = self.state.presets.get(player, "cash_out")
-            game = BonusGame.start(s.rules, self.rng, player=player, preset=preset, clock=self.clock)
+            try:
+                game = BonusGame.start(s.rules, self.rng, player=player, preset=preset, clock=self.clock)
+            except HealthFailure as failure:
+                await self._journal_rng_fault(user.name, failure, s.round_id)
+                raise
             return await self._run(user.name, self._bonus_events(s, player, list(game.events)))
 
     async def bonus_pick(self, user: User, player: str, box: int) -> list[Entry]:
         require(user, "bonus_pick")
         async with self._lock:
             s, game = self._scratch(player)
-            return await self._run(user.name, self._bonus_events(s, player, game.pick(box)))
+            try:
+                picked = game.pick(box)  # the next round's boxes are drawn here
+            except HealthFailure as failure:
+                await self._journal_rng_fault(user.name, failure, s.round_id)
+                raise
+            return await self._run(user.name, self._bonus_events(s, player, picked))
 
     async def bonus_cash_out(self, user: User, player: str) -> list[Entry]:
         require(user, "cash_out")
@@ -799,7 +839,10 @@ class TableService:
             s = self.state.round
             for player in list(self.state.games):
                 scratch = self._scratch(player)[1]
-                events += self._bonus_events(s, player, scratch.tick())
+                try:
+                    events += self._bonus_events(s, player, scratch.tick())
+                except HealthFailure as failure:  # a timer cannot be refused: journal it, go on
+                    events += self._rng_fault_steps(failure, s.round_id)
             return await self._run(TIMER_USER, events)
 
     def _scratch(self, player: str) -> tuple[RoundState, BonusGame]:

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from engine import wheel_events as ev
-from engine.store.journal import Entry
+from engine.store.records import Entry
 from gui import demo
-from gui.service_table import ServiceTable
+from gui.table_model import TableModel
 
 T = TypeVar("T")
 PIT_BOSS, PIN = demo.DEMO_PIT_BOSS, demo.DEMO_PIN
@@ -28,17 +28,17 @@ class LiveTables:
     def __init__(self, loop: asyncio.AbstractEventLoop, directory: Path) -> None:
         self.loop = loop
         self.directory = directory
-        self.started: list[ServiceTable] = []
+        self.started: list[TableModel] = []
 
-    def start(self, **options: Any) -> ServiceTable:
+    def start(self, **options: Any) -> TableModel:
         """A started table (options as gui.demo.start_table: seed, players, table_id, rules_text, ...)."""
         return self.keep(self.call(demo.start_table(self.directory, **options)))
 
-    def demo(self, make: Callable[[Path], Awaitable[ServiceTable]]) -> ServiceTable:
+    def demo(self, make: Callable[[Path], Awaitable[TableModel]]) -> TableModel:
         """One of gui.demo's tables (`demo.croupier_after_lucky_win`, ...), played up to its state."""
         return self.keep(self.call(make(self.directory)))
 
-    def keep(self, table: ServiceTable) -> ServiceTable:
+    def keep(self, table: TableModel) -> TableModel:
         self.started.append(table)
         return table
 
@@ -55,7 +55,7 @@ class LiveTables:
 
         self.call(drain())
 
-    def wheel(self, table: ServiceTable, event: ev.WheelEvent) -> None:
+    def wheel(self, table: TableModel, event: ev.WheelEvent) -> None:
         """A wheel message through the adapter, as the wheel feed delivers it, acted on."""
         table.wheel_event(event)
         self.run()
@@ -78,12 +78,12 @@ class LiveTables:
         self.started.clear()
 
 
-def journaled(table: ServiceTable) -> list[str]:
+def journaled(table: TableModel) -> list[str]:
     """The types of the table's journal entries, in chain order."""
     return [e.type for e in entries(table)]
 
 
-def entries(table: ServiceTable, kind: str | None = None) -> list[Entry]:
+def entries(table: TableModel, kind: str | None = None) -> list[Entry]:
     """The table's journal entries (of type `kind`), in chain order."""
     service = demo.service_of(table)
     found = service.store.journal.entries(service.table)

@@ -18,7 +18,7 @@ from pytestqt.qtbot import QtBot
 from engine.bets import inside_bet
 from engine.entry_types import EntryType as E
 from gui import demo
-from gui.service_table import ServiceTable
+from gui.table_model import TableModel
 from gui.view_model import BonusStatus, BoxState, Phase, TimeoutPreset, WinKind, odds_number
 from gui.widgets.bonus_panel import BonusPanel
 from gui.windows.bonus_screen import BonusScreen
@@ -38,7 +38,7 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
-Screen = tuple[ServiceTable, BonusScreen]
+Screen = tuple[TableModel, BonusScreen]
 
 
 @pytest.fixture
@@ -61,13 +61,13 @@ def screen(qtbot: QtBot, clock: FakeClock, tables: LiveTables) -> Screen:
     return table, window
 
 
-def hidden(table: ServiceTable, player: str) -> tuple[Any, ...]:
+def hidden(table: TableModel, player: str) -> tuple[Any, ...]:
     boxes = service_of(table).state.games[player]._hidden
     assert boxes is not None
     return tuple(boxes)
 
 
-def box_with(table: ServiceTable, player: str, x: bool) -> int:
+def box_with(table: TableModel, player: str, x: bool) -> int:
     return demo.safe_box(table, player, x=x)
 
 

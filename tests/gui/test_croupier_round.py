@@ -18,7 +18,7 @@ from engine.bets import Bet, BetKind, inside_bet, outside_bet
 from engine.entry_types import EntryType as E
 from engine.rules import default_rules_path
 from gui import cli, demo
-from gui.service_table import ServiceTable
+from gui.table_model import TableModel
 from gui.view_model import Phase, SensorHealth, odds_number
 from gui.windows.croupier import CroupierWindow
 from gui.windows.dialogs import ManualResultDialog
@@ -50,7 +50,7 @@ def every_kind(lucky: int) -> list[tuple[str, Bet]]:
     ]
 
 
-Station = tuple[ServiceTable, CroupierWindow]
+Station = tuple[TableModel, CroupierWindow]
 
 
 @pytest.fixture
@@ -68,7 +68,7 @@ def click(qtbot: QtBot, window: CroupierWindow, bet: Bet) -> None:
     qtbot.mouseClick(window.felt, Qt.MouseButton.LeftButton, pos=window.felt.spot_of(bet).toPoint())
 
 
-def settle_via_cli(tmp_path: Path, table: ServiceTable, capsys: pytest.CaptureFixture[str]) -> dict[str, str]:
+def settle_via_cli(tmp_path: Path, table: TableModel, capsys: pytest.CaptureFixture[str]) -> dict[str, str]:
     snap = table.snapshot()
     assert snap.draw is not None and snap.result is not None
     round_json = {

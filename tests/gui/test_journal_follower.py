@@ -17,9 +17,9 @@ from engine.bets import BetKind, inside_bet, outside_bet
 from engine.errors import DrrError
 from engine.rng import SeededRng
 from engine.store import open_store
+from engine.table.follower import READ_ONLY, JournalFollower
 from engine.table.service import TableService
-from gui.journal_follower import READ_ONLY, JournalFollower
-from gui.service_table import ServiceTable
+from gui.table_model import TableModel
 from gui.view_model import Phase
 from gui.windows.bonus_screen import BonusScreen
 from gui.windows.player_display import PlayerDisplay
@@ -57,13 +57,13 @@ def test_display_follows_the_owned_table_read_only(
         # … but it can follow it.
         viewer_store = open_store(path, table="T1", migrate=False)
         follower = JournalFollower(viewer_store, "T1")
-        shown = ServiceTable(follower, User("viewer", "surveillance"), PLAYERS)
+        shown = TableModel(follower, User("viewer", "surveillance"), PLAYERS)
         shown.refresh()
         display = PlayerDisplay(shown)
         bonus = BonusScreen(shown, read_only=True)
         qtbot.addWidget(display)
         qtbot.addWidget(bonus)
-        owner = ServiceTable(service, CROUPIER, PLAYERS)
+        owner = TableModel(service, CROUPIER, PLAYERS)
 
         def step(coro: object) -> None:
             loop.run_until_complete(coro)
@@ -142,7 +142,7 @@ def test_a_round_without_wagers_shows_its_winning_number(
     store = open_store(str(tmp_path / "table.sqlite"), table="T1")
     service = TableService(store, "T1", rng=SeededRng(3), allow_seeded_rng=True, claim=False)
     loop.run_until_complete(service.start())
-    table = ServiceTable(service, CROUPIER, PLAYERS)
+    table = TableModel(service, CROUPIER, PLAYERS)
     table.refresh()
     display = PlayerDisplay(table)
     qtbot.addWidget(display)
@@ -172,7 +172,7 @@ def test_the_store_watch_wakes_the_follower(
     loop.run_until_complete(service.start())
     viewer_store = open_store(store_url, table="T1", migrate=False)
     follower = JournalFollower(viewer_store, "T1")
-    shown = ServiceTable(follower, User("viewer", "surveillance"), PLAYERS)
+    shown = TableModel(follower, User("viewer", "surveillance"), PLAYERS)
     shown.refresh()
     display = PlayerDisplay(shown)
     qtbot.addWidget(display)

@@ -14,7 +14,8 @@ import sqlalchemy as sa
 from engine.errors import DrrError
 from engine.store import Store, open_store
 from engine.store.canonical import GENESIS_HASH, canonical_json, entry_hash
-from engine.store.journal import CHECKPOINT_EVERY, NewEvent
+from engine.store.journal import CHECKPOINT_EVERY
+from engine.store.records import NewEvent
 from engine.store.verify import verify
 from tests.store.helpers import play_round
 

@@ -6,7 +6,9 @@ keeps by folding the journal (`engine.table.state.TableState.apply_entry`, the f
 and folds the new entries each time the store says the table moved (`gui.floor.watch.StoreWatch`:
 PRAGMA data_version on SQLite, LISTEN/NOTIFY on PostgreSQL). It is a `gui.table_model.TableSource`
 like the `TableService`, so `gui.table_model.TableModel` shows it exactly as the croupier's screens
-show the service; every command is refused with the reason.
+show the service; every command is refused with the reason. It needs no Qt, so it lives with the
+service in the engine, and `gui/` implements the table's commands (`wheel_event` among them) once,
+in the table model.
 """
 
 from __future__ import annotations

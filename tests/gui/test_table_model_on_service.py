@@ -18,7 +18,7 @@ from engine.bets import BetKind, inside_bet, outside_bet
 from engine.rng import SeededRng
 from engine.store import Store, open_store
 from engine.table.service import TableService
-from gui.service_table import ServiceTable
+from gui.table_model import TableModel
 from gui.view_model import Phase
 from gui.windows.croupier import CroupierWindow
 
@@ -34,10 +34,10 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 def start_station(
     loop: asyncio.AbstractEventLoop, store: Store, qtbot: QtBot, authenticate: Any = None, history: Any = ()
-) -> tuple[ServiceTable, CroupierWindow]:
+) -> tuple[TableModel, CroupierWindow]:
     service = TableService(store, "T1", rng=SeededRng(9), allow_seeded_rng=True, claim=False)
     loop.run_until_complete(service.start())
-    table = ServiceTable(service, CROUPIER, PLAYERS, authenticate=authenticate, history=history)
+    table = TableModel(service, CROUPIER, PLAYERS, authenticate=authenticate, history=history)
     table.refresh()
     window = CroupierWindow(table, PLAYERS)
     qtbot.addWidget(window)
@@ -46,7 +46,7 @@ def start_station(
     return table, window
 
 
-def run(loop: asyncio.AbstractEventLoop, table: ServiceTable) -> None:
+def run(loop: asyncio.AbstractEventLoop, table: TableModel) -> None:
     """Let the commands the screen sent reach the service and come back as journal entries."""
 
     async def drain() -> None:
@@ -56,7 +56,7 @@ def run(loop: asyncio.AbstractEventLoop, table: ServiceTable) -> None:
     loop.run_until_complete(drain())
 
 
-def wheel(loop: asyncio.AbstractEventLoop, table: ServiceTable, *events: dict[str, Any]) -> None:
+def wheel(loop: asyncio.AbstractEventLoop, table: TableModel, *events: dict[str, Any]) -> None:
     for ev in events:
         loop.run_until_complete(table.service.wheel_event(ev))
 
@@ -228,7 +228,7 @@ def test_a_void_needs_a_pit_boss_sign_off(
 def test_the_history_strip_survives_a_restart(
     loop: asyncio.AbstractEventLoop, store: Store, qtbot: QtBot
 ) -> None:
-    from gui.service_table import journal_history
+    from gui.table_model import journal_history
 
     table, window = start_station(loop, store, qtbot)
     for number in (7, 0):
@@ -302,10 +302,10 @@ def test_named_seats_come_back_after_a_restart_mid_round(
 ) -> None:
     seats = ("Seat 1", "Seat 2", "Seat 3")
 
-    def station() -> tuple[ServiceTable, CroupierWindow]:
+    def station() -> tuple[TableModel, CroupierWindow]:
         service = TableService(store, "T1", rng=SeededRng(9), allow_seeded_rng=True, claim=False)
         loop.run_until_complete(service.start())
-        table = ServiceTable(service, CROUPIER, seats)
+        table = TableModel(service, CROUPIER, seats)
         table.refresh()
         window = CroupierWindow(table, seats)
         qtbot.addWidget(window)
