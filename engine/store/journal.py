@@ -200,8 +200,14 @@ def write_checkpoint(
 
 def sign_head(conn: Connection, table: str, seq: int, hash_: str, sign: Signer) -> None:
     """Put the table key's signature over the head (seq, hash) on the head row (same transaction)."""
-    h = schema.chain_heads
-    conn.execute(sa.update(h).where(h.c.table_id == table, h.c.seq == seq).values(sig=sign(seq, hash_)))
+    _exec_fast(conn, "sign_head", _SIGN_HEAD, {"t": table, "s": seq, "sig": sign(seq, hash_)})
+
+
+_SIGN_HEAD = (
+    sa.update(schema.chain_heads)
+    .where(schema.chain_heads.c.table_id == sa.bindparam("t"), schema.chain_heads.c.seq == sa.bindparam("s"))
+    .values(sig=sa.bindparam("sig"))
+)
 
 
 class Journal:

@@ -262,12 +262,25 @@ def save_rotated(key: TableKey) -> TableKey:
     return _write(key, new=False)
 
 
+# A rename costs a millisecond or two on some file systems: the witness follows the head at most every
+# WITNESS_EVERY seconds (and at every checkpoint), so a table appending hundreds of entries a second
+# keeps its pace; a crash can leave at most that much of the tail unwitnessed (docs/journal-evidence.md).
+WITNESS_EVERY = 0.25
+_LAST_NOTE: dict[Path, float] = {}
+
+
 def note_high_water(where: str, table: str, seq: int, hash_: str, *, checkpoint: bool = False) -> None:
     """Remember a signed head (or checkpoint) in the witness (best effort: a read-only key dir leaves it)."""
+    import time
+
     with contextlib.suppress(DrrError, OSError):
         key = load(where, table)
         if key is None or not key.journaled:
             return  # the first signed start marks the chain journaled (engine.store.evidence.started)
+        now = time.monotonic()
+        if not checkpoint and now - _LAST_NOTE.get(key.path, -WITNESS_EVERY) < WITNESS_EVERY:
+            return
+        _LAST_NOTE[key.path] = now
         changes: dict[str, Any] = {}
         if key.high_water is None or key.high_water[0] < seq:
             changes["high_water"] = (seq, hash_)
