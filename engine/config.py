@@ -233,6 +233,9 @@ def _stopbits(value: Any) -> float:
     return float(value) if value == 1.5 else int(value)
 
 
+_MAX_MONEY = Decimal(1_000_000_000)
+
+
 def _money(value: Any) -> Decimal:
     # Amounts are written as strings ("10000.00") so they stay exact; a TOML integer is exact too.
     if isinstance(value, bool) or not isinstance(value, str | int):
@@ -243,6 +246,9 @@ def _money(value: Any) -> Decimal:
         raise ValueError(f"must be an amount, not {value!r}") from None
     if not amount.is_finite() or amount <= 0:
         raise ValueError(f"must be a positive amount, not {value!r}")
+    if amount > _MAX_MONEY:
+        # "1e400" is finite, yet as the approval threshold it would switch approvals off.
+        raise ValueError(f"must be a positive amount up to {_MAX_MONEY:,}, not {value!r}")
     return amount
 
 
@@ -441,6 +447,8 @@ def read_settings_file(path: Path) -> tuple[dict[str, Any], list[str]]:
         return {}, [f"{path}: not UTF-8 text"]
     except tomllib.TOMLDecodeError as exc:
         return {}, [f"{path}: not valid TOML: {exc}"]
+    except RecursionError:
+        return {}, [f"{path}: not valid TOML: tables or arrays nested too deeply"]
     values: dict[str, Any] = {}
     problems: list[str] = []
     _walk(doc, "", path, values, problems)

@@ -196,6 +196,8 @@ def parse_rules(raw: bytes, source: str = "<rules>") -> RulesSubmission:
         raise RulesError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise RulesError(f"{source}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise RulesError(f"{source}: not valid TOML: tables or arrays nested too deeply") from None
     violations, rules = _validate(doc, hashlib.sha256(raw).hexdigest())
     if violations or rules is None:
         lines = [str(v) for v in violations]
@@ -365,6 +367,9 @@ def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesS
                 )
     unit = c.decimal(wagers.get("unit", "0.01"), "wagers.unit", "§ 601a.2")
     rounding = c.decimal(wagers.get("rounding", "0.01"), "wagers.rounding", "§ 601a.2")
+    if unit is not None and rounding is not None and rounding > unit:
+        # Payouts rounded down to more than the smallest stake would swallow whole wins.
+        c.bad("wagers.rounding", "§ 601a.2", f"{rounding} is coarser than the wager unit {unit}")
 
     # Lucky Numbers: how many (§ 617b.12(e)) and their straight-up odds (§ 617b.12(f)).
     lucky = c.table(doc, "lucky", "§ 617b.12(e)")
@@ -375,10 +380,10 @@ def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesS
     elif isinstance(raw_counts, Mapping):
         for k, w in raw_counts.items():
             key = f"lucky.counts.{k}"
-            try:
-                count = int(str(k))
-            except ValueError:
-                count = -1
+            # Keys written as TOML spells them: " 1" or "01" would silently merge with 1.
+            count = int(k) if isinstance(k, str) and k.isascii() and k.isdigit() and str(int(k)) == k else -1
+            if count in counts:
+                c.bad(key, "§ 617b.12(e)", "repeats a count")
             if count not in LUCKY_COUNTS_ALLOWED:
                 c.bad(key, "§ 617b.12(e)", f"the RNG selects 1, 3, 5 or 10 Lucky Numbers, not {k!r}")
             wt = c.weight(w, key, "§ 617b.12(e)")

@@ -12,7 +12,7 @@ first rebuilds the table from the journal (an interrupted round is finished, not
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from hardware.link import WheelLink
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from engine.cli.store_args import add_signer
     from engine.config import add_settings_options
 
     table = sub.add_parser("table", help="the live table service")
@@ -60,6 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         metavar="N",
         help="TESTS AND DEMOS ONLY: seed the game RNG, players and virtual wheel (journaled as seeded)",
     )
+    add_signer(run, who="the pit boss (or admin) playing and approving the unattended rounds")
     run.set_defaults(func=run_table)
 
 
@@ -98,12 +100,11 @@ async def _run(args: argparse.Namespace) -> int:
     import contextlib
     from collections.abc import AsyncIterator
     from pathlib import Path
-    from typing import Any
 
     from engine.errors import DrrError
     from engine.rng import Rng, SeededRng, SystemRng
     from engine.store.db import DEFAULT_TABLE, open_store
-    from engine.table.headless import HeadlessTable
+    from engine.table.headless import PITBOSS, HeadlessTable
     from engine.table.service import DEFAULT_APPROVAL_THRESHOLD, TableService
     from engine.wheel_events import WheelClosed, WheelEvent, WheelMissSpin
     from hardware.replay import ReplayLink
@@ -126,6 +127,11 @@ async def _run(args: argparse.Namespace) -> int:
     choices: Rng = SeededRng(f"players:{args.seed}") if seeded else SystemRng()
 
     store = open_store(args.db, table=table)
+    try:
+        croupier, pitboss = _sign_in(store, args, seeded)
+    except BaseException:
+        store.close()
+        raise
     service = TableService(
         store,
         table,
@@ -163,7 +169,7 @@ async def _run(args: argparse.Namespace) -> int:
             # SIGTERM (a service manager stopping the soak run): the same orderly end as Ctrl-C.
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, main_task.cancel)
     try:
-        await service.start()
+        await service.start(**({"user": pitboss.name} if pitboss is not PITBOSS else {}))
         if service.recovery is not None and service.recovery.entries:
             print(service.recovery.describe(), flush=True)
         headless = HeadlessTable(
@@ -171,6 +177,8 @@ async def _run(args: argparse.Namespace) -> int:
             rounds=args.rounds,
             choices=choices,
             bonus_policy=args.bonus,
+            croupier=croupier,
+            pitboss=pitboss,
             on_round=lambda summary: print(summary.line(), flush=True),
         )
         # From the settings: the wheel's protocol, and a real wheel's every line to the capture folder.
@@ -203,6 +211,25 @@ async def _run(args: argparse.Namespace) -> int:
         print(f"the wheel's events ended after {done} of {args.rounds} rounds", flush=True)
     print(totals.line(), flush=True)
     return 0
+
+
+def _sign_in(store: Any, args: argparse.Namespace, seeded: bool) -> tuple[Any, Any]:
+    """Who plays the unattended rounds: on a store that has users a signed-in pit boss or admin
+    (croupier and pit boss both; a seeded generator refused); else the synthetic headless users."""
+    from engine.cli.store_args import sign_in_if_users
+    from engine.errors import DrrError
+    from engine.store.users import list_users
+    from engine.table.headless import CROUPIER, PITBOSS
+
+    if not list_users(store):
+        return CROUPIER, PITBOSS
+    if seeded:
+        raise DrrError(
+            "--seed is refused on a store that has users: a seeded generator is for tests and demos only"
+        )
+    # The sign-in goes to the floor journal; the table's own journal names the user from table.started.
+    user = sign_in_if_users(store, args, "approve_payout", doing="drr table run --headless")
+    return user, user
 
 
 async def _close_when_finished(link: ReplayLink) -> None:

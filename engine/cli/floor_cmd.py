@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from engine.cli.store_args import add_db, add_table
+from engine.cli.store_args import add_db, add_signer, add_table
 
 
 def _signer(p: argparse.ArgumentParser, *, reason: bool = True) -> None:
@@ -76,6 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r.add_argument("--day", required=True, metavar="YYYY-MM-DD", help="the UTC day")
     r.add_argument("--shift", type=int, choices=(1, 2, 3), help="one eight-hour shift (06, 14, 22 UTC)")
     r.add_argument("--csv", metavar="FILE", help="also write the report as CSV")
+    add_signer(r)
     r.set_defaults(func=run_report)
 
 
@@ -194,7 +195,7 @@ def run_report(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime, timedelta
     from pathlib import Path
 
-    from engine.cli.store_args import open_from_args
+    from engine.cli.store_args import open_from_args, sign_in_if_users
     from engine.errors import DrrError
     from engine.floor.reports import report_csv, table_report
     from engine.floor.windows import SHIFT_STARTS
@@ -208,6 +209,7 @@ def run_report(args: argparse.Namespace) -> int:
         since = day + timedelta(hours=SHIFT_STARTS[args.shift - 1])
         until = since + timedelta(hours=8)
     with open_from_args(args) as store:
+        sign_in_if_users(store, args, "view_stats", doing="drr report")
         rep = table_report(store, args.only_table, since, until)
     for label, value in rep.figures():
         print(f"{label:22s} {value}")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from engine.store.history import RoundFilter
 
-from engine.cli.store_args import add_db, add_table
+from engine.cli.store_args import add_db, add_signer, add_table
 
 
 def _filters(p: argparse.ArgumentParser) -> None:
@@ -31,6 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     ls.add_argument("--limit", type=int, metavar="N", help="at most N rounds")
     ls.add_argument("--newest-first", action="store_true")
     ls.add_argument("--json", action="store_true", help="JSON lines")
+    add_signer(ls)
     ls.set_defaults(func=run_list)
 
     show = hsub.add_parser("show", help="full recall of one round from the journal")
@@ -38,12 +39,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_db(show)
     add_table(show, help="the round's table, when the id exists on several")
     show.add_argument("--json", action="store_true")
+    add_signer(show)
     show.set_defaults(func=run_show)
 
     ex = hsub.add_parser("export", help="write rounds as CSV or JSON lines")
     _filters(ex)
     ex.add_argument("--format", choices=("csv", "jsonl"), default="csv")
     ex.add_argument("--output", "-o", metavar="FILE", help="file to write (default: standard output)")
+    add_signer(ex)
     ex.set_defaults(func=run_export)
 
     im = hsub.add_parser("import", help="import results from CSV (timestamp, number[, round_id, table])")
@@ -93,10 +96,11 @@ def _filter_from(args: argparse.Namespace) -> RoundFilter:
 def run_list(args: argparse.Namespace) -> int:
     import json
 
-    from engine.cli.store_args import open_from_args
+    from engine.cli.store_args import open_from_args, sign_in_if_users
     from engine.store.history import list_rounds
 
     with open_from_args(args) as store:
+        sign_in_if_users(store, args, "view_history", doing="drr history list")
         for rec in list_rounds(store, _filter_from(args), limit=args.limit, newest_first=args.newest_first):
             if args.json:
                 print(json.dumps(rec, sort_keys=True))
@@ -114,10 +118,11 @@ def run_list(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     import json
 
-    from engine.cli.store_args import open_from_args
+    from engine.cli.store_args import open_from_args, sign_in_if_users
     from engine.floor.recall import recall_round, settlement_records
 
     with open_from_args(args) as store:
+        sign_in_if_users(store, args, "recall_round", doing="drr history show")
         # Each wager's payout recomputed under the round's own Rules Submission (by its sha256).
         rec = recall_round(store, args.round_id, args.only_table)
     if args.json:
@@ -148,12 +153,13 @@ def run_show(args: argparse.Namespace) -> int:
 def run_export(args: argparse.Namespace) -> int:
     import sys
 
-    from engine.cli.store_args import open_from_args
+    from engine.cli.store_args import open_from_args, sign_in_if_users
     from engine.errors import DrrError
     from engine.store.history import export_rounds
 
     flt = _filter_from(args)
     with open_from_args(args) as store:
+        sign_in_if_users(store, args, "export_history", doing="drr history export")
         if args.output is None:
             export_rounds(store, sys.stdout, args.format, flt)
             return 0

@@ -9,13 +9,14 @@ if TYPE_CHECKING:
     from datetime import datetime
     from fractions import Fraction
 
-from engine.cli.store_args import add_db, add_table
+from engine.cli.store_args import add_db, add_signer, add_table
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("stats", help="outcome statistics and bias tests of a table")
     add_db(p)
     add_table(p, help="the table (default: every table in the store)")
+    add_signer(p)
     p.add_argument("--since", metavar="TIME", help="from this UTC date or time (ISO 8601, e.g. 2026-11-29)")
     p.add_argument("--until", metavar="TIME", help="before this UTC date or time")
     p.add_argument("--last", metavar="N", type=int, help="only the last N spins")
@@ -78,7 +79,7 @@ def parse_edge(text: str | None) -> Fraction | None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from engine.cli.store_args import open_from_args
+    from engine.cli.store_args import open_from_args, sign_in_if_users
     from engine.errors import DrrError
     from engine.rules import load_default_rules, load_rules
     from engine.store.stats import expected_lucky_count, house_edges, table_stats
@@ -88,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
     rules = load_rules(args.rules) if args.rules else load_default_rules()
     edge = parse_edge(args.house_edge)
     with open_from_args(args) as store:
+        sign_in_if_users(store, args, "view_stats", doing="drr stats")
         if args.only_table is not None and args.only_table not in (known := store.journal.tables()):
             listed = ", ".join(known) or "none"
             raise DrrError(f"no table {args.only_table} in {store.where} (tables: {listed})")

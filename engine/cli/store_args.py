@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from engine.auth import User
     from engine.store.db import Store
 
 DB_HELP = (
@@ -55,3 +56,30 @@ def read_pin(prompt: str) -> str:
     except EOFError:
         # Ctrl-D (or input that ends) at the prompt is a cancel, not a crash.
         raise DrrError("no PIN typed; nothing changed") from None
+
+
+def add_signer(parser: argparse.ArgumentParser, *, who: str = "the user reading") -> None:
+    """`--user NAME` and `--pin PIN` (asked for when left out), needed once the store has users."""
+    parser.add_argument("--user", metavar="NAME", help=f"{who} (needed once the store has users)")
+    parser.add_argument("--pin", metavar="PIN", help="the user's PIN (asked for when left out)")
+
+
+def sign_in_if_users(
+    store: Store, args: argparse.Namespace, permission: str, *, doing: str, table: str | None = None
+) -> User | None:
+    """On a store that has users, the signed-in `--user` holding `permission` (every outcome
+    journaled; a refusal raises AuthenticationFailed/PermissionDenied, exit 3); None on a store
+    without users (a fresh or test store, where nothing can be signed). Readers' sign-ins go to the
+    "floor" journal (`table` left out): a table's own chain on the floor database is the forwarded
+    copy, written by the table alone."""
+    from engine.auth import AuthenticationFailed
+    from engine.floor.actions import authorize
+    from engine.store.users import FLOOR, list_users
+
+    name = getattr(args, "user", None)
+    if name is None:
+        if not list_users(store):
+            return None
+        raise AuthenticationFailed(f"this store has users: {doing} needs --user NAME (and its PIN)")
+    pin = args.pin if getattr(args, "pin", None) is not None else read_pin(f"PIN for {name}: ")
+    return authorize(store, name, pin, permission, table=table or FLOOR, station="cli")

@@ -21,6 +21,7 @@ All are written through engine.journal_types.write.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -42,6 +43,10 @@ from engine.store.projections import from_units
 from engine.store.users import FLOOR, authenticate
 from engine.table.service import DEFAULT_APPROVAL_THRESHOLD
 from engine.table_events import PayoutApproved, RulesLoaded, SettingsChanged
+
+# Money settings: plain digits, up to MAX_AMOUNT (no exponents, no thousands separators).
+_AMOUNT = re.compile(r"[0-9]{1,10}(\.[0-9]{1,4})?")
+MAX_AMOUNT = Decimal(1_000_000_000)
 
 # Table settings a pit boss may change, with a check for each value.
 SETTINGS: dict[str, str] = {
@@ -169,12 +174,15 @@ def _check_setting(key: str, value: str) -> str:
         raise DrrError(f"unknown table setting {key!r}: use one of {', '.join(SETTINGS)}")
     value = value.strip()
     if key in ("min_bet", "max_bet", "large_payout"):
-        try:
-            amount = Decimal(value)
-        except ArithmeticError:
-            raise DrrError(f"{key} {value!r} is not a decimal amount") from None
-        if not amount.is_finite() or amount <= 0:
-            raise DrrError(f"{key} must be a positive amount, not {value}")
+        # Plain digits, bounded: "1e400" is a finite Decimal that would switch approvals off.
+        if not _AMOUNT.fullmatch(value):
+            raise DrrError(
+                f"{key} {value!r} is not an amount such as 500 or 12.50 "
+                f"(plain digits, at most {MAX_AMOUNT:,} and 4 decimals)"
+            )
+        amount = Decimal(value)
+        if amount <= 0 or amount > MAX_AMOUNT:
+            raise DrrError(f"{key} must be a positive amount up to {MAX_AMOUNT:,}, not {value}")
     elif key == "silent_after_minutes":
         if not value.isdigit() or int(value) == 0:
             raise DrrError(f"silent_after_minutes must be a positive whole number, not {value!r}")
@@ -193,6 +201,15 @@ def change_settings(store: Store, table: str, changes: dict[str, str], reason: s
     if not changes:
         raise DrrError("no settings to change")
     checked = {k: _check_setting(k, v) for k, v in changes.items()}
+    merged = {**current_settings(store, table), **checked}
+    if (
+        "min_bet" in merged
+        and "max_bet" in merged
+        and Decimal(merged["min_bet"]) > Decimal(merged["max_bet"])
+    ):
+        raise DrrError(
+            f"min_bet {merged['min_bet']} is above max_bet {merged['max_bet']}: the limits must agree"
+        )
     changed = SettingsChanged(checked, why, user.name, user.role, "next round")
     store.journal.append_many([write(changed, table=table, user=user.name)])
 

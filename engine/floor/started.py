@@ -49,3 +49,11 @@ def last_started(store: Store, table: str) -> StartedProgram | None:
     if not isinstance(payload, TableStarted):
         return None
     return StartedProgram(table, entry.seq, entry.time, payload.station, payload.software)
+
+
+def started_text(store: Store, table: str) -> str:
+    """The line the pit boss and surveillance windows show for `table`."""
+    started = last_started(store, table)
+    if started is None:
+        return "no table.started in the journal (imported rounds only): software digest unknown"
+    return started.text()

@@ -126,6 +126,7 @@ def fill_big_table(store: object, table: str, rounds: int = BIG_TABLE_ROUNDS) ->
             "wagered": 100_000, "paid": 45_000, "returned": 95_000, "handle": '{"red":100000}',
             "manual": False, "irregularities": 0,
             "dealer": "dana", "direction": direction, "game_number": i % 1000, "note": None,
+            "rules_sha256": None,
         }  # fmt: skip
         rows.append(tuple(row[n] for n in names))
     insert_sql = f"INSERT INTO rounds ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"

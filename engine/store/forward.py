@@ -6,8 +6,11 @@ reads the central position, appends the next local entries (same seq, same hashe
 recomputed centrally), copies the checkpoints they reach and, on PostgreSQL, NOTIFYs `CHANNEL` with
 "table:seq" (delivered at commit). Re-sending is harmless: the position is read under the lock, so
 entries already there are skipped; a batch cut off mid-way (lost connection) rolls back whole and is
-sent again. A central chain that does not continue the local one (different prev_hash) stops the
-forwarder with a clear error rather than mixing two histories.
+sent again. On every batch, whatever the lengths, the central head must be an entry of the local
+chain (same seq, same hash) and the next local entries must continue it: otherwise (a forged floor
+copy of the same length, a local journal reset or cut shorter than the floor's) the forwarder
+journals a critical `alert.raised` (kind chain_divergence) on the floor store and stops with
+ChainDivergence rather than mixing two histories.
 
 `listen(url, callback)` runs a dedicated psycopg 3 connection (3.2+: `notifies(timeout=…)`) in a
 thread that LISTENs and calls back `callback(table, seq)` for each notification, on that thread (a
@@ -23,13 +26,16 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
 from engine.errors import DrrError
+from engine.floor_events import AlertRaised
+from engine.journal_types import write
 from engine.store import schema
-from engine.store.canonical import GENESIS_HASH
+from engine.store.canonical import GENESIS_HASH, format_time
 from engine.store.db import CHANNEL, Store
 from engine.store.journal import insert_entries, read_head, write_head
 from engine.store.records import row_to_entry
@@ -80,12 +86,54 @@ class Forwarder:
             self.central.close()
 
     def forward_batch(self, table: str) -> int:
-        """Send the next batch of `table`; returns how many entries were added centrally (0: caught up)."""
+        """Send the next batch of `table`; returns how many entries were added centrally (0: caught up).
+        A divergence is journaled as an `alert.raised` on the floor store before ChainDivergence."""
+        try:
+            return self._forward_batch(table)
+        except ChainDivergence as exc:
+            self._raise_alert(table, exc.message)
+            raise
+
+    def _raise_alert(self, table: str, message: str) -> None:
+        from engine.store.users import FLOOR
+
+        at = format_time(datetime.now(UTC))
+        alert = AlertRaised(
+            f"chain-divergence:{table}:{at}", table, "critical", "chain_divergence", message, at=at
+        )
+        try:
+            with self.central_store().begin() as conn:
+                self.central_store().journal.append_in(conn, [write(alert, table=FLOOR)])
+        except DrrError as exc:  # the floor down as well: the error still stops the forwarder
+            log.error("could not journal the divergence alert: %s", exc.message)
+
+    def _forward_batch(self, table: str) -> int:
         with self.central_store().begin() as conn:
             head = read_head(conn, table, lock=True)
             seq, prev = head or (0, GENESIS_HASH)
             j = schema.journal
             with self.local.read() as lconn:
+                if seq > 0:
+                    # The heads are compared on every run, whatever the lengths: the floor's head must
+                    # be an entry of the local chain (a forged floor copy of the same length, or a local
+                    # journal reset or cut shorter than the floor's copy, stops here).
+                    mine = lconn.execute(
+                        sa.select(j.c.hash).where(j.c.table_id == table, j.c.seq == seq)
+                    ).first()
+                    if mine is None or mine.hash != prev:
+                        local_head = lconn.execute(
+                            sa.select(sa.func.max(j.c.seq)).where(j.c.table_id == table)
+                        ).scalar()
+                        why = (
+                            f"the local journal ends at entry {local_head or 0}"
+                            if mine is None
+                            else "its hash differs from the local entry's"
+                        )
+                        raise ChainDivergence(
+                            f"the central journal of table {table} does not continue the local one: "
+                            f"the floor's head is entry {seq} but {why}; the two journals diverge, "
+                            "forwarding stopped (check both with drr audit verify)"
+                        )
                 rows = lconn.execute(
                     sa.select(j)
                     .where(j.c.table_id == table, j.c.seq > seq)

@@ -138,46 +138,51 @@ def disable_user(store: Store, name: str, *, by: User, table: str = FLOOR) -> No
 
 
 def authenticate(store: Store, name: str, pin: str, *, table: str = FLOOR, station: str = "cli") -> User:
-    """The user if `pin` is right and the account usable; every outcome journaled. Refusals never say why
-    beyond what the person at the screen may know (locked out until …, disabled)."""
+    """The user if `pin` is right and the account usable; every outcome journaled with its real
+    reason. The PIN is always checked first, and a wrong one gets the same answer whether the name is
+    unknown, disabled, locked out or right (names cannot be probed); only the holder of the right PIN
+    learns that the account is disabled or locked out.
+
+    The user's row is read FOR UPDATE (PostgreSQL: a row lock held until commit; SQLite: the store's
+    write transaction already serialises), so simultaneous attempts are counted one after another:
+    at most MAX_FAILURES "wrong PIN" verdicts before "locked out"."""
     now = _now()
     host = socket.gethostname()
+    wrong = f"unknown user or wrong PIN for {name}"
 
     def failed(why: str, failures: int | None = None) -> NewEvent:
         return write(UserLoginFailed(name, why, failures, station, host), table=table, user=name)
 
     refusal: str | None = None
     user: User | None = None
+    u = schema.users
     with store.begin() as conn:
-        row = _row(conn, name)
+        row = conn.execute(sa.select(u).where(u.c.name == name).with_for_update()).first()
+        # The same scrypt work whether or not the name exists: names cannot be probed by timing.
+        right = pin_matches(pin, row.pin_hash if row is not None else _DUMMY_HASH) and row is not None
         if row is None:
-            pin_matches(pin, _DUMMY_HASH)  # the same time as a real check: names cannot be probed
             store.journal.append_in(conn, [failed("unknown user")])
-            refusal = f"unknown user or wrong PIN for {name}"
+            refusal = wrong
         elif row.disabled:
             store.journal.append_in(conn, [failed("disabled")])
-            refusal = f"user {name} is disabled"
+            refusal = f"user {name} is disabled" if right else wrong
         elif row.locked_until is not None and parse_time(row.locked_until) > now:
             store.journal.append_in(conn, [failed("locked out")])
-            refusal = f"user {name} is locked out after {MAX_FAILURES} wrong PINs until {row.locked_until}"
-        elif not pin_matches(pin, row.pin_hash):
+            locked = f"user {name} is locked out after {MAX_FAILURES} wrong PINs until {row.locked_until}"
+            refusal = locked if right else wrong
+        elif not right:
             failures = row.failures + 1
             values: dict[str, object] = {"failures": failures}
             events = [failed("wrong PIN", failures)]
-            refusal = f"unknown user or wrong PIN for {name}"
+            refusal = wrong
             if failures >= MAX_FAILURES:
                 until = format_time(now + LOCKOUT)
                 values.update(failures=0, locked_until=until)
                 events.append(write(UserLockedOut(name, until), table=table, user=name))
-                refusal = f"wrong PIN: user {name} is now locked out until {until}"
-            conn.execute(sa.update(schema.users).where(schema.users.c.name == name).values(**values))
+            conn.execute(sa.update(u).where(u.c.name == name).values(**values))
             store.journal.append_in(conn, events)
         else:
-            conn.execute(
-                sa.update(schema.users)
-                .where(schema.users.c.name == name)
-                .values(failures=0, locked_until=None)
-            )
+            conn.execute(sa.update(u).where(u.c.name == name).values(failures=0, locked_until=None))
             login = UserLogin(name, row.role, station, host)
             store.journal.append_in(conn, [write(login, table=table, user=name)])
             user = User(name, row.role)

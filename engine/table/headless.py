@@ -30,7 +30,7 @@ from engine.rng import Rng, SystemRng
 from engine.round import Phase
 from engine.rules import format_odds
 from engine.store.records import Entry
-from engine.table.service import TIMER_USER, TableService
+from engine.table.service import MISMATCH_HOLD, TIMER_USER, TableService
 from engine.table.wheel import check_wheel_event
 from engine.wheel_events import (
     WheelClosed,
@@ -118,8 +118,13 @@ class HeadlessTable:
         players: tuple[str, ...] = PLAYERS,
         bonus_policy: BonusPolicy = "random",
         on_round: Callable[[RoundSummary], None] | None = None,
+        croupier: User = CROUPIER,
+        pitboss: User = PITBOSS,
     ) -> None:
+        # On a store that has users both are the signed-in pit boss (drr table run --headless --user):
+        # the synthetic ones are for stores without users (tests, demos) only.
         self.service = service
+        self.croupier, self.pitboss = croupier, pitboss
         self.rounds = rounds
         self.choices: Rng = choices or SystemRng()
         self.players = players
@@ -187,18 +192,21 @@ class HeadlessTable:
             if s.phase is Phase.CLOSED:
                 self._no_spins[rid] = self._no_spins.get(rid, 0) + 1
                 if self._no_spins[rid] > MAX_NO_SPINS:
-                    await svc.void(PITBOSS, f"{MAX_NO_SPINS} no-spins in a row; {why}")
+                    await svc.void(self.pitboss, f"{MAX_NO_SPINS} no-spins in a row; {why}")
                 else:
-                    await svc.no_spin(CROUPIER, why)
+                    await svc.no_spin(self.croupier, why)
+            elif st.hold.kind == MISMATCH_HOLD:
+                # A doubtful result after it was confirmed: nobody reads the pocket here, so void.
+                await svc.void(self.pitboss, why)
             else:
-                await svc.resolve_irregularity(PITBOSS, why)
+                await svc.resolve_irregularity(self.pitboss, why)
             return True
         if not st.in_play:
             if s is not None:
-                await svc.next_round(CROUPIER)
+                await svc.next_round(self.croupier)
                 return True
             if self._wheel_bets_open and not self.done and self._open_rounds_left():
-                await svc.open_bets(CROUPIER)
+                await svc.open_bets(self.croupier)
                 return True
             return False
         assert s is not None
@@ -206,7 +214,7 @@ class HeadlessTable:
             return await self._place_wagers()
         if s.phase is Phase.CLOSED:
             if st.pending_result is not None:
-                await svc.confirm_result(CROUPIER)
+                await svc.confirm_result(self.croupier)
                 return True
             return False
         if s.phase is Phase.BONUS:
@@ -215,9 +223,9 @@ class HeadlessTable:
             if len(s.bonus_odds) < len(s.bonus_players):
                 return False  # preset policy: the timers are playing; their entries wake us up
         if svc.approval_needed() is not None:
-            await svc.approve_payout(PITBOSS)
+            await svc.approve_payout(self.pitboss)
             return True
-        await svc.settle(CROUPIER)
+        await svc.settle(self.croupier)
         return True
 
     def _open_rounds_left(self) -> bool:
@@ -249,7 +257,7 @@ class HeadlessTable:
             amount = rules.unit * self._pick(CHIPS) * (100 if rules.unit < 1 else 1)
             try:
                 await self.service.place_wager(
-                    CROUPIER, self._pick(self.players), self._pick(by_kind[kind]), amount, wager_id=wid
+                    self.croupier, self._pick(self.players), self._pick(by_kind[kind]), amount, wager_id=wid
                 )
             except IllegalWager:
                 continue  # over a limit of this Rules Submission: that player simply does not bet it
@@ -263,8 +271,8 @@ class HeadlessTable:
         for player in s.bonus_players:
             if player not in st.games:
                 if self.bonus_policy == "preset" and player not in st.presets:
-                    await svc.set_bonus_preset(CROUPIER, player, self._pick(("cash_out", "random")))
-                await svc.bonus_start(CROUPIER, player)
+                    await svc.set_bonus_preset(self.croupier, player, self._pick(("cash_out", "random")))
+                await svc.bonus_start(self.croupier, player)
                 return True
         for player, game in st.games.items():
             if game.finished:
@@ -272,9 +280,9 @@ class HeadlessTable:
             if self.bonus_policy == "preset":
                 return False  # the service's timers apply the presets; their entries wake us up
             if game.can_cash_out and self.choices.randbelow(3) == 0:
-                await svc.bonus_cash_out(CROUPIER, player)
+                await svc.bonus_cash_out(self.croupier, player)
             else:
-                await svc.bonus_pick(CROUPIER, player, self.choices.randbelow(5) + 1)
+                await svc.bonus_pick(self.croupier, player, self.choices.randbelow(5) + 1)
             return True
         return False
 

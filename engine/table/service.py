@@ -127,6 +127,7 @@ from engine.table_events import (
     TimerRestarted,
 )
 from engine.wheel_events import (
+    RESULT_MISMATCH,
     Direction,
     WheelBallNotDetected,
     WheelClosed,
@@ -138,12 +139,16 @@ from engine.wheel_events import (
     WheelResult,
     WheelRotor,
     WheelStarted,
+    WheelWarning,
     with_verdict,
 )
 
 log = logging.getLogger("drr.table")
 
 DEFAULT_APPROVAL_THRESHOLD: Final = Decimal("10000")
+# The hold a number line / status line disagreement puts on the round: only a manual result, a
+# no-spin or a void ends it (a pit boss's plain acknowledgement does not).
+MISMATCH_HOLD: Final = RESULT_MISMATCH
 WHEEL_USER: Final = "wheel"
 ROTOR_JOURNAL_S: Final = 10.0  # a rotor reading is journaled at most this often (and on a direction change)
 TIMER_USER: Final = "timer"
@@ -238,6 +243,22 @@ class TableService:
 
     # -- lifecycle --------------------------------------------------------------------------------
 
+    def _check_head(self, last_seq: int) -> None:
+        """The chain's head row must name the journal's last entry: a missing or stale row (the
+        store edited outside the table) would make the next entry reuse a number."""
+        head = self.journal.head(self.table)
+        head_seq = head[0] if head is not None else 0
+        if head_seq != last_seq:
+            said = (
+                f"its chain head says entry {head_seq}"
+                if head is not None
+                else "its chain head row is missing"
+            )
+            raise DrrError(
+                f"the journal of table {self.table} ends at entry {last_seq} but {said}: the store was "
+                "changed outside the table; not started (check it with drr audit verify)"
+            )
+
     async def start(self, *, user: str = SYSTEM_USER) -> list[Entry]:
         """Claim the table, rebuild the state from the journal, note the start and the rules, restart
         the countdown of any bonus game left waiting (see engine.table.recovery)."""
@@ -250,6 +271,7 @@ class TableService:
             # a table does not play on (or extend) a journal that fails (engine.store.evidence).
             key = check_for_start(self.store, self.table)
             report = self.recovery = recover(self.state, self.journal)
+            self._check_head(report.last_seq)
             # Without a Rules Submission given, the journal's latest one stays (a pit boss may have
             # loaded it); only a table with none yet gets the shipped one.
             text = self._rules_text
@@ -653,6 +675,11 @@ class TableService:
                 raise IllegalTransition("there is no irregularity to resolve")
             if not reason.strip():
                 raise IllegalTransition("resolving an irregularity needs a reason")
+            if hold.kind == MISMATCH_HOLD:
+                raise IllegalTransition(
+                    f"the result is doubtful ({hold.reason}): enter the result manually, "
+                    "call a no-spin or void the round"
+                )
             resolved = IrregularityResolved(hold.kind, "acknowledged", reason.strip())
             return await self._run(user.name, [(resolved, self.state.round_id)])
 
@@ -755,6 +782,10 @@ class TableService:
                     f"result {number} for game {game}, the spin is game {st.expected_game}",
                     number,
                 )
+            elif ev.number_line is not None and ev.number_line != number:
+                # The bare number line and the status line disagree: which one is the ball's pocket
+                # is unknown, so the round is held before anything can be confirmed or settled.
+                irregular(MISMATCH_HOLD, f"number line {ev.number_line} vs status line {number}", number)
             elif ev.warnings:
                 irregular("result_with_warnings", f"result {number} with {', '.join(ev.warnings)}", number)
             elif st.pending_result is not None:
@@ -766,7 +797,16 @@ class TableService:
         out.insert(0, (ev, rid))
         if s is None:
             return out
-        if isinstance(ev, WheelNoMoreBets) and s.phase is Phase.OPEN:
+        if (
+            isinstance(ev, WheelWarning)
+            and ev.is_mismatch
+            and s.phase in (Phase.CLOSED, Phase.RESULT)
+            and (st.hold is None or st.hold.kind != MISMATCH_HOLD)
+        ):
+            # A mismatch reported on its own (the result came without its number line, or before
+            # this warning): the result is doubtful whatever was accepted; hold before settling.
+            irregular(MISMATCH_HOLD, ev.advice or "number line vs status line")
+        elif isinstance(ev, WheelNoMoreBets) and s.phase is Phase.OPEN:
             try:
                 out.append(self._close_event(s))  # the wheel's state 4 closes bets when the croupier has not
             except HealthFailure as failure:  # the wheel's message is kept; bets stay open, no draw

@@ -44,6 +44,7 @@ from engine.floor import actions
 from engine.floor.alerts import Alert
 from engine.floor.history_page import HistoryQuery, HistoryRow, dealers
 from engine.floor.recall import recall_round
+from engine.floor.started import started_text
 from engine.floor.surveillance import floor_tables
 from engine.floor.windows import shift_bounds
 from engine.store.db import Store
@@ -521,7 +522,7 @@ class PitBossWindow(QMainWindow):
         except DrrError as exc:
             self.rules_text.setPlainText(exc.message)
             return
-        self.rules_text.setPlainText(f"Table {table}: {where}\n\n{report}")
+        self.rules_text.setPlainText(f"Table {table}: {where}\n{started_text(self.store, table)}\n\n{report}")
 
     def load_rules_file(self, path: Path | None = None) -> bool:
         table = self.rules_table.currentText()

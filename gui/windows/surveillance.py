@@ -42,6 +42,7 @@ from engine.auth import User
 from engine.errors import DrrError
 from engine.floor import windows as win
 from engine.floor.alerts import AlertScanner
+from engine.floor.started import started_text
 from engine.floor.surveillance import (
     LAYOUT_ORDER,
     JournalTail,
@@ -367,6 +368,12 @@ class SurveillanceWindow(QMainWindow):
         self.rotor.currentIndexChanged.connect(self._direction_picked)
         self.live = QLabel()
         self.live.setObjectName("dim")
+        # The software digest the table started with (its latest table.started), re-read at most once
+        # a minute: the table restarts rarely, and the query walks back to that entry.
+        self.software = QLabel()
+        self.software.setObjectName("dim")
+        self.software.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._software_read: dict[str, tuple[float, str]] = {}
         self.who = QLabel()
         self.login_button = QPushButton("Log in")
         self.login_button.clicked.connect(self.login)
@@ -413,6 +420,7 @@ class SurveillanceWindow(QMainWindow):
         body = QWidget()
         bl = QVBoxLayout(body)
         bl.addLayout(top)
+        bl.addWidget(self.software)
         bl.addWidget(split, 1)
         self.setCentralWidget(body)
         self._show_user()
@@ -538,8 +546,16 @@ class SurveillanceWindow(QMainWindow):
         last = (view.last_time or "")[11:19]
         self.live.setText(f"● LIVE  table {self.table} · last entry {last} UTC · {view.window.label}")
         self.live.setStyleSheet(f"color: {theme.WIN.name()}")
+        self._show_software(self.table)
         self.current_view = view
         self.refreshed.emit(self.last_refresh_ms)
+
+    def _show_software(self, table: str) -> None:
+        read_at, text = self._software_read.get(table, (float("-inf"), ""))
+        if time.monotonic() - read_at >= 60:
+            text = f"Table {table}: {started_text(self.store, table)}"
+            self._software_read[table] = (time.monotonic(), text)
+        self.software.setText(text)
 
     def wall_tables(self) -> list[str]:
         return [

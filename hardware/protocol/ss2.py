@@ -87,6 +87,9 @@ _ZEROS = {"00": 37, "000": 38, "0000": 39}
 _PADDING = " \t\0\x0b\x0c"
 
 
+_DIGITS = "0123456789"
+
+
 def parse_number(text: str) -> int | None:
     """A winning number as the wheel prints it (`" 7"`, `"24"`, `"00"`); None if it is not one."""
     value = text.strip(" ")
@@ -146,6 +149,9 @@ def parse_status(text: str) -> Status | str:
     win_number: int | None = None
     if win == "  ":
         win_number = None
+    elif len(win) == 2 and not (win[1] in _DIGITS and win[0] in _DIGITS + " "):
+        # Exactly two digits, or a space then one digit (" 7"): "1 " lost or moved a byte.
+        return f"status result {win!r} is not two digits (or a space and a digit)"
     elif len(win) == 2 or (len(win) in (3, 4) and win.strip("0") == ""):
         win_number = parse_number(win)
         if win_number is None:

@@ -85,6 +85,8 @@ def test_every_key_of_a_file_is_read_with_its_type_and_origin(tmp_path: Path) ->
         ('[database]\nurl = "mysql://x/y"\n', "database.url", "scheme 'mysql'"),
         ("[thresholds]\nlarge_payout = 2500.5\n", "thresholds.large_payout", "written as a string"),
         ('[thresholds]\nlarge_payout = "-1"\n', "thresholds.large_payout", "positive amount"),
+        # Issue 13: finite but unbounded, it would switch approvals off.
+        ('[thresholds]\nlarge_payout = "1e400"\n', "thresholds.large_payout", "up to 1,000,000,000"),
         ("[thresholds]\nbias_alert_p_value = 1.5\n", "thresholds.bias_alert_p_value", "between 0 and 1"),
         ("[thresholds]\nsilent_table_minutes = 0\n", "thresholds.silent_table_minutes", "between 1 and 1440"),
         ('[logging]\nlevel = "LOUD"\n', "logging.level", "DEBUG, INFO"),

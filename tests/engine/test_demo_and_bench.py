@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -58,3 +59,15 @@ def test_bench_reports_the_issue_figures(monkeypatch: pytest.MonkeyPatch) -> Non
         "settle_vs_summing_baseline",
     }
     assert all(v > 0 for v in figures.values())
+
+
+def test_the_big_table_of_the_store_benchmarks_fits_the_schema(tmp_path: Path) -> None:
+    """`drr bench` failed with KeyError 'rules_sha256' once a migration added a rounds column: the
+    synthetic rounds must fill every column of today's schema."""
+    from engine.store import open_store
+    from engine.store.bench import fill_big_table
+    from engine.store.history import RoundFilter, list_rounds
+
+    store = open_store(str(tmp_path / "big.sqlite"), table="BIG")
+    fill_big_table(store, "BIG", rounds=50)
+    assert len(list(list_rounds(store, RoundFilter(table="BIG"), limit=100))) == 50

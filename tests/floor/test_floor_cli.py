@@ -68,7 +68,9 @@ def test_correct_approve_and_settings_for_a_pitboss_refused_for_a_croupier(
 
 def _history_json(url: str, capsys: pytest.CaptureFixture[str]) -> list[str]:
     capsys.readouterr()
-    assert main(["history", "list", "--db", url, "--table", "T1", "--json"]) == 0
+    # Reading a store that has users needs a reader's sign-in (issue 13: was readable anonymously).
+    sam = ["--user", "sam", "--pin", PINS["sam"]]
+    assert main(["history", "list", "--db", url, "--table", "T1", "--json", *sam]) == 0
     return capsys.readouterr().out.splitlines()
 
 
@@ -109,6 +111,14 @@ def test_report_prints_and_writes_csv(
     out_csv = tmp_path / "t1.csv"
     assert (
         main(["report", "--table", "T1", "--day", "2026-11-29", "--db", store_url, "--csv", str(out_csv)])
+        == 3  # a store that has users: a reader must sign in (issue 13)
+    )
+    capsys.readouterr()
+    sam = ["--user", "sam", "--pin", PINS["sam"]]
+    assert (
+        main(
+            ["report", "--table", "T1", "--day", "2026-11-29", "--db", store_url, "--csv", str(out_csv), *sam]
+        )
         == 0
     )
     printed = capsys.readouterr().out

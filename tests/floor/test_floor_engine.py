@@ -4,6 +4,7 @@ reports and recall — against a real store (SQLite, or PostgreSQL with DRR_TEST
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -373,3 +374,24 @@ def test_a_tables_own_silent_after_minutes_is_used_for_the_silent_alert(store: S
     assert scanner.scan(store, ["T6"], now=last + timedelta(minutes=2)) == []
     alerts = scanner.scan(store, ["T6"], now=last + timedelta(minutes=4))
     assert [a.kind for a in alerts] == ["table silent"] and "over 3 min" in alerts[0].message
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"min_bet": "100", "max_bet": "1"}, "min_bet 100 is above max_bet 1"),
+        ({"large_payout": "1e400"}, "large_payout '1e400' is not an amount"),
+        ({"large_payout": "Infinity"}, "large_payout 'Infinity' is not an amount"),
+        ({"max_bet": "0"}, "must be a positive amount"),
+        ({"large_payout": "99999999999"}, "is not an amount"),
+    ],
+)
+def test_settings_are_bounded_and_consistent(store: Store, changes: dict[str, str], message: str) -> None:
+    # Issue 13 item 7: min 100 with max 1 and large_payout = 1e400 (no approval ever) were accepted.
+    boss = add_users(store)["pitboss"]
+    with pytest.raises(DrrError, match=re.escape(message)):
+        actions.change_settings(store, "T1", changes, "why", boss)
+    actions.change_settings(store, "T1", {"max_bet": "50"}, "why", boss)
+    with pytest.raises(DrrError, match="min_bet 100 is above max_bet 50"):
+        actions.change_settings(store, "T1", {"min_bet": "100"}, "why", boss)
+    assert actions.current_settings(store, "T1") == {"max_bet": "50"}

@@ -474,3 +474,16 @@ def test_a_lost_reply_does_not_make_the_next_commands_reply_look_torn() -> None:
     assert [(e.command, e.text) for e in of(events, CommandReply)] == [("T", "s 14.0 17.50000")]
     assert protocol.unreadable_count == 0
     assert protocol.answers("*T S", events[0]) and not protocol.answers("*T R", events[0])
+
+
+def test_status_result_field_is_exactly_two_digits_or_space_digit() -> None:
+    # Issue 13 item 7: "1 " (a digit then a space) was read as 1.
+    assert isinstance(parse_status("*X;5;007;1 ;0;250;0"), str)
+    assert "two digits" in str(parse_status("*X;5;007;1 ;0;250;0"))
+    for bad in ("*X;5;007; 1a;0;250;0", "*X;5;007;x1;0;250;0", "*X;5;007;\u0661\u0662;0;250;0"):
+        assert isinstance(parse_status(bad), str), bad
+    for good, number in (("*X;5;007; 1;0;250;0", 1), ("*X;5;007;01;0;250;0", 1), ("*X;5;007;36;0;250;0", 36)):
+        status = parse_status(good)
+        assert not isinstance(status, str) and status.win == number
+    events = feed(ss2(), ["*X;4;007;20;0;171;0", "*X;5;007;1 ;0;250;0"])
+    assert of(events, WheelResult) == []

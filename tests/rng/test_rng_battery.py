@@ -49,11 +49,13 @@ def _names(result: object) -> set[str]:
     return {t.name for t in result.tests if not t.passed}  # type: ignore[attr-defined]
 
 
-def test_production_generator_passes() -> None:
+def test_production_generator_runs_every_test() -> None:
+    """The battery runs on the production generator (the OS CSPRNG) with every test and a verdict.
+    Whether a sound generator passes is a 99% event, so the verdict is asserted on a fixed stream
+    below, never on a fresh draw of the CSPRNG (that test would fail one CI run in a hundred)."""
     seen: list[tuple[int, int]] = []
     result = run_battery(20_000, progress=lambda d, t: seen.append((d, t)))
     assert result.rng == "os-csprng"
-    assert result.passed, "\n".join(result.lines())
     assert seen[-1] == (22_000, 22_000)
     names = [t.name for t in result.tests]
     for expected in (
@@ -70,7 +72,13 @@ def test_production_generator_passes() -> None:
         assert expected in names
     assert result.threshold == pytest.approx(0.01 / len(names))
     lines = result.lines()
-    assert len(lines) == len(names) + 2 and lines[-1].startswith("verdict: PASS")
+    assert len(lines) == len(names) + 2 and lines[-1].startswith("verdict: ")
+
+
+def test_a_sound_generator_passes() -> None:
+    result = run_battery(20_000, rng=SeededRng(20261201), allow_test_rng=True)
+    assert result.passed, "\n".join(result.lines())
+    assert result.lines()[-1].startswith("verdict: PASS")
 
 
 def test_biased_generator_fails() -> None:
