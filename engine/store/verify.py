@@ -218,7 +218,9 @@ def verify(
                 report, name, seq, f"checkpointed but missing: the journal ends at {last} (truncated)"
             )
         if head_row is None and last > 0:
-            return _fail(report, name, None, "entries without a chain head (head row removed)")
+            return _fail(
+                report, name, None, "the chain head row is missing (removed), yet the journal has entries"
+            )
         if head_row is not None and (int(head_row.seq), head_row.hash) != (last, prev):
             if int(head_row.seq) > last:
                 return _fail(
