@@ -49,6 +49,8 @@ class EntryType(enum.StrEnum):
     TABLE_MANUAL_ENTRY_REJECTED = "table.manual_entry_rejected"
     TABLE_IRREGULARITY_RESOLVED = "table.irregularity_resolved"
     TABLE_NEXT_ROUND = "table.next_round"
+    TABLE_KEY_ROTATED = "table.key_rotated"
+    TABLE_QUARANTINED = "table.quarantined"
     # the random number generator (engine.rng's continuous health tests)
     RNG_FAULT = "rng.fault"
     # the wheel's messages

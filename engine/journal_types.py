@@ -57,12 +57,14 @@ from engine.store.records import Entry, NewEvent
 from engine.table_events import (
     Irregularity,
     IrregularityResolved,
+    KeyRotated,
     ManualEntry,
     ManualEntryRejected,
     NextRound,
     PayoutApproved,
     PlayerBonusEvent,
     PresetSet,
+    Quarantined,
     RngFault,
     RulesLoaded,
     SettingsChanged,
@@ -100,6 +102,8 @@ Payload = (
     RoundEvent
     | PlayerBonusEvent
     | TableStarted
+    | KeyRotated
+    | Quarantined
     | RulesLoaded
     | SettingsChanged
     | ManualEntry
@@ -141,6 +145,8 @@ ROUND_EVENTS: Final = (
 _BONUS_EVENTS: Final = (GameStarted, BoxesPlaced, BoxPicked, CashedOut, TimerExpired, GameEnded)
 _OWN_CLASSES: Final = (
     TableStarted,
+    KeyRotated,
+    Quarantined,
     RulesLoaded,
     SettingsChanged,
     ManualEntry,

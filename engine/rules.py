@@ -44,6 +44,9 @@ RTP_MIN_DEFAULT, RTP_MAX_DEFAULT = Fraction(90, 100), Fraction(995, 1000)
 # project's rule for a submission, documented in docs/rules-submission.md ([math]).
 RTP_CLAUSE = "house advantage, docs/rules-submission.md [math]"
 
+# The smallest chip a table uses (the croupier station's chip values start at 1): payouts may be
+# rounded down to it, or to the wager unit when that is larger, never to more.
+SMALLEST_CHIP = Decimal(1)
 LIMIT_KEYS = ("minimum", "maximum_inside", "maximum_outside", "maximum_per_player")
 _ALLOWED_KEYS: dict[str, set[str] | None] = {
     "": {"schema", "name", "description", "payouts", "wagers", "lucky", "bonus", "limits", "math"},
@@ -367,9 +370,13 @@ def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesS
                 )
     unit = c.decimal(wagers.get("unit", "0.01"), "wagers.unit", "§ 601a.2")
     rounding = c.decimal(wagers.get("rounding", "0.01"), "wagers.rounding", "§ 601a.2")
-    if unit is not None and rounding is not None and rounding > unit:
-        # Payouts rounded down to more than the smallest stake would swallow whole wins.
-        c.bad("wagers.rounding", "§ 601a.2", f"{rounding} is coarser than the wager unit {unit}")
+    if unit is not None and rounding is not None and rounding > max(unit, SMALLEST_CHIP):
+        # Payouts rounded down by more than the smallest chip (or stake) would swallow whole wins.
+        c.bad(
+            "wagers.rounding",
+            "§ 601a.2",
+            f"{rounding} is coarser than the smallest chip ({max(unit, SMALLEST_CHIP)})",
+        )
 
     # Lucky Numbers: how many (§ 617b.12(e)) and their straight-up odds (§ 617b.12(f)).
     lucky = c.table(doc, "lucky", "§ 617b.12(e)")

@@ -6,7 +6,11 @@ folded by engine.table.state, registered by engine.journal_types. Each class nam
 when None) and reads it back (`from_json`; KeyError/TypeError/ValueError on a malformed payload, the
 registry turns that into a DrrError naming the entry).
 
-- `table.started` TableStarted {station, pid, rng, recovered_to, round_in_play, phase}
+- `table.started` TableStarted {station, pid, rng, recovered_to, round_in_play, phase} (+ key: the
+  public key that signs this chain's head, engine.store.keys)
+- `table.key_rotated` KeyRotated {old_key, new_key, signature}: the old key's signature over the new
+- `table.quarantined` Quarantined {damaged_store, damaged_sha256, problem, last_good_seq,
+  last_good_hash, last_good_sig, key, rounds_before}: first entry of a store started after `drr db quarantine`
 - `table.rules_loaded` RulesLoaded {sha256, name, text} (+ the pit-boss station's source, reason, by,
   role, effective); an old journal's `rules.changed` {sha256, source, text, ...} reads as one too
 - `table.settings_changed` SettingsChanged {changes, reason, by, role, effective}
@@ -68,6 +72,7 @@ class TableStarted:
     # The digest of the program that started (engine.software_id, `drr audit software`); absent
     # from journals written before it was recorded, so optional and left out of the JSON then.
     software: str | None = None
+    key: str | None = None  # hex public key of the table's signing key (none before keys existed)
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -78,9 +83,7 @@ class TableStarted:
             "round_in_play": self.round_in_play,
             "phase": self.phase,
         }
-        if self.software is not None:
-            d["software"] = self.software
-        return d
+        return _put(d, software=self.software, key=self.key)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> TableStarted:
@@ -91,7 +94,67 @@ class TableStarted:
             int(d["recovered_to"]),
             _opt_str(d.get("round_in_play")),
             str(d["phase"]),
-            _opt_str(d.get("software")),
+            software=_opt_str(d.get("software")),
+            key=_opt_str(d.get("key")),
+        )
+
+
+@dataclass(frozen=True)
+class KeyRotated:
+    """The table's signing key replaced: heads and checkpoints from here on are signed by `new_key`;
+    `signature` is the old key's over `engine.store.keys.rotation_message(table, old, new)`."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_KEY_ROTATED
+    old_key: str
+    new_key: str
+    signature: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"old_key": self.old_key, "new_key": self.new_key, "signature": self.signature}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> KeyRotated:
+        return cls(str(d["old_key"]), str(d["new_key"]), str(d["signature"]))
+
+
+@dataclass(frozen=True)
+class Quarantined:
+    """The first entry of a store started by `drr db quarantine`: the damaged store kept aside (its
+    path and SHA-256), what was wrong, and the last good signed head of its chain this one continues."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_QUARANTINED
+    damaged_store: str
+    damaged_sha256: str
+    problem: str
+    last_good_seq: int
+    last_good_hash: str
+    last_good_sig: str | None
+    key: str
+    rounds_before: int = 0  # round ids the damaged store used: the new store numbers on after them
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "damaged_store": self.damaged_store,
+            "damaged_sha256": self.damaged_sha256,
+            "problem": self.problem,
+            "last_good_seq": self.last_good_seq,
+            "last_good_hash": self.last_good_hash,
+            "last_good_sig": self.last_good_sig,
+            "key": self.key,
+            "rounds_before": self.rounds_before,
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Quarantined:
+        return cls(
+            str(d["damaged_store"]),
+            str(d["damaged_sha256"]),
+            str(d["problem"]),
+            int(d["last_good_seq"]),
+            str(d["last_good_hash"]),
+            _opt_str(d.get("last_good_sig")),
+            str(d["key"]),
+            _opt_int(d.get("rounds_before")) or 0,
         )
 
 

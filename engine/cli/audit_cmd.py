@@ -16,6 +16,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     add_db(v)
     add_table(v, help="verify only this table's chain (default: every chain in the store)")
+    v.add_argument(
+        "--public-key",
+        metavar="HEX",
+        help="the table's public key (with --table), for a lab without the key file: "
+        "the chain must be signed by it",
+    )
     v.set_defaults(func=run_verify)
     s = asub.add_parser(
         "software",
@@ -32,17 +38,58 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     s.set_defaults(func=run_software)
 
 
+def _lost_journal(args: argparse.Namespace) -> str | None:
+    """A store that cannot be opened (e.g. a 0-byte file) where a table's key says a journal existed."""
+    from engine.store import keys
+    from engine.store.db import DEFAULT_TABLE, make_url, resolve_url
+
+    table = args.only_table or getattr(getattr(args, "settings", None), "table_id", None) or DEFAULT_TABLE
+    url = make_url(resolve_url(args.db, table))
+    if url.get_backend_name() != "sqlite" or not url.database:
+        return None
+    from pathlib import Path
+
+    where = str(Path(url.database).expanduser().absolute())
+    for name in keys.tables_with_keys(where):
+        key = keys.load(where, name)
+        if key is not None and key.journaled and (args.only_table in (None, name)):
+            return (
+                f"table {name} entry 1: the journal is missing or empty, but the table's key {key.path} says "
+                "it had entries"
+            )
+    return None
+
+
 def run_verify(args: argparse.Namespace) -> int:
     import sys
 
     from engine.cli.store_args import open_from_args
-    from engine.store.verify import file_damage, verify
+    from engine.errors import DrrError
+    from engine.store.verify import derived_problem, file_damage, users_problem, verify
 
     # An older schema is read as it is: the audit needs only the journal tables, and it must not
     # have to upgrade (alter) the copy it is judging.
-    with open_from_args(args, allow_older=True) as store:
-        report = verify(store, args.only_table)
+    if args.public_key and not args.only_table:
+        from engine.errors import DrrError
+
+        raise DrrError("--public-key is one table's key: give --table too")
+    try:
+        store_cm = open_from_args(args, allow_older=True)
+    except DrrError as error:
+        lost = _lost_journal(args)
+        if lost is None:
+            raise
+        print(f"drr audit verify: {lost} ({error})", file=sys.stderr)
+        return 1
+    with store_cm as store:
+        report = verify(store, args.only_table, public_key=args.public_key)
         damage = file_damage(store) if report.ok else None
+        derived = derived_problem(store, sorted(report.tables)) if report.ok and damage is None else None
+        if derived is None and report.ok and damage is None and args.only_table is None:
+            derived = users_problem(store)
+    if derived is not None:
+        print(f"drr audit verify: the journal verifies, but {derived}", file=sys.stderr)
+        return 1
     if report.ok and damage is None:
         print(report.summary())
         return 0

@@ -1,4 +1,7 @@
-"""`drr db upgrade`: create the store or bring its schema to this program's version (Alembic)."""
+"""`drr db upgrade` / `rebuild` / `forward` / `quarantine` / `rotate-key`: the store's own maintenance.
+
+`upgrade` creates the store or brings its schema to this program's version (Alembic); `quarantine` and
+`rotate-key` are the journal-evidence procedures of docs/journal-evidence.md."""
 
 from __future__ import annotations
 
@@ -31,12 +34,66 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     fw.add_argument("--interval", type=float, default=0.5, metavar="S", help="seconds between polls")
     fw.set_defaults(func=run_forward)
 
+    q = dsub.add_parser(
+        "quarantine",
+        help="move a SQLite store that fails drr audit verify aside (kept untouched) and start a new one "
+        "linked to its last good signed head (journaled)",
+    )
+    add_db(q)
+    add_table(q, required=True, help="the table whose store is quarantined")
+    q.add_argument("--user", required=True, help="who does it (journaled in table.quarantined)")
+    q.set_defaults(func=run_quarantine)
+
+    rk = dsub.add_parser(
+        "rotate-key", help="replace the table's signing key (journaled, signed by the old key)"
+    )
+    add_db(rk)
+    add_table(rk, required=True, help="the table whose key is rotated")
+    rk.add_argument("--user", required=True, help="who does it (the entry's user)")
+    rk.set_defaults(func=run_rotate_key)
+
+
+def run_quarantine(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from engine.errors import DrrError
+    from engine.store.db import resolve_url
+    from engine.store.evidence import quarantine
+
+    url = resolve_url(args.db, args.only_table)
+    if not url.startswith("sqlite:///"):
+        raise DrrError("drr db quarantine moves a SQLite file aside; a floor database is restored by its DBA")
+    done = quarantine(Path(url[len("sqlite:///") :]), args.only_table, user=args.user)
+    seq, hash_, _ = done.last_good
+    print(f"quarantined: {done.report.problem}")
+    print(f"the damaged store is kept at {done.moved_to}")
+    print(
+        f"a new store continues table {args.only_table} from its last good signed head, entry {seq} ({hash_})"
+    )
+    return 0
+
+
+def run_rotate_key(args: argparse.Namespace) -> int:
+    from engine.cli.store_args import open_from_args
+    from engine.store.evidence import rotate_key
+
+    with open_from_args(args) as store:
+        old, new = rotate_key(store, args.only_table, user=args.user)
+    print(f"table {args.only_table}: key {old} rotated to {new} (journaled, signed by the old key)")
+    return 0
+
 
 def run_upgrade(args: argparse.Namespace) -> int:
     from engine.cli.store_args import open_from_args
+    from engine.store import keys
     from engine.store.migrate import head_revision
 
     with open_from_args(args, migrate=True) as store:
+        if args.only_table:  # the table's key is made here or at its first start (docs/journal-evidence.md)
+            key, made = keys.ensure(store.where, args.only_table)
+            if made:
+                fp = keys.fingerprint(key.public)
+                print(f"table {args.only_table}: signing key {fp} created at {key.path}")
         if store.upgraded_from is None:
             print(f"{store.where}: schema {head_revision()} is current")
         else:

@@ -25,6 +25,7 @@ from engine.store.records import Entry, NewEvent, row_to_entry
 
 if TYPE_CHECKING:
     from engine.store.db import Store
+    from engine.store.keys import TableKey
 
 CHECKPOINT_EVERY = 1000
 
@@ -139,13 +140,16 @@ def _projections() -> tuple[
     return _project_one, _project_many
 
 
-def insert_entry(conn: Connection, entry: Entry, *, project: bool = True) -> None:
+Signer = Callable[[int, str], str]  # (seq, hash) -> Ed25519 signature hex (engine.store.keys.TableKey.sign)
+
+
+def insert_entry(conn: Connection, entry: Entry, *, project: bool = True, sign: Signer | None = None) -> None:
     """Store one fully formed entry (its head row already locked) with its projections and checkpoint."""
     _exec_fast(conn, "insert_entry", _INSERT_ENTRY, _entry_row(entry))
     if project:
         _projections()[0](conn, entry)
     if entry.seq % CHECKPOINT_EVERY == 0:
-        write_checkpoint(conn, entry.table, entry.seq, entry.hash, "interval")
+        write_checkpoint(conn, entry.table, entry.seq, entry.hash, "interval", sign=sign)
 
 
 def _entry_row(entry: Entry) -> dict[str, Any]:
@@ -162,27 +166,48 @@ def _entry_row(entry: Entry) -> dict[str, Any]:
     }
 
 
-def insert_entries(conn: Connection, entries: Sequence[Entry]) -> None:
+def insert_entries(conn: Connection, entries: Sequence[Entry], *, sign: Signer | None = None) -> None:
     """Store a run of fully formed entries (heads locked) in bulk: one executemany for the journal,
-    bulk projections (`projections.apply_many`), checkpoints where they fall."""
+    bulk projections (`projections.apply_many`), checkpoints where they fall (signed with `sign`)."""
     if len(entries) == 1:
-        insert_entry(conn, entries[0])
+        insert_entry(conn, entries[0], sign=sign)
         return
     apply_many = _projections()[1]
     conn.execute(sa.insert(schema.journal), [_entry_row(e) for e in entries])
     apply_many(conn, entries)
     for entry in entries:
         if entry.seq % CHECKPOINT_EVERY == 0:
-            write_checkpoint(conn, entry.table, entry.seq, entry.hash, "interval")
+            write_checkpoint(conn, entry.table, entry.seq, entry.hash, "interval", sign=sign)
 
 
-def write_checkpoint(conn: Connection, table: str, seq: int, hash_: str, reason: str) -> None:
+def write_checkpoint(
+    conn: Connection, table: str, seq: int, hash_: str, reason: str, *, sign: Signer | None = None
+) -> None:
     cp = schema.checkpoints
     exists = conn.execute(sa.select(cp.c.seq).where(cp.c.table_id == table, cp.c.seq == seq)).first()
     if exists is None:
         conn.execute(
-            sa.insert(cp).values(table_id=table, seq=seq, hash=hash_, time=now_text(), reason=reason)
+            sa.insert(cp).values(
+                table_id=table,
+                seq=seq,
+                hash=hash_,
+                time=now_text(),
+                reason=reason,
+                sig=sign(seq, hash_) if sign is not None else None,
+            )
         )
+
+
+def sign_head(conn: Connection, table: str, seq: int, hash_: str, sign: Signer) -> None:
+    """Put the table key's signature over the head (seq, hash) on the head row (same transaction)."""
+    _exec_fast(conn, "sign_head", _SIGN_HEAD, {"t": table, "s": seq, "sig": sign(seq, hash_)})
+
+
+_SIGN_HEAD = (
+    sa.update(schema.chain_heads)
+    .where(schema.chain_heads.c.table_id == sa.bindparam("t"), schema.chain_heads.c.seq == sa.bindparam("s"))
+    .values(sig=sa.bindparam("sig"))
+)
 
 
 class Journal:
@@ -190,6 +215,12 @@ class Journal:
 
     def __init__(self, store: Store) -> None:
         self.store = store
+
+    def signer(self, table: str) -> TableKey | None:
+        """The table's key for this store (engine.store.keys), None on an unsigned chain."""
+        from engine.store import keys
+
+        return keys.load(self.store.where, table)
 
     def append(
         self,
@@ -207,7 +238,24 @@ class Journal:
     def append_many(self, events: Iterable[NewEvent]) -> list[Entry]:
         """Append events in order, all in one transaction: every one of them is stored, or none."""
         with self.store.begin() as conn:
-            return self.append_in(conn, events)
+            written = self.append_in(conn, events)
+        self._witness(written)
+        return written
+
+    def _witness(self, written: Sequence[Entry]) -> None:
+        """After the commit: the key's witness remembers each signed table's new head (and the last
+        interval checkpoint), so a journal later cut behind it fails verification."""
+        if not written:
+            return
+        from engine.store import keys
+
+        last: dict[str, Entry] = {}
+        for e in written:
+            last[e.table] = e
+        for table, e in last.items():
+            if self.signer(table) is not None:
+                cp = any(x.table == table and x.seq % CHECKPOINT_EVERY == 0 for x in written)
+                keys.note_high_water(self.store.where, table, e.seq, e.hash, checkpoint=cp)
 
     def append_in(self, conn: Connection, events: Iterable[NewEvent]) -> list[Entry]:
         """Append inside the caller's transaction (for callers that update their own rows with it)."""
@@ -238,10 +286,21 @@ class Journal:
             entry = Entry(event.table, seq, when, event.user, event.round_id, event.type, text, prev, digest)
             heads[event.table] = (old, seq, digest)
             written.append(entry)
-        insert_entries(conn, written)
+        signers = {t: self.signer(t) for t in heads}
+        if len(signers) == 1 or not any(signers.values()):
+            key = next(iter(signers.values()), None)
+            insert_entries(conn, written, sign=key.sign if key else None)
+        else:  # several tables in one transaction (a floor import): each checkpoint by its own table
+            for t, key in signers.items():
+                mine = [e for e in written if e.table == t]
+                if mine:
+                    insert_entries(conn, mine, sign=key.sign if key else None)
         for table, (old, seq, digest) in heads.items():
             if old is None or old[0] != seq:
                 write_head(conn, table, old, seq, digest)
+                key = signers[table]
+                if key is not None:
+                    sign_head(conn, table, seq, digest, key.sign)
                 if conn.dialect.name == "postgresql":
                     # Stations LISTENing wake at commit (as after a forward), not at their next poll.
                     conn.execute(
@@ -256,11 +315,16 @@ class Journal:
 
     def checkpoint(self, table: str, reason: str = "shutdown") -> tuple[int, str] | None:
         """Record count + head hash now (clean shutdown); returns the head checkpointed."""
+        key = self.signer(table)
         with self.store.begin() as conn:
             head = read_head(conn, table, lock=True)
             if head is not None:
-                write_checkpoint(conn, table, head[0], head[1], reason)
-            return head
+                write_checkpoint(conn, table, head[0], head[1], reason, sign=key.sign if key else None)
+        if head is not None and key is not None:
+            from engine.store import keys
+
+            keys.note_high_water(self.store.where, table, *head, checkpoint=True)
+        return head
 
     def tables(self) -> list[str]:
         with self.store.read() as conn:

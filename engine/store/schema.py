@@ -58,6 +58,9 @@ chain_heads = Table(
     Column("table_id", String(64), primary_key=True),
     Column("seq", BigInteger, nullable=False),
     Column("hash", String(64), nullable=False),
+    # Ed25519 signature (hex) over (table, seq, hash) by the table's key (engine.store.keys); NULL on an
+    # unsigned chain (before keys, or a floor copy).
+    Column("sig", String(128)),
 )
 
 # Count + head hash, every CHECKPOINT_EVERY entries and at clean shutdown: truncation shows against these.
@@ -69,6 +72,7 @@ checkpoints = Table(
     Column("hash", String(64), nullable=False),
     Column("time", String(32), nullable=False),
     Column("reason", String(16), nullable=False),
+    Column("sig", String(128)),  # as chain_heads.sig
 )
 
 # Who owns a table's journal right now (pid, host, station); the OS lock is what really excludes.

@@ -63,7 +63,10 @@ class RecoveryReport:
 
 
 SEED_TYPES = spellings(
-    EntryType.TABLE_RULES_LOADED, EntryType.BONUS_PRESET_SET, EntryType.TABLE_SETTINGS_CHANGED
+    EntryType.TABLE_RULES_LOADED,
+    EntryType.BONUS_PRESET_SET,
+    EntryType.TABLE_SETTINGS_CHANGED,
+    EntryType.TABLE_QUARANTINED,  # the round numbers a quarantined store used (engine.store.evidence)
 )
 
 

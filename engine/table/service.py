@@ -104,6 +104,8 @@ from engine.settlement import RoundSettlement
 from engine.software_id import running_digest
 from engine.store import schema
 from engine.store.db import Store, check_table_id
+from engine.store.evidence import check_for_start
+from engine.store.evidence import started as evidence_started
 from engine.store.journal import Journal
 from engine.store.records import Entry, row_to_entry
 from engine.table.recovery import RecoveryReport, recover
@@ -265,6 +267,9 @@ class TableService:
         if self._claim_wanted:
             self._claim = self.store.claim(self.table, self.station)
         try:
+            # The whole chain is verified against the table's key before anything is folded or written:
+            # a table does not play on (or extend) a journal that fails (engine.store.evidence).
+            key = check_for_start(self.store, self.table)
             report = self.recovery = recover(self.state, self.journal)
             self._check_head(report.last_seq)
             # Without a Rules Submission given, the journal's latest one stays (a pit boss may have
@@ -282,6 +287,7 @@ class TableService:
                     round_in_play=report.round_id,
                     phase=report.phase,
                     software=running_digest(),
+                    key=key.public,
                 )
             ]
             if rules is not None and text is not None and self.state.latest_rules != rules.sha256:
@@ -291,6 +297,7 @@ class TableService:
                     deadline = self.clock() + game.timer_seconds
                     events.append(TimerRestarted(player, game.round, deadline))
             entries = self._commit(user, [(p, self.state.round_id) for p in events])
+            evidence_started(self.store, self.table)
         except BaseException:
             self._release()
             raise

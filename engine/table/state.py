@@ -65,6 +65,7 @@ from engine.table_events import (
     PayoutApproved,
     PlayerBonusEvent,
     PresetSet,
+    Quarantined,
     RulesLoaded,
     SettingsChanged,
     TimerRestarted,
@@ -237,6 +238,8 @@ class TableState:
         elif isinstance(p, NextRound):
             self._clear_round()
             self.round = None
+        elif isinstance(p, Quarantined):  # a store continuing a quarantined one: round ids number on
+            self.rounds_opened += p.rounds_before
 
     def seed(
         self,
@@ -252,16 +255,19 @@ class TableState:
         the earlier rounds. Only on a fresh state."""
         if self.last_seq != 0:
             raise DrrError("the table state can be seeded only before the first entry is folded")
+        before = 0
         for entry in history:
             p = read(entry)
-            if isinstance(p, RulesLoaded):
+            if isinstance(p, Quarantined):
+                before += p.rounds_before
+            elif isinstance(p, RulesLoaded):
                 self._rules_loaded(p)
             elif isinstance(p, PresetSet):
                 self.presets[p.player] = p.preset
             elif isinstance(p, SettingsChanged):
                 self.settings.update(p.changes)
         self.rounds_opened, self.rounds_settled, self.rounds_voided = (
-            rounds_opened,
+            rounds_opened + before,
             rounds_settled,
             rounds_voided,
         )

@@ -167,6 +167,17 @@ SAMPLES: dict[EntryType, dict[str, Any]] = {
     },
     EntryType.TABLE_IRREGULARITY_RESOLVED: {"kind": "gap", "resolution": "acknowledged", "reason": "checked"},
     EntryType.TABLE_NEXT_ROUND: {"after": "T1-000001"},
+    EntryType.TABLE_KEY_ROTATED: {"old_key": "ab" * 32, "new_key": "cd" * 32, "signature": "ef" * 64},
+    EntryType.TABLE_QUARANTINED: {
+        "damaged_store": "/var/drr/table-1.sqlite.quarantined-20261201T114000Z",
+        "damaged_sha256": "9f" * 32,
+        "problem": "table 1 entry 24: not covered by the table's signature",
+        "last_good_seq": 23,
+        "last_good_hash": "12" * 32,
+        "last_good_sig": "34" * 64,
+        "key": "ab" * 32,
+        "rounds_before": 3,
+    },
     EntryType.RNG_FAULT: {
         "test": "repetition count test",
         "rng": "os-csprng",

@@ -1,0 +1,204 @@
+"""The journal as evidence: the start check, quarantine and key rotation (docs/journal-evidence.md).
+
+- `check_for_start(store, table)`: the table's key (created on the first start), and the whole chain
+  verified against it; a journal that fails, or is missing/empty where the key says entries existed,
+  is refused with what is wrong, and nothing is written to it (the evidence stays as it is).
+- `quarantine(path, table)`: the only way on from a refused SQLite store: the damaged file (with its
+  -wal/-shm) is moved aside untouched, and a new store is started whose first entry,
+  `table.quarantined`, names the damaged file, its SHA-256, the problem and the last good signed head
+  of its chain.
+- `rotate_key(store, table)`: a new key, handed over by a `table.key_rotated` entry signed by the old.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import sqlalchemy as sa
+
+from engine.errors import DrrError
+from engine.store import keys, schema
+from engine.store.db import Store, open_store
+from engine.store.journal import Journal
+from engine.store.verify import VerifyReport, verify
+
+PROCEDURE = "docs/journal-evidence.md: keep the file, then `drr db quarantine --db PATH --table T`"
+
+
+def check_for_start(store: Store, table: str) -> keys.TableKey:
+    """The table's key (made now if it has none) after the chain verified against it; DrrError if not."""
+    key, _ = keys.ensure(store.where, table)
+    with store.read() as conn:
+        has = (
+            conn.execute(
+                sa.select(schema.chain_heads.c.table_id).where(schema.chain_heads.c.table_id == table)
+            ).first()
+            is not None
+            or conn.execute(
+                sa.select(schema.journal.c.seq).where(schema.journal.c.table_id == table).limit(1)
+            ).first()
+            is not None
+        )
+    if not has and not key.journaled:
+        return key  # a new table: its first table.started journals the key
+    report = verify(store, table)
+    if not report.ok:
+        where = f"journal entry {report.bad_seq} " if report.bad_seq is not None else "journal: "
+        raise DrrError(
+            f"table {table}: {where}{report.detail}; the table does not start on a journal that fails "
+            f"verification. The store {store.where} is kept as it is (nothing written); {PROCEDURE}"
+        )
+    return key
+
+
+def started(store: Store, table: str) -> None:
+    """After the table's first signed start is durable: the key file knows its chain has entries."""
+    key = keys.load(store.where, table)
+    head = Journal(store).head(table)
+    if key is not None and head is not None and not key.journaled:
+        keys.update(key, journaled=True, high_water=head)
+
+
+@dataclass(frozen=True)
+class QuarantineReport:
+    moved_to: Path
+    report: VerifyReport
+    last_good: tuple[int, str, str | None]
+
+
+def _last_good(store: Store, table: str, report: VerifyReport) -> tuple[int, str, str | None]:
+    """The last signed checkpoint (or head) before the first bad entry whose signature holds."""
+    key = keys.load(store.where, table)
+    bad = report.bad_seq if report.bad_seq is not None else 1
+    cp, j, h = schema.checkpoints, schema.journal, schema.chain_heads
+    with store.read() as conn:
+        rows = conn.execute(
+            sa.select(cp.c.seq, cp.c.hash, cp.c.sig)
+            .where(cp.c.table_id == table, cp.c.seq < bad)
+            .order_by(cp.c.seq.desc())
+        ).all()
+        head = conn.execute(sa.select(h.c.seq, h.c.hash, h.c.sig).where(h.c.table_id == table)).first()
+        candidates = list(rows)
+        if head is not None and int(head.seq) < bad:
+            candidates.insert(0, head)
+        for row in candidates:
+            stored = conn.execute(
+                sa.select(j.c.hash).where(j.c.table_id == table, j.c.seq == row.seq)
+            ).scalar()
+            if stored != row.hash:
+                continue
+            if key is None or keys.check_signature(key.public, table, int(row.seq), row.hash, row.sig):
+                return int(row.seq), str(row.hash), row.sig
+    return 0, "0" * 64, None
+
+
+def _rounds_used(store: Store, table: str) -> int:
+    """The highest round number the damaged journal used (by its round ids, and its count of openings)."""
+    from engine.entry_types import EntryType
+    from engine.journal_types import spellings
+
+    j = schema.journal
+    with store.read() as conn:
+        ids = (
+            conn.execute(
+                sa.select(j.c.round_id).where(
+                    j.c.table_id == table, j.c.type.in_(spellings(EntryType.ROUND_OPENED))
+                )
+            )
+            .scalars()
+            .all()
+        )
+    numbers = [int(r.rsplit("-", 1)[1]) for r in ids if r and "-" in r and r.rsplit("-", 1)[1].isdigit()]
+    return max([len(ids), *numbers])
+
+
+def quarantine(path: Path, table: str, *, user: str) -> QuarantineReport:
+    """Move a SQLite store that fails verification aside and start a new one linked to its last good
+    signed head (see the module docstring). Refused on a store that verifies."""
+    from engine.journal_types import write
+    from engine.table_events import Quarantined
+
+    path = path.expanduser().absolute()
+    if not path.exists():
+        where = str(path)
+        report = VerifyReport(ok=False, problem=f"table {table}: the store {path} is missing")
+        last_good: tuple[int, str, str | None] = (0, "0" * 64, None)
+        digest = "missing"
+        rounds_before = 0
+    else:
+        with open_store(str(path), table=table, migrate=False, allow_older=True) as store:
+            where = store.where
+            try:
+                report = verify(store, table)
+            except DrrError as error:
+                report = VerifyReport(ok=False, problem=str(error))
+            if report.ok:
+                raise DrrError(f"the journal of table {table} in {path} verifies: nothing to quarantine")
+            last_good = _last_good(store, table, report)
+            rounds_before = _rounds_used(store, table)
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    key = keys.load(where, table)
+    if key is None:
+        raise DrrError(f"table {table} has no key for {where}: nothing says which chain this store continues")
+    stamp = report_time()
+    moved = path.with_name(f"{path.name}.quarantined-{stamp}")
+    if path.exists():
+        for suffix in ("", "-wal", "-shm"):
+            src = Path(f"{path}{suffix}")
+            if src.exists():
+                os.replace(src, Path(f"{moved}{suffix}"))
+    with open_store(str(path), table=table) as fresh:
+        entry = write(
+            Quarantined(
+                damaged_store=str(moved),
+                damaged_sha256=digest,
+                problem=report.problem or "",
+                last_good_seq=last_good[0],
+                last_good_hash=last_good[1],
+                last_good_sig=last_good[2],
+                key=key.public,
+                rounds_before=rounds_before,
+            ),
+            table=table,
+            round_id=None,
+            user=user,
+        )
+        fresh.journal.append_many([entry])
+        head = fresh.journal.checkpoint(table, "quarantine")
+    key = keys.load(where, table) or key
+    keys.update(key, journaled=True, high_water=head, checkpoint=head[0] if head else None)
+    return QuarantineReport(moved, report, last_good)
+
+
+def report_time() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+
+
+def rotate_key(store: Store, table: str, *, user: str) -> tuple[str, str]:
+    """Replace the table's key: the rotation is journaled, signed by the old key; (old, new) fingerprints."""
+    from engine.journal_types import write
+    from engine.table_events import KeyRotated
+
+    old = keys.load(store.where, table)
+    if old is None:
+        raise DrrError(
+            f"table {table} has no key for {store.where} to rotate (it is made at the first start)"
+        )
+    report = verify(store, table)
+    if not report.ok:
+        raise DrrError(f"the key of table {table} is not rotated on a journal that fails: {report.problem}")
+    new = keys.rotated(old)
+    signature = old.sign_raw(keys.rotation_message(table, old.public, new.public))
+    keys.save_rotated(new)  # the rotation's head is signed by the new key
+    try:
+        event = write(KeyRotated(old.public, new.public, signature), table=table, round_id=None, user=user)
+        store.journal.append_many([event])
+    except BaseException:
+        keys.save_rotated(old)
+        raise
+    return keys.fingerprint(old.public), keys.fingerprint(new.public)
