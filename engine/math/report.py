@@ -91,6 +91,14 @@ def _num(x: Fraction) -> str:
     return f"{x.numerator:,}/{x.denominator} (≈{float(x):,.4f})"
 
 
+def _bonus_rounds_table(r: RulesSubmission) -> list[str]:
+    """The bonus game's rounds as a Markdown table: multiplier boxes and weighted multipliers."""
+    lines = ["| round | multiplier boxes | multiplier (weight) |", "| --- | --- | --- |"]
+    for i, table in enumerate(r.bonus_rounds):
+        lines.append(f"| {i + 1} | {MULTIPLIER_BOXES[i]} of 5 | {_weights(dict(table))} |")
+    return lines
+
+
 def _weights(table: dict[Fraction, int] | dict[int, int]) -> str:
     total = sum(table.values())
     return ", ".join(f"{_num(Fraction(k))} ({w}/{total})" for k, w in table.items())
@@ -254,11 +262,8 @@ def markdown(m: GameMath, source: str = DEFAULT_SOURCE) -> str:
         "out at a typical sum, so the three players end up close together and every inside bet",
         "stays in its band whoever plays the bonus game.",
         "",
-        "| round | multiplier boxes | multiplier (weight) |",
-        "| --- | --- | --- |",
+        *_bonus_rounds_table(r),
     ]
-    for i, table in enumerate(r.bonus_rounds):
-        lines.append(f"| {i + 1} | {MULTIPLIER_BOXES[i]} of 5 | {_weights(dict(table))} |")
     lines += [
         "",
         "| strategy | E[B] (straight-up odds) | exact |",
@@ -458,11 +463,8 @@ def par_sheet(m: GameMath, *, source: str, rules_sha256: str, software_digest: s
         "",
         f"Bonus game: six rounds, timer {r.bonus_timer_seconds} s per round.",
         "",
-        "| round | multiplier boxes | multiplier (weight) |",
-        "| --- | --- | --- |",
+        *_bonus_rounds_table(r),
     ]
-    for i, table in enumerate(r.bonus_rounds):
-        lines.append(f"| {i + 1} | {MULTIPLIER_BOXES[i]} of 5 | {_weights(dict(table))} |")
     lines += [
         "",
         "## Return to player and house edge",
