@@ -235,6 +235,15 @@ class TableModel(QObject):
         """The last pushed view (reading it never rebuilds it)."""
         return self._view
 
+    @staticmethod
+    def _hold_text(st: TableState) -> str | None:
+        """What stops the round, in one line: an RNG fault first (it outlasts any hold), else the hold."""
+        from engine.table.changes import rng_fault_text
+
+        if st.rng_fault is not None:
+            return rng_fault_text(st.rng_fault)
+        return None if st.hold is None else f"{st.hold.kind.replace('_', ' ')}: {st.hold.reason}"
+
     def _build_view(self) -> TableView:
         """The whole table as the source's state says: once per batch that changes what is shown."""
         from gui.bonus_bridge import bonus_view
@@ -270,7 +279,8 @@ class TableModel(QObject):
             bonus_games=games,
             players=self._players,
             approvals_needed=need.wager_ids if need is not None else (),
-            hold=None if st.hold is None else f"{st.hold.kind.replace('_', ' ')}: {st.hold.reason}",
+            hold=self._hold_text(st),
+            stopped=st.rng_fault is not None,
         )
 
     # --- the push -----------------------------------------------------------------------------

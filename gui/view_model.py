@@ -153,6 +153,7 @@ class TableView:
     players: tuple[str, ...] = ()
     approvals_needed: tuple[str, ...] = field(default=())  # wager ids awaiting pit-boss approval
     hold: str | None = None  # an unresolved irregularity: nothing is confirmed or settled meanwhile
+    stopped: bool = False  # the hold is an RNG fault: no draw until the table service restarts
 
 
 # --- formatting shared by every screen -----------------------------------------------------------

@@ -8,6 +8,7 @@ appends `alert.acknowledged` with who and when — only a role with `acknowledge
 `AlertScanner.scan(store)` reads only the table entries appended since its last scan (the first scan
 looks back `LOOKBACK` entries per table) and raises what it finds:
 
+- RNG faults (`rng.fault`: a generator failed its continuous health test; critical);
 - sensor faults and miss-spins (wheel link faults, `round.no_spin`), irregularities;
 - manual results, voids, results overridden (`round.result_corrected`);
 - payouts at or above the threshold;
@@ -100,6 +101,8 @@ def _entry_alert(
             "result overridden",
             f"{rid}: result {p.get('old')} corrected to {p.get('new')}: {p.get('reason') or ''}",
         )
+    if t is EntryType.RNG_FAULT:
+        return "critical", "rng fault", f"RNG fault on {rid}: {p.get('test') or '?'} failed — play stopped"
     if t is EntryType.ROUND_SETTLED:
         paid = Decimal(str(p.get("total_paid", p.get("paid", "0"))))
         if paid >= threshold:

@@ -32,6 +32,7 @@ from engine.table_events import (
     PayoutApproved,
     PlayerBonusEvent,
     PresetSet,
+    RngFault,
     RulesLoaded,
     SettingsChanged,
     TimerRestarted,
@@ -63,14 +64,27 @@ class ResultNotice:
 class IrregularityNotice:
     """Something that stopped or cancelled the normal course of the round, with its reason."""
 
-    kind: str  # the entry's fact: "irregularity", "result_before_close", "no_spin", "voided"
+    kind: str  # the entry's fact: "irregularity", "result_before_close", "no_spin", "voided", "rng_fault"
     reason: str
-    what: str = ""  # for an irregularity, its kind (miss_spin, gap, unexpected_game, ...)
+    what: str = ""  # an irregularity's kind (miss_spin, gap, unexpected_game, ...); an RNG fault's test
 
     @property
     def text(self) -> str:
         """The one line a screen shows, e.g. "no spin: ball left the wheel"."""
-        return f"{self.kind.replace('_', ' ')}: {self.reason}".strip()
+        label = _LABELS.get(self.kind, self.kind.replace("_", " "))
+        return f"{label}: {self.reason}".strip()
+
+
+_LABELS = {"rng_fault": "RNG fault"}
+
+
+def rng_fault_text(fault: RngFault) -> str:
+    """The one line every screen shows for an RNG fault (the notice's and the table view's)."""
+    return IrregularityNotice("rng_fault", _rng_fault_reason(fault), fault.test).text
+
+
+def _rng_fault_reason(fault: RngFault) -> str:
+    return f"{fault.test} failed — play stopped, call the pit boss / technician"
 
 
 @dataclass(frozen=True)
@@ -86,7 +100,7 @@ class Changes:
     pay_lines: bool = False  # the paying list (result, correction, bonus outcome, no-spin, void)
     approvals: bool = False  # which payouts wait for a pit boss's approval
     bonus: frozenset[str] = frozenset()  # players whose bonus game (or preset, or timer) changed
-    hold: bool = False  # an irregularity put the round on hold, or the hold was lifted
+    hold: bool = False  # an irregularity (or an RNG fault) put the round on hold, or the hold was lifted
     irregularities: tuple[IrregularityNotice, ...] = ()
     manual_entry: bool = False  # step one of a manual result (entered, or rejected)
     history: bool = False  # a round was settled: the history of results grew
@@ -200,6 +214,8 @@ def _one(p: Any) -> Changes:
         return _reason("irregularity", p.reason, p.kind)
     if isinstance(p, IrregularityResolved):
         return Changes(hold=True)
+    if isinstance(p, RngFault):  # the service refuses to draw until it is restarted
+        return _reason("rng_fault", _rng_fault_reason(p), p.test)
     if isinstance(p, _round.BonusStarted):
         return Changes(phase=True, bonus=frozenset(p.players), pay_lines=True)
     if isinstance(p, _round.BonusOutcome):

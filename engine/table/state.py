@@ -20,6 +20,8 @@ spellings mapped) and folded by its payload class:
   after a restart).
 - SettingsChanged: the pit boss's table settings (the service applies them at open_bets).
 - NextRound: the finished round is cleared from the felt.
+- RngFault (`rng.fault`): the generator failed a continuous health test; `rng_fault` keeps it (the
+  screens show it) until the table service restarts (`table.started`, a fresh generator check).
 Round facts about another round than the one on the felt (e.g. the pit-boss station voiding or
 correcting a settled round) are left to the store's projections. Logins, alerts, `table.started`
 and types this build does not know are kept in the journal and not folded (NOT_FOLDED; their
@@ -66,6 +68,7 @@ from engine.table_events import (
     PlayerBonusEvent,
     PresetSet,
     Quarantined,
+    RngFault,
     RulesLoaded,
     SettingsChanged,
     TimerRestarted,
@@ -144,6 +147,7 @@ class TableState:
     pending_result: PendingResult | None = None
     manual_entry: tuple[int, str] | None = None
     hold: Hold | None = None
+    rng_fault: RngFault | None = None  # the service refuses to draw until its restart (table.started)
     approved: frozenset[str] = frozenset()
     approved_by: str | None = None
     presets: dict[str, Preset] = field(default_factory=dict)
@@ -184,6 +188,8 @@ class TableState:
             raise DrrError(
                 f"journal of table {self.table}: entry {self.last_seq + 1} is missing before {entry.seq}"
             )
+        if entry_type(entry.type) is EntryType.TABLE_STARTED:
+            self.rng_fault = None  # a restarted service checks its generator afresh
         if entry_type(entry.type) in NOT_FOLDED:
             self.last_seq = entry.seq  # kept in the journal only; its payload is not this fold's to check
             return
@@ -235,6 +241,8 @@ class TableState:
             self.manual_entry = None
         elif isinstance(p, IrregularityResolved):
             self.hold = None
+        elif isinstance(p, RngFault):
+            self.rng_fault = p
         elif isinstance(p, NextRound):
             self._clear_round()
             self.round = None

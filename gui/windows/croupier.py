@@ -53,6 +53,8 @@ NO_SPIN_REASONS = (
     "foreign object on the wheel",
 )
 VOID_REASONS = ("wheel malfunction", "dispute resolved by the pit boss", "procedural error")
+# The reason line while an RNG fault stops play (croupier.next_action: "Play stopped").
+STOPPED_STYLE = "font-size: 16pt; font-weight: bold; color: #ffffff; background: #b00020; padding: 8px;"
 PHASE_TEXT = {
     Phase.IDLE: ("READY", "#9aa6b2"),
     Phase.OPEN: ("BETS OPEN", "#38d67a"),
@@ -470,7 +472,7 @@ class CroupierWindow(FirstPaintWindow):
         if self.phase is not Phase.OPEN:
             self.show_reason(f"bets are not open: {PHASE_TEXT[self.phase][0].lower()}")
             return
-        self.reason.setText("")
+        self.reason.setText((self.hold or "") if self._view.stopped else "")
         self.table.place_wager(self.player, bet, self.chip)
 
     def on_bet_remove(self, bet: Bet) -> None:
@@ -481,6 +483,8 @@ class CroupierWindow(FirstPaintWindow):
     def next_action(self) -> tuple[str, bool, str]:
         """(label, enabled, why disabled) of the one big button."""
         ph = self.phase
+        if self._view.stopped:  # an RNG fault: nothing this station does helps until a restart
+            return "Play stopped", False, self.hold or "RNG fault"
         if self.hold and ph is Phase.IDLE:
             return "Starting…", False, self.hold
         if self.hold and ph is Phase.CLOSED:
@@ -536,7 +540,12 @@ class CroupierWindow(FirstPaintWindow):
         self.action.setEnabled(enabled)
         self.action.setToolTip(why)
         text, colour_name = PHASE_TEXT[self.phase]
-        if self.hold and self.phase is Phase.IDLE:
+        # An RNG fault is the table's loudest state: red, bold, and on screen until the restart.
+        self.reason.setStyleSheet(STOPPED_STYLE if self._view.stopped else "")
+        if self._view.stopped:
+            text, colour_name = "RNG FAULT", "#ff4040"
+            self.reason.setText(why)
+        elif self.hold and self.phase is Phase.IDLE:
             text, colour_name = "STARTING", "#9aa6b2"
         elif self.hold and self.phase in (Phase.OPEN, Phase.CLOSED, Phase.RESULT, Phase.BONUS):
             text, colour_name = "ON HOLD", "#ffb020"
@@ -675,12 +684,17 @@ class CroupierWindow(FirstPaintWindow):
         self.history.set_history(entries)
 
     def show_reason(self, text: str) -> None:
-        self.reason.setText(text)
+        view = self._take_view()
+        # While an RNG fault stops play every refusal is that fault: its line stays, not the refusal's.
+        self.reason.setText((view.hold or text) if view.stopped else text)
 
     def on_irregularity(self, text: str) -> None:
         # The table's state after the entry, not the hold this window drew last: a no-spin that
         # lifts a hold must not be reported as still on hold.
-        if self._take_view().hold:
+        view = self._take_view()
+        if view.stopped:
+            text = view.hold or text  # the fault outlasts every other reason: keep it on screen
+        elif view.hold:
             text = f"{text} — on hold: call a no-spin, or a pit boss resolves it or voids the round"
         self.reason.setText(text)
 

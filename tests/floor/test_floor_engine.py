@@ -283,6 +283,34 @@ def test_wheel_faults_and_a_silent_table_raise_alerts(store: Store) -> None:
     assert [a.kind for a in later] == ["table silent"] and "round open" in later[0].message
 
 
+def test_an_rng_fault_raises_one_critical_alert(store: Store) -> None:
+    from engine.rng import HealthFailure
+    from tests.rng.test_health import Stuck
+    from tests.table.helpers import CROUPIER, make_service, some_wagers
+
+    async def play() -> None:
+        svc = make_service(store)
+        await svc.start()
+        await svc.open_bets(CROUPIER)
+        await some_wagers(svc)
+        svc.rng.inner = Stuck()  # the source died: every value 0
+        for _ in range(8):  # 40 bits of repeats already seen: the draw's first value fails the test
+            svc.rng.randbelow(37)
+        with pytest.raises(HealthFailure):
+            await svc.no_more_bets(CROUPIER)
+
+    import asyncio
+
+    asyncio.run(play())
+    scanner = AlertScanner()
+    alerts = [a for a in scanner.scan(store, ["T1"]) if a.kind == "rng fault"]
+    assert [(a.severity, a.table, a.round_id) for a in alerts] == [("critical", "T1", "T1-000001")]
+    assert "repetition count test failed" in alerts[0].message
+    assert scanner.scan(store, ["T1"]) == []
+    assert AlertScanner().scan(store, ["T1"]) == []  # a new scanner (a restarted station): still once
+    assert [a.kind for a in list_alerts(store)].count("rng fault") == 1
+
+
 def test_a_payout_waiting_at_the_table_is_approved_with_its_amount(store: Store) -> None:
     from engine.floor.demo import play_rounds
 

@@ -9,10 +9,15 @@ from collections.abc import Callable, Coroutine
 from decimal import Decimal
 from typing import Any
 
+import pytest
+
 from engine.bets import inside_bet
+from engine.rng import HealthFailure
 from engine.store import Store
 from engine.table.changes import EVERYTHING, Changes, IrregularityNotice, ResultNotice, changes_of
 from engine.table.service import TableService
+from engine.table.state import TableState
+from tests.rng.test_health import Stuck
 from tests.table.helpers import CROUPIER, PITBOSS, cover_everything, make_service, some_wagers
 
 
@@ -157,3 +162,33 @@ def test_legacy_spellings_and_unknown_types() -> None:
     rules = {"sha256": "ab" * 32, "text": "x", "by": "pete"}
     assert changes_of([E("rules.changed", rules)]) == Changes(rules=True)
     assert changes_of([E("something.new", {})]) == Changes(other=True)
+
+
+@sync
+async def test_an_rng_fault_is_an_irregularity_notice_and_stays_in_the_state(store: Store) -> None:
+    svc = make_service(store)
+    await svc.start()
+    await svc.open_bets(CROUPIER)
+    await some_wagers(svc)
+    svc.rng.inner = Stuck()  # the source died: every value 0
+    for _ in range(8):  # 40 bits of repeats already seen: the draw's first value fails the test
+        svc.rng.randbelow(37)
+    with pytest.raises(HealthFailure, match="repetition count test"):
+        await svc.no_more_bets(CROUPIER)
+    faults = [e for e in store.journal.entries("T1") if e.type == "rng.fault"]
+    notice = changes_of(faults)
+    reason = "repetition count test failed — play stopped, call the pit boss / technician"
+    assert notice.irregularities == (IrregularityNotice("rng_fault", reason, "repetition count test"),)
+    assert notice.irregularities[0].text == f"RNG fault: {reason}"
+    assert notice.hold and not notice.phase
+    # The table's state knows it (the screens' view is built from it) until the service restarts.
+    assert svc.state.rng_fault is not None and svc.state.rng_fault.test == "repetition count test"
+    state = TableState("T1", svc.rng)
+    for entry in store.journal.entries("T1"):
+        state.apply_entry(entry)
+    assert state.rng_fault == svc.state.rng_fault
+    # A restarted service checks its generator afresh (table.started): the fault is no longer current.
+    await svc.close()
+    again = make_service(store)
+    await again.start()
+    assert again.state.rng_fault is None
