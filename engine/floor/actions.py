@@ -35,7 +35,7 @@ from engine.errors import DrrError
 from engine.floor_events import ActionRefused
 from engine.journal_types import parse, spellings, write
 from engine.round import ResultCorrected
-from engine.rules import RulesSubmission, parse_rules
+from engine.rules import RulesSubmission, parse_rules, refuse_bad_math
 from engine.store import schema
 from engine.store.db import Store
 from engine.store.history import void_round
@@ -256,7 +256,9 @@ def read_rules_candidate(path: Path | str) -> RulesCandidate:
         raw = path.read_bytes()
     except OSError as exc:
         raise DrrError(f"cannot read {path}: {exc.strerror}") from exc
-    rules = parse_rules(raw, str(path))
+    # The pit boss loads a paytable onto a live table: one that returns 100% or more on any wager
+    # kind (under any bonus strategy) is refused here as `drr rules check` refuses it.
+    rules = refuse_bad_math(parse_rules(raw, str(path)), str(path))
     return RulesCandidate(rules, raw.decode("utf-8"), str(path), math_report(rules))
 
 

@@ -133,3 +133,16 @@ def test_drr_math_refuses_like_rules_check(tmp_path: Path, capsys: pytest.Captur
     f.write_text(CHAPTER_617A_BASE, encoding="utf-8")
     assert main(["math", "--rules", str(f)]) == 1
     assert "Straight up returns 111.9208%" in capsys.readouterr().err
+
+
+def test_the_pit_boss_cannot_load_a_paytable_that_returns_100_percent(tmp_path: Path) -> None:
+    """`drr rules check` refused it, but the pit boss's Rules Submission tab (and `drr pitboss rules`)
+    read candidates through `read_rules_candidate`, which checked only the structure."""
+    from engine.floor import actions
+
+    f = tmp_path / "rules.toml"
+    f.write_text(CHAPTER_617A_BASE, encoding="utf-8")
+    with pytest.raises(RulesError, match="house advantage") as info:
+        actions.read_rules_candidate(f)
+    assert "111.9208%" in info.value.message
+    assert actions.read_rules_candidate(default_rules_path()).rules.sha256  # the default still loads
