@@ -192,9 +192,6 @@ async def play_rounds_async(
         clock=clock,
         stamp_with_clock=True,
         station="demo-floor",
-        # No owner claim: on PostgreSQL it is a server-wide advisory lock on the table's name, so demo
-        # floors in scratch schemas of one server (parallel test runs) would refuse each other.
-        claim=False,
     )
     demo = _DemoTable(svc, clock, SeededRng(f"{seed}-{table}"), start)
     played: list[str] = []
