@@ -25,15 +25,19 @@ keys marked (+) are extras the table service adds for the projections (round.py 
   the wagers won (stakes not included) and `returned` is everything handed back (paid plus the stakes
   of winning wagers), so the house's win is wagered - returned. Without "total_returned" the
   payload's paid is taken as everything handed back.
-- `round.voided` {"reason": str}: status `void`; a settled round's money is taken back out of the
-  totals; a spin already counted stays counted (the ball did land).
+- `round.wager_placed` {"id", "amount", ...} / `round.wager_removed` {"wager_id"}: the round's
+  `wagered` is what stands on the felt as placed, from the first chip (an open, held or voided round
+  shows its wagers too; the day's totals take a round's money only when it settles).
+- `round.voided` {"reason": str}: status `void`; the round keeps what was wagered and `returned` is
+  every stake handed back (paid 0); a settled round's money is taken back out of the totals; a spin
+  already counted stays counted (the ball did land).
 - `round.no_spin`, `round.result_before_close`, `round.irregularity` {"reason" | "kind", ...}: an
   irregularity counted on the round (round_id optional for `round.irregularity`) and the day.
 - `history.imported` {"number": int, "time": ISO text, "direction"?: ..., "source"?: str}: a settled
   round with source "import", counted for the day of its own `time`.
 
 All of these need the event's `round_id`, except `round.irregularity`.
-Every other type (wagers, RNG details, wheel messages, bonus picks, logins…) is journaled only.
+Every other type (RNG details, wheel messages, bonus picks, logins…) is journaled only.
 Types are taken through the registry (engine.journal_types.entry_type: an old journal's spelling,
 e.g. `round.closed` or `rules.changed`, is today's type); payloads are read leniently by key here,
 so a rebuild of any stored journal projects exactly what it projected when it was written.
@@ -237,13 +241,15 @@ def _bonus(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
 
 
 def _handle_by_bet(conn: Connection, entry: Entry) -> dict[str, int]:
-    """The round's standing wagers summed by bet name, from its own journal entries (an index read)."""
+    """The round's standing wagers summed by bet name, from its own journal entries up to `entry` (an
+    index read; a bulk append has stored the entries after it already)."""
     j = schema.journal
     rows = conn.execute(
         sa.select(j.c.type, j.c.payload)
         .where(
             j.c.table_id == entry.table,
             j.c.round_id == entry.round_id,
+            j.c.seq <= entry.seq,
             j.c.type.in_((EntryType.ROUND_WAGER_PLACED.value, EntryType.ROUND_WAGER_REMOVED.value)),
         )
         .order_by(j.c.seq)
@@ -262,6 +268,16 @@ def _handle_by_bet(conn: Connection, entry: Entry) -> dict[str, int]:
     for bet, units in standing.values():
         handle[bet] = handle.get(bet, 0) + units
     return handle
+
+
+def _wager_placed(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+    row = _round(conn, entry)
+    _set_round(conn, entry, wagered=row.wagered + to_units(p.get("amount", "0"), "wager amount"))
+
+
+def _wager_removed(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+    _round(conn, entry)
+    _set_round(conn, entry, wagered=sum(_handle_by_bet(conn, entry).values()))
 
 
 def _bump_handle(conn: Connection, table: str, day: str, handle: dict[str, int], sign: int) -> None:
@@ -312,8 +328,15 @@ def _voided(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
         if row.handle:
             _bump_handle(conn, entry.table, entry.time[:10], json.loads(row.handle), -1)
     _bump(conn, schema.daily_totals, {"table_id": entry.table, "day": entry.time[:10]}, deltas)
+    # Every stake goes back: what was wagered stays shown, and is what the void returned.
     _set_round(
-        conn, entry, status="void", wagered=0, paid=0, returned=0, handle=None, note=str(p.get("reason", ""))
+        conn,
+        entry,
+        status="void",
+        paid=0,
+        returned=row.wagered,
+        handle=None,
+        note=str(p.get("reason", "")),
     )
 
 
@@ -352,6 +375,8 @@ def _rules(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
 
 HANDLERS: dict[EntryType, Callable[[Connection, Entry, dict[str, Any]], None]] = {
     EntryType.ROUND_OPENED: _opened,
+    EntryType.ROUND_WAGER_PLACED: _wager_placed,
+    EntryType.ROUND_WAGER_REMOVED: _wager_removed,
     EntryType.ROUND_BETS_CLOSED: _closed,  # and an early journal's round.closed (LEGACY)
     EntryType.ROUND_RESULT: _result,
     EntryType.ROUND_RESULT_CORRECTED: _corrected,
