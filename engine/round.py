@@ -119,10 +119,14 @@ class WagerPlaced:
 
     type: ClassVar[EntryType] = EntryType.ROUND_WAGER_PLACED
     wager: Wager
+    # The croupier station's seat the chip was placed from (0, 1, …): its chips' colour and shape, so
+    # recall draws them as the felt did. None: placed by a tool, or an older journal.
+    seat: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         w = self.wager
-        return {"type": self.type, "id": w.id, "player": w.player, **w.bet.to_wire(), "amount": str(w.amount)}
+        out = {"type": self.type, "id": w.id, "player": w.player, **w.bet.to_wire(), "amount": str(w.amount)}
+        return _put(out, seat=self.seat)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> WagerPlaced:
@@ -132,7 +136,7 @@ class WagerPlaced:
         raw = {k: v for k, v in d.items() if k in WIRE_WAGER_KEYS and k != "amount"}
         shape = wager_from_wire({**raw, "amount": 1}, unit=Decimal(1))
         amount = Decimal(str(d["amount"]))
-        return cls(Wager(shape.id, shape.player, shape.bet, amount))
+        return cls(Wager(shape.id, shape.player, shape.bet, amount), _opt_int(d.get("seat")))
 
 
 @dataclass(frozen=True)

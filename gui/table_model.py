@@ -92,7 +92,14 @@ class TableSource(Protocol):
     async def open_bets(self, user: User) -> list[Entry]: ...
 
     async def place_wager(
-        self, user: User, player: str, bet: Bet, amount: Decimal | str | int, *, wager_id: str | None = None
+        self,
+        user: User,
+        player: str,
+        bet: Bet,
+        amount: Decimal | str | int,
+        *,
+        wager_id: str | None = None,
+        seat: int | None = None,
     ) -> list[Entry]: ...
 
     async def remove_wager(self, user: User, wager_id: str) -> list[Entry]: ...
@@ -357,7 +364,9 @@ class TableModel(QObject):
         self._submit(lambda s: s.open_bets(self.user))
 
     def place_wager(self, player: str, bet: Bet, amount: Decimal) -> None:
-        self._submit(lambda s: s.place_wager(self.user, player, bet, amount))
+        # The seat goes into the journal with the wager: recall draws its chips as this felt does.
+        seat = self._players.index(player) if player in self._players else None
+        self._submit(lambda s: s.place_wager(self.user, player, bet, amount, seat=seat))
 
     def _remove_last(self, player: str | None, bet: Bet | None, nothing: str) -> None:
         found = next(

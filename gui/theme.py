@@ -9,9 +9,10 @@ player also gets a chip shape so colour is never the only cue.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
+from itertools import count
 
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication
@@ -77,6 +78,19 @@ def player_style(seat: int) -> PlayerStyle:
 
 def player_styles(players: Iterable[str]) -> dict[str, PlayerStyle]:
     return {p: player_style(i) for i, p in enumerate(players)}
+
+
+def seat_styles(players: Iterable[str], seats: Mapping[str, int]) -> dict[str, PlayerStyle]:
+    """Each player's style by the seat their chips were placed from (as the croupier's felt drew
+    them); a player with no seat on record takes the first seat style nobody else has."""
+    names = list(players)
+    styles = {p: player_style(seats[p]) for p in names if p in seats}
+    taken = {s.seat for s in styles.values()}
+    free = (i for i in count() if i not in taken)
+    for p in names:
+        if p not in styles:
+            styles[p] = player_style(next(free))
+    return styles
 
 
 def font(point_size: float, bold: bool = False) -> QFont:

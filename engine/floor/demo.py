@@ -103,13 +103,15 @@ class _DemoTable:
         round_id = s.round_id
         for player, bet, amount in demo_wagers(self.choices, index):
             clock.advance(2)
-            await svc.place_wager(croupier, player, bet, amount)
+            await svc.place_wager(croupier, player, bet, amount, seat=PLAYERS.index(player))
         if hit_bonus:
             # The draw is the service's generator's next; a copy of it shows the Bonus Number to come,
             # and Carla puts a straight-up on it (so the demo has bonus games to show).
             bonus_number = draw_lucky_and_bonus(s.rules, copy.deepcopy(svc.rng)).bonus_number
             clock.advance(2)
-            await svc.place_wager(croupier, "Carla", inside_bet([bonus_number]), Decimal(5))
+            await svc.place_wager(
+                croupier, "Carla", inside_bet([bonus_number]), Decimal(5), seat=PLAYERS.index("Carla")
+            )
         rpm = Decimal(24) + Decimal(self.choices.randbelow(60)) / 10
         await self.wheel("rotor", game, rpm=str(rpm), direction=direction)
         clock.advance(10)

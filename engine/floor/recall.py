@@ -20,6 +20,7 @@ from engine.bets import Wager
 from engine.bonus_game import BoxesPlaced
 from engine.entry_types import EntryType
 from engine.errors import DrrError
+from engine.floor.describe import describe
 from engine.floor_events import HistoryImported
 from engine.journal_types import ROUND_EVENTS, entry_type, parse
 from engine.round import (
@@ -56,6 +57,7 @@ class Recall:
     record: dict[str, Any]
     entries: list[dict[str, Any]]
     wagers: list[Wager] = field(default_factory=list)
+    seats: dict[str, int] = field(default_factory=dict)  # player -> the croupier station's seat (journaled)
     lucky: dict[int, Fraction] = field(default_factory=dict)
     bonus_number: int | None = None
     result: int | None = None
@@ -73,35 +75,25 @@ class Recall:
     replay_note: str = ""
 
     @property
+    def stakes_by_player(self) -> dict[str, Decimal]:
+        """Each player's standing stakes: what the round holds of theirs, and what a void hands back."""
+        out: dict[str, Decimal] = {}
+        for w in self.wagers:
+            out[w.player] = out.get(w.player, Decimal(0)) + w.amount
+        return out
+
+    def stakes_text(self) -> str:
+        """ "Seat 2 10.00, Seat 3 5.00" (players in the order they first bet), "no wagers" when none."""
+        money = self.stakes_by_player
+        return ", ".join(f"{p} {money[p]:,.2f}" for p in self.players) or "no wagers"
+
+    @property
     def players(self) -> list[str]:
         seen: list[str] = []
         for w in self.wagers:
             if w.player not in seen:
                 seen.append(w.player)
         return seen
-
-
-def _bonus_text(kind: str, p: dict[str, Any], boxes: list[str]) -> str:
-    """One bonus-game step in words; `boxes` are the contents last placed for this player."""
-    short = kind.split(".", 1)[-1]
-    if short == "boxes_placed":
-        return f"round {p.get('round', '?')}: boxes placed {' | '.join(str(b) for b in p.get('boxes', []))}"
-    if short == "box_picked":
-        box = p.get("box")
-        content = boxes[box - 1] if isinstance(box, int) and 0 < box <= len(boxes) else "?"
-        who = " (random, timer)" if p.get("by") == "timer" else ""
-        return f"round {p.get('round', '?')}: picked box {box}{who} → {content}"
-    if short == "cashed_out":
-        return f"round {p.get('round', '?')}: cashed out"
-    if short == "timer_expired":
-        return f"round {p.get('round', '?')}: timer ran out"
-    if short == "ended":
-        return f"game over: {p.get('outcome', '?')} to 1 ({p.get('reason', '')})"
-    if short == "bonus_outcome":
-        return f"bonus outcome {p.get('odds', '?')} to 1"
-    if short == "started":
-        return "bonus game started" + (f", preset {p['preset']}" if p.get("preset") else "")
-    return ", ".join(f"{k}={v}" for k, v in p.items() if k != "type")
 
 
 def recall_round(store: Store, round_id: str, table: str | None = None) -> Recall:
@@ -124,6 +116,8 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
             payload = None  # malformed: kept in the audit trail, not replayed
         if isinstance(payload, WagerPlaced):
             wagers[payload.wager.id] = payload.wager
+            if payload.seat is not None:
+                rec.seats.setdefault(payload.wager.player, payload.seat)
         elif isinstance(payload, WagerRemoved):
             wagers.pop(payload.wager_id, None)
         elif isinstance(payload, BetsClosed):
@@ -143,12 +137,12 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
             rec.wheel.append(e)
         elif isinstance(payload, BonusOutcome):
             rec.bonus_outcomes[payload.player] = payload.odds
-            rec.bonus_steps.append(BonusStep(payload.player, e["time"], kind, _bonus_text(kind, p, [])))
+            rec.bonus_steps.append(BonusStep(payload.player, e["time"], kind, describe(kind, p)))
         elif isinstance(payload, PlayerBonusEvent | PresetSet | TimerRestarted):
             bonus_player = payload.player
             if isinstance(payload, PlayerBonusEvent) and isinstance(payload.event, BoxesPlaced):
                 boxes[bonus_player] = [str(b) for b in p.get("boxes", [])]
-            text = _bonus_text(kind, p, boxes.get(bonus_player, []))
+            text = describe(kind, p, boxes=boxes.get(bonus_player, []))
             rec.bonus_steps.append(BonusStep(bonus_player, e["time"], kind, text))
         elif isinstance(payload, RoundSettled):
             rec.total_wagered, rec.total_paid = payload.total_wagered, payload.total_paid

@@ -114,7 +114,14 @@ class JournalFollower:
         raise DrrError(READ_ONLY)
 
     async def place_wager(
-        self, user: User, player: str, bet: Bet, amount: Decimal | str | int, *, wager_id: str | None = None
+        self,
+        user: User,
+        player: str,
+        bet: Bet,
+        amount: Decimal | str | int,
+        *,
+        wager_id: str | None = None,
+        seat: int | None = None,
     ) -> list[Entry]:
         raise DrrError(READ_ONLY)
 

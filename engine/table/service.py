@@ -495,7 +495,14 @@ class TableService:
             return await self._run(user.name, [(event, round_id)])
 
     async def place_wager(
-        self, user: User, player: str, bet: Bet, amount: Decimal | str | int, *, wager_id: str | None = None
+        self,
+        user: User,
+        player: str,
+        bet: Bet,
+        amount: Decimal | str | int,
+        *,
+        wager_id: str | None = None,
+        seat: int | None = None,  # the croupier station's seat, journaled for recall's chips
     ) -> list[Entry]:
         require(user, "place_wager")
         async with self._lock:
@@ -514,7 +521,7 @@ class TableService:
                     f"wager of {player}: {value} is above the table maximum {limits['max_bet']}"
                 )
             wid = wager_id or f"{s.round_id}-w{self.state.wagers_placed + 1}"
-            event = WagerPlaced(Wager(wid, player, bet, value))
+            event = WagerPlaced(Wager(wid, player, bet, value), seat)
             apply(s, event)
             return await self._run(user.name, [(event, s.round_id)])
 

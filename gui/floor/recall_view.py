@@ -5,7 +5,7 @@ RECALL MODE so nobody mistakes it for a live round.
 
 from __future__ import annotations
 
-import json
+from decimal import Decimal
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.floor.describe import describe
 from engine.floor.recall import Recall
 from engine.wheel_layout import colour as number_colour
 from gui import theme
@@ -31,6 +32,18 @@ from gui.widgets.felt import FeltWidget
 
 def _odds(x: object) -> str:
     return str(x)
+
+
+def money_line(rec: Recall) -> str:
+    """Wagered as placed, and what was paid, or what a void handed back player by player."""
+    r = rec.record
+    wagered = f"<b>Wagered</b> {Decimal(r['wagered']):,.2f}"
+    if r["status"] == "void":
+        return f"{wagered} · <b>Returned by the void</b> {Decimal(r['returned']):,.2f} ({rec.stakes_text()})"
+    if r["status"] != "settled":
+        return f"{wagered} ({rec.stakes_text()}) · <b>Paid</b> not settled yet"
+    paid, back = Decimal(r["paid"]), Decimal(r["returned"])
+    return f"{wagered} · <b>Paid</b> {paid:,.2f} · <b>Handed back</b> {back:,.2f}"
 
 
 class RecallView(QWidget):
@@ -88,7 +101,7 @@ class RecallView(QWidget):
         self.banner.setText(
             f"RECALL MODE — round {r['round_id']} · table {r['table']} · {r['time'][:19]} UTC"
         )
-        styles = theme.player_styles(rec.players)
+        styles = theme.seat_styles(rec.players, rec.seats)  # the croupier felt's chips
         self.felt.set_rules(rec.rules or load_default_rules())  # the felt of the round's own rules
         self.felt.set_wagers(rec.wagers, styles)
         self.felt.set_draw(rec.lucky, rec.bonus_number)
@@ -102,8 +115,8 @@ class RecallView(QWidget):
         self.summary.setText(
             f"<b>Status</b> {r['status']} · <b>Result</b> {result} · <b>Lucky</b> {lucky} · "
             f"<b>Bonus Number</b> {rec.bonus_number if rec.bonus_number is not None else '—'} · "
-            f"<b>Dealer</b> {r['dealer'] or '—'}<br><b>Wagered</b> {rec.total_wagered or r['wagered']} · "
-            f"<b>Paid</b> {rec.total_paid or r['paid']} · <b>Irregularities</b> {r['irregularities']}"
+            f"<b>Dealer</b> {r['dealer'] or '—'}<br>{money_line(rec)} · "
+            f"<b>Irregularities</b> {r['irregularities']}"
             f"{' · <b>manual result</b>' if r['manual'] else ''}"
             f"{' · <b>note</b> ' + r['note'] if r.get('note') else ''}<br>{players}"
             + (
@@ -112,14 +125,24 @@ class RecallView(QWidget):
                 else ""
             )
         )
-        self.payouts.setRowCount(len(rec.settlements))
-        for row, s in enumerate(rec.settlements):
-            cells = (s.wager.player, s.wager.bet.wire_name, f"{s.wager.amount}", f"{s.kind} {s.odds} to 1"
-                     if s.won else "lost", f"{s.payout}")  # fmt: skip
+        rows: list[tuple[str, ...]] = [
+            (s.wager.player, s.wager.bet.wire_name, f"{s.wager.amount}",
+             f"{s.kind} {s.odds} to 1" if s.won else "lost", f"{s.payout}")
+            for s in rec.settlements
+        ]  # fmt: skip
+        if not rows:  # open, held or void: the wagers as placed, and what becomes of them
+            outcome = "returned (void)" if r["status"] == "void" else "not settled yet"
+            rows = [
+                (w.player, w.bet.wire_name, f"{w.amount}", outcome,
+                 f"{w.amount:,.2f}" if r["status"] == "void" else "—")
+                for w in rec.wagers
+            ]  # fmt: skip
+        self.payouts.setRowCount(len(rows))
+        for row, cells in enumerate(rows):
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                if col == 0 and s.wager.player in styles:
-                    item.setForeground(styles[s.wager.player].qcolor)
+                if col == 0 and cells[0] in styles:
+                    item.setForeground(styles[cells[0]].qcolor)
                 self.payouts.setItem(row, col, item)
         steps = [f"{st.time[11:19]}  {st.player:8s} {st.text}" for st in rec.bonus_steps]
         outcomes = [f"{p}: {x} to 1" for p, x in rec.bonus_outcomes.items()]
@@ -128,17 +151,15 @@ class RecallView(QWidget):
             or "no bonus game in this round"
         )
         self.wheel.setPlainText(
-            "\n".join(
-                f"{e['time'][11:23]}  {e['type'][6:]:14s} {json.dumps(e['payload'], sort_keys=True)}"
-                for e in rec.wheel
-            )
+            "\n".join(f"{e['time'][11:23]}  {describe(e['type'], e['payload'])}" for e in rec.wheel)
             or "no wheel messages journaled for this round"
         )
         self.audit.clear()
         for e in rec.entries:
-            payload = json.dumps(e["payload"], sort_keys=True)
-            node = QTreeWidgetItem([str(e["seq"]), e["time"][:23], e["type"], e["user"] or "", payload])
-            node.setToolTip(4, f"{payload}\nhash {e['hash']}\nprev {e['prev_hash']}")
+            text = describe(e["type"], e["payload"])
+            node = QTreeWidgetItem([str(e["seq"]), e["time"][:23], e["type"], e["user"] or "", text])
+            # The chain links an auditor checks (drr audit verify), not the payload: that is the text.
+            node.setToolTip(4, f"{text}\nentry hash {e['hash']}\nprevious entry's hash {e['prev_hash']}")
             self.audit.addTopLevelItem(node)
         for col in range(4):
             self.audit.resizeColumnToContents(col)

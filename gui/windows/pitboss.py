@@ -42,6 +42,7 @@ from engine.auth import User
 from engine.errors import DrrError
 from engine.floor import actions
 from engine.floor.alerts import Alert
+from engine.floor.describe import number_or_none
 from engine.floor.history_page import HistoryQuery, HistoryRow, dealers
 from engine.floor.recall import recall_round
 from engine.floor.started import started_text
@@ -409,11 +410,16 @@ class PitBossWindow(QMainWindow):
         if row is None:
             self.status.setText("select a round first")
             return
+        try:
+            stakes = recall_round(self.store, row.round_id, row.table).stakes_text()
+        except DrrError as exc:
+            self._fail(exc)
+            return
         signed = self.sign_off(
             "void_round",
             "Void round",
-            f"Round {row.round_id} on table {row.table} ({row.status}, wagered {row.wagered}): every wager"
-            " is returned. This is journaled with your name and reason.",
+            f"Round {row.round_id} on table {row.table} ({row.status}, wagered {row.wagered:,.2f}): every"
+            f" wager is returned — {stakes}. This is journaled with your name and reason.",
         )
         if signed is None:
             return
@@ -429,6 +435,9 @@ class PitBossWindow(QMainWindow):
         if row is None:
             self.status.setText("select a round first")
             return
+        if row.result is None:  # said before reason and PIN are asked for
+            self._fail(DrrError(f"round {row.round_id} has no result yet: there is nothing to correct"))
+            return
         number = QSpinBox()
         number.setRange(0, 36)
         number.setPrefix("new result ")
@@ -441,8 +450,8 @@ class PitBossWindow(QMainWindow):
         signed = self.sign_off(
             "correct_result",
             "Correct the result",
-            f"Round {row.round_id} on table {row.table}: result {row.result}. Both the old and the new "
-            "result are kept in the journal.",
+            f"Round {row.round_id} on table {row.table}: result {number_or_none(row.result)}. Both the old"
+            " and the new result are kept in the journal.",
             extra=number,
             check=check,
         )

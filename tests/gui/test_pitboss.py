@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialog, QSpinBox
+from PySide6.QtWidgets import QDialog, QLabel, QSpinBox
 from pytestqt.qtbot import QtBot
 
 from engine.auth import User
@@ -20,6 +20,7 @@ from engine.store import Store, schema
 from gui.floor.signoff import SignOffDialog
 from gui.windows.pitboss import PitBossWindow
 from tests.floor.helpers import PINS, add_users, import_spins, store, store_url  # noqa: F401 - fixtures
+from tests.gui.live import PIT_BOSS, LiveTables, service_of
 
 
 @pytest.fixture
@@ -101,8 +102,9 @@ def test_recall_of_a_bonus_round(qtbot: QtBot, floor: Store) -> None:
     assert recall.payouts.rowCount() == len(recall.recall.wagers)  # type: ignore[union-attr]
     assert recall.audit.topLevelItemCount() == len(recall.recall.entries)  # type: ignore[union-attr]
     # The wheel's messages the service journaled (wheel.rotor, not the old demo's wheel.rotor_speed).
-    shown = [line.split()[1] for line in recall.wheel.toPlainText().splitlines()]
-    assert shown == ["rotor", "launched", "no_more_bets", "result"]
+    shown = [line.split(": ", 1)[1] for line in recall.wheel.toPlainText().splitlines()]
+    assert [s.split()[0] for s in shown] == ["rotor", "ball", "the", "the"]
+    assert "launched" in shown[1] and "no more bets" in shown[2] and "reported" in shown[3]
     assert recall.felt.testAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
 
 
@@ -232,3 +234,80 @@ def test_new_rounds_are_announced_while_the_history_is_open(qtbot: QtBot, floor:
     assert window.model.rowCount() == before  # the list does not move under the reader
     window.apply_filters()
     assert window.model.rows[0].round_id == "T1-000046"
+
+
+def test_open_and_voided_rounds_show_their_wagers_and_recall_draws_the_croupiers_chips(
+    qtbot: QtBot, tables: LiveTables, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 12: history, recall and the void dialog said "wagered 0.00" with chips on the felt, a void
+    hid what it returned, and recall drew every chip as the first seat's (a gold circle)."""
+    from decimal import Decimal
+
+    from engine.bets import BetKind, inside_bet, outside_bet
+    from gui import theme
+    from gui.windows.croupier import CroupierWindow
+
+    seats = ("Seat 1", "Seat 2", "Seat 3")
+    table = tables.start(players=seats)
+    croupier = CroupierWindow(table, table.players)
+    qtbot.addWidget(croupier)
+    table.open_bets()
+    tables.run()
+    for _ in range(3):
+        table.place_wager("Seat 3", inside_bet([17]), Decimal(5))
+    table.place_wager("Seat 2", outside_bet(BetKind.RED), Decimal(10))
+    tables.run()
+    db = service_of(table).store
+    round_id = service_of(table).state.round_id
+    window = PitBossWindow(db, user=User("pat", "pitboss"), live=False)
+    qtbot.addWidget(window)
+    _select(window, round_id)
+    assert window.selected_row().wagered == Decimal("25.00")  # type: ignore[union-attr]
+    recall = window.recall
+    assert "Wagered</b> 25.00 (Seat 3 15.00, Seat 2 10.00)" in recall.summary.text()
+    for seat in ("Seat 2", "Seat 3"):  # each seat's chips as the croupier's felt drew them
+        assert recall.felt._styles[seat] == croupier.styles[seat] == theme.player_style(seats.index(seat))
+    assert recall.payouts.rowCount() == 4 and recall.payouts.item(0, 3).text() == "not settled yet"
+    details: list[str] = []
+
+    def shown(dialog: SignOffDialog) -> int:
+        details.append(" ".join(label.text() for label in dialog.findChildren(QLabel)))
+        return 0
+
+    monkeypatch.setattr(SignOffDialog, "exec", shown)
+    window.void_selected()
+    assert any("wagered 25.00" in t and "Seat 3 15.00, Seat 2 10.00" in t for t in details), details
+    tables.call(service_of(table).void(User(PIT_BOSS, "pitboss"), "wheel malfunction"))
+    window.apply_filters()
+    _select(window, round_id)
+    row = window.selected_row()
+    assert row is not None and row.status == "void" and row.wagered == Decimal("25.00")
+    assert "Returned by the void</b> 25.00 (Seat 3 15.00, Seat 2 10.00)" in window.recall.summary.text()
+    assert window.recall.payouts.item(0, 3).text() == "returned (void)"
+    window.resize(1800, 1000)
+    window.grab().save("/tmp/floorui/pitboss-void-recall.png")
+
+
+def test_no_raw_journal_text_in_recall_or_the_correction_dialog(
+    qtbot: QtBot, floor: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 12: raw JSON in *Wheel messages*, `deadline=…` in the bonus log, "result None" in the
+    correction dialog."""
+    window = PitBossWindow(floor, user=User("pat", "pitboss"), live=False)
+    qtbot.addWidget(window)
+    _select(window, "T1-000040")
+    recall = window.recall
+    shown = [recall.wheel.toPlainText(), recall.bonus.toPlainText()] + [
+        recall.audit.topLevelItem(i).text(4) for i in range(recall.audit.topLevelItemCount())
+    ]
+    for text in shown:
+        assert "{" not in text and "deadline" not in text and "sha256" not in text and "_" not in text, text
+    assert "rpm" in recall.wheel.toPlainText() and "the wheel reported" in recall.wheel.toPlainText()
+    asked: list[str] = []
+    monkeypatch.setattr(SignOffDialog, "exec", lambda d: asked.append("asked") or 0)
+    with floor.begin() as conn:  # a round with no result yet
+        r = schema.rounds
+        conn.execute(sa.update(r).where(r.c.round_id == "T1-000030").values(result=None))
+    _select(window, "T1-000030")
+    window.correct_selected()
+    assert asked == [] and "has no result yet" in window.status.text() and "None" not in window.status.text()
