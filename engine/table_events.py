@@ -73,6 +73,9 @@ class TableStarted:
     # from journals written before it was recorded, so optional and left out of the JSON then.
     software: str | None = None
     key: str | None = None  # hex public key of the table's signing key (none before keys existed)
+    # The large-payout threshold the station started with (its settings file): the value in force
+    # until a pit boss sets large_payout; absent from journals written before it was recorded.
+    large_payout: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -83,7 +86,7 @@ class TableStarted:
             "round_in_play": self.round_in_play,
             "phase": self.phase,
         }
-        return _put(d, software=self.software, key=self.key)
+        return _put(d, software=self.software, key=self.key, large_payout=self.large_payout)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> TableStarted:
@@ -96,6 +99,7 @@ class TableStarted:
             str(d["phase"]),
             software=_opt_str(d.get("software")),
             key=_opt_str(d.get("key")),
+            large_payout=_opt_str(d.get("large_payout")),
         )
 
 

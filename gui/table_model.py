@@ -253,6 +253,7 @@ class TableModel(QObject):
 
     def _build_view(self) -> TableView:
         """The whole table as the source's state says: once per batch that changes what is shown."""
+        from engine.table.limits import limits_in_force
         from gui.bonus_bridge import bonus_view
         from gui.pay_lines import lines_of, with_bonus_payout
 
@@ -288,6 +289,9 @@ class TableModel(QObject):
             approvals_needed=need.wager_ids if need is not None else (),
             hold=self._hold_text(st),
             stopped=st.rng_fault is not None,
+            limits=limits_in_force(
+                rules.limits, st.round_settings if st.in_play else st.settings, st.settings
+            ).text(),
         )
 
     # --- the push -----------------------------------------------------------------------------

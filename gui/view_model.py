@@ -154,6 +154,7 @@ class TableView:
     approvals_needed: tuple[str, ...] = field(default=())  # wager ids awaiting pit-boss approval
     hold: str | None = None  # an unresolved irregularity: nothing is confirmed or settled meanwhile
     stopped: bool = False  # the hold is an RNG fault: no draw until the table service restarts
+    limits: str = ""  # the limits in force, in words (engine.table.limits)
 
 
 # --- formatting shared by every screen -----------------------------------------------------------

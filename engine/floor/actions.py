@@ -194,10 +194,9 @@ def _check_setting(key: str, value: str) -> str:
     return value
 
 
-def change_settings(store: Store, table: str, changes: dict[str, str], reason: str, user: User) -> None:
-    """Journal new table settings; the table service applies them from its next round."""
-    require(user, "change_settings")
-    why = _reason(reason)
+def check_settings(store: Store, table: str, changes: dict[str, str]) -> dict[str, str]:
+    """The changes checked (each value, and min_bet against max_bet), before anyone signs them off:
+    DrrError naming what is wrong."""
     if not changes:
         raise DrrError("no settings to change")
     checked = {k: _check_setting(k, v) for k, v in changes.items()}
@@ -210,6 +209,14 @@ def change_settings(store: Store, table: str, changes: dict[str, str], reason: s
         raise DrrError(
             f"min_bet {merged['min_bet']} is above max_bet {merged['max_bet']}: the limits must agree"
         )
+    return checked
+
+
+def change_settings(store: Store, table: str, changes: dict[str, str], reason: str, user: User) -> None:
+    """Journal new table settings; the table service applies them from its next round."""
+    require(user, "change_settings")
+    why = _reason(reason)
+    checked = check_settings(store, table, changes)
     changed = SettingsChanged(checked, why, user.name, user.role, "next round")
     store.journal.append_many([write(changed, table=table, user=user.name)])
 

@@ -69,7 +69,8 @@ def _wheel(short: str, p: Mapping[str, Any]) -> str:
     if short == "no_more_bets":
         return f"{game}the wheel called no more bets"
     if short == "result":
-        verdict = {True: "accepted", False: "not accepted"}.get(p.get("accepted"), "")  # type: ignore[call-overload]
+        accepted = p.get("accepted")
+        verdict = "" if accepted is None else "accepted" if accepted else "not accepted"
         why = f" ({p['note']})" if p.get("note") else ""
         spun = f", ball {DIRECTION[str(p['direction'])]}" if p.get("direction") in DIRECTION else ""
         extra = f", warnings: {warnings}" if warnings else ""

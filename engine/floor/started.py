@@ -24,6 +24,7 @@ class StartedProgram:
     time: str
     station: str
     software: str | None  # None: started by a program that did not journal its digest yet
+    large_payout: str | None = None  # the threshold it started with (None: not journaled then)
 
     def text(self) -> str:
         """One line for a window: the digest (or why there is none) and when the table started."""
@@ -48,7 +49,9 @@ def last_started(store: Store, table: str) -> StartedProgram | None:
     payload = read(entry)
     if not isinstance(payload, TableStarted):
         return None
-    return StartedProgram(table, entry.seq, entry.time, payload.station, payload.software)
+    return StartedProgram(
+        table, entry.seq, entry.time, payload.station, payload.software, payload.large_payout
+    )
 
 
 def started_text(store: Store, table: str) -> str:

@@ -108,6 +108,7 @@ from engine.store.evidence import check_for_start
 from engine.store.evidence import started as evidence_started
 from engine.store.journal import Journal
 from engine.store.records import Entry, row_to_entry
+from engine.table import limits as table_limits
 from engine.table.recovery import RecoveryReport, recover
 from engine.table.settlements import SettlementCache
 from engine.table.state import TableState
@@ -288,6 +289,7 @@ class TableService:
                     phase=report.phase,
                     software=running_digest(),
                     key=key.public,
+                    large_payout=str(self.approval_threshold),  # the pit boss's settings tab shows it
                 )
             ]
             if rules is not None and text is not None and self.state.latest_rules != rules.sha256:
@@ -512,14 +514,9 @@ class TableService:
             except ValueError as exc:
                 raise IllegalWager(f"wager of {player}: {exc}") from None
             limits = self.state.settings if self._round_settings is None else self._round_settings
-            if "min_bet" in limits and value < Decimal(limits["min_bet"]):
-                raise IllegalWager(
-                    f"wager of {player}: {value} is below the table minimum {limits['min_bet']}"
-                )
-            if "max_bet" in limits and value > Decimal(limits["max_bet"]):
-                raise IllegalWager(
-                    f"wager of {player}: {value} is above the table maximum {limits['max_bet']}"
-                )
+            refused = table_limits.refusal(limits, player, value)  # the settings' min_bet / max_bet
+            if refused is not None:
+                raise IllegalWager(refused)
             wid = wager_id or f"{s.round_id}-w{self.state.wagers_placed + 1}"
             event = WagerPlaced(Wager(wid, player, bet, value), seat)
             apply(s, event)

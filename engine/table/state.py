@@ -152,6 +152,7 @@ class TableState:
     approved_by: str | None = None
     presets: dict[str, Preset] = field(default_factory=dict)
     settings: dict[str, str] = field(default_factory=dict)  # the pit boss's table.settings_changed, latest
+    round_settings: dict[str, str] = field(default_factory=dict)  # ... as they were when the round opened
     games: dict[str, BonusGame] = field(default_factory=dict)
 
     # -- reading --------------------------------------------------------------------------------
@@ -209,6 +210,8 @@ class TableState:
 
     def _fold(self, p: Payload | Unknown, entry: Entry) -> None:
         if isinstance(p, ROUND_EVENTS):
+            if isinstance(p, RoundOpened):  # the settings apply from here for the whole round
+                self.round_settings = dict(self.settings)
             self._round_event(p)
         elif isinstance(p, PlayerBonusEvent):
             self._bonus_event(p)

@@ -333,17 +333,14 @@ class CroupierWindow(FirstPaintWindow):
         return box
 
     def _limits_text(self) -> str:
-        lim = self.table.rules.limits
-        parts = []
-        if lim.minimum is not None:
-            parts.append(f"min {money(lim.minimum)}")
-        if lim.maximum_inside is not None:
-            parts.append(f"inside max {money(lim.maximum_inside)}")
-        if lim.maximum_outside is not None:
-            parts.append(f"outside max {money(lim.maximum_outside)}")
-        if lim.maximum_per_player is not None:
-            parts.append(f"per player {money(lim.maximum_per_player)}")
-        return "Limits: " + (", ".join(parts) if parts else "none set")
+        """The limits in force as the table pushed them (the Rules Submission's and the pit boss's)."""
+        from engine.table.limits import limits_in_force
+
+        return self._view.limits or limits_in_force(self.table.rules.limits, {}).text()
+
+    def _on_changed(self, _changes: object, _view: object) -> None:
+        self._take_view()
+        self.limits.setText(self._limits_text())
 
     def _shortcuts(self) -> None:
         def key(seq: str, slot: object) -> None:
@@ -382,6 +379,7 @@ class CroupierWindow(FirstPaintWindow):
         t.irregularity.connect(self.on_irregularity)
         t.refused.connect(self.show_reason)
         t.historyChanged.connect(self.on_history)
+        t.changed.connect(self._on_changed)  # the limits in force (settings from the next round, rules)
         self.felt.betClicked.connect(self.on_bet_clicked)
         self.felt.betRemoveRequested.connect(self.on_bet_remove)
 

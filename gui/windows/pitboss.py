@@ -45,6 +45,7 @@ from engine.floor.alerts import Alert
 from engine.floor.describe import number_or_none
 from engine.floor.history_page import HistoryQuery, HistoryRow, dealers
 from engine.floor.recall import recall_round
+from engine.floor.settings_in_force import settings_in_force
 from engine.floor.started import started_text
 from engine.floor.surveillance import floor_tables
 from engine.floor.windows import shift_bounds
@@ -576,13 +577,21 @@ class PitBossWindow(QMainWindow):
         self.settings_table = QComboBox()
         self.settings_table.currentTextChanged.connect(lambda _t: self.show_settings())
         self.setting_edits: dict[str, QLineEdit] = {}
+        self.setting_sources: dict[str, QLabel] = {}  # where each value in force comes from
         form = QFormLayout()
         form.addRow("Table", self.settings_table)
         for key, meaning in actions.SETTINGS.items():
             edit = QLineEdit()
             edit.setPlaceholderText(meaning)
+            edit.setToolTip(meaning)
+            source = QLabel()
+            source.setObjectName("dim")
             self.setting_edits[key] = edit
-            form.addRow(key.replace("_", " "), edit)
+            self.setting_sources[key] = source
+            row = QHBoxLayout()
+            row.addWidget(edit, 1)
+            row.addWidget(source, 2)
+            form.addRow(key.replace("_", " "), row)
         self.apply_settings_button = QPushButton("Apply from the next round…")
         self.apply_settings_button.clicked.connect(self.apply_settings)
         form.addRow(self.apply_settings_button)
@@ -595,10 +604,15 @@ class PitBossWindow(QMainWindow):
         table = self.settings_table.currentText()
         if not table:
             return
-        current = actions.current_settings(self.store, table)
-        self.shown_settings = current
+        try:
+            current = settings_in_force(self.store, table)
+        except DrrError as exc:
+            self._fail(exc)
+            return
+        self.shown_settings = {k: v.value for k, v in current.items()}
         for key, edit in self.setting_edits.items():
-            edit.setText(current.get(key, ""))
+            edit.setText(current[key].value if key in current else "")
+            self.setting_sources[key].setText(current[key].source if key in current else "")
 
     def apply_settings(self) -> None:
         table = self.settings_table.currentText()
@@ -608,6 +622,11 @@ class PitBossWindow(QMainWindow):
         }
         if not changes:
             self.status.setText("nothing changed")
+            return
+        try:  # a value that cannot be right is said before reason and PIN are asked for
+            changes = actions.check_settings(self.store, table, changes)
+        except DrrError as exc:
+            self._fail(exc)
             return
         listed = ", ".join(f"{k} = {v}" for k, v in changes.items())
         signed = self.sign_off(

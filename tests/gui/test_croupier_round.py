@@ -229,10 +229,17 @@ def test_the_pit_bosses_table_limits_hold_from_the_next_round(qtbot: QtBot, tabl
         tables.run()
         assert table.snapshot().wagers == ()
     assert "above the table maximum 100" in window.reason.text()
+    # Issue 12: the croupier read "Limits: none set" while these were enforced.
+    assert "min 5.00" in window.limits.text() and "inside max 100.00" in window.limits.text()
+    assert "outside max 100.00" in window.limits.text() and "none" not in window.limits.text()
+    change_settings(service.store, service.table, {"max_bet": "200"}, "busier", User(PIT_BOSS, "pitboss"))
     window.select_chip(Decimal(25))
     click(qtbot, window, inside_bet([9]))
     tables.run()
     assert [w.amount for w in table.snapshot().wagers] == [Decimal(25)]
+    assert "inside max 100.00" in window.limits.text()  # the round's limits hold to its end
+    assert "(from the next round: max 200.00)" in window.limits.text()
+    window.grab().save("/tmp/floorui/croupier-limits.png")
 
 
 def test_sensor_loss_and_two_step_manual_result(station: Station, tables: LiveTables, qtbot: QtBot) -> None:

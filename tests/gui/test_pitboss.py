@@ -311,3 +311,34 @@ def test_no_raw_journal_text_in_recall_or_the_correction_dialog(
     _select(window, "T1-000030")
     window.correct_selected()
     assert asked == [] and "has no result yet" in window.status.text() and "None" not in window.status.text()
+
+
+def test_table_settings_show_the_values_in_force_and_refuse_bad_input_before_the_pin(
+    qtbot: QtBot, floor: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 12: the Table settings tab showed empty fields, and `abc` was refused only after reason
+    and PIN."""
+    from engine.rules import load_default_rules
+
+    window = PitBossWindow(floor, user=User("pat", "pitboss"), live=False)
+    qtbot.addWidget(window)
+    window.tabs.setCurrentWidget(window.settings_tab)
+    window.settings_table.setCurrentText("T1")
+    edits, sources = window.setting_edits, window.setting_sources
+    # The shipped Rules Submission sets no bet limits: the fields say so instead of staying blank.
+    assert load_default_rules().limits.minimum is None
+    assert edits["min_bet"].text() == "" and "sets no minimum" in sources["min_bet"].text()
+    assert edits["status"].text() == "open" and edits["large_payout"].text() == "10000"
+    assert edits["silent_after_minutes"].text() == "10"
+    assert edits["dealer"].text() and "latest round" in sources["dealer"].text()
+    asked: list[str] = []
+    monkeypatch.setattr(SignOffDialog, "exec", lambda d: asked.append("asked") or 0)
+    edits["max_bet"].setText("abc")
+    window.apply_settings()
+    assert asked == [] and "max_bet 'abc' is not an amount" in window.status.text()
+    edits["max_bet"].setText("1")
+    edits["min_bet"].setText("5")
+    window.apply_settings()
+    assert asked == [] and "min_bet 5 is above max_bet 1" in window.status.text()
+    window.resize(1400, 800)
+    window.grab().save("/tmp/floorui/pitboss-settings.png")
