@@ -11,7 +11,7 @@ from typing import Any
 
 from engine.errors import DrrError
 
-STATION_NEEDS = {"surveillance": "view_stats", "pitboss": "view_history"}
+STATION_NEEDS = {"surveillance": "view_stats", "pitboss": "view_history"}  # = gui.windows.login's
 
 
 def _login(store: Any, station: str) -> Any:

@@ -8,11 +8,24 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
-from engine.auth import User
+from engine.auth import ROLES, User
 from engine.errors import DrrError
 
-# What a user's role must allow for each station.
-STATION_PERMISSION = {"croupier": "open_bets", "display": "view_tables", "bonus": "bonus_pick"}
+# What a user's role must allow for each station (asked here, so a wrong role is told at once and
+# may sign in again; the station never opens for it).
+STATION_PERMISSION = {
+    "croupier": "open_bets",
+    "display": "view_tables",
+    "bonus": "bonus_pick",
+    "surveillance": "view_stats",
+    "pitboss": "view_history",
+}
+
+
+def roles_for(station: str) -> list[str]:
+    """The roles that may use `station`."""
+    permission = STATION_PERMISSION.get(station, "view_tables")
+    return [role for role in ROLES if User("", role).may(permission)]
 
 
 class LoginDialog(QDialog):
@@ -62,7 +75,12 @@ class LoginDialog(QDialog):
             return
         permission = STATION_PERMISSION.get(self.station, "view_tables")
         if not user.may(permission):
-            self.error.setText(f"{user.name} ({user.role}) may not use the {self.station} station.")
+            self.error.setText(
+                f"{user.name} is a {user.role}: a {user.role} may not use the {self.station} station. "
+                f"Sign in with a {' or '.join(roles_for(self.station))} account."
+            )
+            self.name.selectAll()
+            self.name.setFocus()
             self.pin.clear()
             return
         self.user = user
