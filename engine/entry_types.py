@@ -75,6 +75,7 @@ class EntryType(enum.StrEnum):
     USER_LOCKED_OUT = "user.locked_out"
     ALERT_RAISED = "alert.raised"
     ALERT_ACKNOWLEDGED = "alert.acknowledged"
+    ALERT_UPDATED = "alert.updated"  # one more event of an alert's fact (a held round's next irregularity)
     ACTION_REFUSED = "action.refused"  # a pit-boss action refused for the user's role
     # rounds imported from another system's history (CSV)
     HISTORY_IMPORTED = "history.imported"

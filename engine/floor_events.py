@@ -122,6 +122,7 @@ class AlertRaised:
     message: str
     round_id: str | None = None
     at: str | None = None  # when the event behind the alert happened
+    entry: str | None = None  # "<table>:<seq>" of the journal entry behind it (None: a statistic)
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -131,7 +132,7 @@ class AlertRaised:
             "kind": self.kind,
             "message": self.message,
         }
-        return _put(out, round_id=self.round_id, at=self.at)
+        return _put(out, round_id=self.round_id, at=self.at, entry=self.entry)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> AlertRaised:
@@ -143,6 +144,44 @@ class AlertRaised:
             str(d["message"]),
             _opt_str(d.get("round_id")),
             _opt_str(d.get("at")),
+            _opt_str(d.get("entry")),
+        )
+
+
+@dataclass(frozen=True)
+class AlertUpdated:
+    """One more event of the fact an alert stands for (engine.floor.alerts: a held round is one alert,
+    each further irregularity of it an update, not a new alert)."""
+
+    type: ClassVar[EntryType] = EntryType.ALERT_UPDATED
+    alert_id: str
+    table: str
+    severity: str
+    kind: str
+    message: str
+    at: str | None = None
+    entry: str | None = None  # "<table>:<seq>" of the journal entry behind the update
+
+    def to_json(self) -> dict[str, Any]:
+        out = {
+            "alert_id": self.alert_id,
+            "table": self.table,
+            "severity": self.severity,
+            "kind": self.kind,
+            "message": self.message,
+        }
+        return _put(out, at=self.at, entry=self.entry)
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> AlertUpdated:
+        return cls(
+            str(d["alert_id"]),
+            str(d["table"]),
+            str(d["severity"]),
+            str(d["kind"]),
+            str(d["message"]),
+            _opt_str(d.get("at")),
+            _opt_str(d.get("entry")),
         )
 
 

@@ -44,6 +44,7 @@ from engine.floor_events import (
     ActionRefused,
     AlertAcknowledged,
     AlertRaised,
+    AlertUpdated,
     HistoryImported,
     UserAdded,
     UserDisabled,
@@ -122,6 +123,7 @@ Payload = (
     | UserLoginFailed
     | UserLockedOut
     | AlertRaised
+    | AlertUpdated
     | AlertAcknowledged
     | ActionRefused
     | HistoryImported
@@ -164,6 +166,7 @@ _OWN_CLASSES: Final = (
     UserLoginFailed,
     UserLockedOut,
     AlertRaised,
+    AlertUpdated,
     AlertAcknowledged,
     ActionRefused,
     HistoryImported,

@@ -1,9 +1,22 @@
 """Surveillance alerts: found in the tables' journals and statistics, journaled, acknowledged by a person.
 
 An alert is an `alert.raised` entry on the back office's own chain (`FLOOR`), naming the table,
-a severity (info, warning, critical), a kind and words; its id makes it once-only (the same event
-never raises twice, a statistics alert at most once per table, kind and UTC day). Acknowledging
-appends `alert.acknowledged` with who and when — only a role with `acknowledge_alert` may.
+a severity (info, warning, critical), a kind and words. One alert stands for one fact; its id is the
+fact's identity (`alert_identity`):
+
+- a round's trouble — its irregularities, no-spins, a result before no more bets, the wheel's faults
+  while it is in play — is one alert per round, `<table>:<round>:held` (a held round is one alert
+  however many times the wheel spins meanwhile);
+- a round's manual result, void, correction and large payout: one alert each, `<table>:<round>:<kind>`;
+- the wheel's faults with no round in play, and its link going down: one per table and UTC day;
+- an RNG fault: one per journal entry (each one stopped play); a silent table: one per silence;
+- a statistics alert: one per table, kind and UTC day.
+
+A further event of the same fact is an `alert.updated` entry (severity, words, the entry behind
+it), never a second alert; each journal entry is taken once (the `entry` it names), so a restarted
+scanner adds nothing. Acknowledging appends `alert.acknowledged` with who and when — only a role
+with `acknowledge_alert` may, one alert or many at once (`acknowledge_alerts`, one entry each, one
+transaction); an update after it keeps the acknowledgement and is counted as news since then.
 
 `AlertScanner.scan(store)` reads only the table entries appended since its last scan (the first scan
 looks back `LOOKBACK` entries per table) and raises what it finds:
@@ -20,7 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -30,7 +43,7 @@ import sqlalchemy as sa
 from engine.auth import User, require
 from engine.entry_types import EntryType
 from engine.errors import DrrError
-from engine.floor_events import AlertAcknowledged, AlertRaised
+from engine.floor_events import AlertAcknowledged, AlertRaised, AlertUpdated
 from engine.journal_types import entry_type, spellings, write
 from engine.store import schema
 from engine.store.canonical import parse_time
@@ -43,6 +56,7 @@ if TYPE_CHECKING:
 
 ALERT_RAISED = EntryType.ALERT_RAISED.value
 ALERT_ACKNOWLEDGED = EntryType.ALERT_ACKNOWLEDGED.value
+ALERT_UPDATED = EntryType.ALERT_UPDATED.value
 SEVERITIES = ("info", "warning", "critical")
 LOOKBACK = 5000
 DEFAULT_PAYOUT_THRESHOLD = Decimal("5000")
@@ -63,15 +77,44 @@ class Alert:
     time: str
     severity: str
     kind: str
-    message: str
+    message: str  # the latest event's words
     round_id: str | None = None
-    at: str | None = None  # when the event behind the alert happened (the journal entry's time)
+    at: str | None = None  # when the latest event behind the alert happened (the journal entry's time)
     acknowledged_by: str | None = None
     acknowledged_at: str | None = None
+    # Every event of the fact, oldest first: (when it happened, severity, words).
+    events: tuple[tuple[str, str, str], ...] = ()
+    since_acknowledged: int = 0  # updates after the acknowledgement
 
     @property
     def acknowledged(self) -> bool:
         return self.acknowledged_by is not None
+
+    @property
+    def count(self) -> int:
+        return max(1, len(self.events))
+
+    @property
+    def first_at(self) -> str:
+        return self.events[0][0] if self.events else (self.at or self.time)
+
+
+SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+# The kinds of entry alert that are a round's trouble: one alert per round (`<table>:<round>:held`).
+ROUND_TROUBLE = frozenset({"miss-spin", "irregularity", "sensor fault"})
+# The kinds that are one fact per round each.
+PER_ROUND = frozenset({"manual result", "void", "result overridden", "large payout"})
+
+
+def alert_identity(table: str, seq: int, kind: str, round_id: str | None, time: str) -> str:
+    """The id of the fact a journal entry's alert is about (the module docstring's list)."""
+    if round_id is not None and kind in ROUND_TROUBLE:
+        return f"{table}:{round_id}:held"
+    if round_id is not None and kind in PER_ROUND:
+        return f"{table}:{round_id}:{kind}"
+    if kind == "sensor fault":
+        return f"{table}:wheel:{time[:10]}"
+    return f"{table}:{seq}"
 
 
 def _entry_alert(
@@ -86,7 +129,8 @@ def _entry_alert(
     if t is EntryType.ROUND_RESULT_BEFORE_CLOSE:
         return "warning", "irregularity", f"result {p.get('number')} before bets closed on {rid}"
     if t is EntryType.ROUND_IRREGULARITY:
-        return "warning", "irregularity", f"irregularity on {rid}: {p.get('kind') or p.get('reason') or '?'}"
+        what = p.get("reason") or str(p.get("kind") or "no reason given").replace("_", " ")
+        return "warning", "irregularity", f"{rid} on hold: {what}"
     if t is EntryType.ROUND_RESULT and p.get("source") == "manual":
         return (
             "warning",
@@ -148,7 +192,8 @@ class AlertScanner:
                 for seq, time, kind, round_id, payload in rows:
                     hit = _entry_alert(table, seq, kind, round_id, json.loads(payload), self.payout_threshold)
                     if hit is not None:
-                        found.append(_event(f"{table}:{seq}", table, *hit, round_id, at=time))
+                        alert_id = alert_identity(table, seq, hit[1], round_id, time)
+                        found.append(_event(alert_id, table, *hit, round_id, at=time, entry=f"{table}:{seq}"))
                 self.seen[table] = int(head)
                 last = conn.execute(
                     sa.select(j.c.time).where(j.c.table_id == table, j.c.seq == int(head))
@@ -199,13 +244,14 @@ class AlertScanner:
         return limit
 
     def _raise(self, store: Store, events: list[NewEvent]) -> list[Alert]:
-        """`raise_alerts` for the candidates this scanner has not seen raised (most repeats stop here,
-        without a query); the rest are still checked against the journal, for other stations' alerts."""
+        """`raise_alerts` for the candidates: an alert this scanner has not seen raised is raised,
+        a further event of one it has is an update (most repeats stop here, without a query); the
+        journal is still checked, for other stations' alerts and entries taken before."""
         if self.known is None:
             self.known = {a.alert_id for a in list_alerts(store, limit=10**9)}
-        fresh = [e for e in events if e.payload["alert_id"] not in self.known]
-        self.known.update(e.payload["alert_id"] for e in fresh)
-        return raise_alerts(store, fresh)
+        for e in events:
+            self.known.add(e.payload["alert_id"])
+        return raise_alerts(store, events)
 
     def check_view(self, store: Store, view: TableView) -> list[Alert]:
         """Bias and repeats alerts from a surveillance page (at most once per table, kind and day)."""
@@ -286,39 +332,55 @@ def _event(
     round_id: str | None,
     *,
     at: str | None = None,
+    entry: str | None = None,
 ) -> NewEvent:
-    return write(AlertRaised(alert_id, table, severity, kind, message, round_id, at), table=FLOOR)
+    return write(AlertRaised(alert_id, table, severity, kind, message, round_id, at, entry), table=FLOOR)
 
 
-def _known_ids(conn: sa.Connection, ids: list[str]) -> set[str]:
-    """Which of `ids` are already raised (a LIKE on the payload text: ids are unique substrings)."""
+def _journaled(conn: sa.Connection, key: str, values: list[str], types: tuple[str, ...]) -> set[str]:
+    """Which of `values` a floor entry of `types` names under `key` (a LIKE on the payload text: ids
+    and entry names are unique substrings of it)."""
     j = schema.journal
-    known: set[str] = set()
-    for alert_id in ids:
-        needle = json.dumps(alert_id)
+    found: set[str] = set()
+    for value in values:
+        needle = f'"{key}":{json.dumps(value)}'
         hit = conn.execute(
-            sa.select(j.c.seq).where(
-                j.c.table_id == FLOOR, j.c.type == ALERT_RAISED, j.c.payload.contains(f'"alert_id":{needle}')
-            )
+            sa.select(j.c.seq).where(j.c.table_id == FLOOR, j.c.type.in_(types), j.c.payload.contains(needle))
         ).first()
         if hit is not None:
-            known.add(alert_id)
-    return known
+            found.add(value)
+    return found
 
 
 def raise_alerts(store: Store, events: list[NewEvent]) -> list[Alert]:
-    """Journal the alerts not raised before (one transaction); returns the new ones."""
+    """Journal the candidates (one transaction): a fact not raised before is raised, a further event
+    of a raised one (an `entry` not taken before) is an `alert.updated`; returns the new alerts."""
     if not events:
         return []
     with store.begin() as conn:
-        known = _known_ids(conn, [e.payload["alert_id"] for e in events])
-        fresh, ids = [], set()
+        known = _journaled(conn, "alert_id", sorted({e.payload["alert_id"] for e in events}), (ALERT_RAISED,))
+        entries = [e.payload["entry"] for e in events if e.payload.get("entry")]
+        taken = _journaled(conn, "entry", entries, (ALERT_RAISED, ALERT_UPDATED)) if entries else set()
+        out: list[NewEvent] = []
+        raised: set[str] = set()
         for e in events:
-            if e.payload["alert_id"] not in known and e.payload["alert_id"] not in ids:
-                ids.add(e.payload["alert_id"])
-                fresh.append(e)
-        written = store.journal.append_in(conn, fresh) if fresh else []
-    return [_alert(entry.time, entry.payload) for entry in written]
+            p = e.payload
+            if p.get("entry") is not None and p["entry"] in taken:
+                continue
+            if p["alert_id"] not in known and p["alert_id"] not in raised:
+                raised.add(p["alert_id"])
+                out.append(e)
+            elif p.get("entry") is not None:  # one more event of the same fact
+                update = AlertUpdated(
+                    p["alert_id"], p["table"], p["severity"], p["kind"], p["message"], p.get("at"), p["entry"]
+                )
+                out.append(write(update, table=FLOOR))
+            else:
+                continue  # a statistic's alert of the day: once
+            if p.get("entry") is not None:
+                taken.add(p["entry"])
+        written = store.journal.append_in(conn, out) if out else []
+    return [_alert(entry.time, entry.payload) for entry in written if entry.type == ALERT_RAISED]
 
 
 def _alert(time: str, p: dict[str, Any]) -> Alert:
@@ -335,40 +397,78 @@ def _alert(time: str, p: dict[str, Any]) -> Alert:
 
 
 def list_alerts(store: Store, *, limit: int = 500) -> list[Alert]:
-    """The latest alerts, newest first, each with its acknowledgement if any."""
+    """The latest alerts (by their latest event), newest first, each with every event of its fact and
+    its acknowledgement if any."""
     j = schema.journal
     with store.read() as conn:
-        rows = conn.execute(
-            sa.select(j.c.time, j.c.type, j.c.user_name, j.c.payload)
-            .where(j.c.table_id == FLOOR, j.c.type.in_((ALERT_RAISED, ALERT_ACKNOWLEDGED)))
+        raised = conn.execute(
+            sa.select(j.c.seq, j.c.time, j.c.payload)
+            .where(j.c.table_id == FLOOR, j.c.type == ALERT_RAISED)
             .order_by(j.c.seq.desc())
-            .limit(limit * 2)
+            .limit(limit)
         ).all()
-    acks: dict[str, tuple[str, str]] = {}
-    alerts: list[Alert] = []
-    for time, kind, user, payload in rows:
+        if not raised:
+            return []
+        # Updates and acknowledgements come after the alert they name: read from the oldest one listed.
+        later = conn.execute(
+            sa.select(j.c.time, j.c.type, j.c.user_name, j.c.payload)
+            .where(
+                j.c.table_id == FLOOR,
+                j.c.type.in_((ALERT_UPDATED, ALERT_ACKNOWLEDGED)),
+                j.c.seq > raised[-1].seq,
+            )
+            .order_by(j.c.seq)
+        ).all()
+    alerts: dict[str, Alert] = {}
+    for _seq, time, payload in reversed(raised):
+        a = _alert(time, json.loads(payload))
+        alerts[a.alert_id] = replace(a, events=((a.at or time, a.severity, a.message),))
+    for time, kind, user, payload in later:
         p = json.loads(payload)
+        found = alerts.get(str(p.get("alert_id")))
+        if found is None:
+            continue
+        a = found
         if kind == ALERT_ACKNOWLEDGED:
-            acks.setdefault(p["alert_id"], (p.get("by") or user or "?", time))
-        else:
-            a = _alert(time, p)
-            if a.alert_id in acks:
-                by, at = acks[a.alert_id]
-                a = Alert(**{**a.__dict__, "acknowledged_by": by, "acknowledged_at": at})
-            alerts.append(a)
-    return alerts[:limit]
+            if not a.acknowledged:
+                by = p.get("by") or user or "?"
+                alerts[a.alert_id] = replace(a, acknowledged_by=by, acknowledged_at=time)
+            continue
+        severity = max(a.severity, str(p["severity"]), key=lambda s: SEVERITY_RANK.get(s, 0))
+        alerts[a.alert_id] = replace(
+            a,
+            severity=severity,
+            message=str(p["message"]),
+            at=p.get("at") or time,
+            events=(*a.events, (p.get("at") or time, str(p["severity"]), str(p["message"]))),
+            since_acknowledged=a.since_acknowledged + a.acknowledged,
+        )
+    return sorted(alerts.values(), key=lambda a: (a.at or a.time, a.time), reverse=True)
 
 
 def acknowledge_alert(store: Store, alert_id: str, user: User, note: str = "") -> None:
     """Record who acknowledged the alert and when; refused for a role without `acknowledge_alert`."""
+    acknowledge_alerts(store, [alert_id], user, note)
+
+
+def acknowledge_alerts(store: Store, alert_ids: list[str], user: User, note: str = "") -> int:
+    """Acknowledge several alerts at once: one `alert.acknowledged` each (as one at a time journals
+    it), in one transaction; every id is checked first, so a wrong one acknowledges none. Returns how
+    many were acknowledged."""
     require(user, "acknowledge_alert")
+    if not alert_ids:
+        raise DrrError("no alert selected")
     current = {a.alert_id: a for a in list_alerts(store, limit=100_000)}
-    alert = current.get(alert_id)
-    if alert is None:
-        raise DrrError(f"no alert {alert_id}")
-    if alert.acknowledged:
-        raise DrrError(
-            f"alert {alert_id} was acknowledged by {alert.acknowledged_by} at {alert.acknowledged_at}"
-        )
-    ack = AlertAcknowledged(alert_id, alert.table, user.name, user.role, note.strip())
-    store.journal.append_many([write(ack, table=FLOOR, round_id=alert.round_id, user=user.name)])
+    acks: list[NewEvent] = []
+    for alert_id in dict.fromkeys(alert_ids):
+        alert = current.get(alert_id)
+        if alert is None:
+            raise DrrError(f"no alert {alert_id}")
+        if alert.acknowledged:
+            raise DrrError(
+                f"alert {alert_id} was acknowledged by {alert.acknowledged_by} at {alert.acknowledged_at}"
+            )
+        ack = AlertAcknowledged(alert_id, alert.table, user.name, user.role, note.strip())
+        acks.append(write(ack, table=FLOOR, round_id=alert.round_id, user=user.name))
+    store.journal.append_many(acks)
+    return len(acks)

@@ -99,6 +99,7 @@ NOT_FOLDED: Final = frozenset(
         EntryType.USER_LOCKED_OUT,
         EntryType.ALERT_RAISED,
         EntryType.ALERT_ACKNOWLEDGED,
+        EntryType.ALERT_UPDATED,
         EntryType.ACTION_REFUSED,
         EntryType.HISTORY_IMPORTED,
     }

@@ -1,10 +1,13 @@
-"""The alerts list (time, table, severity, kind, what) with acknowledgement by a logged-in person."""
+"""The alerts list (time, table, severity, what, how many events, acknowledged), the selected alert's
+detail (every event of its fact, in full), and acknowledgement of one or many at once by a logged-in
+person (engine.floor.alerts.acknowledge_alerts: one journaled acknowledgement each)."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -13,20 +16,22 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
+    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 
 from engine.auth import User
 from engine.errors import DrrError
-from engine.floor.alerts import Alert, acknowledge_alert, list_alerts
+from engine.floor.alerts import Alert, acknowledge_alerts, list_alerts
 from engine.store.db import Store
 from gui import theme
 
 SEVERITY_COLOUR = {"critical": theme.DANGER, "warning": theme.WARN, "info": theme.BONUS}
-COLUMNS = ("UTC", "Table", "Sev.", "What", "Ack.")
+COLUMNS = ("UTC", "Table", "Sev.", "What", "Events", "Ack.")
 SHORT = {"critical": "CRIT", "warning": "WARN", "info": "INFO"}
 
 
@@ -35,10 +40,10 @@ class AlertsPanel(QWidget):
         self,
         store: Store,
         current_user: Callable[[], User | None],
-        sign_off: Callable[[Alert], tuple[User, str] | None] | None = None,
+        sign_off: Callable[[list[Alert]], tuple[User, str] | None] | None = None,
     ) -> None:
-        """`sign_off` (the pit-boss station) asks for the reason and PIN of each acknowledgement;
-        without it the logged-in user acknowledges (the surveillance station)."""
+        """`sign_off` (the pit-boss station) asks for the reason and PIN of an acknowledgement (of the
+        alerts selected); without it the logged-in user acknowledges (the surveillance station)."""
         super().__init__()
         self.store = store
         self.current_user = current_user
@@ -51,7 +56,7 @@ class AlertsPanel(QWidget):
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         header = self.table.horizontalHeader()
@@ -59,21 +64,31 @@ class AlertsPanel(QWidget):
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         self.open_only = QCheckBox("Open only")
         self.open_only.toggled.connect(lambda _on: self.refresh())
-        self.ack = QPushButton("Acknowledge")
+        self.ack = QPushButton("Acknowledge selected")
         self.ack.clicked.connect(self.acknowledge_selected)
+        self.select_open = QPushButton("Select all open")
+        self.select_open.clicked.connect(self.select_all_open)
         self.message = QLabel()
         self.message.setWordWrap(True)
+        self.detail = QTextBrowser()  # the selected alert in full: every event of its fact
+        self.detail.setMinimumHeight(150)
+        self.table.itemSelectionChanged.connect(self.show_detail)
         top = QHBoxLayout()
         top.addWidget(title)
         top.addWidget(self.count)
         top.addSpacing(12)
         top.addWidget(self.open_only)
         top.addStretch(1)
+        top.addWidget(self.select_open)
         top.addWidget(self.ack)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(self.detail)
+        split.setSizes([400, 200])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
-        layout.addWidget(self.table, 1)
+        layout.addWidget(split, 1)
         layout.addWidget(self.message)
         self.setMinimumWidth(520)
         self.update_permissions()
@@ -85,54 +100,113 @@ class AlertsPanel(QWidget):
         self.ack.setToolTip("" if allowed else "log in as surveillance, pit boss or admin to acknowledge")
 
     def refresh(self) -> None:
+        chosen = {a.alert_id for a in self.selected_alerts()}
         latest = list_alerts(self.store, limit=300)
         open_count = sum(1 for a in latest if not a.acknowledged)
         self.count.setText(f"{open_count} open of {len(latest)}")
         self.alerts = [a for a in latest if not a.acknowledged] if self.open_only.isChecked() else latest
+        self.table.blockSignals(True)
         self.table.setRowCount(len(self.alerts))
         for row, a in enumerate(self.alerts):
             ack = f"✓ {a.acknowledged_by}" if a.acknowledged_at else ""
+            if a.since_acknowledged:
+                ack += f" (+{a.since_acknowledged} since)"
             when = (a.at or a.time)[11:19]
-            values = (when, a.table, SHORT.get(a.severity, a.severity), f"{a.kind}: {a.message}", ack)
+            values = (when, a.table, SHORT.get(a.severity, a.severity), f"{a.kind}: {a.message}",
+                      str(a.count), ack)  # fmt: skip
             for col, text in enumerate(values):
                 item = QTableWidgetItem(text)
                 if col == 2:
                     item.setForeground(SEVERITY_COLOUR.get(a.severity, theme.TEXT))
                 if a.acknowledged:
                     item.setForeground(QColor(theme.TEXT_DIM))
-                item.setToolTip(
-                    f"{(a.at or a.time)[:19]} UTC · {a.message}"
-                    + (
-                        f"\nacknowledged by {a.acknowledged_by} at {a.acknowledged_at}"
-                        if a.acknowledged_at
-                        else ""
-                    )
-                )
+                item.setToolTip(f"{(a.at or a.time)[:19]} UTC · {a.message}")
                 self.table.setItem(row, col, item)
+        self.table.clearSelection()
+        mode = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+        for row, a in enumerate(self.alerts):
+            if a.alert_id in chosen:
+                self.table.selectionModel().select(self.table.model().index(row, 0), mode)
+        self.table.blockSignals(False)
+        self.show_detail()
+
+    def selected_alerts(self) -> list[Alert]:
+        rows = sorted(i.row() for i in self.table.selectionModel().selectedRows())
+        return [self.alerts[r] for r in rows if r < len(self.alerts)]
 
     def selected(self) -> Alert | None:
-        rows = self.table.selectionModel().selectedRows()
-        return self.alerts[rows[0].row()] if rows else None
+        chosen = self.selected_alerts()
+        return chosen[0] if chosen else None
+
+    def select_all_open(self) -> None:
+        self.table.clearSelection()
+        mode = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+        for row, a in enumerate(self.alerts):
+            if not a.acknowledged:
+                self.table.selectionModel().select(self.table.model().index(row, 0), mode)
+
+    def show_detail(self) -> None:
+        chosen = self.selected_alerts()
+        if len(chosen) != 1:
+            self.detail.setHtml(
+                f"{len(chosen)} alerts selected" if chosen else "Select an alert to read it in full."
+            )
+            return
+        self.detail.setHtml(detail_html(chosen[0]))
 
     def acknowledge_selected(self) -> None:
-        user, alert = self.current_user(), self.selected()
-        if alert is None:
+        user, chosen = self.current_user(), self.selected_alerts()
+        if not chosen:
             self.message.setText("select an alert first")
             return
         if user is None:
             self.message.setText("log in to acknowledge")
             return
+        done = [a for a in chosen if a.acknowledged]
+        chosen = [a for a in chosen if not a.acknowledged]
+        if not chosen:
+            self.message.setText(f"already acknowledged by {done[0].acknowledged_by}")
+            return
         note = ""
         if self.sign_off is not None:
-            signed = self.sign_off(alert)
+            signed = self.sign_off(chosen)
             if signed is None:
                 return
             user, note = signed
         try:
-            acknowledge_alert(self.store, alert.alert_id, user, note)
+            count = acknowledge_alerts(self.store, [a.alert_id for a in chosen], user, note)
         except DrrError as exc:
             self.message.setText(exc.message)
             return
-        self.message.setText(f"acknowledged by {user.name}")
+        self.message.setText(
+            f"{count} alert{'s' if count != 1 else ''} acknowledged by {user.name}"
+            + (f" ({len(done)} selected were acknowledged before)" if done else "")
+        )
         self.refresh()
         self.table.setFocus(Qt.FocusReason.OtherFocusReason)
+
+
+def detail_html(a: Alert) -> str:
+    """One alert in full: what, where, since when, every event of its fact, who acknowledged it."""
+    colour = SEVERITY_COLOUR.get(a.severity, theme.TEXT).name()
+    head = (
+        f"<b style='color:{colour}'>{a.severity.upper()}</b> · <b>{html.escape(a.kind)}</b> · table "
+        f"{html.escape(a.table)}" + (f" · round {html.escape(a.round_id)}" if a.round_id else "")
+    )
+    first, latest = (t[:19].replace("T", " ") for t in (a.first_at, a.at or a.time))
+    span = f"first {first} UTC, latest {latest} UTC"
+    ack = (
+        f"Acknowledged by {html.escape(a.acknowledged_by or '')} at {(a.acknowledged_at or '')[:19]} UTC"
+        + (f"; {a.since_acknowledged} more event(s) since" if a.since_acknowledged else "")
+        if a.acknowledged
+        else "<b>Not acknowledged yet.</b>"
+    )
+    events = "".join(
+        f"<li>{when[11:19]} <span style='color:{SEVERITY_COLOUR.get(sev, theme.TEXT).name()}'>"
+        f"{sev}</span> {html.escape(text)}</li>"
+        for when, sev, text in reversed(a.events)
+    )
+    return (
+        f"<p>{head}</p><p>{html.escape(a.message)}</p><p>{a.count} event(s): {span}</p><p>{ack}</p>"
+        f"<ol reversed>{events}</ol>"
+    )

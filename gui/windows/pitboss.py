@@ -336,13 +336,21 @@ class PitBossWindow(QMainWindow):
             return None
         return dialog.user, dialog.reason_text
 
-    def _sign_off_alert(self, alert: Alert) -> tuple[User, str] | None:
-        return self.sign_off(
-            "acknowledge_alert",
-            "Acknowledge alert",
-            f"{alert.severity.upper()} on table {alert.table} at {(alert.at or alert.time)[:19]} UTC: "
-            f"{alert.kind} — {alert.message}",
-        )
+    def _sign_off_alert(self, alerts: list[Alert]) -> tuple[User, str] | None:
+        if len(alerts) == 1:
+            alert = alerts[0]
+            what = (
+                f"{alert.severity.upper()} on table {alert.table} at {(alert.at or alert.time)[:19]} UTC: "
+                f"{alert.kind} — {alert.message}"
+            )
+        else:
+            what = (
+                f"{len(alerts)} alerts: "
+                + "; ".join(f"{a.table} {a.kind}" for a in alerts[:8])
+                + (f"; … and {len(alerts) - 8} more" if len(alerts) > 8 else "")
+            )
+        title = "Acknowledge alert" + ("s" if len(alerts) > 1 else "")
+        return self.sign_off("acknowledge_alert", title, what)
 
     # --- history -------------------------------------------------------------------------------
 

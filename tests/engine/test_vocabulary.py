@@ -219,6 +219,15 @@ SAMPLES: dict[EntryType, dict[str, Any]] = {
         "round_id": "T1-000001",
         "at": "2026-01-01T00:00:00.000000Z",
     },
+    EntryType.ALERT_UPDATED: {
+        "alert_id": "T1:T1-000001:held",
+        "table": "T1",
+        "severity": "warning",
+        "kind": "irregularity",
+        "message": "irregularity on round T1-000001: doubtful result",
+        "at": "2026-01-01T00:01:00.000000Z",
+        "entry": "T1:52",
+    },
     EntryType.ALERT_ACKNOWLEDGED: {
         "alert_id": "T1:40",
         "table": "T1",

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
 import pytest
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
+
+from engine.store import Store
+from tests.floor.helpers import store, store_url  # noqa: F401 - fixtures
 
 
 def test_floor_screenshots(tmp_path: Path, qapp: QApplication, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -54,3 +58,40 @@ def test_a_wrong_role_at_the_surveillance_sign_in_is_told_and_may_sign_in_again(
         dialog.pin.setText(PINS["sam"])  # type: ignore[attr-defined]
         dialog.try_login()  # type: ignore[attr-defined]
         assert dialog.result() == dialog.DialogCode.Accepted and dialog.user.name == "sam"  # type: ignore[attr-defined]
+
+
+def test_held_rounds_are_one_alert_each_with_a_detail_pane_and_bulk_acknowledge(
+    qapp: QApplication, store: Store  # noqa: F811
+) -> None:
+    """Issue 12: two held rounds raised 47 alerts in 45 minutes, cut off, no detail pane, no bulk
+    acknowledge."""
+    from engine.auth import User
+    from engine.floor.alerts import AlertScanner
+    from gui.windows.surveillance import SurveillanceWindow
+    from tests.floor.test_alerts_one_per_fact import NOW, _held_round
+
+    _held_round(store, "r1", 24, 0)
+    _held_round(store, "r2", 23, 20)
+    window = SurveillanceWindow(store, live=False, scanner=AlertScanner(silent_after=timedelta(days=1)))
+    window.scanner.scan(store, ["T5"], now=NOW)
+    panel = window.alerts
+    panel.refresh()
+    assert [a.alert_id for a in panel.alerts] == ["T5:r2:held", "T5:r1:held"]
+    assert panel.table.item(1, 4).text() == "48"  # every event of the held round in one row
+    panel.table.selectRow(1)
+    detail = panel.detail.toPlainText()
+    assert "round r1" in detail and "48 event(s)" in detail and "Not acknowledged yet" in detail
+    assert detail.count("on hold: result") == 24 + 1  # each event in full (and the latest on top)
+    window.user = User("sam", "surveillance")
+    window._show_user()
+    panel.select_all_open()
+    assert len(panel.selected_alerts()) == 2 and "2 alerts selected" in panel.detail.toPlainText()
+    panel.acknowledge_selected()
+    assert "2 alerts acknowledged by sam" in panel.message.text()
+    assert all(a.acknowledged_by == "sam" for a in panel.alerts)
+    panel.table.selectRow(0)
+    window.resize(1700, 1000)
+    window.show()
+    qapp.processEvents()
+    window.grab().save("/tmp/floorui/surveillance-alerts.png")
+    window.close()
