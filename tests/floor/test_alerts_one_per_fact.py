@@ -34,7 +34,8 @@ def _held_round(store: Store, round_id: str, spins: int, minute: int) -> None:  
 def _floor_types(store: Store) -> list[str]:  # noqa: F811
     j = schema.journal
     with store.read() as conn:
-        return list(conn.execute(sa.select(j.c.type).where(j.c.table_id == FLOOR).order_by(j.c.seq)).scalars())
+        query = sa.select(j.c.type).where(j.c.table_id == FLOOR).order_by(j.c.seq)
+        return list(conn.execute(query).scalars())
 
 
 def test_two_held_rounds_are_two_alerts_updated(store: Store) -> None:  # noqa: F811

@@ -45,9 +45,9 @@ def test_a_wrong_role_at_the_surveillance_sign_in_is_told_and_may_sign_in_again(
     from tests.floor.helpers import PINS, add_users
 
     assert all(STATION_PERMISSION[s] == p for s, p in STATION_NEEDS.items())
-    with TemporaryDirectory() as folder, open_store(f"sqlite:///{folder}/floor.sqlite") as store:
-        add_users(store)
-        dialog = login_dialog(store, "surveillance")
+    with TemporaryDirectory() as folder, open_store(f"sqlite:///{folder}/floor.sqlite") as db:
+        add_users(db)
+        dialog = login_dialog(db, "surveillance")
         dialog.name.setText("cody")  # type: ignore[attr-defined]
         dialog.pin.setText(PINS["cody"])  # type: ignore[attr-defined]
         dialog.try_login()  # type: ignore[attr-defined]
@@ -61,7 +61,8 @@ def test_a_wrong_role_at_the_surveillance_sign_in_is_told_and_may_sign_in_again(
 
 
 def test_held_rounds_are_one_alert_each_with_a_detail_pane_and_bulk_acknowledge(
-    qapp: QApplication, store: Store  # noqa: F811
+    qapp: QApplication,
+    store: Store,  # noqa: F811
 ) -> None:
     """Issue 12: two held rounds raised 47 alerts in 45 minutes, cut off, no detail pane, no bulk
     acknowledge."""
