@@ -48,6 +48,7 @@ from engine.journal_types import entry_type, spellings, write
 from engine.store import schema
 from engine.store.canonical import parse_time
 from engine.store.records import NewEvent
+from engine.store.stats import CHI_NEEDS
 from engine.store.users import FLOOR
 
 if TYPE_CHECKING:
@@ -259,14 +260,15 @@ class AlertScanner:
         day = datetime.now(UTC).strftime("%Y-%m-%d")
         found: list[NewEvent] = []
         p = s["chi_square"]["p_value"]
-        if p is not None and p < self.bias_p:
+        if p is not None and p < self.bias_p and s["spins"] >= CHI_NEEDS:  # too few: no test to speak of
             found.append(
                 _event(
                     f"{view.table}:bias-chi:{day}",
                     view.table,
                     "critical",
                     "bias",
-                    f"chi-square p = {p:.2g} at {s['spins']:,} spins ({view.window.label})",
+                    f"{s['chi_square'].get('words') or f'chi-square p = {p:.2g}'} at {s['spins']:,} spins"
+                    f" ({view.window.label})",
                     None,
                 )
             )

@@ -61,6 +61,10 @@ def verdict(stats: dict, *, alpha: float = 0.01, ratio: float = 1.2) -> str:  # 
     need = round_figure(spins_needed(ratio, alpha=alpha))
     if n == 0:
         return f"no spins in this window; a {ratio:g}x number needs ~{need} spins to show"
+    from engine.store.stats import CHI_NEEDS
+
+    if n < CHI_NEEDS:
+        return f"too few spins to judge: {n:,} of the {CHI_NEEDS} a test needs (a {ratio:g}x number: ~{need})"
     chi = stats["chi_square"]
     flagged = stats["z_scores"]["flagged"]
     p = chi["p_value"]

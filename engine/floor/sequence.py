@@ -14,6 +14,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from engine.store.stats import CHI_NEEDS, p_words
 from engine.wheel_layout import wheel_distance
 
 POCKETS = 37
@@ -39,18 +40,24 @@ def dealer_signature(spins: Sequence[Spin], alpha: float = 0.01) -> list[dict[st
     for dealer, counts in sorted(by_dealer.items()):
         n = sum(counts)
         chi = stats.chisquare(counts) if n else None
-        p = float(chi.pvalue) if chi is not None else None
+        enough = n >= CHI_NEEDS  # fewer: the chi-square approximation does not hold, no p-value shown
+        p = float(chi.pvalue) if chi is not None and enough else None
         out.append(
             {
                 "dealer": dealer,
                 "spins": n,
                 "distances": counts,
-                "statistic": float(chi.statistic) if chi is not None else None,
+                "statistic": float(chi.statistic) if chi is not None and enough else None,
                 "df": POCKETS - 1,
                 "p_value": p,
-                "flagged": p is not None and n >= 5 * POCKETS and p < limit,
+                "needs": CHI_NEEDS,
+                "flagged": p is not None and p < limit,
+                "words": p_words(
+                    f"{dealer}'s ball lands any distance from the last result alike", p, n, CHI_NEEDS,
+                    alpha=limit,
+                ),
             }
-        )
+        )  # fmt: skip
     return out
 
 
@@ -67,6 +74,7 @@ def repeats(numbers: Sequence[int], alpha: float = 0.001) -> dict[str, Any]:
     p = float(stats.binom.sf(count - 1, pairs, 1 / POCKETS)) if pairs else None
     # A run of r identical results somewhere in n spins: chance about n·(1/37)^(r−1).
     run_p = min(1.0, pairs * (1 / POCKETS) ** (longest - 1)) if longest > 1 else 1.0
+    needs = POCKETS  # pairs before one repeat is expected at all
     return {
         "pairs": pairs,
         "repeats": count,
@@ -75,4 +83,9 @@ def repeats(numbers: Sequence[int], alpha: float = 0.001) -> dict[str, Any]:
         "longest_run": longest,
         "longest_run_p": run_p,
         "flagged": (p is not None and p < alpha) or run_p < alpha,
-    }
+        "needs": needs,
+        "words": p_words(
+            f"the same number twice in a row ({count} times, {pairs / POCKETS:.1f} expected)",
+            p, pairs, needs, alpha=alpha, unit="pairs of spins",
+        ),
+    }  # fmt: skip

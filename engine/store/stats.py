@@ -65,7 +65,7 @@ class Tally:
 # --- the pure part ------------------------------------------------------------------------------
 
 
-def chi_square(counts: Sequence[int]) -> dict[str, float | int | None]:
+def chi_square(counts: Sequence[int]) -> dict[str, Any]:
     from scipy import stats
 
     n = sum(counts)
@@ -73,6 +73,44 @@ def chi_square(counts: Sequence[int]) -> dict[str, float | int | None]:
         return {"statistic": None, "df": POCKETS - 1, "p_value": None}
     result = stats.chisquare(counts)
     return {"statistic": float(result.statistic), "df": POCKETS - 1, "p_value": float(result.pvalue)}
+
+
+# --- plain words for every test (what the screens show; the p-value alone is not a sentence) -------
+
+# The chi-square approximation holds when every cell expects at least 5 (Cochran's rule): 37 pockets
+# need 185 spins before a p-value means anything.
+MIN_EXPECTED = 5
+CHI_NEEDS = MIN_EXPECTED * POCKETS
+DIRECTION_WORDS = {"cw": "clockwise spins", "ccw": "counter-clockwise spins"}
+
+
+def chance_words(p: float) -> str:
+    """How often a fair wheel gives a sample at least this uneven, in words."""
+    if p >= 0.995:
+        return "almost always"
+    if p >= 0.1:
+        return f"in about {p:.0%} of samples"
+    if p < 1e-9:
+        return "less than once in a billion samples"
+    return f"about once in {round(1 / p):,} samples"
+
+
+def p_words(
+    what: str, p: float | None, n: int, needs: int, *, alpha: float = DEFAULT_ALPHA, unit: str = "spins"
+) -> str:
+    """One sentence for a test's result: too few `unit` to say anything (under `needs`), or the
+    p-value with what it means and whether it crosses `alpha`."""
+    if n < needs:
+        return f"{what}: too few {unit} to test ({n:,} of the {needs:,} needed) — no p-value yet"
+    if p is None:
+        return f"{what}: no p-value"
+    judged = f"unusual (below {alpha:g}): worth a look" if p < alpha else "nothing unusual"
+    return f"{what}: p = {p:.2g} — a fair wheel is at least this uneven {chance_words(p)}; {judged}"
+
+
+def sector_needs(width: int) -> int:
+    """Spins before a sector of `width` pockets expects MIN_EXPECTED hits."""
+    return math.ceil(MIN_EXPECTED * POCKETS / width)
 
 
 def z_scores(counts: Sequence[int], alpha: float = DEFAULT_ALPHA) -> dict[str, Any]:
@@ -251,18 +289,30 @@ def compute_stats(
     }
     directions = {}
     for name, dcounts in sorted(tally.by_direction.items()):
-        directions[name or "unknown"] = {
-            "spins": sum(dcounts),
-            "counts": list(dcounts),
-            "chi_square": chi_square(dcounts),
-        }
+        chi = chi_square(dcounts)
+        what = DIRECTION_WORDS.get(name, "spins of unknown direction")
+        chi["words"] = p_words(
+            f"{what}, every number equally likely", chi["p_value"], sum(dcounts), CHI_NEEDS, alpha=alpha
+        )
+        directions[name or "unknown"] = {"spins": sum(dcounts), "counts": list(dcounts), "chi_square": chi}
+    chi = chi_square(counts)
+    chi["words"] = p_words(
+        "every number equally likely (chi-square)", chi["p_value"], n, CHI_NEEDS, alpha=alpha
+    )
+    sectors = hottest_sectors(counts, trials)
+    for width, sector in sectors.items():
+        numbers = "-".join(map(str, sector["numbers"]))
+        needs = sector_needs(int(width))
+        sector["words"] = p_words(
+            f"hottest {width}-pocket sector {numbers}", sector["p_value"], n, needs, alpha=alpha
+        )
     return {
         "spins": n,
         "counts": counts,
         "expected_per_number": n / POCKETS,
-        "chi_square": chi_square(counts),
+        "chi_square": chi,
         "z_scores": z_scores(counts, alpha),
-        "sectors": hottest_sectors(counts, trials),
+        "sectors": sectors,
         **splits(counts),
         "by_direction": directions,
         "lucky": {

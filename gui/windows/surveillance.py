@@ -8,6 +8,7 @@ alerts and their acknowledgement by a logged-in person.
 
 from __future__ import annotations
 
+import html
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -52,7 +53,7 @@ from engine.floor.surveillance import (
     table_view,
 )
 from engine.store.db import Store
-from engine.store.stats import expected_lucky_count, house_edges
+from engine.store.stats import CHI_NEEDS, expected_lucky_count, house_edges, sector_needs
 from engine.wheel_layout import WHEEL_ORDER
 from gui import theme
 from gui.floor.alerts_panel import AlertsPanel
@@ -125,9 +126,11 @@ class TablePage(QWidget):
         self.figures.setWordWrap(True)
         self.figures.setTextFormat(Qt.TextFormat.RichText)
         self.dealers = QTableWidget(0, 5)
-        self.dealers.setHorizontalHeaderLabels(("Dealer", "Spins", "χ²", "p", "Flag"))
+        self.dealers.setHorizontalHeaderLabels(("Dealer", "Spins", "χ²", "p", "What it means"))
         self.dealers.verticalHeader().setVisible(False)
-        self.dealers.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.dealers.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.dealers.horizontalHeader().setStretchLastSection(True)
+        self.dealers.setWordWrap(True)
         self.dealers.setMinimumHeight(150)
         words = QWidget()
         wl = QVBoxLayout(words)
@@ -185,7 +188,8 @@ class TablePage(QWidget):
             view.ring,
             sector["numbers"] if n else [],
             f"hottest 5-pocket sector {'-'.join(map(str, sector['numbers']))}\n"
-            f"{sector['count']} hits (expected {sector['expected']:.1f}), p = {_num(p, '.3f')}",
+            f"{sector['count']} hits (expected {sector['expected']:.1f})"
+            + (f", p = {_num(p, '.3f')}" if n >= sector_needs(5) else ", too few spins to test"),
         )
         from scipy import stats as sps
 
@@ -213,7 +217,7 @@ class TablePage(QWidget):
         dirs = s["by_direction"]
         names = sorted(dirs)
         self.directions.update_data(
-            [f"{d} (p={dirs[d]['chi_square']['p_value']:.2f})" if dirs[d]["spins"] else d for d in names],
+            [f"{d} ({dirs[d]['spins']:,})" for d in names],  # the test's sentence is in the figures
             [dirs[d]["spins"] for d in names],
         )
         self.hold.update_data(view.hold["rounds"], view.hold["actual"], view.hold["theoretical"])
@@ -225,19 +229,22 @@ class TablePage(QWidget):
         chi = s["chi_square"]
         hold = s["hold"]
         rep = view.repeats
-        chi_text = (
-            "chi-square —"
-            if chi["statistic"] is None
-            else f"chi-square <b>{chi['statistic']:.2f}</b> on {chi['df']} df,"
-            f" p = <b>{chi['p_value']:.4f}</b>"
-        )
         flagged_text = ", ".join(map(str, flagged)) or "none"
+        directions = "<br>".join(html.escape(dirs[d]["chi_square"]["words"]) for d in names if d != "unknown")
         self.figures.setText(
-            f"{chi_text} · sample <b>{n:,}</b> spins ({view.window.label})<br>"
-            f"Bonferroni flags (p &lt; {s['z_scores']['threshold']:.1e}): <b>{flagged_text}</b><br>"
+            f"sample <b>{n:,}</b> spins ({view.window.label})<br>"
+            + (
+                f"chi-square <b>{chi['statistic']:.2f}</b> on {chi['df']} df · "
+                if chi["statistic"] is not None and n >= CHI_NEEDS
+                else ""
+            )
+            + f"{html.escape(chi['words'])}<br>"
+            + (f"{directions}<br>" if directions else "")
+            + f"{html.escape(s['sectors']['5']['words'])}<br>"
+            f"numbers beyond the Bonferroni limit (each p &lt; {s['z_scores']['threshold']:.1e}, so 37 tests"
+            f" together stay at {s['z_scores']['threshold'] * 37:.2g}): <b>{flagged_text}</b><br>"
             f"a 1.2x number needs ~{view.spins_for_ratio:,} spins to show (80% power)<br>"
-            f"repeats {rep['repeats']} in {rep['pairs']:,} pairs (expected {rep['expected']:.1f},"
-            f" p = {_num(rep['p_value'], '.3f')}), longest run {rep['longest_run']}<br>"
+            f"{html.escape(rep['words'])}; longest run {rep['longest_run']}<br>"
             f"Lucky {lucky['hits']} / {lucky['spins_with_draw']:,} · Bonus {bonus['hits']} /"
             f" {bonus['spins_with_draw']:,}<br>"
             f"handle {hold['wagered']} · returned {hold['returned']} · win {hold['win']} · hold "
@@ -249,14 +256,16 @@ class TablePage(QWidget):
                 d["dealer"],
                 f"{d['spins']:,}",
                 "—" if d["statistic"] is None else f"{d['statistic']:.1f}",
-                "—" if d["p_value"] is None else f"{d['p_value']:.4f}",
-                "FLAG" if d["flagged"] else "none",
+                "too few spins" if d["p_value"] is None else f"{d['p_value']:.4f}",
+                d["words"].split(": ", 1)[-1],
             )
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
+                item.setToolTip(d["words"])
                 if col == 4 and d["flagged"]:
                     item.setForeground(theme.DANGER)
                 self.dealers.setItem(row, col, item)
+        self.dealers.resizeRowsToContents()
 
 
 class WallTile(QFrame):
@@ -288,9 +297,7 @@ class WallTile(QFrame):
         self.chart.update_data(view.layout, view.stats["z_scores"]["flagged"])
         self.spins.setText(f"{view.stats['spins']:,} spins · {view.window.label}")
         last = (view.last_time or "")[11:19]
-        p = view.stats["chi_square"]["p_value"]
-        chi = "" if p is None else f"chi-square p = {p:.3f} · "
-        self.words.setText(f"{view.verdict}\n{chi}last entry {last} UTC")
+        self.words.setText(f"{view.verdict}\n{view.stats['chi_square']['words']}\nlast entry {last} UTC")
 
 
 class RangeDialog(QDialog):

@@ -96,3 +96,25 @@ def test_held_rounds_are_one_alert_each_with_a_detail_pane_and_bulk_acknowledge(
     qapp.processEvents()
     window.grab().save("/tmp/floorui/surveillance-alerts.png")
     window.close()
+
+
+def test_the_surveillance_page_says_each_test_in_words(qapp: QApplication, store: Store) -> None:  # noqa: F811
+    """Issue 12: a dealer chi-square on 2 spins had no "too few spins" caveat; "ccw (p=0.10)" was
+    unexplained."""
+    from engine.floor.demo import fill_demo_floor
+    from gui.windows.surveillance import SurveillanceWindow
+
+    fill_demo_floor(store, {"T1": 3})
+    window = SurveillanceWindow(store, live=False)
+    window.select_table("T1")
+    page = window.page
+    dealer = [page.dealers.item(0, col).text() for col in range(5)]
+    assert dealer[1] == "2" and dealer[3] == "too few spins" and "no p-value yet" in dealer[4]
+    figures = page.figures.text()
+    assert "(p=" not in figures and "too few spins to test" in figures
+    assert "counter-clockwise spins" in figures and "clockwise spins" in figures
+    window.resize(1700, 1000)
+    window.show()
+    qapp.processEvents()
+    window.grab().save("/tmp/floorui/surveillance-words.png")
+    window.close()
