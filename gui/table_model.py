@@ -109,6 +109,8 @@ class TableSource(Protocol):
 
     async def settle(self, user: User) -> list[Entry]: ...
 
+    async def start_bonus_games(self, user: User) -> list[Entry]: ...
+
     async def next_round(self, user: User) -> list[Entry]: ...
 
     async def no_spin(self, user: User, reason: str) -> list[Entry]: ...
@@ -246,6 +248,8 @@ class TableModel(QObject):
 
     def _build_view(self) -> TableView:
         """The whole table as the source's state says: once per batch that changes what is shown."""
+        from engine.round import Phase as RoundPhase
+        from engine.round import bonus_needed
         from gui.bonus_bridge import bonus_view
         from gui.pay_lines import lines_of, with_bonus_payout
 
@@ -281,6 +285,8 @@ class TableModel(QObject):
             approvals_needed=need.wager_ids if need is not None else (),
             hold=self._hold_text(st),
             stopped=st.rng_fault is not None,
+            winning_only=r is not None and r.winning_only,
+            bonus_due=r is not None and r.phase is RoundPhase.RESULT and bool(bonus_needed(r)),
         )
 
     # --- the push -----------------------------------------------------------------------------
@@ -311,6 +317,11 @@ class TableModel(QObject):
         if changes.shown and self.source is not None:
             self._view = self._build_view()
         view = self._view
+        if changes.wagers and view.winning_only and view.phase is Phase.RESULT:
+            # Winning wagers only: a chip entered after the result changes what the round pays.
+            from engine.table.changes import Changes
+
+            changes = changes | Changes(pay_lines=True, approvals=True)
         self.changed.emit(changes, view)
         if changes.wagers:
             self.wagersChanged.emit(view.wagers)
@@ -438,6 +449,9 @@ class TableModel(QObject):
 
     def settle(self) -> None:
         self._submit(lambda s: s.settle(self.user))
+
+    def start_bonus_games(self) -> None:
+        self._submit(lambda s: s.start_bonus_games(self.user))
 
     def next_round(self) -> None:
         self._submit(lambda s: s.next_round(self.user))

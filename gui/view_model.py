@@ -154,6 +154,10 @@ class TableView:
     approvals_needed: tuple[str, ...] = field(default=())  # wager ids awaiting pit-boss approval
     hold: str | None = None  # an unresolved irregularity: nothing is confirmed or settled meanwhile
     stopped: bool = False  # the hold is an RNG fault: no draw until the table service restarts
+    # Winning wagers only (the table's entry_mode): chips are entered after the result, only those
+    # covering it; `bonus_due` once some of them won on the Bonus Number and the games wait to start.
+    winning_only: bool = False
+    bonus_due: bool = False
 
 
 # --- formatting shared by every screen -----------------------------------------------------------

@@ -139,6 +139,9 @@ class JournalFollower:
     async def settle(self, user: User) -> list[Entry]:
         raise DrrError(READ_ONLY)
 
+    async def start_bonus_games(self, user: User) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
     async def next_round(self, user: User) -> list[Entry]:
         raise DrrError(READ_ONLY)
 

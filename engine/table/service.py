@@ -81,6 +81,7 @@ from engine.errors import DrrError, IllegalTransition, IllegalWager
 from engine.journal_types import Payload, write
 from engine.rng import HealthFailure, HealthTestedRng, Rng, SystemRng, require_production
 from engine.round import (
+    WINNING_ONLY,
     BonusOutcome,
     BonusStarted,
     NoSpin,
@@ -490,7 +491,8 @@ class TableService:
             round_id = f"{self.table[:50]}-{self.state.rounds_opened + 1:06d}"
             # The dealer the pit boss named for the table, else the croupier who opened the round.
             dealer = settings.get("dealer") or user.name
-            event = RoundOpened(round_id, rules.sha256, dealer, self._wheel_game_at_open)
+            entry = WINNING_ONLY if settings.get("entry_mode") == WINNING_ONLY else None
+            event = RoundOpened(round_id, rules.sha256, dealer, self._wheel_game_at_open, entry)
             apply(RoundState.initial(rules), event)
             return await self._run(user.name, [(event, round_id)])
 
@@ -499,7 +501,8 @@ class TableService:
     ) -> list[Entry]:
         require(user, "place_wager")
         async with self._lock:
-            s = self._round(Phase.OPEN, doing="place a wager")
+            # OPEN, or RESULT in a round of winning wagers only: apply() says which is allowed.
+            s = self._round(Phase.OPEN, Phase.RESULT, doing="place a wager")
             try:
                 value = check_amount(amount, s.rules.unit)
             except ValueError as exc:
@@ -521,7 +524,7 @@ class TableService:
     async def remove_wager(self, user: User, wager_id: str) -> list[Entry]:
         require(user, "remove_wager")
         async with self._lock:
-            s = self._round(Phase.OPEN, doing="remove a wager")
+            s = self._round(Phase.OPEN, Phase.RESULT, doing="remove a wager")
             event = WagerRemoved(wager_id)
             apply(s, event)
             return await self._run(user.name, [(event, s.round_id)])
@@ -693,6 +696,21 @@ class TableService:
             approval = PayoutApproved(need.wager_ids, need.total, self.approval_threshold, user.name)
             return await self._run(user.name, [(approval, s.round_id)])
 
+    async def start_bonus_games(self, user: User) -> list[Entry]:
+        """With winning wagers only, the croupier has entered the chips covering the result: the
+        bonus games of those who won on the Bonus Number with an inside wager start now (in a round
+        entered during betting they start with the result)."""
+        require(user, "settle_round")
+        async with self._lock:
+            s = self._round(Phase.RESULT, doing="start the bonus games")
+            self._no_hold("start the bonus games")
+            players = bonus_needed(s)
+            if not players:
+                raise IllegalTransition("no bonus game to start: nobody won on the Bonus Number")
+            started = BonusStarted(players)
+            apply(s, started)
+            return await self._run(user.name, [(started, s.round_id)])
+
     async def settle(self, user: User) -> list[Entry]:
         require(user, "settle_round")
         async with self._lock:
@@ -701,6 +719,11 @@ class TableService:
             missing = [p for p in s.bonus_players if p not in s.bonus_odds]
             if missing:
                 raise IllegalTransition(f"cannot settle: bonus games not finished for {', '.join(missing)}")
+            due = bonus_needed(s) if s.phase is Phase.RESULT else ()
+            if due:  # winning wagers only: entered after the result, their games have not started
+                raise IllegalTransition(
+                    f"cannot settle: {', '.join(due)} won on the Bonus Number; start the bonus games first"
+                )
             need = self.approval_needed()
             if need is not None:
                 raise IllegalTransition(

@@ -54,6 +54,11 @@ NO_SPIN_REASONS = (
 )
 VOID_REASONS = ("wheel malfunction", "dispute resolved by the pit boss", "procedural error")
 # The reason line while an RNG fault stops play (croupier.next_action: "Play stopped").
+# Winning wagers only (the table's entry_mode): what the line under the big button says.
+WINNING_ONLY_OPEN = (
+    "Winning wagers only: leave the chips on the felt; enter the winning ones after the result"
+)
+WINNING_ONLY_ENTER = "Winning wagers only: enter every chip that covers the result, then settle"
 STOPPED_STYLE = "font-size: 16pt; font-weight: bold; color: #ffffff; background: #b00020; padding: 8px;"
 PHASE_TEXT = {
     Phase.IDLE: ("READY", "#9aa6b2"),
@@ -468,8 +473,20 @@ class CroupierWindow(FirstPaintWindow):
         self.chip = value
         self.chip_buttons[value].setChecked(True)
 
+    def _entering(self) -> bool:
+        """Chips are entered now: bets open, or the result in with winning wagers only."""
+        if self._view.winning_only:
+            return self.phase is Phase.RESULT and not self._view.stopped
+        return self.phase is Phase.OPEN
+
     def on_bet_clicked(self, bet: Bet) -> None:
-        if self.phase is not Phase.OPEN:
+        if self._view.winning_only and self.phase is Phase.OPEN:
+            self.show_reason(WINNING_ONLY_OPEN)
+            return
+        if self._view.winning_only and self.phase is Phase.RESULT and not bet.wins(self._view.result or 0):
+            self.show_reason(f"{bet.label} does not cover {self._view.result}: enter only the winning chips")
+            return
+        if not self._entering():
             self.show_reason(f"bets are not open: {PHASE_TEXT[self.phase][0].lower()}")
             return
         self.reason.setText((self.hold or "") if self._view.stopped else "")
@@ -507,6 +524,8 @@ class CroupierWindow(FirstPaintWindow):
         if ph in (Phase.RESULT, Phase.BONUS):
             if self.bonus_running:
                 return "Bonus game running…", False, "wait for every bonus game to finish"
+            if self._view.bonus_due:  # winning wagers only: entered Bonus Number winners play now
+                return "Start bonus games", True, ""
             if self.approvals:
                 # The next thing to do is the pit boss's sign-off, so that is the big button.
                 return "Pit-boss approval…", True, ""
@@ -527,6 +546,8 @@ class CroupierWindow(FirstPaintWindow):
             self.table.no_more_bets()
         elif ph is Phase.CLOSED:
             self.table.confirm_result()
+        elif ph is Phase.RESULT and self._view.bonus_due:
+            self.table.start_bonus_games()
         elif ph in (Phase.RESULT, Phase.BONUS) and self.approvals:
             self.ask_approval()
         elif ph in (Phase.RESULT, Phase.BONUS):
@@ -556,9 +577,11 @@ class CroupierWindow(FirstPaintWindow):
         self.no_spin_button.setEnabled(self.phase is Phase.CLOSED)
         self.void_button.setEnabled(self.phase in (Phase.OPEN, Phase.CLOSED, Phase.RESULT))
         self.approve_button.setEnabled(bool(self.approvals))
-        open_ = self.phase is Phase.OPEN
+        open_ = self._entering()
         self.undo_button.setEnabled(open_)
         self.clear_button.setEnabled(open_)
+        if self._view.winning_only and not self.hold and self.phase in (Phase.OPEN, Phase.RESULT):
+            self.reason.setText(WINNING_ONLY_OPEN if self.phase is Phase.OPEN else WINNING_ONLY_ENTER)
 
     # --- events from the table ----------------------------------------------------------------
 
