@@ -151,6 +151,12 @@ class JournalFollower:
     async def void(self, user: User, reason: str) -> list[Entry]:
         raise DrrError(READ_ONLY)
 
+    async def resolve_irregularity(self, user: User, reason: str) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
+    async def accept_sensor_result(self, user: User, reason: str) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
     async def set_bonus_preset(self, user: User, player: str, preset: Preset) -> list[Entry]:
         raise DrrError(READ_ONLY)
 
