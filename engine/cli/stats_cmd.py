@@ -119,6 +119,8 @@ def render(s: dict[str, Any]) -> str:
     lines = [f"table {s['table'] or 'all'}: {s['spins']:,} spins"]
     if chi["statistic"] is not None:
         lines.append(f"chi-square {chi['statistic']:.2f} on {chi['df']} df, p = {chi['p_value']:.4f}")
+    if chi.get("words"):
+        lines.append(f"  {chi['words']}")
     lines.append("counts  " + " ".join(f"{n}:{c}" for n, c in enumerate(s["counts"])))
     flagged = s["z_scores"]["flagged"]
     lines.append(f"numbers flagged (Bonferroni, p < {s['z_scores']['threshold']:.2g}): {flagged or 'none'}")
@@ -128,6 +130,8 @@ def render(s: dict[str, Any]) -> str:
             f"hottest {width}-pocket sector {sector['numbers']}: {sector['count']} hits "
             f"(expected {sector['expected']:.1f}), p = {'—' if p is None else f'{p:.4f}'}"
         )
+        if sector.get("words"):
+            lines.append(f"  {sector['words']}")
     rbz, oe, lh = s["red_black_zero"], s["odd_even"], s["low_high"]
     lines.append(
         f"red {rbz['red']}  black {rbz['black']}  zero {rbz['zero']}  odd {oe['odd']}  even {oe['even']}"
@@ -136,6 +140,8 @@ def render(s: dict[str, Any]) -> str:
     for name, d in s["by_direction"].items():
         p = d["chi_square"]["p_value"]
         lines.append(f"rotor {name}: {d['spins']} spins, chi-square p = {'—' if p is None else f'{p:.4f}'}")
+        if d["chi_square"].get("words"):
+            lines.append(f"  {d['chi_square']['words']}")
     lucky, bonus, hold = s["lucky"], s["bonus"], s["hold"]
     lines.append(
         f"Lucky hits {lucky['hits']} in {lucky['spins_with_draw']}: {_pct(lucky['rate'])}"

@@ -48,7 +48,7 @@ from engine.journal_types import entry_type, spellings, write
 from engine.store import schema
 from engine.store.canonical import parse_time
 from engine.store.records import NewEvent
-from engine.store.stats import CHI_NEEDS
+from engine.store.stats import CHI_NEEDS, sector_needs
 from engine.store.users import FLOOR
 
 if TYPE_CHECKING:
@@ -285,7 +285,12 @@ class AlertScanner:
                 )
             )
         sector = s["sectors"].get("5")
-        if sector and sector["p_value"] is not None and sector["p_value"] < self.bias_p:
+        if (
+            sector
+            and sector["p_value"] is not None
+            and sector["p_value"] < self.bias_p
+            and s["spins"] >= sector_needs(5)
+        ):
             found.append(
                 _event(
                     f"{view.table}:bias-sector:{day}",

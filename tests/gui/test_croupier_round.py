@@ -239,6 +239,7 @@ def test_the_pit_bosses_table_limits_hold_from_the_next_round(qtbot: QtBot, tabl
     assert [w.amount for w in table.snapshot().wagers] == [Decimal(25)]
     assert "inside max 100.00" in window.limits.text()  # the round's limits hold to its end
     assert "(from the next round: max 200.00)" in window.limits.text()
+    window.resize(1600, 1000)
     window.grab().save("/tmp/floorui/croupier-limits.png")
 
 
