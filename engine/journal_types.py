@@ -55,6 +55,7 @@ from engine.rng import Draw
 from engine.round import RoundEvent
 from engine.store.records import Entry, NewEvent
 from engine.table_events import (
+    DealerChanged,
     Irregularity,
     IrregularityResolved,
     KeyRotated,
@@ -110,6 +111,7 @@ Payload = (
     | ManualEntryRejected
     | IrregularityResolved
     | NextRound
+    | DealerChanged
     | RngFault
     | Irregularity
     | PayoutApproved
@@ -153,6 +155,7 @@ _OWN_CLASSES: Final = (
     ManualEntryRejected,
     IrregularityResolved,
     NextRound,
+    DealerChanged,
     RngFault,
     Irregularity,
     PayoutApproved,

@@ -41,6 +41,7 @@ from engine.store.db import Store
 from engine.store.history import void_round
 from engine.store.projections import from_units
 from engine.store.users import FLOOR, authenticate
+from engine.table.limits import PLAYER_LIMIT
 from engine.table.service import DEFAULT_APPROVAL_THRESHOLD
 from engine.table_events import PayoutApproved, RulesLoaded, SettingsChanged
 
@@ -57,6 +58,8 @@ SETTINGS: dict[str, str] = {
     "silent_after_minutes": "whole minutes before a silent table raises an alert",
     "status": "open or closed",
 }
+# Besides them, "player_limit:<player>": the most that player may have on the felt in one round
+# (engine.table.limits), or "none" to lift it.
 
 
 def authorize(
@@ -170,10 +173,15 @@ def _pending_payout(
 
 
 def _check_setting(key: str, value: str) -> str:
-    if key not in SETTINGS:
-        raise DrrError(f"unknown table setting {key!r}: use one of {', '.join(SETTINGS)}")
+    player = key.removeprefix(PLAYER_LIMIT) if key.startswith(PLAYER_LIMIT) else None
+    if key not in SETTINGS and not player:
+        raise DrrError(
+            f"unknown table setting {key!r}: use one of {', '.join(SETTINGS)} or {PLAYER_LIMIT}<player>"
+        )
     value = value.strip()
-    if key in ("min_bet", "max_bet", "large_payout"):
+    if player and value == "none":
+        return value  # the player's own limit lifted (engine.table.limits ignores it)
+    if key in ("min_bet", "max_bet", "large_payout") or player:
         # Plain digits, bounded: "1e400" is a finite Decimal that would switch approvals off.
         if not _AMOUNT.fullmatch(value):
             raise DrrError(
