@@ -23,6 +23,7 @@ Qt face (what the windows connect to; payloads are `gui.view_model` / `engine.be
     settled(tuple[PayLine, ...])    bonusUpdated(BonusView)   # one per player the notice names
     sensorHealth(SensorHealth)      irregularity(str)   # no-spin, void, sensor fault … with reason
     refused(str)                    historyChanged(tuple[HistoryEntry, ...])
+    dealerChanged(User | None)      # who deals after a sign-in, dealer change or sign-out
 Reading: `view` / `snapshot()` (the last pushed TableView; never rebuilt on read), `rules`,
 `players`, `phase`, `clock` (the source's clock: a bonus countdown is `deadline - clock()`).
 
@@ -64,6 +65,7 @@ HISTORY_KEPT = 500
 STARTING = "starting: reading the journal"
 # The reason journaled with a result the croupier typed (twice) because the wheel gave none.
 MANUAL_REASON = "entered by the croupier: wheel sensor unavailable"
+SIGNED_OUT = "nobody is signed in at this station: sign in first"
 
 
 class TableSource(Protocol):
@@ -94,6 +96,16 @@ class TableSource(Protocol):
     async def place_wager(
         self, user: User, player: str, bet: Bet, amount: Decimal | str | int, *, wager_id: str | None = None
     ) -> list[Entry]: ...
+
+    async def place_wagers(
+        self, user: User, player: str, wagers: Sequence[tuple[Bet, Decimal | str | int]]
+    ) -> list[Entry]: ...
+
+    async def rebet(self, user: User, player: str) -> list[Entry]: ...
+
+    async def sign_in_dealer(self, user: User) -> list[Entry]: ...
+
+    async def sign_out_dealer(self, user: User) -> list[Entry]: ...
 
     async def remove_wager(self, user: User, wager_id: str) -> list[Entry]: ...
 
@@ -141,6 +153,7 @@ class TableModel(QObject):
     irregularity = Signal(str)
     refused = Signal(str)
     historyChanged = Signal(object)
+    dealerChanged = Signal(object)  # engine.auth.User who deals now, None: signed out
 
     def __init__(
         self,
@@ -162,6 +175,7 @@ class TableModel(QObject):
         self.user: User = user or User("viewer", "surveillance")
         self._authenticate = authenticate  # (name, pin) -> User, for a pit boss's approval
         self.tasks: set[asyncio.Task[Any]] = set()
+        self.signed_out = False  # the dealer signed out: every command waits for the next sign-in
         self._history: list[HistoryEntry] = []
         self._unsubscribe: Callable[[], None] | None = None
         self._view = TableView(self._table_id, 0, Phase.IDLE, players=players, hold=STARTING)
@@ -179,6 +193,11 @@ class TableModel(QObject):
         if self.source is None:
             raise DrrError(f"the table is {STARTING}")
         return self.source
+
+    @property
+    def authenticate(self) -> Callable[[str, str], User] | None:
+        """(name, pin) -> User against the station's user store (journals the login), or None."""
+        return self._authenticate
 
     @property
     def inner(self) -> TableSource | None:
@@ -246,6 +265,7 @@ class TableModel(QObject):
 
     def _build_view(self) -> TableView:
         """The whole table as the source's state says: once per batch that changes what is shown."""
+        from engine.table.limits import limits_in_force
         from gui.bonus_bridge import bonus_view
         from gui.pay_lines import lines_of, with_bonus_payout
 
@@ -281,6 +301,8 @@ class TableModel(QObject):
             approvals_needed=need.wager_ids if need is not None else (),
             hold=self._hold_text(st),
             stopped=st.rng_fault is not None,
+            limits=limits_in_force(rules, st.settings),
+            dealer=st.dealer,
         )
 
     # --- the push -----------------------------------------------------------------------------
@@ -343,9 +365,51 @@ class TableModel(QObject):
         if self.source is None:
             self.refused.emit(f"the table is {STARTING}; try again in a moment")
             return
-        task = asyncio.ensure_future(self._guarded(make(self.source)))
+        if self.signed_out:
+            self.refused.emit(SIGNED_OUT)
+            return
+        self._spawn(make(self.source))
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.ensure_future(self._guarded(coro))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+
+    # --- who deals (engine.table.dealer; gui.widgets.dealer_bar) -------------------------------
+
+    def sign_in_dealer(self, user: User) -> None:
+        """`user` (signed in with name and PIN) deals from now on: journaled, then the commands are
+        theirs."""
+        source = self.source
+        if source is None:
+            self.refused.emit(f"the table is {STARTING}; try again in a moment")
+            return
+
+        async def sign_in() -> None:
+            await source.sign_in_dealer(user)
+            self.user, self.signed_out = user, False
+            self.dealerChanged.emit(user)
+
+        self._spawn(sign_in())
+
+    def sign_out_dealer(self) -> None:
+        """The dealer signs out (journaled); nothing is done at the station until the next sign-in."""
+
+        async def sign_out(source: TableSource) -> None:
+            await source.sign_out_dealer(self.user)
+            self.signed_out = True
+            self.dealerChanged.emit(None)
+
+        self._submit(sign_out)
+
+    def place_wagers(self, player: str, wagers: Sequence[tuple[Bet, Decimal]]) -> None:
+        """Several wagers of `player` at once (a typed line): all placed, or none and the reason."""
+        items = list(wagers)
+        self._submit(lambda s: s.place_wagers(self.user, player, items))
+
+    def rebet(self, player: str) -> None:
+        """`player`'s wagers of their last round again, each checked like any wager."""
+        self._submit(lambda s: s.rebet(self.user, player))
 
     async def _guarded(self, coro: Coroutine[Any, Any, Any]) -> None:
         try:

@@ -14,6 +14,7 @@ from decimal import ROUND_DOWN, Decimal
 from fractions import Fraction
 
 from engine.bets import Wager
+from engine.table.limits import LimitsInForce
 
 
 class Phase(enum.StrEnum):
@@ -154,6 +155,8 @@ class TableView:
     approvals_needed: tuple[str, ...] = field(default=())  # wager ids awaiting pit-boss approval
     hold: str | None = None  # an unresolved irregularity: nothing is confirmed or settled meanwhile
     stopped: bool = False  # the hold is an RNG fault: no draw until the table service restarts
+    limits: LimitsInForce = field(default_factory=LimitsInForce)  # the settings' limits, players' own
+    dealer: str | None = None  # who deals the next round opened (table.dealer_changed)
 
 
 # --- formatting shared by every screen -----------------------------------------------------------

@@ -19,10 +19,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from engine.errors import IllegalWager
-from engine.rules import RulesSubmission
+
+if TYPE_CHECKING:  # the screens' view imports this module before the first frame: keep it light
+    from engine.rules import RulesSubmission
 
 PLAYER_LIMIT: Final = "player_limit:"  # settings key prefix: "player_limit:Anna" = "200"
 
@@ -95,3 +97,22 @@ def _amount(raw: str | None) -> Decimal | None:
     except ArithmeticError:
         return None
     return value if value.is_finite() and value > 0 else None
+
+
+def chips_in_force(chips: tuple[Decimal, ...], limits: LimitsInForce, unit: Decimal) -> tuple[Decimal, ...]:
+    """The chip values (the settings' `table.chips`) a croupier is offered under `limits`: none below
+    the table minimum, none above every maximum, none off the wager unit; the minimum itself when
+    every configured chip falls out (so a wager can always be made)."""
+    sides = (limits.maximum_inside, limits.maximum_outside)
+    top = None if None in sides else max(t for t in sides if t is not None)  # one side unlimited: none
+    if limits.maximum is not None:
+        top = limits.maximum if top is None else min(top, limits.maximum)
+    low = limits.minimum
+    offered = tuple(
+        c
+        for c in chips
+        if (low is None or c >= low) and (top is None or c <= top) and c % unit == 0
+    )
+    if offered:
+        return offered
+    return (low,) if low is not None else (unit,)

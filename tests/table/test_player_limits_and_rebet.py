@@ -125,3 +125,22 @@ def test_rebet_places_the_players_last_round_again_each_wager_checked(store: Sto
         await again.close()
 
     asyncio.run(go())
+
+
+def test_chips_come_from_the_settings_and_none_is_below_the_table_minimum(store: Store) -> None:
+    from engine.config import ConfigError, with_overrides
+    from engine.config import Settings as Installation
+    from engine.rules import load_default_rules
+    from engine.table.limits import chips_in_force
+
+    chips = with_overrides(Installation(), {"table.chips": "2.5 10 50 100 500"}).chip_values
+    assert chips == tuple(Decimal(v) for v in ("2.5", "10", "50", "100", "500"))
+    rules = load_default_rules()
+    unit = rules.unit
+    assert chips_in_force(chips, limits_in_force(rules, {}), unit) == chips
+    at_ten = limits_in_force(rules, {"min_bet": "10", "max_bet": "100"})
+    assert chips_in_force(chips, at_ten, unit) == (Decimal(10), Decimal(50), Decimal(100))
+    assert chips_in_force(chips, limits_in_force(rules, {"min_bet": "1000"}), unit) == (Decimal(1000),)
+    for bad in ("10 2.5", "abc", ""):
+        with pytest.raises(ConfigError):
+            with_overrides(Installation(), {"table.chips": bad})
