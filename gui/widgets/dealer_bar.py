@@ -38,7 +38,10 @@ class DealerBar(QWidget):
         self.dialog: LoginDialog | None = None
         self._accounts = True
         table.dealerChanged.connect(self.show_dealer)
-        self.show_dealer(None if table.signed_out else table.user)
+        if table.source is None:
+            self.who.setText("Signing in…")  # the table is still starting: nobody deals yet
+        else:
+            self.show_dealer(None if table.signed_out else table.user)
 
     def set_accounts(self, exist: bool) -> None:
         """Without users in the store nobody could sign in again: no log-out, no dealer change."""

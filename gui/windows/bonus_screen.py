@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractButton, QGridLayout, QLabel, QVBoxLayout, QWidget
 
+from gui.screen_layout import keep_keys_away
 from gui.table_model import TableModel
 from gui.view_model import BonusView, Phase
 from gui.widgets.bonus_panel import BonusPanel
@@ -22,6 +23,7 @@ class BonusScreen(FirstPaintWindow):
     def __init__(self, table: TableModel, parent: QWidget | None = None, *, read_only: bool = False) -> None:
         super().__init__(parent)
         self.table = table
+        keep_keys_away(self)
         # read_only: a screen in another process, following the journal; the games are played on
         # the croupier station's own bonus screen (the table's one writer).
         self.read_only = read_only
@@ -61,6 +63,9 @@ class BonusScreen(FirstPaintWindow):
         panel = self.panels.get(view.player)
         if panel is None:
             panel = BonusPanel(view.player, clock=self.table.clock)
+            for button in panel.findChildren(QAbstractButton):
+                # Touched by players, never focused: Space or Enter can press no button here.
+                button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             if not self.read_only:
                 panel.pickRequested.connect(self.table.bonus_pick)
                 panel.cashOutRequested.connect(self.table.bonus_cash_out)
