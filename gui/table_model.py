@@ -301,7 +301,7 @@ class TableModel(QObject):
             approvals_needed=need.wager_ids if need is not None else (),
             hold=self._hold_text(st),
             stopped=st.rng_fault is not None,
-            limits=limits_in_force(rules, st.settings),
+            limits=limits_in_force(rules.limits, st.settings),
             dealer=st.dealer,
         )
 

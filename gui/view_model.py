@@ -155,7 +155,7 @@ class TableView:
     approvals_needed: tuple[str, ...] = field(default=())  # wager ids awaiting pit-boss approval
     hold: str | None = None  # an unresolved irregularity: nothing is confirmed or settled meanwhile
     stopped: bool = False  # the hold is an RNG fault: no draw until the table service restarts
-    limits: LimitsInForce = field(default_factory=LimitsInForce)  # the settings' limits, players' own
+    limits: LimitsInForce = field(default_factory=LimitsInForce)  # in force (engine.table.limits)
     dealer: str | None = None  # who deals the next round opened (table.dealer_changed)
 
 

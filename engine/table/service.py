@@ -111,7 +111,7 @@ from engine.store.evidence import started as evidence_started
 from engine.store.journal import Journal
 from engine.store.records import Entry, row_to_entry
 from engine.table import dealer as dealers
-from engine.table.limits import limits_in_force
+from engine.table import limits as table_limits
 from engine.table.recovery import RecoveryReport, recover
 from engine.table.settlements import SettlementCache
 from engine.table.state import TableState
@@ -534,16 +534,18 @@ class TableService:
         s = self._round(Phase.OPEN, doing="place a wager")
         # The limits of the Rules Submission (engine.round.check_wager), of the pit boss's settings as
         # the round opened and the player's own (engine.table.limits).
-        limits = limits_in_force(
-            s.rules, self.state.settings if self._round_settings is None else self._round_settings
-        )
+        settings = self.state.settings if self._round_settings is None else self._round_settings
+        limits = table_limits.limits_in_force(s.rules.limits, settings)
         steps: list[Step] = []
         for i, (bet, amount) in enumerate(wagers):
             try:
                 value = check_amount(amount, s.rules.unit)
             except ValueError as exc:
                 raise IllegalWager(f"wager of {player}: {exc}") from None
-            limits.check(player, value, s.player_total(player))
+            refused = table_limits.refusal(settings, player, value)  # the settings' min_bet / max_bet
+            if refused is not None:
+                raise IllegalWager(refused)
+            limits.check_player(player, value, s.player_total(player))
             wid = wager_id or f"{s.round_id}-w{self.state.wagers_placed + 1 + i}"
             event = WagerPlaced(Wager(wid, player, bet, value))
             s = apply(s, event)  # the next wager is checked with this one on the felt

@@ -33,6 +33,7 @@ class DealerBar(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.who)
+        layout.addStretch(1)
         layout.addWidget(self.change)
         layout.addWidget(self.log_out)
         self.dialog: LoginDialog | None = None
@@ -53,7 +54,7 @@ class DealerBar(QWidget):
 
     def show_dealer(self, user: User | None) -> None:
         if user is None:
-            self.who.setText("<b>Nobody is signed in</b>")
+            self.who.setText("<b style='color:#ffb020'>Nobody is signed in: sign in to deal</b>")
             self.change.setText("Sign in…")
             self.log_out.setVisible(False)
         else:

@@ -411,6 +411,7 @@ class CroupierWindow(FirstPaintWindow):
         t.refused.connect(self.show_reason)
         t.historyChanged.connect(self.on_history)
         t.changed.connect(self.on_changes)
+        t.dealerChanged.connect(lambda _user: self._refresh_action())
         self.felt.betClicked.connect(self.on_bet_clicked)
         self.felt.betRemoveRequested.connect(self.on_bet_remove)
 
@@ -538,6 +539,8 @@ class CroupierWindow(FirstPaintWindow):
     def next_action(self) -> tuple[str, bool, str]:
         """(label, enabled, why disabled) of the one big button."""
         ph = self.phase
+        if self.table.signed_out:  # the dealer logged out: the one thing to do is to sign in
+            return "Sign in…", True, ""
         if self._view.stopped:  # an RNG fault: nothing this station does helps until a restart
             return "Play stopped", False, self.hold or "RNG fault"
         if self.hold and ph is Phase.IDLE:
@@ -574,7 +577,9 @@ class CroupierWindow(FirstPaintWindow):
         if not enabled:
             self.show_reason(why)
             return
-        if self.hold and ph is Phase.CLOSED:
+        if self.table.signed_out:
+            self.dealer_bar.ask_sign_in()
+        elif self.hold and ph is Phase.CLOSED:
             self.ask_no_spin()
         elif ph is Phase.IDLE:
             self.table.open_bets()

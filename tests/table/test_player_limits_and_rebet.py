@@ -43,11 +43,11 @@ def test_a_players_own_limit_is_enforced_from_the_next_round(store: Store) -> No
             await svc.place_wager(CROUPIER, "anna", outside_bet(BetKind.RED), Decimal(15))
         await svc.place_wager(CROUPIER, "anna", outside_bet(BetKind.RED), Decimal(10))
         await svc.place_wager(CROUPIER, "bob", outside_bet(BetKind.RED), Decimal(100))  # bob has none
-        limits = limits_in_force(svc.rules, svc.state.settings)
+        limits = limits_in_force(svc.rules.limits, svc.state.settings)
         assert limits.player_cap("anna") == Decimal(30)
         change_settings(store, "T1", {"player_limit:anna": "none"}, "limit lifted", PITBOSS)
         await svc.place_wager(CROUPIER, "bob", outside_bet(BetKind.RED), Decimal(1))  # folds the change
-        assert limits_in_force(svc.rules, svc.state.settings).players == {}
+        assert limits_in_force(svc.rules.limits, svc.state.settings).players == {}
         await svc.close()
 
     asyncio.run(go())
@@ -137,10 +137,10 @@ def test_chips_come_from_the_settings_and_none_is_below_the_table_minimum(store:
     assert chips == tuple(Decimal(v) for v in ("2.5", "10", "50", "100", "500"))
     rules = load_default_rules()
     unit = rules.unit
-    assert chips_in_force(chips, limits_in_force(rules, {}), unit) == chips
-    at_ten = limits_in_force(rules, {"min_bet": "10", "max_bet": "100"})
+    assert chips_in_force(chips, limits_in_force(rules.limits, {}), unit) == chips
+    at_ten = limits_in_force(rules.limits, {"min_bet": "10", "max_bet": "100"})
     assert chips_in_force(chips, at_ten, unit) == (Decimal(10), Decimal(50), Decimal(100))
-    assert chips_in_force(chips, limits_in_force(rules, {"min_bet": "1000"}), unit) == (Decimal(1000),)
+    assert chips_in_force(chips, limits_in_force(rules.limits, {"min_bet": "1000"}), unit) == (Decimal(1000),)
     for bad in ("10 2.5", "abc", ""):
         with pytest.raises(ConfigError):
             with_overrides(Installation(), {"table.chips": bad})
