@@ -1,6 +1,6 @@
 """Where the croupier station's windows go: the croupier's on the croupier's (primary) monitor, the
-player display and the bonus screen on the players' monitor(s); with one monitor the two stand
-beside the croupier window, never behind it.
+player display and the bonus screen on the players' monitor(s); with one monitor the bonus screen
+stands beside the croupier window, never behind it (the player display behind the bonus screen).
 
 A real table PC has the croupier's touch screen and one or two screens facing the players (the
 bonus screen is touched by the players). Those windows never take the keyboard focus
@@ -16,9 +16,8 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QWidget
 
 MARGIN = 20
-SIDE_SHARE = 0.3  # of a single monitor's width, for the player display and bonus screen column
+SIDE_SHARE = 0.3  # of a single monitor's width, for the bonus screen's column
 SIDE_MIN = 420
-DISPLAY_SHARE = 0.4  # of that column's height, for the player display (the bonus screen below it)
 
 
 def plan(primary: QRect, others: Sequence[QRect], count: int) -> list[QRect]:
@@ -41,12 +40,9 @@ def plan(primary: QRect, others: Sequence[QRect], count: int) -> list[QRect]:
     side = min(side, primary.width() // 2)
     main = QRect(primary.x(), primary.y(), primary.width() - side, primary.height())
     column = QRect(main.right() + 1, primary.y(), side, primary.height())
-    if count == 2:
-        return [main, column]
-    top = int(column.height() * DISPLAY_SHARE)
-    display = QRect(column.x(), column.y(), side, top)
-    bonus = QRect(column.x(), column.y() + top, side, column.height() - top)
-    return [main, display, bonus, *[bonus] * (count - 3)]
+    # The column beside the croupier window: the bonus screen (the croupier's to watch, shown last, so
+    # in front) and behind it the player display, which on one monitor no player sees anyway.
+    return [main, *[column] * (count - 1)]
 
 
 def keep_keys_away(window: QWidget) -> None:

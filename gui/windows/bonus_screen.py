@@ -17,6 +17,9 @@ from gui.widgets.bonus_panel import BonusPanel
 from gui.windows.first_paint import FirstPaintWindow
 
 
+NARROW = 900  # pixels: a bonus screen narrower than this (beside the croupier) stacks its panels
+
+
 class BonusScreen(FirstPaintWindow):
     COLUMNS = 2
 
@@ -72,7 +75,9 @@ class BonusScreen(FirstPaintWindow):
                 panel.presetChanged.connect(self.table.bonus_set_preset)
                 panel.startRequested.connect(self.table.bonus_start)
             n = len(self.panels)
-            self.grid.addWidget(panel, n // self.COLUMNS, n % self.COLUMNS)
+            # In a column beside the croupier window the panels stack; on a monitor, two abreast.
+            columns = self.COLUMNS if self.width() >= NARROW else 1
+            self.grid.addWidget(panel, n // columns, n % columns)
             self.panels[view.player] = panel
             # With two monitors the player display and this screen share the players' one: a
             # bonus game comes to the front, and goes behind the display again when it is over.
