@@ -16,7 +16,6 @@ from gui.view_model import BonusView, Phase
 from gui.widgets.bonus_panel import BonusPanel
 from gui.windows.first_paint import FirstPaintWindow
 
-
 NARROW = 900  # pixels: a bonus screen narrower than this (beside the croupier) stacks its panels
 
 
