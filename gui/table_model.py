@@ -386,11 +386,15 @@ class TableModel(QObject):
 
     # --- commands -----------------------------------------------------------------------------
 
-    def _submit(self, make: Callable[[TableSource], Coroutine[Any, Any, Any]]) -> None:
+    def _submit(
+        self, make: Callable[[TableSource], Coroutine[Any, Any, Any]], *, dealer: bool = True
+    ) -> None:
+        """`make(source)` as a task; `dealer`: a croupier's command, refused while nobody is signed in
+        (the wheel's messages and the players' own bonus games go on regardless)."""
         if self.source is None:
             self.refused.emit(f"the table is {STARTING}; try again in a moment")
             return
-        if self.signed_out:
+        if dealer and self.signed_out:
             self.refused.emit(SIGNED_OUT)
             return
         self._spawn(make(self.source))
@@ -488,7 +492,7 @@ class TableModel(QObject):
         """An engine.wheel_events event from the wheel link, passed as it is to the table (before the
         start: dropped; the wheel's messages are in its capture file)."""
         if self.source is not None:
-            self._submit(lambda s: s.wheel_event(event))
+            self._submit(lambda s: s.wheel_event(event), dealer=False)
 
     def confirm_result(self) -> None:
         self._submit(lambda s: s.confirm_result(self.user))
@@ -571,17 +575,17 @@ class TableModel(QObject):
             self._submit(lambda s: s.void(boss, reason))
 
     def bonus_start(self, player: str) -> None:
-        self._submit(lambda s: s.bonus_start(self.user, player))
+        self._submit(lambda s: s.bonus_start(self.user, player), dealer=False)
 
     def bonus_pick(self, player: str, box: int) -> None:
-        self._submit(lambda s: s.bonus_pick(self.user, player, box))
+        self._submit(lambda s: s.bonus_pick(self.user, player, box), dealer=False)
 
     def bonus_cash_out(self, player: str) -> None:
-        self._submit(lambda s: s.bonus_cash_out(self.user, player))
+        self._submit(lambda s: s.bonus_cash_out(self.user, player), dealer=False)
 
     def bonus_set_preset(self, player: str, preset: TimeoutPreset) -> None:
         value: Preset = "random" if preset is TimeoutPreset.RANDOM else "cash_out"
-        self._submit(lambda s: s.set_bonus_preset(self.user, player, value))
+        self._submit(lambda s: s.set_bonus_preset(self.user, player, value), dealer=False)
 
     async def shutdown(self) -> None:
         if self._unsubscribe is not None:

@@ -79,6 +79,8 @@ def test_who_is_signed_in_dealer_change_and_log_out_are_journaled(qtbot: QtBot, 
     tables.run()
     assert table.phase is Phase.OPEN and "nobody is signed in" in window.reason.text()
     assert window.action.text() == "Sign in…"  # the big button is the sign-in now
+    tables.wheel(table, demo.wheel_result(7))  # the wheel's messages are journaled all the same
+    assert entries(table, E.WHEEL_RESULT)
     changes = [read(e) for e in entries(table, E.TABLE_DEALER_CHANGED)]
     assert [(c.dealer, c.previous) for c in changes if isinstance(c, DealerChanged)] == [
         ("dana", None),
