@@ -102,7 +102,10 @@ def test_the_pit_bosss_dealer_setting_and_a_sign_in_the_later_wins(store: Store)
         await _play(svc, 1, 17)
         await svc.sign_in_dealer(RELIEF)
         await _play(svc, 2, 4)
+        change_settings(store, "T1", {"dealer": "eli"}, "eli takes over", PITBOSS)
+        await svc.sign_out_dealer(RELIEF)  # the station's user leaves, whoever the setting names
         await svc.close()
         assert _dealers(store) == ["eli", "rita"]
+        assert (_changes(store)[-1].dealer, _changes(store)[-1].previous) == (None, "rita")
 
     asyncio.run(go())
