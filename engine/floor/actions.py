@@ -21,7 +21,6 @@ All are written through engine.journal_types.write.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -42,11 +41,8 @@ from engine.store.history import void_round
 from engine.store.projections import from_units
 from engine.store.users import FLOOR, authenticate
 from engine.table.service import DEFAULT_APPROVAL_THRESHOLD
+from engine.table.thresholds import amount_problem, approval_threshold
 from engine.table_events import PayoutApproved, RulesLoaded, SettingsChanged
-
-# Money settings: plain digits, up to MAX_AMOUNT (no exponents, no thousands separators).
-_AMOUNT = re.compile(r"[0-9]{1,10}(\.[0-9]{1,4})?")
-MAX_AMOUNT = Decimal(1_000_000_000)
 
 # Table settings a pit boss may change, with a check for each value.
 SETTINGS: dict[str, str] = {
@@ -131,11 +127,13 @@ def approve_payout(
         raise DrrError(f"round {round_id} is void: nothing to pay")
     wager_ids, pending = _pending_payout(store, round_id, row.table_id, settled=row.status == "settled")
     amount = from_units(row.paid) if row.status == "settled" else pending
-    threshold = current_settings(store, row.table_id).get("large_payout")
+    threshold, _ = approval_threshold(
+        current_settings(store, row.table_id), DEFAULT_APPROVAL_THRESHOLD, table=row.table_id
+    )
     approval = PayoutApproved(
         wager_ids,
         amount,
-        Decimal(threshold) if threshold else DEFAULT_APPROVAL_THRESHOLD,
+        threshold,
         user.name,
         reason=why,
         role=user.role,
@@ -175,14 +173,9 @@ def _check_setting(key: str, value: str) -> str:
     value = value.strip()
     if key in ("min_bet", "max_bet", "large_payout"):
         # Plain digits, bounded: "1e400" is a finite Decimal that would switch approvals off.
-        if not _AMOUNT.fullmatch(value):
-            raise DrrError(
-                f"{key} {value!r} is not an amount such as 500 or 12.50 "
-                f"(plain digits, at most {MAX_AMOUNT:,} and 4 decimals)"
-            )
-        amount = Decimal(value)
-        if amount <= 0 or amount > MAX_AMOUNT:
-            raise DrrError(f"{key} must be a positive amount up to {MAX_AMOUNT:,}, not {value}")
+        problem = amount_problem(key, value)
+        if problem is not None:
+            raise DrrError(problem)
     elif key == "silent_after_minutes":
         if not value.isdigit() or int(value) == 0:
             raise DrrError(f"silent_after_minutes must be a positive whole number, not {value!r}")
