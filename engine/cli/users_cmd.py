@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from engine.auth import User
     from engine.store.db import Store
 
-from engine.cli.store_args import add_db
+from engine.cli.store_args import add_db, add_signer
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -29,6 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     ls = usub.add_parser("list", help="list users, roles and lock-outs")
     add_db(ls)
     ls.add_argument("--json", action="store_true")
+    add_signer(ls, who="the admin listing the users")
     ls.set_defaults(func=run_list)
 
     dis = usub.add_parser("disable", help="disable a user (kept for the record)")
@@ -80,10 +81,11 @@ def run_list(args: argparse.Namespace) -> int:
     import json
     from dataclasses import asdict
 
-    from engine.cli.store_args import open_from_args
+    from engine.cli.store_args import open_from_args, sign_in_if_users
     from engine.store.users import list_users
 
     with open_from_args(args) as store:
+        sign_in_if_users(store, args, "manage_users", doing="drr users list")
         users = list_users(store)
     for u in users:
         if args.json:
