@@ -68,6 +68,12 @@ class Forwarder:
     ) -> None:
         if not tables:
             raise DrrError("the forwarder needs at least one table id")
+        from engine.store.users_journal import FLOOR
+
+        if FLOOR in tables:  # each store's users are its own: the floor chain is never copied over another
+            raise DrrError(
+                f"the {FLOOR!r} chain holds this store's own users and floor actions: it is not forwarded"
+            )
         # A URL is opened on first use, so a table can start while the floor database is down.
         self.local, self.central, self.tables = local, central, list(tables)
         self.batch, self.channel = batch, channel
