@@ -4,7 +4,7 @@ Every change to a user is a journal entry on the chain `FLOOR` of the store that
 (added with the PIN's scrypt hash, role changed, PIN changed, disabled, enabled, a wrong PIN counted,
 locked out, unlocked, a login that clears the count). `step` is the one fold of those entries: the
 append keeps the `users` row in the entry's own transaction with it (`apply`, called by
-engine.store.projections), `drr db rebuild` replays the floor chain through it, and `drr audit
+engine.store.projections), `drr db rebuild` folds the floor chain through it (`rebuild`), and `drr audit
 verify` compares the table with `expected` (engine.store.users_check). A table's chain (and so a
 table chain forwarded to the floor database) never carries user entries: the users of a store are
 that store's own.
@@ -13,7 +13,7 @@ that store's own.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Final
 
 import sqlalchemy as sa
@@ -178,9 +178,12 @@ def apply(conn: Connection, entry: Entry) -> None:
         conn.execute(sa.update(schema.users).where(schema.users.c.name == name).values(**values))
 
 
-def clear(conn: Connection) -> None:
-    """Before the floor chain is replayed (`drr db rebuild`): the users table is made again from it."""
+def rebuild(conn: Connection) -> None:
+    """The users table made again from the floor chain (`drr db rebuild`, in the caller's transaction)."""
+    users = expected(conn)
     conn.execute(sa.delete(schema.users))
+    if users:
+        conn.execute(sa.insert(schema.users), [asdict(u) for u in users.values()])
 
 
 def expected(conn: Connection) -> dict[str, UserRow]:
