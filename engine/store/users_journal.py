@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from engine.auth import ROLES
-from engine.entry_types import EntryType
+from engine.entry_types import EntryType, entry_type
 from engine.errors import DrrError
 from engine.floor_events import (
     UserAdded,
@@ -33,7 +33,6 @@ from engine.floor_events import (
     UserRoleChanged,
     UserUnlocked,
 )
-from engine.journal_types import entry_type, read
 from engine.store import schema
 from engine.store.records import Entry, row_to_entry
 
@@ -77,6 +76,9 @@ def step(stored: UserRow | None, entry: Entry) -> UserRow | None:
     wrong PIN for an unknown name). A change to a user no `user.added` precedes, a second
     `user.added`, an unknown role or a count of wrong PINs that does not follow the one before is
     refused (DrrError naming the entry); so is a PIN hash with weak parameters (engine.floor_events)."""
+    # Imported here: the registry imports engine.store.records, whose package loads this module.
+    from engine.journal_types import read
+
     p = read(entry)
     if isinstance(p, UserAdded):
         if stored is not None:
