@@ -82,6 +82,8 @@ class EntryType(enum.StrEnum):
     ALERT_RAISED = "alert.raised"
     ALERT_ACKNOWLEDGED = "alert.acknowledged"
     ACTION_REFUSED = "action.refused"  # a pit-boss action refused for the user's role
+    FLOOR_ACTION = "floor.action"  # a pit-boss action at the floor database on a forwarded table chain
+    CHAIN_FORWARDED = "chain.forwarded"  # this store's chain of a table is a forwarded copy
     # rounds imported from another system's history (CSV)
     HISTORY_IMPORTED = "history.imported"
 

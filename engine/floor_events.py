@@ -15,6 +15,10 @@ journaled today; a login's `station` and `host` say where it was tried.
 - `alert.raised` {alert_id, table, severity, kind, message, round_id?, at?};
   `alert.acknowledged` {alert_id, table, by, role, note}
 - `action.refused` {name, role, permission, station}
+- `floor.action` {table, action, payload}: a pit-boss action (its entry type and payload, e.g.
+  round.payout_approved) taken at the floor database on a table whose chain there is the forwarded
+  copy: journaled on the floor's own chain, never in the copy (engine.store.forwarded);
+  `chain.forwarded` {table}: the forwarder's mark that this store's chain of `table` is its copy
 - `history.imported` {number, time, source, direction?}
 """
 
@@ -359,6 +363,42 @@ class ActionRefused:
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> ActionRefused:
         return cls(str(d["name"]), str(d["role"]), str(d["permission"]), str(d["station"]))
+
+
+@dataclass(frozen=True)
+class FloorAction:
+    """A pit-boss action on a table whose chain in this store is the forwarded copy (see the module
+    docstring): the action's own entry type and payload, kept whole on the floor's own chain."""
+
+    type: ClassVar[EntryType] = EntryType.FLOOR_ACTION
+    table: str
+    action: str
+    payload: Mapping[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"table": self.table, "action": self.action, "payload": dict(self.payload)}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> FloorAction:
+        payload = d["payload"]
+        if not isinstance(payload, Mapping):
+            raise ValueError("payload is not an object")
+        return cls(str(d["table"]), str(d["action"]), dict(payload))
+
+
+@dataclass(frozen=True)
+class ChainForwarded:
+    """The forwarder's mark: this store's chain of `table` is the copy of the table's own journal."""
+
+    type: ClassVar[EntryType] = EntryType.CHAIN_FORWARDED
+    table: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"table": self.table}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> ChainForwarded:
+        return cls(str(d["table"]))
 
 
 @dataclass(frozen=True)

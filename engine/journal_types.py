@@ -12,7 +12,7 @@ dataclasses, each with `type` (its EntryType), `to_json()` (the payload journale
 - `table.*`: engine.table_events;
 - `wheel.*`: engine.wheel_events' events (WHEEL_EVENTS, the wheel layer's own vocabulary; an old
   journal's `wheel.rotor_speed` reads as WheelRotor);
-- `user.*`, `chain.keyed`, `alert.*`, `action.refused`, `history.imported`: engine.floor_events.
+- `user.*`, `chain.*`, `alert.*`, `action.refused`, `floor.action`, `history.imported`: engine.floor_events.
 
 Everyone reads and writes entries through two functions:
 
@@ -44,7 +44,9 @@ from engine.floor_events import (
     ActionRefused,
     AlertAcknowledged,
     AlertRaised,
+    ChainForwarded,
     ChainKeyed,
+    FloorAction,
     HistoryImported,
     UserAdded,
     UserDisabled,
@@ -131,6 +133,8 @@ Payload = (
     | UserLockedOut
     | UserUnlocked
     | ChainKeyed
+    | FloorAction
+    | ChainForwarded
     | AlertRaised
     | AlertAcknowledged
     | ActionRefused
@@ -178,6 +182,8 @@ _OWN_CLASSES: Final = (
     UserLockedOut,
     UserUnlocked,
     ChainKeyed,
+    FloorAction,
+    ChainForwarded,
     AlertRaised,
     AlertAcknowledged,
     ActionRefused,

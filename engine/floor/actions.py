@@ -14,6 +14,8 @@ Journal entries (on the round's or the table's own chain, so the table service a
 - `table.settings_changed` {"changes", "reason", "by"}: from the next round;
 - `table.rules_loaded` {"sha256", "name", "text", "source", "reason", "by", "effective": "next round"}:
   the new Rules Submission, validated first; the table service opens its next round under it.
+On the floor database, where a table's chain is the forwarded copy, each is journaled on the floor's
+own chain as `floor.action` instead, never in the copy (engine.store.forwarded).
 Old journals hold `payout.approved` and `rules.changed` for the last two: read as today's types
 (engine.entry_types.LEGACY, engine.journal_types).
 All are written through engine.journal_types.write.
@@ -37,6 +39,7 @@ from engine.round import ResultCorrected
 from engine.rules import RulesSubmission, parse_rules, refuse_bad_math
 from engine.store import schema
 from engine.store.db import Store
+from engine.store.forwarded import action_event
 from engine.store.history import void_round
 from engine.store.projections import from_units
 from engine.store.users import FLOOR, authenticate
@@ -110,7 +113,9 @@ def correct_result(
     if row.result == new:
         raise DrrError(f"round {round_id} already has the result {new}")
     corrected = ResultCorrected(int(row.result), new, why, by=user.name, role=user.role)
-    store.journal.append_many([write(corrected, table=row.table_id, round_id=round_id, user=user.name)])
+    store.journal.append_many(
+        [action_event(store, write(corrected, table=row.table_id, round_id=round_id, user=user.name))]
+    )
     return int(row.result)
 
 
@@ -139,7 +144,9 @@ def approve_payout(
         reason=why,
         role=user.role,
     )
-    store.journal.append_many([write(approval, table=row.table_id, round_id=round_id, user=user.name)])
+    store.journal.append_many(
+        [action_event(store, write(approval, table=row.table_id, round_id=round_id, user=user.name))]
+    )
     return amount
 
 
@@ -208,7 +215,7 @@ def change_settings(store: Store, table: str, changes: dict[str, str], reason: s
             f"min_bet {merged['min_bet']} is above max_bet {merged['max_bet']}: the limits must agree"
         )
     changed = SettingsChanged(checked, why, user.name, user.role, "next round")
-    store.journal.append_many([write(changed, table=table, user=user.name)])
+    store.journal.append_many([action_event(store, write(changed, table=table, user=user.name))])
 
 
 @dataclass(frozen=True)
@@ -277,7 +284,7 @@ def load_rules(store: Store, table: str, candidate: RulesCandidate, reason: str,
         role=user.role,
         effective="next round",
     )
-    store.journal.append_many([write(loaded, table=table, user=user.name)])
+    store.journal.append_many([action_event(store, write(loaded, table=table, user=user.name))])
 
 
 def latest_rules(store: Store, table: str) -> RulesLoaded | None:

@@ -102,6 +102,8 @@ NOT_FOLDED: Final = frozenset(
         EntryType.USER_LOCKED_OUT,
         EntryType.USER_UNLOCKED,
         EntryType.CHAIN_KEYED,
+        EntryType.FLOOR_ACTION,
+        EntryType.CHAIN_FORWARDED,
         EntryType.ALERT_RAISED,
         EntryType.ALERT_ACKNOWLEDGED,
         EntryType.ACTION_REFUSED,
