@@ -195,3 +195,23 @@ def test_the_floor_chain_is_never_forwarded(db: str, tmp_path: Path) -> None:
 
     with open_store(db, table="T1") as store, pytest.raises(DrrError, match="is not forwarded"):
         Forwarder(store, str(tmp_path / "central.sqlite"), ["floor"])
+
+
+def test_the_users_commands_journal_each_change(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    admin = ["--db", db, "--as", "ada", "--admin-pin", "482913"]
+    assert main(["users", "role", "cora", "--role", "pitboss", *admin]) == 0
+    assert main(["users", "pin", "cora", "--pin", "111222", *admin]) == 0
+    assert main(["users", "disable", "cora", *admin]) == 0
+    assert main(["users", "enable", "cora", *admin]) == 0
+    assert main(["users", "unlock", "cora", *admin]) == 1  # nothing to unlock: one line, nothing journaled
+    assert main(["users", "role", "ada", "--role", "croupier", *admin]) == 1  # the last active admin
+    assert (
+        main(["users", "role", "cora", "--role", "admin", "--db", db, "--as", "pat", "--admin-pin", "246802"])
+        == 3
+    )
+    err = capsys.readouterr().err
+    assert "not locked out" in err and "last active admin" in err and "may not manage users" in err
+    changes = [t for t, _ in _floor(db) if t in ("user.role_changed", "user.pin_changed", "user.disabled",
+                                                  "user.enabled", "user.unlocked")]  # fmt: skip
+    assert changes == ["user.role_changed", "user.pin_changed", "user.disabled", "user.enabled"]
+    assert main(["audit", "verify", "--db", db]) == 0
