@@ -92,7 +92,13 @@ class JournalFollower:
         return unsubscribe
 
     def poll(self) -> int:
-        """Fold the entries journaled since the last poll; tell the subscribers. Returns how many."""
+        """Fold the entries journaled since the last poll; tell the subscribers. Returns how many.
+        A chain whose head row was removed is refused in one line (engine.store.heads)."""
+        if self.state.last_seq == 0:
+            from engine.store.heads import refuse_missing_heads
+
+            with self.store.read() as conn:
+                refuse_missing_heads(conn, [self.table])
         batch: list[Entry] = []
         for entry in self._journal.entries(self.table, self.state.last_seq + 1):
             self.state.apply_entry(entry)

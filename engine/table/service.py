@@ -119,6 +119,7 @@ from engine.table.holds import ACCEPT_SENSOR, hold_remedies
 from engine.table.recovery import RecoveryReport, recover
 from engine.table.settlements import SettlementCache
 from engine.table.state import TableState
+from engine.table.thresholds import approval_threshold
 from engine.table.wheel import DOUBTFUL, check_wheel_event
 from engine.table_events import (
     Irregularity,
@@ -228,7 +229,16 @@ class TableService:
         if stamp_with_clock and not allow_seeded_rng:
             raise DrrError("entries stamped with the service's clock are for demos (a seeded generator) only")
         self._stamp_with_clock = stamp_with_clock
+        # The one-writer claim is what keeps a second station off the same chain; skipping it is for
+        # demos and tests on their own scratch store (a seeded generator), never at a real table.
+        if not claim and not allow_seeded_rng:
+            raise DrrError(
+                f"table {table}: a table service without the one-writer claim is for demos and tests "
+                "(a seeded generator on a scratch store) only"
+            )
         self.approval_threshold = approval_threshold
+        self._station_threshold = approval_threshold  # when the stored large_payout is refused
+        self.warnings: list[str] = []  # one-line notices found at start (engine.table.thresholds)
         self.station = station
         self._claim_wanted = claim
         self._claim: Any = None
@@ -280,6 +290,10 @@ class TableService:
             key = check_for_start(self.store, self.table)
             report = self.recovery = recover(self.state, self.journal)
             self._check_head(report.last_seq)
+            _, refused = approval_threshold(self.state.settings, self._station_threshold, table=self.table)
+            if refused is not None:
+                log.warning("%s", refused)
+                self.warnings.append(refused)
             # Without a Rules Submission given, the journal's latest one stays (a pit boss may have
             # loaded it); only a table with none yet gets the shipped one.
             text = self._rules_text
@@ -493,8 +507,9 @@ class TableService:
             if settings.get("status") == "closed":
                 raise IllegalTransition("cannot open bets: the pit boss has closed this table")
             self._round_settings = settings
-            if "large_payout" in settings:
-                self.approval_threshold = Decimal(settings["large_payout"])
+            self.approval_threshold, _ = approval_threshold(
+                settings, self._station_threshold, table=self.table
+            )
             round_id = f"{self.table[:50]}-{self.state.rounds_opened + 1:06d}"
             # The dealer signed in at the station or named by the pit boss (the later), else the opener.
             dealer = self.state.dealer or user.name
