@@ -51,6 +51,7 @@ class EntryType(enum.StrEnum):
     TABLE_NEXT_ROUND = "table.next_round"
     TABLE_KEY_ROTATED = "table.key_rotated"
     TABLE_QUARANTINED = "table.quarantined"
+    TABLE_DEALER_CHANGED = "table.dealer_changed"  # a croupier signed in or out at the croupier station
     # the random number generator (engine.rng's continuous health tests)
     RNG_FAULT = "rng.fault"
     # the wheel's messages

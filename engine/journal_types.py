@@ -62,6 +62,7 @@ from engine.rng import Draw
 from engine.round import RoundEvent
 from engine.store.records import Entry, NewEvent
 from engine.table_events import (
+    DealerChanged,
     Irregularity,
     IrregularityResolved,
     KeyRotated,
@@ -117,6 +118,7 @@ Payload = (
     | ManualEntryRejected
     | IrregularityResolved
     | NextRound
+    | DealerChanged
     | RngFault
     | Irregularity
     | PayoutApproved
@@ -167,6 +169,7 @@ _OWN_CLASSES: Final = (
     ManualEntryRejected,
     IrregularityResolved,
     NextRound,
+    DealerChanged,
     RngFault,
     Irregularity,
     PayoutApproved,

@@ -43,6 +43,7 @@ from engine.store.forwarded import action_event
 from engine.store.history import void_round
 from engine.store.projections import from_units
 from engine.store.users import FLOOR, authenticate
+from engine.table.limits import PLAYER_LIMIT
 from engine.table.service import DEFAULT_APPROVAL_THRESHOLD
 from engine.table.thresholds import amount_problem, approval_threshold
 from engine.table_events import PayoutApproved, RulesLoaded, SettingsChanged
@@ -57,6 +58,8 @@ SETTINGS: dict[str, str] = {
     "status": "open or closed",
     "entry_mode": "all (wagers entered during betting) or winning (winning wagers only, after the result)",
 }
+# Besides them, "player_limit:<player>": the most that player may have on the felt in one round
+# (engine.table.limits), or "none" to lift it.
 
 
 def authorize(
@@ -176,10 +179,15 @@ def _pending_payout(
 
 
 def _check_setting(key: str, value: str) -> str:
-    if key not in SETTINGS:
-        raise DrrError(f"unknown table setting {key!r}: use one of {', '.join(SETTINGS)}")
+    player = key.removeprefix(PLAYER_LIMIT) if key.startswith(PLAYER_LIMIT) else None
+    if key not in SETTINGS and not player:
+        raise DrrError(
+            f"unknown table setting {key!r}: use one of {', '.join(SETTINGS)} or {PLAYER_LIMIT}<player>"
+        )
     value = value.strip()
-    if key in ("min_bet", "max_bet", "large_payout"):
+    if player and value == "none":
+        return value  # the player's own limit lifted (engine.table.limits ignores it)
+    if key in ("min_bet", "max_bet", "large_payout") or player:
         # Plain digits, bounded: "1e400" is a finite Decimal that would switch approvals off.
         problem = amount_problem(key, value)
         if problem is not None:

@@ -168,6 +168,12 @@ SAMPLES: dict[EntryType, dict[str, Any]] = {
     },
     EntryType.TABLE_IRREGULARITY_RESOLVED: {"kind": "gap", "resolution": "acknowledged", "reason": "checked"},
     EntryType.TABLE_NEXT_ROUND: {"after": "T1-000001"},
+    EntryType.TABLE_DEALER_CHANGED: {
+        "dealer": "erin",
+        "previous": "dana",
+        "station": "croupier",
+        "role": "croupier",
+    },
     EntryType.TABLE_KEY_ROTATED: {"old_key": "ab" * 32, "new_key": "cd" * 32, "signature": "ef" * 64},
     EntryType.TABLE_QUARANTINED: {
         "damaged_store": "/var/drr/table-1.sqlite.quarantined-20261201T114000Z",
