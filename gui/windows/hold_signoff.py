@@ -26,7 +26,7 @@ from gui.view_model import TableView
 # The pit boss's remedies, in the order offered, with what each does.
 CHOICES = (
     (ACKNOWLEDGE, "Acknowledge it: the round goes on (a fresh wheel result or a manual one is needed)"),
-    (ACCEPT_SENSOR, "Accept the sensor's number {number}: checked at the wheel"),
+    (ACCEPT_SENSOR, "Accept the sensor's number{number}: checked at the wheel"),
     (MANUAL_RESULT, "Enter this round's result (game {game}) by hand"),
     (VOID, "Void the round: every wager is returned"),
 )
@@ -60,7 +60,7 @@ class RemedyChoice(QWidget):
         for remedy, text in CHOICES:
             if remedy not in offer and remedy not in refused:
                 continue
-            b = QRadioButton(text.format(number=number if number is not None else "", game=game))
+            b = QRadioButton(text.format(number=f" {number}" if number is not None else "", game=game))
             open_ = remedy in offer
             b.setEnabled(open_)
             if not open_:
