@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from engine.bets import Wager
+from engine.table.limits import LimitsInForce
 
 if TYPE_CHECKING:  # the table's modules load once a table is attached, not before the first frame
     from engine.table.holds import HoldRemedies
@@ -158,11 +159,21 @@ class TableView:
     approvals_needed: tuple[str, ...] = field(default=())  # wager ids awaiting pit-boss approval
     hold: str | None = None  # an unresolved irregularity: nothing is confirmed or settled meanwhile
     stopped: bool = False  # the hold is an RNG fault: no draw until the table service restarts
+    limits: LimitsInForce = field(default_factory=LimitsInForce)  # in force (engine.table.limits)
+    dealer: str | None = None  # who deals the next round opened (table.dealer_changed)
+    # Winning wagers only (the table's entry_mode): chips are entered after the result, only those
+    # covering it; `bonus_due` once some of them won on the Bonus Number and the games wait to start.
+    winning_only: bool = False
+    bonus_due: bool = False
     remedies: HoldRemedies | None = None  # the hold in words, and what ends it (engine.table.holds)
     void_reason: str = ""  # why a void round was voided
 
 
 # --- the next step: what the table waits for, and who does what --------------------------------
+
+# Winning wagers only (the table's entry_mode): what the croupier is told to do.
+WINNING_ONLY_OPEN = "Winning wagers only: leave the chips unentered; enter the winning ones after the result"
+WINNING_ONLY_ENTER = "Winning wagers only: enter every chip that covers the result, then settle (Space)"
 
 # The croupier station's side actions (NextStep.actions keys).
 MANUAL, NO_SPIN_ACTION, VOID, APPROVE, PIT_BOSS = "manual", "no_spin", "void", "approve", "pit_boss"
@@ -203,6 +214,8 @@ def next_step(view: TableView) -> NextStep:
         return NextStep("Pit boss sign-off…", True, what, rem.todo, actions)
     if ph is Phase.IDLE:
         return NextStep("Open bets", True, "", "Open bets when the players are ready (Space)", actions)
+    if ph is Phase.OPEN and view.winning_only:
+        return NextStep("No more bets", True, "Bets are open", WINNING_ONLY_OPEN, actions)
     if ph is Phase.OPEN:
         return NextStep(
             "No more bets", True, "Bets are open", "Place the players' chips; Space closes betting", actions
@@ -233,6 +246,14 @@ def next_step(view: TableView) -> NextStep:
                 "Settle once every bonus game has finished",
                 actions,
             )
+        if view.bonus_due:  # winning wagers only: the entered Bonus Number winners play now
+            return NextStep(
+                "Start bonus games",
+                True,
+                f"Result {view.result}: the Bonus Number",
+                "Once every winning chip is entered, start the bonus games (Space)",
+                actions,
+            )
         if view.approvals_needed:
             ids = set(view.approvals_needed)
             total = sum((ln.payout for ln in view.pay_lines if ln.wager.id in ids), Decimal(0))
@@ -244,6 +265,8 @@ def next_step(view: TableView) -> NextStep:
                 "A pit boss signs them off here with name and PIN (Space), then settle",
                 actions,
             )
+        if view.winning_only and ph is Phase.RESULT:
+            return NextStep("Settle", True, f"Result {view.result}", WINNING_ONLY_ENTER, actions)
         return NextStep(
             "Settle", True, f"Result {view.result}", "Settle (Space), then pay the list below", actions
         )
