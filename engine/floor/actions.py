@@ -108,11 +108,7 @@ def correct_result(
     why = _reason(reason)
     if isinstance(new, bool) or not isinstance(new, int) or not 0 <= new <= 36:
         raise DrrError(f"the corrected result must be a number 0..36, not {new!r}")
-    row = _round_row(store, round_id, table)
-    if row.result is None:
-        raise DrrError(f"round {round_id} has no result to correct")
-    if row.status == "void":
-        raise DrrError(f"round {round_id} is void")
+    row = check_correctable(store, round_id, table)
     if row.result == new:
         raise DrrError(f"round {round_id} already has the result {new}")
     corrected = ResultCorrected(int(row.result), new, why, by=user.name, role=user.role)
@@ -120,6 +116,20 @@ def correct_result(
         [action_event(store, write(corrected, table=row.table_id, round_id=round_id, user=user.name))]
     )
     return int(row.result)
+
+
+def check_correctable(store: Store, round_id: str, table: str | None = None) -> Any:
+    """The round's row if its result may be corrected; else DrrError saying why and what to do
+    instead (asked before the reason and the PIN, and again when the correction is journaled)."""
+    row = _round_row(store, round_id, table)
+    if row.status == "void":
+        raise DrrError(f"round {round_id} is void: there is no result to correct")
+    if row.result is None:
+        raise DrrError(
+            f"round {round_id} has no result to correct: a round waiting for its result (or on hold) is "
+            "ended at the croupier station with a pit boss's sign-off, or voided"
+        )
+    return row
 
 
 def approve_payout(
