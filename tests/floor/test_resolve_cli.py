@@ -34,9 +34,9 @@ def resolve(url: str, user: str, reason: str = "ball dropped early, seen on came
 
 
 def test_a_pit_boss_resolves_a_hold_from_the_command_line(
-    store: Store,
-    store_url: str,
-    capsys: pytest.CaptureFixture[str],  # noqa: F811
+    store: Store,  # noqa: F811
+    store_url: str,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     add_users(store)
     loop = asyncio.new_event_loop()
@@ -59,9 +59,9 @@ def test_a_pit_boss_resolves_a_hold_from_the_command_line(
 
 
 def test_a_doubtful_number_is_not_acknowledged_from_the_command_line(
-    store: Store,
-    store_url: str,
-    capsys: pytest.CaptureFixture[str],  # noqa: F811
+    store: Store,  # noqa: F811
+    store_url: str,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     add_users(store)
     loop = asyncio.new_event_loop()

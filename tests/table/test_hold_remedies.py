@@ -112,5 +112,5 @@ def test_a_round_without_a_result_is_not_offered_for_correction(store: Store) ->
 
     svc = run(closed_round(store))
     assert svc.round is not None
-    with pytest.raises(DrrError, match="has no result to correct: .*croupier station"):
+    with pytest.raises(DrrError, match=r"has no result to correct: .*croupier station"):
         check_correctable(store, svc.round.round_id, "T1")
