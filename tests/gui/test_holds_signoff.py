@@ -168,7 +168,7 @@ def test_the_croupiers_manual_result_is_refused_before_typing_during_a_hold(
 
     def manual(dialog: SignOffDialog, choice: RemedyChoice) -> None:
         assert not choice.buttons["accept_sensor"].isEnabled()  # game 11's number is not this round's
-        assert "game 11" in choice.buttons["accept_sensor"].text()
+        assert "game 11" in choice.refused_labels["accept_sensor"].text()
         choice.buttons["manual_result"].setChecked(True)
         choice.number.setText("40")  # validated as typed, before the reason and PIN
         assert "not a number 0-36" in choice.error.text()
