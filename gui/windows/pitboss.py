@@ -429,6 +429,11 @@ class PitBossWindow(QMainWindow):
         if row is None:
             self.status.setText("select a round first")
             return
+        try:  # before the reason and the PIN are asked for
+            actions.check_correctable(self.store, row.round_id, row.table)
+        except DrrError as exc:
+            self._fail(exc)
+            return
         number = QSpinBox()
         number.setRange(0, 36)
         number.setPrefix("new result ")

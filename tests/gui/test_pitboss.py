@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QDialog, QSpinBox
 from pytestqt.qtbot import QtBot
 
 from engine.auth import User
+from engine.floor import actions
 from engine.floor.demo import fill_demo_floor
 from engine.store import Store, schema
 from gui.floor.signoff import SignOffDialog
@@ -232,3 +233,21 @@ def test_new_rounds_are_announced_while_the_history_is_open(qtbot: QtBot, floor:
     assert window.model.rowCount() == before  # the list does not move under the reader
     window.apply_filters()
     assert window.model.rows[0].round_id == "T1-000046"
+
+
+def test_correct_result_refuses_before_the_reason_and_pin(
+    qtbot: QtBot, floor: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A round whose result cannot be corrected is refused when the button is pressed, not after the
+    pit boss has typed a reason and a PIN (issue 12)."""
+    window = PitBossWindow(floor, user=User("pat", "pitboss"))
+    qtbot.addWidget(window)
+    _select(window, "T1-000010")
+    actions.void(floor, "T1-000010", "dispute", User("pat", "pitboss"), table="T1")
+
+    def no_dialog(dialog: SignOffDialog) -> int:
+        raise AssertionError("the sign-off dialog was opened for a round that cannot be corrected")
+
+    monkeypatch.setattr(SignOffDialog, "exec", no_dialog)
+    window.correct_selected()
+    assert "void: there is no result to correct" in window.status.text()
