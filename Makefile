@@ -15,10 +15,14 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# Qt's desktop libraries: installed with apt when run as root, else the one command is printed and
+# make stops here (gui/qt_libs.py). The tests also need Xvfb for the real-display test.
 run: venv
+	$(BIN)/python -m gui.qt_libs --install
 	$(BIN)/drr
 
 test: venv
+	$(BIN)/python -m gui.qt_libs --install --xvfb
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
 
 lint: venv
