@@ -15,8 +15,10 @@ size per run, shared by the groups — a real hash-chained, signed table journal
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -114,6 +116,30 @@ class ScaleContext:
         from engine.store.synthetic import copy_long_journal
 
         return copy_long_journal(journal, self.workdir / f"{name}.sqlite")
+
+    @contextlib.contextmanager
+    def pg_schema(self, prefix: str) -> Iterator[str]:
+        """A URL to `pg_url` whose search_path is a fresh schema `prefix`_<random>, dropped afterwards
+        (the scratch database may be shared); ScaleSkip without a PostgreSQL."""
+        if not self.pg_url:
+            raise ScaleSkip("no PostgreSQL given (--pg or $DRR_BENCH_PG_URL)")
+        import sqlalchemy as sa
+
+        from engine.store.db import resolve_url
+
+        name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+        admin = sa.create_engine(resolve_url(self.pg_url))
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'CREATE SCHEMA "{name}"'))
+        url = sa.engine.make_url(resolve_url(self.pg_url)).update_query_dict(
+            {"options": f"-csearch_path={name}"}
+        )
+        try:
+            yield url.render_as_string(hide_password=False)
+        finally:
+            with admin.begin() as conn:
+                conn.execute(sa.text(f'DROP SCHEMA "{name}" CASCADE'))
+            admin.dispose()
 
     @property
     def key_dir(self) -> Path:

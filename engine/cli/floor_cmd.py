@@ -42,7 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     ack.set_defaults(func=run_alerts_ack)
 
     p = sub.add_parser(
-        "pitboss", help="pit-boss actions: correct a result, approve a payout, settings, rules"
+        "pitboss",
+        help="pit-boss actions: correct a result, approve a payout, resolve a hold, settings, rules",
     )
     psub = p.add_subparsers(dest="pitboss_command", metavar="ACTION", required=True)
     fix = psub.add_parser("correct", help="correct a round's result (both values kept in the journal)")
@@ -58,6 +59,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_table(ok, help="the round's table, when the id exists on several")
     _signer(ok)
     ok.set_defaults(func=run_approve)
+    rs = psub.add_parser(
+        "resolve",
+        help="acknowledge the hold of a table's round in play (on the table's own store; the table "
+        "goes on at its next message)",
+    )
+    add_db(rs)
+    add_table(rs, required=True, help="the table")
+    _signer(rs)
+    rs.set_defaults(func=run_resolve)
     st = psub.add_parser("settings", help="change table settings from the next round (KEY=VALUE ...)")
     st.add_argument("changes", nargs="+", metavar="KEY=VALUE")
     add_db(st)
@@ -157,6 +167,17 @@ def run_approve(args: argparse.Namespace) -> int:
         user = _authorize(store, args, "approve_payout", args.only_table)
         amount = approve_payout(store, args.round_id, args.reason, user, table=args.only_table)  # type: ignore[arg-type]
     print(f"payout {amount} of round {args.round_id} approved by {args.user}")
+    return 0
+
+
+def run_resolve(args: argparse.Namespace) -> int:
+    from engine.cli.store_args import open_from_args
+    from engine.floor.actions import resolve_hold
+
+    with open_from_args(args) as store:
+        user = _authorize(store, args, "resolve_irregularity", args.only_table)
+        what = resolve_hold(store, args.only_table, args.reason, user)  # type: ignore[arg-type]
+    print(f"table {args.only_table}: hold acknowledged by {args.user} ({what}); the round goes on")
     return 0
 
 

@@ -108,11 +108,7 @@ def correct_result(
     why = _reason(reason)
     if isinstance(new, bool) or not isinstance(new, int) or not 0 <= new <= 36:
         raise DrrError(f"the corrected result must be a number 0..36, not {new!r}")
-    row = _round_row(store, round_id, table)
-    if row.result is None:
-        raise DrrError(f"round {round_id} has no result to correct")
-    if row.status == "void":
-        raise DrrError(f"round {round_id} is void")
+    row = check_correctable(store, round_id, table)
     if row.result == new:
         raise DrrError(f"round {round_id} already has the result {new}")
     corrected = ResultCorrected(int(row.result), new, why, by=user.name, role=user.role)
@@ -120,6 +116,60 @@ def correct_result(
         [action_event(store, write(corrected, table=row.table_id, round_id=round_id, user=user.name))]
     )
     return int(row.result)
+
+
+def check_correctable(store: Store, round_id: str, table: str | None = None) -> Any:
+    """The round's row if its result may be corrected; else DrrError saying why and what to do
+    instead (asked before the reason and the PIN, and again when the correction is journaled)."""
+    row = _round_row(store, round_id, table)
+    if row.status == "void":
+        raise DrrError(f"round {round_id} is void: there is no result to correct")
+    if row.result is None:
+        raise DrrError(
+            f"round {round_id} has no result to correct: a round waiting for its result (or on hold) is "
+            "ended at the croupier station with a pit boss's sign-off, or voided"
+        )
+    return row
+
+
+def resolve_hold(store: Store, table: str, reason: str, user: User) -> str:
+    """A pit boss acknowledges the hold of the round in play on `table` from its own store (the table
+    service folds the entry at its next command and the round goes on); returns the hold's words.
+
+    The same rule as at the croupier station (engine.table.holds: a doubtful number is never just
+    acknowledged). Only on the table's own store: on the floor database the table's chain is the
+    forwarded copy, which the table never reads, so the hold is refused there with where to end it."""
+    from engine.store.forwarded import is_forwarded
+    from engine.table.holds import ACKNOWLEDGE, hold_remedies
+    from engine.table.recovery import recover
+    from engine.table.state import TableState
+    from engine.table_events import IrregularityResolved
+
+    require(user, "resolve_irregularity")
+    why = _reason(reason)
+    if is_forwarded(store, table):
+        raise DrrError(
+            f"this database holds the forwarded copy of table {table}'s journal, which the table does "
+            "not read: resolve the hold at the croupier station (a pit boss's sign-off) or against the "
+            "table's own store"
+        )
+    from engine.rng import SystemRng
+
+    state = TableState(table, SystemRng())
+    recover(state, store.journal)
+    hold, s = state.hold, state.round
+    if hold is None or s is None:
+        raise DrrError(f"table {table} has no round on hold")
+    remedies = hold_remedies(hold, s.phase, state.expected_game)
+    if not remedies.allows(ACKNOWLEDGE):
+        raise DrrError(f"table {table}: {remedies.what}; {remedies.refused[ACKNOWLEDGE]} ({remedies.todo})")
+    resolved = IrregularityResolved(hold.kind, "acknowledged", why)
+    event = write(resolved, table=table, round_id=s.round_id, user=user.name)
+    with store.begin() as conn:
+        written = store.journal.append_in(conn, [event])
+        if written[0].seq != state.last_seq + 1:  # the table moved on meanwhile: decide again
+            raise DrrError(f"table {table} wrote entries meanwhile: nothing resolved; run the command again")
+    return remedies.what
 
 
 def approve_payout(

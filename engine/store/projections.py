@@ -610,13 +610,24 @@ class MemoryRows:
         """Write the finished rounds (with `everything`, all rounds and the aggregates)."""
         done = [rid for rid, row in self.rounds.items() if everything or row["status"] in _FINISHED]
         if done:
-            self.conn.execute(sa.insert(schema.rounds), [self.rounds.pop(rid) for rid in done])
+            self._insert(schema.rounds, [self.rounds.pop(rid) for rid in done])
             self.written.update(done)
         if everything:
             for t in _AGGREGATES:
-                values = list(self.aggregates[t.name].values())
-                if values:
-                    self.conn.execute(sa.insert(t), values)
+                self._insert(t, list(self.aggregates[t.name].values()))
+
+    def _insert(self, table: sa.Table, rows: list[dict[str, Any]]) -> None:
+        """Rows in bulk: COPY on PostgreSQL, executemany elsewhere."""
+        if not rows:
+            return
+        if self.conn.dialect.name != "postgresql":
+            self.conn.execute(sa.insert(table), rows)
+            return
+        names = [c.name for c in table.columns]
+        cursor = self.conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        with cursor.copy(f"COPY {table.name} ({', '.join(names)}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(tuple(row[n] for n in names))
 
 
 def rebuild(conn: Connection, table: str) -> int:

@@ -20,6 +20,8 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    func,
+    literal_column,
     or_,
 )
 
@@ -131,6 +133,19 @@ Index("ix_rounds_table_irregular", rounds.c.table_id, rounds.c.opened_at, rounds
 # The history browser's sort by payout, over every table or one.
 Index("ix_rounds_paid", rounds.c.paid, rounds.c.table_id, rounds.c.round_id)
 Index("ix_rounds_table_paid", rounds.c.table_id, rounds.c.paid, rounds.c.round_id)
+# ... by wagered and by result (migration 0010). RESULT_KEY is the result sort's expression (a round
+# without a result sorts below 0); a query must spell it the same way for an index to serve it.
+RESULT_KEY = func.coalesce(rounds.c.result, literal_column("-1"))
+Index("ix_rounds_wagered", rounds.c.wagered, rounds.c.table_id, rounds.c.round_id)
+Index("ix_rounds_table_wagered", rounds.c.table_id, rounds.c.wagered, rounds.c.round_id)
+Index("ix_rounds_result", RESULT_KEY, rounds.c.table_id, rounds.c.round_id)
+Index("ix_rounds_table_result", rounds.c.table_id, RESULT_KEY, rounds.c.round_id)
+# The "bonus hit: yes" filter finds its few rounds through this partial index.
+BONUS_HIT = rounds.c.bonus_hit.is_(True)
+Index("ix_rounds_bonus_hit", rounds.c.opened_at, rounds.c.table_id, rounds.c.round_id,
+      sqlite_where=BONUS_HIT, postgresql_where=BONUS_HIT)  # fmt: skip
+Index("ix_rounds_table_bonus_hit", rounds.c.table_id, rounds.c.opened_at, rounds.c.round_id,
+      sqlite_where=BONUS_HIT, postgresql_where=BONUS_HIT)  # fmt: skip
 
 # Aggregate: spins per number, per table, per UTC day, per rotor direction ("" when unknown).
 number_counts = Table(

@@ -240,9 +240,14 @@ def build_long_journal(
 
 def copy_long_journal(journal: LongJournal, path: Path) -> LongJournal:
     """A copy of the store file and of its table key (under the new store's name) at `path`."""
+    from engine.bench_scale import LongJournal
     from engine.store import keys
 
     shutil.copyfile(journal.path, path)
+    for suffix in ("-wal", "-shm"):  # a store still open elsewhere keeps its newest pages there
+        side = journal.path.with_name(journal.path.name + suffix)
+        if side.exists():
+            shutil.copyfile(side, path.with_name(path.name + suffix))
     key = keys.load(str(journal.path), journal.table)
     if key is not None:
         keys.copy_to(key, str(path))

@@ -87,15 +87,16 @@ def hold_remedies(hold: Hold, phase: Phase, game: int | None) -> HoldRemedies:
     if phase is not Phase.CLOSED:
         refused[MANUAL_RESULT] = "a result is entered after no more bets, before one is recorded"
     sensor = hold.number if hold.kind in SENSOR_NUMBER_KINDS else None
+    other_game = hold.game is not None and game is not None and hold.game != game
     if phase is not Phase.CLOSED:
         refused[ACCEPT_SENSOR] = "a sensor's number is accepted after no more bets"
-    elif hold.number is None or hold.kind not in SENSOR_NUMBER_KINDS:
-        refused[ACCEPT_SENSOR] = "the sensor gave no number for this spin that could be accepted"
-    elif hold.game is not None and game is not None and hold.game != game:
+    elif hold.number is not None and other_game:
         refused[ACCEPT_SENSOR] = (
             f"the sensor's {hold.number} is for game {hold.game}, this round's spin is game {game}"
         )
         sensor = None
+    elif hold.number is None or hold.kind not in SENSOR_NUMBER_KINDS:
+        refused[ACCEPT_SENSOR] = "the sensor gave no number for this spin that could be accepted"
     if phase not in (Phase.OPEN, Phase.CLOSED, Phase.RESULT, Phase.BONUS):
         refused[VOID] = "only a round in play can be voided"
     order = (NO_SPIN, ACKNOWLEDGE, ACCEPT_SENSOR, MANUAL_RESULT, VOID)

@@ -71,8 +71,6 @@ class SignOffDialog(QDialog):
         self.error.setObjectName("error")
         self.error.setWordWrap(True)
         form = QFormLayout()
-        if extra is not None:
-            form.addRow(extra)
         form.addRow("Reason", self.reason)
         form.addRow("User", self.name)
         form.addRow("PIN", self.pin)
@@ -84,6 +82,8 @@ class SignOffDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(heading)
         layout.addWidget(info)
+        if extra is not None:  # above the form, in the dialog's own column: it keeps its whole height
+            layout.addWidget(extra)
         layout.addLayout(form)
         layout.addWidget(self.error)
         layout.addWidget(buttons)

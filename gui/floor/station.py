@@ -79,6 +79,10 @@ def run_floor_station(station: str, db: str | None, table_id: str = "T1", settin
                 raise
             store = open_store(db, table=table_id)  # an older schema is upgraded, as before
         try:
+            from engine.store.heads import refuse_missing_heads
+
+            with store.read() as conn:  # a chain whose head row was removed: one line, not a blind spot
+                refuse_missing_heads(conn)
             window = build_window(station, store, _login(store, station), settings)
             stop.raise_if_stopping()  # stopped while the window was being built: app.quit came too early
             stop.on_stop(app.quit)

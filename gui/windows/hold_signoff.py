@@ -25,8 +25,8 @@ from gui.view_model import TableView
 
 # The pit boss's remedies, in the order offered, with what each does.
 CHOICES = (
-    (ACKNOWLEDGE, "Acknowledge it: the round goes on (a fresh wheel result or a manual one is needed)"),
-    (ACCEPT_SENSOR, "Accept the sensor's number {number}: checked at the wheel"),
+    (ACKNOWLEDGE, "Acknowledge it: the round goes on, a fresh result is needed"),
+    (ACCEPT_SENSOR, "Accept the sensor's number{number} (checked at the wheel)"),
     (MANUAL_RESULT, "Enter this round's result (game {game}) by hand"),
     (VOID, "Void the round: every wager is returned"),
 )
@@ -57,18 +57,23 @@ class RemedyChoice(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         self.group = QButtonGroup(self)
         self.buttons: dict[str, QRadioButton] = {}
+        self.refused_labels: dict[str, QLabel] = {}
         for remedy, text in CHOICES:
             if remedy not in offer and remedy not in refused:
                 continue
-            b = QRadioButton(text.format(number=number if number is not None else "", game=game))
+            b = QRadioButton(text.format(number=f" {number}" if number is not None else "", game=game))
             open_ = remedy in offer
             b.setEnabled(open_)
-            if not open_:
-                b.setToolTip(refused.get(remedy, ""))
-                b.setText(f"{b.text()} — not now: {refused.get(remedy, '')}")
             self.group.addButton(b)
             self.buttons[remedy] = b
             layout.addWidget(b)
+            if not open_:  # greyed, with why under it (a radio button's text does not wrap)
+                b.setToolTip(refused.get(remedy, ""))
+                why = QLabel(f"not now: {refused.get(remedy, '')}")
+                why.setObjectName("dim")  # not wrapped: a form row squeezes wrapped lines over the fields
+                why.setContentsMargins(26, 0, 0, 4)
+                layout.addWidget(why)
+                self.refused_labels[remedy] = why
             b.toggled.connect(self._changed)
         self.number = QLineEdit()
         self.number.setPlaceholderText("the ball's number, 0-36")
@@ -76,6 +81,7 @@ class RemedyChoice(QWidget):
         self.again.setPlaceholderText("the same number again")
         if MANUAL_RESULT in offer:
             grid = QGridLayout()
+            grid.setVerticalSpacing(8)
             grid.addWidget(QLabel("Result"), 0, 0)
             grid.addWidget(self.number, 0, 1)
             grid.addWidget(QLabel("Again"), 1, 0)
@@ -83,7 +89,6 @@ class RemedyChoice(QWidget):
             layout.addLayout(grid)
         self.error = QLabel("")
         self.error.setObjectName("error")
-        self.error.setWordWrap(True)
         layout.addWidget(self.error)
         self.number.textChanged.connect(self._changed)
         self.again.textChanged.connect(self._changed)

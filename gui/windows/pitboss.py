@@ -444,8 +444,10 @@ class PitBossWindow(QMainWindow):
         if row is None:
             self.status.setText("select a round first")
             return
-        if row.result is None:  # said before reason and PIN are asked for
-            self._fail(DrrError(f"round {row.round_id} has no result yet: there is nothing to correct"))
+        try:  # before the reason and the PIN are asked for
+            actions.check_correctable(self.store, row.round_id, row.table)
+        except DrrError as exc:
+            self._fail(exc)
             return
         number = QSpinBox()
         number.setRange(0, 36)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QDialog, QLabel, QSpinBox
 from pytestqt.qtbot import QtBot
 
 from engine.auth import User
+from engine.floor import actions
 from engine.floor.demo import fill_demo_floor
 from engine.store import Store, schema
 from gui.floor.signoff import SignOffDialog
@@ -310,7 +311,8 @@ def test_no_raw_journal_text_in_recall_or_the_correction_dialog(
         conn.execute(sa.update(r).where(r.c.round_id == "T1-000030").values(result=None))
     _select(window, "T1-000030")
     window.correct_selected()
-    assert asked == [] and "has no result yet" in window.status.text() and "None" not in window.status.text()
+    assert asked == [] and "has no result to correct" in window.status.text()
+    assert "None" not in window.status.text()
 
 
 def test_table_settings_show_the_values_in_force_and_refuse_bad_input_before_the_pin(
@@ -342,3 +344,21 @@ def test_table_settings_show_the_values_in_force_and_refuse_bad_input_before_the
     assert asked == [] and "min_bet 5 is above max_bet 1" in window.status.text()
     window.resize(1400, 800)
     window.grab().save("/tmp/floorui/pitboss-settings.png")
+
+
+def test_correct_result_refuses_before_the_reason_and_pin(
+    qtbot: QtBot, floor: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A round whose result cannot be corrected is refused when the button is pressed, not after the
+    pit boss has typed a reason and a PIN (issue 12)."""
+    window = PitBossWindow(floor, user=User("pat", "pitboss"))
+    qtbot.addWidget(window)
+    _select(window, "T1-000010")
+    actions.void(floor, "T1-000010", "dispute", User("pat", "pitboss"), table="T1")
+
+    def no_dialog(dialog: SignOffDialog) -> int:
+        raise AssertionError("the sign-off dialog was opened for a round that cannot be corrected")
+
+    monkeypatch.setattr(SignOffDialog, "exec", no_dialog)
+    window.correct_selected()
+    assert "void: there is no result to correct" in window.status.text()

@@ -80,3 +80,12 @@ def test_a_writer_is_refused_in_one_line_not_an_integrity_error(db: str) -> None
 def test_a_follower_display_names_it_in_one_line(db: str) -> None:
     with open_store(db, table="T2") as store, pytest.raises(DrrError, match=ONE_LINE):
         JournalFollower(store, "T2")
+
+
+@pytest.mark.parametrize("station", ["surveillance", "pitboss"])
+def test_the_floor_stations_name_it_in_one_line(db: str, station: str) -> None:
+    # Was: the table was left out of the station's list (its tables are read from the head rows).
+    from gui.floor.station import run_floor_station
+
+    with pytest.raises(DrrError, match=ONE_LINE):
+        run_floor_station(station, db, "T2")

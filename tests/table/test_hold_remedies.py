@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from engine.auth import PermissionDenied
-from engine.errors import IllegalTransition
+from engine.errors import DrrError, IllegalTransition
 from engine.round import Phase
 from engine.store import Store
 from engine.table.holds import ACCEPT_SENSOR, ACKNOWLEDGE, MANUAL_RESULT, NO_SPIN, VOID, hold_remedies
@@ -105,3 +105,12 @@ def test_the_remedies_of_each_hold() -> None:
     )
     assert early.remedies == (ACKNOWLEDGE, VOID)
     assert early.todo.startswith("A pit boss signs off here")
+
+
+def test_a_round_without_a_result_is_not_offered_for_correction(store: Store) -> None:
+    from engine.floor.actions import check_correctable
+
+    svc = run(closed_round(store))
+    assert svc.round is not None
+    with pytest.raises(DrrError, match=r"has no result to correct: .*croupier station"):
+        check_correctable(store, svc.round.round_id, "T1")

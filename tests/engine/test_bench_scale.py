@@ -1,0 +1,66 @@
+"""`drr bench --scale` end to end at tiny sizes: the registered groups run, the figures come out as
+JSON on stdout and in the --out file, the bar on stderr; and the long synthetic journal verifies."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine import bench_scale
+from engine.bench_scale import ScaleContext, register
+from gui.cli import main
+
+
+def test_the_scale_bench_runs_end_to_end_at_tiny_sizes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "scale.json"
+    only = ["--only", "store_rebuild", "--only", "store_history"]
+    assert main(["bench", "--scale", "--tiny", "--json", "--out", str(out), *only]) == 0
+    printed = capsys.readouterr()
+    figures = json.loads(printed.out)
+    assert figures == json.loads(out.read_text(encoding="utf-8"))
+    for name in ("rebuild_entries_per_s", "db_rebuild_command_entries_per_s", "history_page_ms_at_1M_rounds"):
+        assert figures[name] > 0
+    pages = {k: v for k, v in figures.items() if k.startswith("history_page_ms.")}
+    assert len(pages) == 5 * 2 * 32  # every sort, both ways, every filter and the table with each
+    assert figures["history_page_ms_at_1M_rounds"] == max(pages.values())
+    assert "100%" in printed.err  # the progress bar
+
+
+def test_a_scale_group_gets_the_shared_long_journal(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A group as another engineer registers one: its journal is real (drr audit verify accepts it)."""
+    monkeypatch.setattr(bench_scale, "_GROUPS", dict(bench_scale._GROUPS))  # registered for this test only
+    from engine.store import open_store
+    from engine.store.synthetic import append_rounds
+    from engine.store.verify import verify
+
+    def group(ctx: ScaleContext) -> dict[str, float]:
+        journal = ctx.long_journal()
+        assert journal.entries >= ctx.journal_entries and journal.rounds > 50
+        mine = ctx.copy_journal(journal, "mine")
+        with open_store(mine.url, table=mine.table) as store:
+            assert verify(store, mine.table).ok
+            added = append_rounds(store, mine.table, 100)
+            report = verify(store, mine.table)
+            assert report.ok, report.problem
+            assert report.events == journal.entries + added
+        ctx.progress(1.0, "done")
+        return {"test_long_journal_entries": float(journal.entries)}
+
+    register("test_long_journal", group, weight=1, goals={"test_long_journal_entries": (">=", 1)})
+    assert main(["bench", "--scale", "--tiny", "--only", "test_long_journal"]) == 0
+    line = next(
+        ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("test_long_journal_entries")
+    )
+    assert "holds" in line
+
+
+def test_a_goal_is_at_least_or_at_most(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bench_scale, "_GROUPS", dict(bench_scale._GROUPS))
+    with pytest.raises(ValueError, match="'>=' or '<='"):
+        register("test_bad_goal", lambda ctx: {}, goals={"x": ("==", 1)})
