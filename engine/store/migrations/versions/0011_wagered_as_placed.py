@@ -1,7 +1,7 @@
 """rounds.wagered as placed for open, held and voided rounds; a void's returned is every stake
 
-Revision ID: 0008
-Revises: 0007
+Revision ID: 0011
+Revises: 0010
 Create Date: 2026-12-01 13:20:00
 
 Before this revision a round's `wagered` was written only when it settled (0.00 while open or held)
@@ -19,8 +19,8 @@ from decimal import Decimal
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0008"
-down_revision = "0007"
+revision = "0011"
+down_revision = "0010"
 branch_labels = None
 depends_on = None
 
