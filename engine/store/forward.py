@@ -63,7 +63,7 @@ class Forwarder:
         central: Store | str,
         tables: Sequence[str],
         *,
-        batch: int = 500,
+        batch: int = 5000,
         channel: str = CHANNEL,
     ) -> None:
         if not tables:

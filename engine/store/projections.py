@@ -56,8 +56,8 @@ from engine.journal_types import entry_type
 from engine.store import schema
 from engine.store.canonical import canonical_json, format_time, parse_time
 from engine.store.journal import register_projections
+from engine.store.projection_writers import BatchWriter, DirectWriter, Writer
 from engine.store.records import Entry
-from engine.store.rules_store import record_rules
 
 STATUSES = ("open", "closed", "result", "bonus", "settled", "void")
 DIRECTIONS = ("cw", "ccw")
@@ -92,58 +92,23 @@ def _direction(value: Any) -> str:
     return value if value in DIRECTIONS else ""
 
 
-def _bump(conn: Connection, table: sa.Table, keys: dict[str, Any], deltas: dict[str, int]) -> None:
-    """Add `deltas` to the aggregate row `keys`, creating it at zero first if needed."""
-    deltas = {k: v for k, v in deltas.items() if v}
-    if not deltas:
-        return
-    where = [table.c[k] == v for k, v in keys.items()]
-    done = conn.execute(
-        sa.update(table).where(*where).values({table.c[k]: table.c[k] + v for k, v in deltas.items()})
-    ).rowcount
-    if not done:
-        row = {c.name: 0 for c in table.columns if c.name not in keys}
-        row.update(keys)
-        row.update(deltas)
-        conn.execute(sa.insert(table).values(row))
-
-
-def _round(conn: Connection, entry: Entry) -> Any:
-    r = schema.rounds
-    row = conn.execute(
-        sa.select(r).where(r.c.table_id == entry.table, r.c.round_id == entry.round_id)
-    ).first()
-    if row is None:
-        raise DrrError(f"{entry.type} for unknown round {entry.round_id!r} on table {entry.table}")
-    return row
-
-
-def _set_round(conn: Connection, entry: Entry, **values: Any) -> None:
-    r = schema.rounds
-    conn.execute(
-        sa.update(r).where(r.c.table_id == entry.table, r.c.round_id == entry.round_id).values(**values)
-    )
-
-
 def _lucky_numbers(lucky_text: str | None) -> list[int]:
     return [int(pair[0]) for pair in json.loads(lucky_text)] if lucky_text else []
 
 
 def _count_spin(
-    conn: Connection, table: str, day: str, direction: str, number: int, row: Any, sign: int = 1
+    w: Writer, table: str, day: str, direction: str, number: int, row: Any, sign: int = 1
 ) -> tuple[bool, bool]:
     lucky = _lucky_numbers(row.lucky)
     drawn = row.lucky is not None
     lucky_hit = number in lucky
     bonus_hit = row.bonus_number is not None and number == row.bonus_number
-    _bump(
-        conn,
+    w.bump(
         schema.number_counts,
         {"table_id": table, "day": day, "direction": direction, "number": number},
         {"spins": sign},
     )
-    _bump(
-        conn,
+    w.bump(
         schema.daily_totals,
         {"table_id": table, "day": day},
         {
@@ -157,31 +122,31 @@ def _count_spin(
     return lucky_hit, bonus_hit
 
 
-def _opened(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
-    conn.execute(
-        sa.insert(schema.rounds).values(
-            table_id=entry.table,
-            round_id=entry.round_id,
-            seq=entry.seq,
-            status="open",
-            source="table",
-            opened_at=entry.time,
-            dealer=p.get("dealer"),
-            game_number=p.get("game_number"),
-            rules_sha256=p.get("rules_sha256"),
-            lucky_count=0,
-            lucky_hit=False,
-            bonus_hit=False,
-            wagered=0,
-            paid=0,
-            returned=0,
-            manual=False,
-            irregularities=0,
-        )
+def _opened(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
+    w.insert_round(
+        {
+            "table_id": entry.table,
+            "round_id": entry.round_id,
+            "seq": entry.seq,
+            "status": "open",
+            "source": "table",
+            "opened_at": entry.time,
+            "dealer": p.get("dealer"),
+            "game_number": p.get("game_number"),
+            "rules_sha256": p.get("rules_sha256"),
+            "lucky_count": 0,
+            "lucky_hit": False,
+            "bonus_hit": False,
+            "wagered": 0,
+            "paid": 0,
+            "returned": 0,
+            "manual": False,
+            "irregularities": 0,
+        }
     )
 
 
-def _closed(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+def _closed(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
     draw = p.get("draw", p)
     raw = draw.get("lucky") or []
     pairs = list(raw.items()) if isinstance(raw, dict) else raw
@@ -190,9 +155,8 @@ def _closed(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
     except (TypeError, ValueError, IndexError):
         raise DrrError(f"{entry.type}: lucky {raw!r} is not number -> odds") from None
     bonus = draw.get("bonus_number")
-    _round(conn, entry)
-    _set_round(
-        conn,
+    w.round(entry)
+    w.set_round(
         entry,
         status="closed",
         closed_at=entry.time,
@@ -202,13 +166,12 @@ def _closed(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
     )
 
 
-def _result(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+def _result(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
     number = _number(p.get("number"), "result number")
-    row = _round(conn, entry)
+    row = w.round(entry)
     direction = _direction(p.get("direction"))
-    lucky_hit, bonus_hit = _count_spin(conn, entry.table, entry.time[:10], direction, number, row)
-    _set_round(
-        conn,
+    lucky_hit, bonus_hit = _count_spin(w, entry.table, entry.time[:10], direction, number, row)
+    w.set_round(
         entry,
         status="result",
         result=number,
@@ -220,65 +183,52 @@ def _result(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
     )
 
 
-def _corrected(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+def _corrected(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
     new = _number(p.get("new"), "corrected number")
-    row = _round(conn, entry)
+    row = w.round(entry)
     if row.result is None:
         raise DrrError(f"round {entry.round_id} has no result to correct")
     day, direction = (row.result_at or entry.time)[:10], row.direction or ""
-    _count_spin(conn, entry.table, day, direction, row.result, row, sign=-1)
-    lucky_hit, bonus_hit = _count_spin(conn, entry.table, day, direction, new, row)
-    _set_round(conn, entry, result=new, lucky_hit=lucky_hit, bonus_hit=bonus_hit, manual=True)
+    _count_spin(w, entry.table, day, direction, row.result, row, sign=-1)
+    lucky_hit, bonus_hit = _count_spin(w, entry.table, day, direction, new, row)
+    w.set_round(entry, result=new, lucky_hit=lucky_hit, bonus_hit=bonus_hit, manual=True)
 
 
-def _bonus(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
-    _round(conn, entry)
-    _set_round(conn, entry, status="bonus")
+def _bonus(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
+    w.round(entry)
+    w.set_round(entry, status="bonus")
 
 
-def _handle_by_bet(conn: Connection, entry: Entry) -> dict[str, int]:
+def _handle_by_bet(w: Writer, entry: Entry) -> dict[str, int]:
     """The round's standing wagers summed by bet name, from its own journal entries (an index read)."""
-    j = schema.journal
-    rows = conn.execute(
-        sa.select(j.c.type, j.c.payload)
-        .where(
-            j.c.table_id == entry.table,
-            j.c.round_id == entry.round_id,
-            j.c.type.in_((EntryType.ROUND_WAGER_PLACED.value, EntryType.ROUND_WAGER_REMOVED.value)),
-        )
-        .order_by(j.c.seq)
-    ).all()
     standing: dict[str, tuple[str, int]] = {}
-    for type_name, text in rows:
-        w = json.loads(text)
+    for type_name, text in w.wagers(entry):
+        wager = json.loads(text)
         if type_name == EntryType.ROUND_WAGER_PLACED:
-            standing[str(w.get("id"))] = (
-                str(w.get("bet", "?")),
-                to_units(w.get("amount", "0"), "wager amount"),
+            standing[str(wager.get("id"))] = (
+                str(wager.get("bet", "?")),
+                to_units(wager.get("amount", "0"), "wager amount"),
             )
         else:
-            standing.pop(str(w.get("wager_id")), None)
+            standing.pop(str(wager.get("wager_id")), None)
     handle: dict[str, int] = {}
     for bet, units in standing.values():
         handle[bet] = handle.get(bet, 0) + units
     return handle
 
 
-def _bump_handle(conn: Connection, table: str, day: str, handle: dict[str, int], sign: int) -> None:
+def _bump_handle(w: Writer, table: str, day: str, handle: dict[str, int], sign: int) -> None:
     for bet, units in handle.items():
-        _bump(
-            conn, schema.daily_handle, {"table_id": table, "day": day, "bet": bet}, {"wagered": sign * units}
-        )
+        w.bump(schema.daily_handle, {"table_id": table, "day": day, "bet": bet}, {"wagered": sign * units})
 
 
-def _settled(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
-    row = _round(conn, entry)
+def _settled(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
+    row = w.round(entry)
     wagered = to_units(p.get("total_wagered", p.get("wagered", "0")), "wagered")
     paid = to_units(p.get("total_paid", p.get("paid", "0")), "paid")
     returned = to_units(p["total_returned"], "returned") if p.get("total_returned") is not None else paid
     was_settled = row.status == "settled"
-    _bump(
-        conn,
+    w.bump(
         schema.daily_totals,
         {"table_id": entry.table, "day": entry.time[:10]},
         {
@@ -296,43 +246,42 @@ def _settled(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
         "returned": returned,
     }
     if not was_settled:
-        handle = _handle_by_bet(conn, entry)
-        _bump_handle(conn, entry.table, entry.time[:10], handle, +1)
+        handle = _handle_by_bet(w, entry)
+        _bump_handle(w, entry.table, entry.time[:10], handle, +1)
         values["handle"] = canonical_json(handle)
-    _set_round(conn, entry, **values)
+    w.set_round(entry, **values)
 
 
-def _voided(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
-    row = _round(conn, entry)
+def _voided(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
+    row = w.round(entry)
     if row.status == "void":
         raise DrrError(f"round {entry.round_id} is already void")
     deltas = {"voided": 1}
     if row.status == "settled":
         deltas.update(settled=-1, wagered=-row.wagered, paid=-row.paid, returned=-row.returned)
         if row.handle:
-            _bump_handle(conn, entry.table, entry.time[:10], json.loads(row.handle), -1)
-    _bump(conn, schema.daily_totals, {"table_id": entry.table, "day": entry.time[:10]}, deltas)
-    _set_round(
-        conn, entry, status="void", wagered=0, paid=0, returned=0, handle=None, note=str(p.get("reason", ""))
+            _bump_handle(w, entry.table, entry.time[:10], json.loads(row.handle), -1)
+    w.bump(schema.daily_totals, {"table_id": entry.table, "day": entry.time[:10]}, deltas)
+    w.set_round(
+        entry, status="void", wagered=0, paid=0, returned=0, handle=None, note=str(p.get("reason", ""))
     )
 
 
-def _irregularity(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+def _irregularity(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
     if entry.round_id is not None:
-        row = _round(conn, entry)
-        _set_round(conn, entry, irregularities=row.irregularities + 1)
-    _bump(conn, schema.daily_totals, {"table_id": entry.table, "day": entry.time[:10]}, {"irregularities": 1})
+        row = w.round(entry)
+        w.set_round(entry, irregularities=row.irregularities + 1)
+    w.bump(schema.daily_totals, {"table_id": entry.table, "day": entry.time[:10]}, {"irregularities": 1})
 
 
-def _imported(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+def _imported(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
     number = _number(p.get("number"), "imported number")
     when = format_time(parse_time(str(p["time"]))) if p.get("time") else entry.time
     direction = _direction(p.get("direction"))
-    _opened(conn, entry, {})
-    row = _round(conn, entry)
-    _count_spin(conn, entry.table, when[:10], direction, number, row)
-    _set_round(
-        conn,
+    _opened(w, entry, {})
+    row = w.round(entry)
+    _count_spin(w, entry.table, when[:10], direction, number, row)
+    w.set_round(
         entry,
         status="settled",
         source="import",
@@ -343,14 +292,14 @@ def _imported(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
         direction=direction or None,
         note=p.get("source"),
     )
-    _bump(conn, schema.daily_totals, {"table_id": entry.table, "day": when[:10]}, {"settled": 1})
+    w.bump(schema.daily_totals, {"table_id": entry.table, "day": when[:10]}, {"settled": 1})
 
 
-def _rules(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
-    record_rules(conn, entry)
+def _rules(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
+    w.rules(entry)
 
 
-HANDLERS: dict[EntryType, Callable[[Connection, Entry, dict[str, Any]], None]] = {
+HANDLERS: dict[EntryType, Callable[[Writer, Entry, dict[str, Any]], None]] = {
     EntryType.ROUND_OPENED: _opened,
     EntryType.ROUND_BETS_CLOSED: _closed,  # and an early journal's round.closed (LEGACY)
     EntryType.ROUND_RESULT: _result,
@@ -368,63 +317,38 @@ HANDLERS: dict[EntryType, Callable[[Connection, Entry, dict[str, Any]], None]] =
 ROUNDLESS = frozenset({EntryType.ROUND_IRREGULARITY, EntryType.TABLE_RULES_LOADED})
 
 
-def apply(conn: Connection, entry: Entry) -> None:
-    """Update the projections for one entry (inside the entry's own transaction)."""
+# A run of at least this many entries is folded in memory and written in bulk (BatchWriter); a table's
+# own appends (a command's few entries) go straight to SQL, which costs less for so few.
+BULK_FROM = 32
+
+
+def _apply(w: Writer, entry: Entry) -> None:
     t = entry_type(entry.type)  # today's type through the registry (an old journal's spelling mapped)
     handler = HANDLERS.get(t) if t is not None else None
     if handler is None:
         return
     if entry.round_id is None and t not in ROUNDLESS:
         raise DrrError(f"{entry.type} needs a round_id")
-    handler(conn, entry, entry.payload)
+    handler(w, entry, entry.payload)
+
+
+def apply(conn: Connection, entry: Entry) -> None:
+    """Update the projections for one entry (inside the entry's own transaction)."""
+    _apply(DirectWriter(conn), entry)
 
 
 def apply_many(conn: Connection, entries: Sequence[Entry]) -> None:
-    """`apply` for a run of entries; runs of `history.imported` are projected in bulk."""
-    i = 0
-    while i < len(entries):
-        if entries[i].type != EntryType.HISTORY_IMPORTED:
-            apply(conn, entries[i])
-            i += 1
-            continue
-        j = i
-        while j < len(entries) and entries[j].type == EntryType.HISTORY_IMPORTED:
-            j += 1
-        _imported_bulk(conn, entries[i:j])
-        i = j
-
-
-def _imported_bulk(conn: Connection, entries: Sequence[Entry]) -> None:
-    rows: list[dict[str, Any]] = []
-    counts: dict[tuple[str, str, str, int], int] = {}
-    days: dict[tuple[str, str], int] = {}
+    """`apply` for a run of entries, in order: a long run folded in memory and written in bulk (the
+    same rows as one by one; the entries must already be in the journal, as `insert_entries` does)."""
+    if len(entries) < BULK_FROM:
+        w: Writer = DirectWriter(conn)
+        for entry in entries:
+            _apply(w, entry)
+        return
+    batch = BatchWriter(conn, entries)
     for entry in entries:
-        if entry.round_id is None:
-            raise DrrError(f"{entry.type} needs a round_id")
-        p = entry.payload
-        number = _number(p.get("number"), "imported number")
-        when = format_time(parse_time(str(p["time"]))) if p.get("time") else entry.time
-        direction = _direction(p.get("direction"))
-        rows.append(
-            {
-                "table_id": entry.table, "round_id": entry.round_id, "seq": entry.seq, "status": "settled",
-                "source": "import", "opened_at": when, "closed_at": None, "result_at": when,
-                "settled_at": when, "result": number, "lucky": None, "lucky_count": 0,
-                "bonus_number": None, "lucky_hit": False, "bonus_hit": False, "wagered": 0, "paid": 0,
-                "returned": 0, "handle": None,
-                "manual": False, "irregularities": 0, "dealer": None, "direction": direction or None,
-                "game_number": None, "note": p.get("source"), "rules_sha256": None,
-            }
-        )  # fmt: skip
-        key = (entry.table, when[:10], direction, number)
-        counts[key] = counts.get(key, 0) + 1
-        days[(entry.table, when[:10])] = days.get((entry.table, when[:10]), 0) + 1
-    conn.execute(sa.insert(schema.rounds), rows)
-    for (table, day, direction, number), n in counts.items():
-        keys = {"table_id": table, "day": day, "direction": direction, "number": number}
-        _bump(conn, schema.number_counts, keys, {"spins": n})
-    for (table, day), n in days.items():
-        _bump(conn, schema.daily_totals, {"table_id": table, "day": day}, {"spins": n, "settled": n})
+        _apply(batch, entry)
+    batch.flush()
 
 
 def rebuild(conn: Connection, table: str) -> int:
