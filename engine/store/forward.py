@@ -10,7 +10,11 @@ sent again. On every batch, whatever the lengths, the central head must be an en
 chain (same seq, same hash) and the next local entries must continue it: otherwise (a forged floor
 copy of the same length, a local journal reset or cut shorter than the floor's) the forwarder
 journals a critical `alert.raised` (kind chain_divergence) on the floor store and stops with
-ChainDivergence rather than mixing two histories.
+ChainDivergence rather than mixing two histories. A table journal rolled back or cut behind what the
+floor received (a restored copy, a cut tail, even one ending on a genuinely signed head) fails here.
+The floor keeps the table's signed heads: a batch that reaches the table's head copies its signature
+onto the floor's head row and keeps it in `signed_heads` (engine.store.signed_heads), which
+`drr audit verify` on the floor store holds the floor's copy against.
 
 `listen(url, callback)` runs a dedicated psycopg 3 connection (3.2+: `notifies(timeout=…)`) in a
 thread that LISTENs and calls back `callback(table, seq)` for each notification, on that thread (a
@@ -27,6 +31,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
@@ -34,7 +39,7 @@ from sqlalchemy.engine import make_url
 from engine.errors import DrrError
 from engine.floor_events import AlertRaised
 from engine.journal_types import write
-from engine.store import schema
+from engine.store import schema, signed_heads
 from engine.store.canonical import GENESIS_HASH, format_time
 from engine.store.db import CHANNEL, Store
 from engine.store.journal import insert_entries, read_head, write_head
@@ -65,12 +70,15 @@ class Forwarder:
         *,
         batch: int = 5000,
         channel: str = CHANNEL,
+        keep_every_s: float = signed_heads.KEEP_EVERY_S,
+        keep_every_entries: int = signed_heads.KEEP_EVERY_ENTRIES,
     ) -> None:
         if not tables:
             raise DrrError("the forwarder needs at least one table id")
         # A URL is opened on first use, so a table can start while the floor database is down.
         self.local, self.central, self.tables = local, central, list(tables)
         self.batch, self.channel = batch, channel
+        self.keep_every_s, self.keep_every_entries = keep_every_s, keep_every_entries
         self.status = ForwardStatus()
 
     def central_store(self) -> Store:
@@ -134,9 +142,15 @@ class Forwarder:
                             f"the floor's head is entry {seq} but {why}; the two journals diverge, "
                             "forwarding stopped (check both with drr audit verify)"
                         )
+                # The local head with its signature, read in the same snapshot as the entries (no later).
+                h = schema.chain_heads
+                local_head = lconn.execute(
+                    sa.select(h.c.seq, h.c.hash, h.c.sig).where(h.c.table_id == table)
+                ).first()
                 rows = lconn.execute(
                     sa.select(j)
                     .where(j.c.table_id == table, j.c.seq > seq)
+                    .where(j.c.seq <= (int(local_head.seq) if local_head is not None else 0))
                     .order_by(j.c.seq)
                     .limit(self.batch)
                 ).all()
@@ -151,6 +165,8 @@ class Forwarder:
                     else []
                 )
             if not rows:
+                if head is not None:
+                    self._sign_head(conn, table, seq, prev, local_head, checkpoints=[])
                 self.status.central_heads[table] = seq
                 return 0
             entries = [row_to_entry(row) for row in rows]
@@ -169,6 +185,7 @@ class Forwarder:
                 ).first()
                 if exists is None:
                     conn.execute(sa.insert(cps).values(**cp._mapping))
+            self._sign_head(conn, table, seq, prev, local_head, checkpoints)
             if conn.dialect.name == "postgresql":
                 conn.execute(
                     sa.text("SELECT pg_notify(:ch, :msg)"), {"ch": self.channel, "msg": f"{table}:{seq}"}
@@ -176,6 +193,37 @@ class Forwarder:
         self.status.forwarded += len(rows)
         self.status.central_heads[table] = seq
         return len(rows)
+
+    def _sign_head(
+        self,
+        conn: sa.Connection,
+        table: str,
+        seq: int,
+        hash_: str,
+        local_head: Any,
+        checkpoints: Sequence[Any],
+    ) -> None:
+        """The floor's head row carries the table's signature over it: the local head's when the floor
+        has reached it (kept in `signed_heads` too), a signed checkpoint's when the batch ended on one,
+        else none (an unsigned head until the next batch reaches the table's head)."""
+        sig: str | None = None
+        if (
+            local_head is not None
+            and (int(local_head.seq), local_head.hash) == (seq, hash_)
+            and local_head.sig
+        ):
+            sig = str(local_head.sig)
+            signed_heads.keep(
+                conn, table, seq, hash_, sig, every_s=self.keep_every_s, every_entries=self.keep_every_entries
+            )
+        else:
+            sig = next((cp.sig for cp in checkpoints if int(cp.seq) == seq and cp.hash == hash_), None)
+        h = schema.chain_heads
+        conn.execute(
+            sa.update(h)
+            .where(h.c.table_id == table, h.c.seq == seq, h.c.sig.is_distinct_from(sig))
+            .values(sig=sig)
+        )
 
     def forward_once(self) -> int:
         """Forward every table until caught up; returns the number of entries sent."""
