@@ -38,6 +38,11 @@ Types are taken through the registry (engine.journal_types.entry_type: an old jo
 e.g. `round.closed` or `rules.changed`, is today's type); payloads are read leniently by key here,
 so a rebuild of any stored journal projects exactly what it projected when it was written.
 Days are UTC dates (`YYYY-MM-DD`) of the event's time (an imported round: its own `time`).
+
+The handlers below are the one definition of all this. They read and write rows through `Rows`: each
+append runs them on the database (`SqlRows`, in the entry's transaction); `rebuild` runs the same
+handlers over rows kept in memory (`MemoryRows`: the journal read in chunks from the driver, rows
+written with executemany), which is what makes it fast and keeps it equal to the appends.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, Protocol
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -56,8 +61,8 @@ from engine.journal_types import entry_type
 from engine.store import schema
 from engine.store.canonical import canonical_json, format_time, parse_time
 from engine.store.journal import register_projections
-from engine.store.projection_writers import BatchWriter, DirectWriter, Writer
 from engine.store.records import Entry
+from engine.store.rules_store import record_rules
 
 STATUSES = ("open", "closed", "result", "bonus", "settled", "void")
 DIRECTIONS = ("cw", "ccw")
@@ -92,23 +97,103 @@ def _direction(value: Any) -> str:
     return value if value in DIRECTIONS else ""
 
 
+class Rows(Protocol):
+    """Where the handlers below read and write projection rows: the database, in each append's own
+    transaction (`SqlRows`), memory over a run of entries (`BatchRows`: a forwarded batch, an import), or
+    memory for a rebuild (`MemoryRows`). The handlers are the one
+    definition of what an entry does to the projections; both paths run them."""
+
+    conn: Connection
+
+    def round(self, entry: Entry) -> dict[str, Any]: ...
+
+    def set_round(self, entry: Entry, values: dict[str, Any]) -> None: ...
+
+    def insert_round(self, values: dict[str, Any]) -> None: ...
+
+    def bump(self, table: sa.Table, keys: dict[str, Any], deltas: dict[str, int]) -> None: ...
+
+    def wager_entries(self, entry: Entry) -> list[tuple[str, str]]: ...
+
+
+def _unknown_round(entry: Entry) -> DrrError:
+    return DrrError(f"{entry.type} for unknown round {entry.round_id!r} on table {entry.table}")
+
+
+class SqlRows:
+    """The projections in the database, read and written row by row (an append's few entries)."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
+    def round(self, entry: Entry) -> dict[str, Any]:
+        r = schema.rounds
+        row = self.conn.execute(
+            sa.select(r).where(r.c.table_id == entry.table, r.c.round_id == entry.round_id)
+        ).first()
+        if row is None:
+            raise _unknown_round(entry)
+        return dict(row._mapping)
+
+    def set_round(self, entry: Entry, values: dict[str, Any]) -> None:
+        r = schema.rounds
+        self.conn.execute(
+            sa.update(r).where(r.c.table_id == entry.table, r.c.round_id == entry.round_id).values(**values)
+        )
+
+    def insert_round(self, values: dict[str, Any]) -> None:
+        self.conn.execute(sa.insert(schema.rounds).values(values))
+
+    def bump(self, table: sa.Table, keys: dict[str, Any], deltas: dict[str, int]) -> None:
+        """Add `deltas` to the aggregate row `keys`, creating it at zero first if needed."""
+        deltas = {k: v for k, v in deltas.items() if v}
+        if not deltas:
+            return
+        where = [table.c[k] == v for k, v in keys.items()]
+        done = self.conn.execute(
+            sa.update(table).where(*where).values({table.c[k]: table.c[k] + v for k, v in deltas.items()})
+        ).rowcount
+        if not done:
+            self.conn.execute(sa.insert(table).values(_new_aggregate(table, keys, deltas)))
+
+    def wager_entries(self, entry: Entry) -> list[tuple[str, str]]:
+        """(type, payload text) of the round's wager entries in chain order (an index read)."""
+        j = schema.journal
+        rows = self.conn.execute(
+            sa.select(j.c.type, j.c.payload)
+            .where(j.c.table_id == entry.table, j.c.round_id == entry.round_id, j.c.type.in_(_WAGER_TYPES))
+            .order_by(j.c.seq)
+        ).all()
+        return [(t, text) for t, text in rows]
+
+
+_WAGER_TYPES = (EntryType.ROUND_WAGER_PLACED.value, EntryType.ROUND_WAGER_REMOVED.value)
+
+
+def _new_aggregate(table: sa.Table, keys: dict[str, Any], deltas: dict[str, int]) -> dict[str, Any]:
+    row: dict[str, Any] = {c.name: 0 for c in table.columns if c.name not in keys}
+    row.update(keys)
+    row.update(deltas)
+    return row
+
+
 def _lucky_numbers(lucky_text: str | None) -> list[int]:
     return [int(pair[0]) for pair in json.loads(lucky_text)] if lucky_text else []
 
 
 def _count_spin(
-    w: Writer, table: str, day: str, direction: str, number: int, row: Any, sign: int = 1
+    rows: Rows, table: str, day: str, direction: str, number: int, row: dict[str, Any], sign: int = 1
 ) -> tuple[bool, bool]:
-    lucky = _lucky_numbers(row.lucky)
-    drawn = row.lucky is not None
+    lucky = _lucky_numbers(row["lucky"])
+    drawn = row["lucky"] is not None
     lucky_hit = number in lucky
-    bonus_hit = row.bonus_number is not None and number == row.bonus_number
-    w.bump(
+    bonus_hit = row["bonus_number"] is not None and number == row["bonus_number"]
+    rows.bump(
         schema.number_counts,
         {"table_id": table, "day": day, "direction": direction, "number": number},
         {"spins": sign},
     )
-    w.bump(
+    rows.bump(
         schema.daily_totals,
         {"table_id": table, "day": day},
         {
@@ -122,31 +207,34 @@ def _count_spin(
     return lucky_hit, bonus_hit
 
 
-def _opened(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
-    w.insert_round(
-        {
-            "table_id": entry.table,
-            "round_id": entry.round_id,
-            "seq": entry.seq,
-            "status": "open",
-            "source": "table",
-            "opened_at": entry.time,
-            "dealer": p.get("dealer"),
-            "game_number": p.get("game_number"),
-            "rules_sha256": p.get("rules_sha256"),
-            "lucky_count": 0,
-            "lucky_hit": False,
-            "bonus_hit": False,
-            "wagered": 0,
-            "paid": 0,
-            "returned": 0,
-            "manual": False,
-            "irregularities": 0,
-        }
+_ROUND_COLUMNS = tuple(c.name for c in schema.rounds.columns)
+
+
+def _opened(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
+    values: dict[str, Any] = dict.fromkeys(_ROUND_COLUMNS)
+    values.update(
+        table_id=entry.table,
+        round_id=entry.round_id,
+        seq=entry.seq,
+        status="open",
+        source="table",
+        opened_at=entry.time,
+        dealer=p.get("dealer"),
+        game_number=p.get("game_number"),
+        rules_sha256=p.get("rules_sha256"),
+        lucky_count=0,
+        lucky_hit=False,
+        bonus_hit=False,
+        wagered=0,
+        paid=0,
+        returned=0,
+        manual=False,
+        irregularities=0,
     )
+    rows.insert_round(values)
 
 
-def _closed(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
+def _closed(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
     draw = p.get("draw", p)
     raw = draw.get("lucky") or []
     pairs = list(raw.items()) if isinstance(raw, dict) else raw
@@ -155,87 +243,91 @@ def _closed(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
     except (TypeError, ValueError, IndexError):
         raise DrrError(f"{entry.type}: lucky {raw!r} is not number -> odds") from None
     bonus = draw.get("bonus_number")
-    w.round(entry)
-    w.set_round(
+    rows.round(entry)
+    rows.set_round(
         entry,
-        status="closed",
-        closed_at=entry.time,
-        lucky=canonical_json(lucky),
-        lucky_count=len(lucky),
-        bonus_number=None if bonus is None else _number(bonus, "bonus_number"),
+        {
+            "status": "closed",
+            "closed_at": entry.time,
+            "lucky": canonical_json(lucky),
+            "lucky_count": len(lucky),
+            "bonus_number": None if bonus is None else _number(bonus, "bonus_number"),
+        },
     )
 
 
-def _result(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
+def _result(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
     number = _number(p.get("number"), "result number")
-    row = w.round(entry)
+    row = rows.round(entry)
     direction = _direction(p.get("direction"))
-    lucky_hit, bonus_hit = _count_spin(w, entry.table, entry.time[:10], direction, number, row)
-    w.set_round(
+    lucky_hit, bonus_hit = _count_spin(rows, entry.table, entry.time[:10], direction, number, row)
+    rows.set_round(
         entry,
-        status="result",
-        result=number,
-        result_at=entry.time,
-        manual=bool(p.get("manual", False)) or p.get("source") == "manual",
-        direction=direction or None,
-        lucky_hit=lucky_hit,
-        bonus_hit=bonus_hit,
+        {
+            "status": "result",
+            "result": number,
+            "result_at": entry.time,
+            "manual": bool(p.get("manual", False)) or p.get("source") == "manual",
+            "direction": direction or None,
+            "lucky_hit": lucky_hit,
+            "bonus_hit": bonus_hit,
+        },
     )
 
 
-def _corrected(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
+def _corrected(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
     new = _number(p.get("new"), "corrected number")
-    row = w.round(entry)
-    if row.result is None:
+    row = rows.round(entry)
+    if row["result"] is None:
         raise DrrError(f"round {entry.round_id} has no result to correct")
-    day, direction = (row.result_at or entry.time)[:10], row.direction or ""
-    _count_spin(w, entry.table, day, direction, row.result, row, sign=-1)
-    lucky_hit, bonus_hit = _count_spin(w, entry.table, day, direction, new, row)
-    w.set_round(entry, result=new, lucky_hit=lucky_hit, bonus_hit=bonus_hit, manual=True)
+    day, direction = (row["result_at"] or entry.time)[:10], row["direction"] or ""
+    _count_spin(rows, entry.table, day, direction, row["result"], row, sign=-1)
+    lucky_hit, bonus_hit = _count_spin(rows, entry.table, day, direction, new, row)
+    rows.set_round(entry, {"result": new, "lucky_hit": lucky_hit, "bonus_hit": bonus_hit, "manual": True})
 
 
-def _bonus(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
-    w.round(entry)
-    w.set_round(entry, status="bonus")
+def _bonus(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
+    rows.round(entry)
+    rows.set_round(entry, {"status": "bonus"})
 
 
-def _handle_by_bet(w: Writer, entry: Entry) -> dict[str, int]:
-    """The round's standing wagers summed by bet name, from its own journal entries (an index read)."""
+def _handle_by_bet(rows: Rows, entry: Entry) -> dict[str, int]:
+    """The round's standing wagers summed by bet name, from its own journal entries."""
     standing: dict[str, tuple[str, int]] = {}
-    for type_name, text in w.wagers(entry):
-        wager = json.loads(text)
+    for type_name, text in rows.wager_entries(entry):
+        w = json.loads(text)
         if type_name == EntryType.ROUND_WAGER_PLACED:
-            standing[str(wager.get("id"))] = (
-                str(wager.get("bet", "?")),
-                to_units(wager.get("amount", "0"), "wager amount"),
+            standing[str(w.get("id"))] = (
+                str(w.get("bet", "?")),
+                to_units(w.get("amount", "0"), "wager amount"),
             )
         else:
-            standing.pop(str(wager.get("wager_id")), None)
+            standing.pop(str(w.get("wager_id")), None)
     handle: dict[str, int] = {}
     for bet, units in standing.values():
         handle[bet] = handle.get(bet, 0) + units
     return handle
 
 
-def _bump_handle(w: Writer, table: str, day: str, handle: dict[str, int], sign: int) -> None:
+def _bump_handle(rows: Rows, table: str, day: str, handle: dict[str, int], sign: int) -> None:
     for bet, units in handle.items():
-        w.bump(schema.daily_handle, {"table_id": table, "day": day, "bet": bet}, {"wagered": sign * units})
+        rows.bump(schema.daily_handle, {"table_id": table, "day": day, "bet": bet}, {"wagered": sign * units})
 
 
-def _settled(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
-    row = w.round(entry)
+def _settled(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
+    row = rows.round(entry)
     wagered = to_units(p.get("total_wagered", p.get("wagered", "0")), "wagered")
     paid = to_units(p.get("total_paid", p.get("paid", "0")), "paid")
     returned = to_units(p["total_returned"], "returned") if p.get("total_returned") is not None else paid
-    was_settled = row.status == "settled"
-    w.bump(
+    was_settled = row["status"] == "settled"
+    rows.bump(
         schema.daily_totals,
         {"table_id": entry.table, "day": entry.time[:10]},
         {
             "settled": 0 if was_settled else 1,
-            "wagered": wagered - (row.wagered if was_settled else 0),
-            "paid": paid - (row.paid if was_settled else 0),
-            "returned": returned - (row.returned if was_settled else 0),
+            "wagered": wagered - (row["wagered"] if was_settled else 0),
+            "paid": paid - (row["paid"] if was_settled else 0),
+            "returned": returned - (row["returned"] if was_settled else 0),
         },
     )
     values: dict[str, Any] = {
@@ -246,60 +338,70 @@ def _settled(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
         "returned": returned,
     }
     if not was_settled:
-        handle = _handle_by_bet(w, entry)
-        _bump_handle(w, entry.table, entry.time[:10], handle, +1)
+        handle = _handle_by_bet(rows, entry)
+        _bump_handle(rows, entry.table, entry.time[:10], handle, +1)
         values["handle"] = canonical_json(handle)
-    w.set_round(entry, **values)
+    rows.set_round(entry, values)
 
 
-def _voided(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
-    row = w.round(entry)
-    if row.status == "void":
+def _voided(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
+    row = rows.round(entry)
+    if row["status"] == "void":
         raise DrrError(f"round {entry.round_id} is already void")
     deltas = {"voided": 1}
-    if row.status == "settled":
-        deltas.update(settled=-1, wagered=-row.wagered, paid=-row.paid, returned=-row.returned)
-        if row.handle:
-            _bump_handle(w, entry.table, entry.time[:10], json.loads(row.handle), -1)
-    w.bump(schema.daily_totals, {"table_id": entry.table, "day": entry.time[:10]}, deltas)
-    w.set_round(
-        entry, status="void", wagered=0, paid=0, returned=0, handle=None, note=str(p.get("reason", ""))
+    if row["status"] == "settled":
+        deltas.update(settled=-1, wagered=-row["wagered"], paid=-row["paid"], returned=-row["returned"])
+        if row["handle"]:
+            _bump_handle(rows, entry.table, entry.time[:10], json.loads(row["handle"]), -1)
+    rows.bump(schema.daily_totals, {"table_id": entry.table, "day": entry.time[:10]}, deltas)
+    rows.set_round(
+        entry,
+        {
+            "status": "void",
+            "wagered": 0,
+            "paid": 0,
+            "returned": 0,
+            "handle": None,
+            "note": str(p.get("reason", "")),
+        },
     )
 
 
-def _irregularity(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
+def _irregularity(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
     if entry.round_id is not None:
-        row = w.round(entry)
-        w.set_round(entry, irregularities=row.irregularities + 1)
-    w.bump(schema.daily_totals, {"table_id": entry.table, "day": entry.time[:10]}, {"irregularities": 1})
+        row = rows.round(entry)
+        rows.set_round(entry, {"irregularities": row["irregularities"] + 1})
+    rows.bump(schema.daily_totals, {"table_id": entry.table, "day": entry.time[:10]}, {"irregularities": 1})
 
 
-def _imported(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
+def _imported(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
     number = _number(p.get("number"), "imported number")
     when = format_time(parse_time(str(p["time"]))) if p.get("time") else entry.time
     direction = _direction(p.get("direction"))
-    _opened(w, entry, {})
-    row = w.round(entry)
-    _count_spin(w, entry.table, when[:10], direction, number, row)
-    w.set_round(
+    _opened(rows, entry, {})
+    row = rows.round(entry)
+    _count_spin(rows, entry.table, when[:10], direction, number, row)
+    rows.set_round(
         entry,
-        status="settled",
-        source="import",
-        opened_at=when,
-        result_at=when,
-        settled_at=when,
-        result=number,
-        direction=direction or None,
-        note=p.get("source"),
+        {
+            "status": "settled",
+            "source": "import",
+            "opened_at": when,
+            "result_at": when,
+            "settled_at": when,
+            "result": number,
+            "direction": direction or None,
+            "note": p.get("source"),
+        },
     )
-    w.bump(schema.daily_totals, {"table_id": entry.table, "day": when[:10]}, {"settled": 1})
+    rows.bump(schema.daily_totals, {"table_id": entry.table, "day": when[:10]}, {"settled": 1})
 
 
-def _rules(w: Writer, entry: Entry, p: dict[str, Any]) -> None:
-    w.rules(entry)
+def _rules(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
+    record_rules(rows.conn, entry)
 
 
-HANDLERS: dict[EntryType, Callable[[Writer, Entry, dict[str, Any]], None]] = {
+HANDLERS: dict[EntryType, Callable[[Rows, Entry, dict[str, Any]], None]] = {
     EntryType.ROUND_OPENED: _opened,
     EntryType.ROUND_BETS_CLOSED: _closed,  # and an early journal's round.closed (LEGACY)
     EntryType.ROUND_RESULT: _result,
@@ -317,58 +419,318 @@ HANDLERS: dict[EntryType, Callable[[Writer, Entry, dict[str, Any]], None]] = {
 ROUNDLESS = frozenset({EntryType.ROUND_IRREGULARITY, EntryType.TABLE_RULES_LOADED})
 
 
-# A run of at least this many entries is folded in memory and written in bulk (BatchWriter); a table's
-# own appends (a command's few entries) go straight to SQL, which costs less for so few.
-BULK_FROM = 32
-
-
-def _apply(w: Writer, entry: Entry) -> None:
+def _project(rows: Rows, entry: Entry) -> None:
     t = entry_type(entry.type)  # today's type through the registry (an old journal's spelling mapped)
     handler = HANDLERS.get(t) if t is not None else None
     if handler is None:
         return
     if entry.round_id is None and t not in ROUNDLESS:
         raise DrrError(f"{entry.type} needs a round_id")
-    handler(w, entry, entry.payload)
+    handler(rows, entry, entry.payload)
 
 
 def apply(conn: Connection, entry: Entry) -> None:
     """Update the projections for one entry (inside the entry's own transaction)."""
-    _apply(DirectWriter(conn), entry)
+    _project(SqlRows(conn), entry)
+
+
+# A run of at least this many entries is folded in memory and written in bulk (`BatchRows`: a forwarded
+# batch, an import); a table's own appends (a command's few entries) go row by row, cheaper for so few.
+BULK_FROM = 32
 
 
 def apply_many(conn: Connection, entries: Sequence[Entry]) -> None:
-    """`apply` for a run of entries, in order: a long run folded in memory and written in bulk (the
-    same rows as one by one; the entries must already be in the journal, as `insert_entries` does)."""
+    """`apply` for a run of entries, in order; a long run is folded in memory and written in bulk (the
+    same rows; the entries must already be in the journal, as `insert_entries` puts them first)."""
     if len(entries) < BULK_FROM:
-        w: Writer = DirectWriter(conn)
+        sql = SqlRows(conn)
         for entry in entries:
-            _apply(w, entry)
+            _project(sql, entry)
         return
-    batch = BatchWriter(conn, entries)
+    batch = BatchRows(conn, entries)
     for entry in entries:
-        _apply(batch, entry)
+        _project(batch, entry)
     batch.flush()
+
+
+# -- a run of entries on top of the stored projections: the same handlers, rows in memory ------------
+
+_CHUNK = 500  # round ids per IN (...) list
+_KEYS: dict[str, tuple[str, ...]] = {}  # an aggregate table's primary key columns, by table name
+# What a new `rounds` row holds in the columns its insert leaves out (the schema's defaults).
+_ROUND_DEFAULTS: dict[str, Any] = {
+    c.name: (c.default.arg if c.default is not None and not callable(c.default.arg) else None)  # type: ignore[attr-defined]
+    for c in schema.rounds.columns
+}
+
+
+class BatchRows:
+    """A run of entries (any tables) folded in memory over the stored projections, written by `flush()`.
+
+    The rounds the run names are read in one query per table; the handlers change them in memory; the
+    aggregates' deltas are added up. `flush` INSERTs the new rounds, UPDATEs the changed ones and adds
+    the deltas with one upsert per aggregate table: a few statements instead of several per entry."""
+
+    def __init__(self, conn: Connection, entries: Sequence[Entry]) -> None:
+        self.conn = conn
+        self.entries = entries
+        self.rounds: dict[tuple[str, str], dict[str, Any]] = {}
+        self.new: set[tuple[str, str]] = set()
+        self.dirty: set[tuple[str, str]] = set()
+        self.deltas: dict[str, dict[tuple[Any, ...], dict[str, int]]] = {}
+        self._wagers: dict[tuple[str, str], list[tuple[str, str]]] | None = None
+        r = schema.rounds
+        for table, ids in _by_table(
+            {(e.table, e.round_id) for e in entries if e.round_id is not None}
+        ).items():
+            for i in range(0, len(ids), _CHUNK):
+                for row in conn.execute(
+                    sa.select(r).where(r.c.table_id == table, r.c.round_id.in_(ids[i : i + _CHUNK]))
+                ):
+                    self.rounds[(table, row.round_id)] = dict(row._mapping)
+
+    def round(self, entry: Entry) -> dict[str, Any]:
+        row = self.rounds.get((entry.table, str(entry.round_id)))
+        if row is None:
+            raise _unknown_round(entry)
+        return row  # the handlers read it, then change it only through set_round
+
+    def set_round(self, entry: Entry, values: dict[str, Any]) -> None:
+        key = (entry.table, str(entry.round_id))
+        row = self.rounds.get(key)
+        if row is None:
+            return  # an UPDATE of no row changes nothing, as in the database
+        row.update(values)
+        if key not in self.new:
+            self.dirty.add(key)
+
+    def insert_round(self, values: dict[str, Any]) -> None:
+        key = (str(values["table_id"]), str(values["round_id"]))
+        if key in self.rounds:
+            raise DrrError(f"round {key[1]!r} of table {key[0]} is opened twice in its journal")
+        self.rounds[key] = {**_ROUND_DEFAULTS, **values}
+        self.new.add(key)
+
+    def bump(self, table: sa.Table, keys: dict[str, Any], deltas: dict[str, int]) -> None:
+        names = _KEYS.get(table.name)
+        if names is None:
+            names = _KEYS[table.name] = tuple(c.name for c in table.primary_key.columns)
+        held: dict[str, int] | None = None
+        for k, v in deltas.items():
+            if v:
+                if held is None:
+                    held = self.deltas.setdefault(table.name, {}).setdefault(
+                        tuple(keys[n] for n in names), {}
+                    )
+                held[k] = held.get(k, 0) + v
+
+    def wager_entries(self, entry: Entry) -> list[tuple[str, str]]:
+        if self._wagers is None:
+            self._wagers = self._read_wagers()
+        found = self._wagers.get((entry.table, str(entry.round_id)))
+        return SqlRows(self.conn).wager_entries(entry) if found is None else found
+
+    def _read_wagers(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
+        """The wager entries of every round the run settles (already in the journal), one read per table."""
+        settled = {
+            (e.table, str(e.round_id))
+            for e in self.entries
+            if e.round_id is not None and e.type == EntryType.ROUND_SETTLED.value
+        }
+        found: dict[tuple[str, str], list[tuple[str, str]]] = {k: [] for k in settled}
+        j = schema.journal
+        for table, ids in _by_table(settled).items():
+            for i in range(0, len(ids), _CHUNK):
+                for rid, type_name, text in self.conn.execute(
+                    sa.select(j.c.round_id, j.c.type, j.c.payload)
+                    .where(j.c.table_id == table, j.c.round_id.in_(ids[i : i + _CHUNK]))
+                    .where(j.c.type.in_(_WAGER_TYPES))
+                    .order_by(j.c.seq)
+                ):
+                    found[(table, rid)].append((type_name, text))
+        return found
+
+    def flush(self) -> None:
+        r = schema.rounds
+        if self.new:
+            self.conn.execute(sa.insert(r), [self.rounds[k] for k in sorted(self.new)])
+        if self.dirty:
+            columns = [c.name for c in r.columns if not c.primary_key]
+            update = (
+                sa.update(r)
+                .where(r.c.table_id == sa.bindparam("k_table"), r.c.round_id == sa.bindparam("k_round"))
+                .values({c: sa.bindparam(f"v_{c}") for c in columns})
+            )
+            self.conn.execute(
+                update,
+                [
+                    {"k_table": t, "k_round": rid, **{f"v_{c}": self.rounds[(t, rid)][c] for c in columns}}
+                    for t, rid in sorted(self.dirty)
+                ],
+            )
+        for name, rows in self.deltas.items():
+            _add_deltas(self.conn, schema.metadata.tables[name], rows)
+        self.new.clear()
+        self.dirty.clear()
+        self.deltas.clear()
+
+
+def _by_table(keys: set[tuple[str, str]]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for table, round_id in sorted(keys):
+        out.setdefault(table, []).append(round_id)
+    return out
+
+
+def _add_deltas(conn: Connection, table: sa.Table, rows: dict[tuple[Any, ...], dict[str, int]]) -> None:
+    """Add each row's deltas to the aggregate (created at zero first): one upsert for them all."""
+    keys = [c.name for c in table.primary_key.columns]
+    values = [c.name for c in table.columns if not c.primary_key]
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert  # type: ignore[assignment]
+    stmt = insert(table)
+    stmt = stmt.on_conflict_do_update(
+        index_elements=keys, set_={v: table.c[v] + stmt.excluded[v] for v in values}
+    )
+    conn.execute(
+        stmt,
+        [
+            {**dict(zip(keys, key, strict=True)), **{v: d.get(v, 0) for v in values}}
+            for key, d in rows.items()
+        ],
+    )
+
+
+# -- rebuild: the same handlers over rows kept in memory ------------------------------------------
+
+REBUILD_CHUNK = 50_000  # journal entries read per query (constant memory)
+_FINISHED = frozenset({"settled", "void"})
+_AGGREGATES = (schema.number_counts, schema.daily_totals, schema.daily_handle)
+
+
+class MemoryRows:
+    """One table's projections kept in memory while a rebuild folds its journal, written in bulk.
+
+    Aggregates stay in memory to the end (a row per day, number and bet). Rounds are written out in
+    batches once settled or void (`flush`), so memory stays bounded on a journal of years; an entry
+    that later touches a written round (a void, a correction) takes it back from the database."""
+
+    def __init__(self, conn: Connection, table: str) -> None:
+        self.conn = conn
+        self.table = table
+        self.rounds: dict[str, dict[str, Any]] = {}
+        self.written: set[str] = set()  # round ids flushed to the database
+        self.aggregates: dict[str, dict[tuple[Any, ...], dict[str, Any]]] = {t.name: {} for t in _AGGREGATES}
+        self.wagers: dict[str, list[tuple[str, str]]] = {}  # round id -> (type, payload) of its wagers
+
+    def round(self, entry: Entry) -> dict[str, Any]:
+        rid = entry.round_id
+        row = self.rounds.get(rid) if rid is not None else None
+        if row is not None:
+            return row  # the handlers read it, then change it only through set_round
+        if rid in self.written:
+            return self._take_back(rid)
+        raise _unknown_round(entry)
+
+    def _take_back(self, rid: str) -> dict[str, Any]:
+        r = schema.rounds
+        where = (r.c.table_id == self.table, r.c.round_id == rid)
+        row = dict(self.conn.execute(sa.select(r).where(*where)).one()._mapping)
+        self.conn.execute(sa.delete(r).where(*where))
+        self.written.discard(rid)
+        self.rounds[rid] = row
+        return row
+
+    def set_round(self, entry: Entry, values: dict[str, Any]) -> None:
+        rid = entry.round_id
+        if rid is not None and rid not in self.rounds and rid in self.written:
+            self._take_back(rid)
+        row = self.rounds.get(rid) if rid is not None else None
+        if row is not None:  # an UPDATE of no row changes nothing, as in the database
+            row.update(values)
+
+    def insert_round(self, values: dict[str, Any]) -> None:
+        rid = values["round_id"]
+        if rid in self.rounds or rid in self.written:
+            raise DrrError(f"round {rid!r} of table {self.table} is opened twice in its journal")
+        self.rounds[rid] = values
+
+    def bump(self, table: sa.Table, keys: dict[str, Any], deltas: dict[str, int]) -> None:
+        deltas = {k: v for k, v in deltas.items() if v}
+        if not deltas:
+            return
+        rows = self.aggregates[table.name]
+        k = tuple(keys.values())
+        row = rows.get(k)
+        if row is None:
+            rows[k] = _new_aggregate(table, keys, deltas)
+            return
+        for name, v in deltas.items():
+            row[name] += v
+
+    def wager_entries(self, entry: Entry) -> list[tuple[str, str]]:
+        return self.wagers.pop(entry.round_id or "", [])
+
+    def saw_wager(self, round_id: str, type_name: str, text: str) -> None:
+        self.wagers.setdefault(round_id, []).append((type_name, text))
+
+    def flush(self, *, everything: bool = False) -> None:
+        """Write the finished rounds (with `everything`, all rounds and the aggregates)."""
+        done = [rid for rid, row in self.rounds.items() if everything or row["status"] in _FINISHED]
+        if done:
+            self.conn.execute(sa.insert(schema.rounds), [self.rounds.pop(rid) for rid in done])
+            self.written.update(done)
+        if everything:
+            for t in _AGGREGATES:
+                values = list(self.aggregates[t.name].values())
+                if values:
+                    self.conn.execute(sa.insert(t), values)
 
 
 def rebuild(conn: Connection, table: str) -> int:
     """Recompute a table's projections from its journal (after a schema change, or to check them).
 
-    Runs in the caller's transaction; returns the number of entries replayed.
+    Set-based: the journal is read in chunks straight from the driver, folded in memory by the same
+    handlers each append runs (`MemoryRows`), and the rows are written with executemany. Runs in the
+    caller's transaction; returns the number of entries replayed.
     """
-    from engine.store.records import row_to_entry
-
-    for t in (schema.rounds, schema.number_counts, schema.daily_totals, schema.daily_handle):
+    for t in (schema.rounds, *_AGGREGATES):
         conn.execute(sa.delete(t).where(t.c.table_id == table))
     # The Rules Submissions this table loaded first are stored again from its entries (others keep
     # the table that loaded them first).
     subs = schema.rules_submissions
     conn.execute(sa.delete(subs).where(subs.c.first_table == table))
-    j = schema.journal
-    count = 0
-    for row in conn.execute(sa.select(j).where(j.c.table_id == table).order_by(j.c.seq)).all():
-        apply(conn, row_to_entry(row))
-        count += 1
+    handled: dict[str, bool] = {}  # stored spelling -> does a handler take it (through the registry)
+    rows = MemoryRows(conn, table)
+    mark = "?" if conn.dialect.name == "sqlite" else "%s"
+    query = (
+        "SELECT seq, time, user_name, round_id, type, payload FROM journal "
+        f"WHERE table_id = {mark} AND seq > {mark} ORDER BY seq LIMIT {REBUILD_CHUNK}"
+    )
+    cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    count, last = 0, 0
+    try:
+        while True:
+            cursor.execute(query, (table, last))
+            chunk = cursor.fetchall()
+            for seq, time, user, round_id, type_name, payload in chunk:
+                takes = handled.get(type_name)
+                if takes is None:
+                    takes = handled[type_name] = entry_type(type_name) in HANDLERS
+                if takes:
+                    _project(rows, Entry(table, seq, time, user, round_id, type_name, payload, "", ""))
+                elif type_name in _WAGER_TYPES and round_id is not None:
+                    rows.saw_wager(round_id, type_name, payload)
+            count += len(chunk)
+            if len(chunk) < REBUILD_CHUNK:
+                break
+            last = int(chunk[-1][0])
+            rows.flush()
+    finally:
+        cursor.close()
+    rows.flush(everything=True)
     return count
 
 

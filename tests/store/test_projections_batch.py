@@ -1,5 +1,6 @@
-"""The projections folded over a batch in memory (BatchWriter) leave exactly the rows the one-by-one
-path (DirectWriter) leaves, on SQLite and on the floor's PostgreSQL, for every kind of projected entry."""
+"""The projections folded over a run of entries in memory (BatchRows: a forwarded batch, an import) leave
+exactly the rows the row-by-row path leaves, on SQLite and on the floor's PostgreSQL, for every kind of
+projected entry."""
 
 from __future__ import annotations
 
