@@ -20,7 +20,7 @@ from sqlalchemy.engine import Connection
 from engine.errors import DrrError
 from engine.store import schema
 from engine.store.canonical import GENESIS_HASH, canonical_json, entry_hash, format_time, now_text, parse_time
-from engine.store.db import CHANNEL, check_table_id, register_journal
+from engine.store.db import check_table_id, notify_head, register_journal
 from engine.store.records import Entry, NewEvent, row_to_entry
 
 if TYPE_CHECKING:
@@ -333,9 +333,7 @@ class Journal:
                     sign_head(conn, table, seq, digest, key.sign)
                 if conn.dialect.name == "postgresql":
                     # Stations LISTENing wake at commit (as after a forward), not at their next poll.
-                    conn.execute(
-                        sa.text("SELECT pg_notify(:ch, :msg)"), {"ch": CHANNEL, "msg": f"{table}:{seq}"}
-                    )
+                    notify_head(conn, table, seq)
         return written
 
     def head(self, table: str) -> tuple[int, str] | None:

@@ -1,7 +1,8 @@
 """The surveillance station: every table of the store live, outcome charts, bias tests and alerts.
 
 It reads the store only (`engine.floor.surveillance.table_view`, the same figures as `drr stats`)
-and learns of new journal entries through `gui.floor.watch.StoreWatch` (within a second). Charts
+and learns of new journal entries through `gui.floor.watch.StoreWatch` (within a second; on PostgreSQL
+from LISTEN/NOTIFY, naming the tables that moved, which alone are read again). Charts
 are built once and updated in place. Nothing here changes a round; the only writes are journaled
 alerts and their acknowledgement by a logged-in person.
 """
@@ -581,8 +582,11 @@ class SurveillanceWindow(QMainWindow):
             if only is None or name in only:
                 tile.show_view(self.view_of(name))
 
-    def scan_alerts(self, views: list[TableView] | None = None) -> None:
-        tables = [self.tables.item(i).text() for i in range(self.tables.count())]
+    def scan_alerts(self, views: list[TableView] | None = None, only: list[str] | None = None) -> None:
+        """Scan the tables `only` names (those that moved), else every table (the silence check)."""
+        tables = (
+            only if only is not None else [self.tables.item(i).text() for i in range(self.tables.count())]
+        )
         try:
             new = self.scanner.scan(self.store, tables)
             for view in views or []:
@@ -594,15 +598,18 @@ class SurveillanceWindow(QMainWindow):
             self.alerts.refresh()
 
     def on_store_changed(self, tables: set[str]) -> None:
+        """Only the tables that moved are read again (their charts, wall tiles and alert scan)."""
         from engine.store.users import FLOOR
 
-        if tables - {FLOOR}:
+        known = {self.tables.item(i).text() for i in range(self.tables.count())}
+        if tables - {FLOOR} - known:
             self.reload_tables()
+        moved = sorted(tables - {FLOOR})
         if self.table in tables:
             self.refresh()
-            self.scan_alerts([self.current_view])
-        else:
-            self.scan_alerts()
+            self.scan_alerts([self.current_view], only=moved)
+        elif moved:
+            self.scan_alerts(only=moved)
         self.refresh_wall(tables)
         if FLOOR in tables:
             self.alerts.refresh()
