@@ -52,6 +52,7 @@ from engine.floor.surveillance import (
     frequency,
     table_view,
 )
+from engine.floor.wall import TileView, tile_views
 from engine.store.db import Store
 from engine.store.stats import expected_lucky_count, house_edges
 from engine.wheel_layout import WHEEL_ORDER
@@ -285,7 +286,7 @@ class WallTile(QFrame):
         layout.addWidget(self.chart, 1)
         layout.addWidget(self.words)
 
-    def show_view(self, view: TableView) -> None:
+    def show_view(self, view: TileView) -> None:
         self.chart.update_data(view.layout, view.stats["z_scores"]["flagged"])
         self.spins.setText(f"{view.stats['spins']:,} spins · {view.window.label}")
         last = (view.last_time or "")[11:19]
@@ -579,8 +580,14 @@ class SurveillanceWindow(QMainWindow):
                 tile = self.wall_tiles[name] = WallTile(name)
                 only = None
             self.wall_grid.addWidget(tile, i // columns, i % columns)
-            if only is None or name in only:
-                tile.show_view(self.view_of(name))
+        # Every tile that moved read at once: a hundred tables cost a few queries, not a page each.
+        try:
+            views = tile_views(self.store, [n for n in wanted if only is None or n in only], self.window_spec)
+        except DrrError as exc:
+            self.live.setText(exc.message)
+            return
+        for name, view in views.items():
+            self.wall_tiles[name].show_view(view)
 
     def scan_alerts(self, views: list[TableView] | None = None, only: list[str] | None = None) -> None:
         """Scan the tables `only` names (those that moved), else every table (the silence check)."""
