@@ -254,8 +254,11 @@ class Forwarder:
         """Forward every table until caught up; returns the number of entries sent."""
         total = 0
         for table in self.tables:
-            while sent := self.forward_batch(table):
+            while True:
+                sent = self.forward_batch(table)
                 total += sent
+                if sent < self.batch:  # a short batch reached the table's head: caught up
+                    break
         self.status.last_error = None
         return total
 

@@ -390,7 +390,8 @@ class SurveillanceWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.addTab(scroll, "Table")
         self.tabs.addTab(self.wall, "Wall")
-        self.tabs.currentChanged.connect(lambda _i: self.refresh_wall())
+        self.tabs.currentChanged.connect(self._tab_shown)
+        self._page_stale = False
         self.alerts = AlertsPanel(store, lambda: self.user)
 
         top = QHBoxLayout()
@@ -604,6 +605,13 @@ class SurveillanceWindow(QMainWindow):
         if new:
             self.alerts.refresh()
 
+    def _tab_shown(self, _index: int) -> None:
+        if self.tabs.currentWidget() is self.wall:
+            self.refresh_wall()
+        elif self._page_stale:
+            self._page_stale = False
+            self.refresh()
+
     def on_store_changed(self, tables: set[str]) -> None:
         """Only the tables that moved are read again (their charts, wall tiles and alert scan)."""
         from engine.store.users import FLOOR
@@ -612,7 +620,10 @@ class SurveillanceWindow(QMainWindow):
         if tables - {FLOOR} - known:
             self.reload_tables()
         moved = sorted(tables - {FLOOR})
-        if self.table in tables:
+        if self.table in tables and self.tabs.currentWidget() is self.wall:
+            self._page_stale = True  # the page behind the wall is recomputed when it is shown
+            self.scan_alerts(only=moved)
+        elif self.table in tables:
             self.refresh()
             self.scan_alerts([self.current_view], only=moved)
         elif moved:
