@@ -446,15 +446,14 @@ BULK_FROM = 32
 def apply_many(conn: Connection, entries: Sequence[Entry]) -> None:
     """`apply` for a run of entries, in order; a long run is folded in memory and written in bulk (the
     same rows; the entries must already be in the journal, as `insert_entries` puts them first)."""
-    if len(entries) < BULK_FROM:
-        sql = SqlRows(conn)
-        for entry in entries:
-            _project(sql, entry)
-        return
-    batch = BatchRows(conn, entries)
+    rows: SqlRows | BatchRows = SqlRows(conn) if len(entries) < BULK_FROM else BatchRows(conn, entries)
     for entry in entries:
-        _project(batch, entry)
-    batch.flush()
+        if entry_type(entry.type) in users_journal.USER_TYPES:
+            users_journal.apply(conn, entry)  # the users table, at once (no other projection reads it)
+        else:
+            _project(rows, entry)
+    if isinstance(rows, BatchRows):
+        rows.flush()
 
 
 # -- a run of entries on top of the stored projections: the same handlers, rows in memory ------------

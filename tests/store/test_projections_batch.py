@@ -104,3 +104,22 @@ def test_a_batch_naming_an_unknown_round_is_refused_whole(tmp_path: Path) -> Non
         with pytest.raises(DrrError, match="unknown round 'r-3'"):
             copy_entries(broken, target, chunk=len(broken))
         assert all(not rows for rows in snapshot(target).values())
+
+
+@pytest.mark.parametrize("chunk", [None, 100_000])
+def test_user_entries_in_a_batch_keep_the_users_table(tmp_path: Path, chunk: int | None) -> None:
+    """The floor chain's user.* entries keep the users table in a long run too (not only one by one)."""
+    from engine.auth import User
+    from engine.store.users import FLOOR, add_user, list_users
+
+    with open_store(str(tmp_path / "source.sqlite"), table="T1") as source:
+        add_user(source, "ada", "admin", "1234", by=None)
+        admin = User("ada", "admin")
+        for i in range(BULK_FROM + 5):
+            add_user(source, f"u{i}", "croupier", "5678", by=admin)
+        entries = list(source.journal.entries(FLOOR))
+        expected = [(u.name, u.role) for u in list_users(source)]
+    assert len(entries) >= BULK_FROM
+    with open_store(str(tmp_path / "copy.sqlite"), table="T1") as target:
+        copy_entries(entries, target, chunk=chunk)
+        assert [(u.name, u.role) for u in list_users(target)] == expected
