@@ -229,7 +229,9 @@ def test_notifications_are_gathered_into_one_set_of_tables(qtbot: QtBot, store: 
     watch.stop()
 
 
-def test_only_the_table_that_moved_is_read_again(qtbot: QtBot, floor: Store) -> None:
+def test_only_the_table_that_moved_is_read_again(
+    qtbot: QtBot, floor: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A commit on one table (on PostgreSQL its NOTIFY; the backstop poll is a minute away) refreshes that
     table's wall tile and alert scan only, not every table of the floor."""
     window = SurveillanceWindow(floor, live=False)
@@ -241,8 +243,10 @@ def test_only_the_table_that_moved_is_read_again(qtbot: QtBot, floor: Store) -> 
     assert set(window.wall_tiles) == {"T1", "T2", "T3"}
     read: list[str] = []
     scanned: list[list[str]] = []
-    view_of, scan = window.view_of, window.scanner.scan
-    window.view_of = lambda t: (read.append(t), view_of(t))[1]  # type: ignore[method-assign]
+    from gui.windows import surveillance
+
+    scan, tiles = window.scanner.scan, surveillance.tile_views
+    monkeypatch.setattr(surveillance, "tile_views", lambda s, t, w: (read.extend(t), tiles(s, t, w))[1])
     window.scanner.scan = lambda s, tables, now=None: (scanned.append(list(tables)), scan(s, tables, now))[1]  # type: ignore[method-assign]
     window.watch.start()
     if window.watch.listener is not None:
