@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -24,6 +25,7 @@ from engine.errors import DrrError
 from engine.rng import SeededRng
 from engine.round import Phase, draw_lucky_and_bonus
 from engine.store.db import Store
+from engine.store.records import Entry
 from engine.table.service import TableService
 
 PLAYERS = ("Anna", "Bob", "Carla", "Dev", "Eve")
@@ -175,8 +177,13 @@ async def play_rounds_async(
     bonus_every: int = 40,
     rules_text: bytes | None = None,
     leave_last_unsettled: bool = False,
+    pause: float = 0.0,
+    on_batch: Callable[[list[Entry]], None] | None = None,
 ) -> list[str]:
     """Play `count` more rounds on `table` through a TableService on `store`; their round ids.
+
+    `pause`: seconds of real time between rounds (a live floor for the floor benchmark);
+    `on_batch`: subscribed to the service's durable batches (engine.table.service.subscribe_batches).
 
     A round an earlier call left unsettled is settled first. Round k (0-based, counted over the
     table's whole journal) starts at `start` + 75 k s; every `bonus_every`-th lands on the Bonus
@@ -197,6 +204,8 @@ async def play_rounds_async(
     )
     demo = _DemoTable(svc, clock, SeededRng(f"{seed}-{table}"), start)
     played: list[str] = []
+    if on_batch is not None:
+        svc.subscribe_batches(on_batch)
     await svc.start()
     try:
         first = svc.state.rounds_opened
@@ -207,6 +216,8 @@ async def play_rounds_async(
             hit = bool(bonus_every) and i % bonus_every == bonus_every - 1
             last = k == count - 1
             played.append(await demo.play(i, hit_bonus=hit, settle=not (last and leave_last_unsettled)))
+            if pause and not last:
+                await asyncio.sleep(pause)
     finally:
         await svc.close()
     return played

@@ -34,7 +34,19 @@ if TYPE_CHECKING:  # the type only: the database layer does not import the journ
     from engine.store.journal import Journal
 
 APP_NAME = "diamond-rush-roulette"
-CHANNEL = "drr_journal"  # PostgreSQL NOTIFY channel: "<table>:<seq>" when a chain's head moves
+# PostgreSQL NOTIFY channel: "<schema>:<table>:<seq>" when a chain's head moves (`notify_head`). The
+# channel is database-wide, so the payload names the schema: a station on one floor store (a schema)
+# never wakes for another's tables in the same database.
+CHANNEL = "drr_journal"
+
+
+def notify_head(conn: Connection, table: str, seq: int, channel: str = CHANNEL) -> None:
+    """NOTIFY (delivered at commit) that `table`'s chain reached `seq`, in this connection's schema."""
+    conn.execute(
+        sa.text("SELECT pg_notify(:ch, current_schema() || ':' || :msg)"),
+        {"ch": channel, "msg": f"{table}:{seq}"},
+    )
+
 
 # `Store.journal` is the journal layer's `Journal`, registered by engine.store.journal when it is
 # imported (engine/store/__init__.py imports it): the database layer sits below the journal.

@@ -1,20 +1,24 @@
 """From the table to the floor: the outbox forwarder, PostgreSQL LISTEN/NOTIFY, and SQLite change polling.
 
-Each table writes its own SQLite journal first; `Forwarder` copies a table's chain to the central
-store in order, in batches. Each batch is one central transaction that locks the chain's head row,
-reads the central position, appends the next local entries (same seq, same hashes, projections
-recomputed centrally), copies the checkpoints they reach and, on PostgreSQL, NOTIFYs `CHANNEL` with
-"table:seq" (delivered at commit). Re-sending is harmless: the position is read under the lock, so
-entries already there are skipped; a batch cut off mid-way (lost connection) rolls back whole and is
-sent again. On every batch, whatever the lengths, the central head must be an entry of the local
-chain (same seq, same hash) and the next local entries must continue it: otherwise (a forged floor
-copy of the same length, a local journal reset or cut shorter than the floor's) the forwarder
-journals a critical `alert.raised` (kind chain_divergence) on the floor store and stops with
-ChainDivergence rather than mixing two histories.
+Each table writes its own SQLite journal first; `Forwarder` copies a table's chain to the central store
+in order, in batches. Each batch is one central transaction that locks the chain's head row, reads the
+central position, appends the next local entries (same seq, same hashes, projections recomputed
+centrally), copies the checkpoints they reach and, on PostgreSQL, NOTIFYs `CHANNEL` with
+"schema:table:seq" (delivered at commit; `engine.store.db.notify_head`). Re-sending is harmless: the
+position is read under the lock, so entries already there are skipped; a batch cut off mid-way (lost
+connection) rolls back whole and is sent again. On every batch, whatever the lengths, the central head
+must be an entry of the local chain (same seq, same hash) and the next local entries must continue it:
+otherwise (a forged floor copy of the same length, a local journal reset or cut shorter than the
+floor's) the forwarder journals a critical `alert.raised` (kind chain_divergence) on the floor store and
+stops with ChainDivergence rather than mixing two histories. A table journal rolled back or cut behind
+what the floor received (a restored copy, a cut tail, even one ending on a genuinely signed head) fails
+here. The floor keeps the table's signed heads: a batch that reaches the table's head copies its
+signature onto the floor's head row and keeps it in `signed_heads` (engine.store.signed_heads), which
+`drr audit verify` on the floor store holds the floor's copy against.
 
 `listen(url, callback)` runs a dedicated psycopg 3 connection (3.2+: `notifies(timeout=…)`) in a
-thread that LISTENs and calls back `callback(table, seq)` for each notification, on that thread (a
-GUI hands it to its own thread), reconnecting when the server goes away.
+thread that LISTENs and calls back `callback(table, seq)` for each notification of its own schema, on
+that thread (a GUI hands it to its own thread), reconnecting when the server goes away.
 `Watcher` is the SQLite counterpart for local viewers: `PRAGMA data_version` tells cheaply whether
 anyone committed, then the chain heads say which tables moved.
 """
@@ -27,6 +31,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
@@ -34,9 +39,9 @@ from sqlalchemy.engine import make_url
 from engine.errors import DrrError
 from engine.floor_events import AlertRaised
 from engine.journal_types import write
-from engine.store import schema
+from engine.store import schema, signed_heads
 from engine.store.canonical import GENESIS_HASH, format_time
-from engine.store.db import CHANNEL, Store
+from engine.store.db import CHANNEL, Store, notify_head
 from engine.store.journal import insert_entries, read_head, write_head
 from engine.store.records import row_to_entry
 
@@ -63,8 +68,10 @@ class Forwarder:
         central: Store | str,
         tables: Sequence[str],
         *,
-        batch: int = 500,
+        batch: int = 5000,
         channel: str = CHANNEL,
+        keep_every_s: float = signed_heads.KEEP_EVERY_S,
+        keep_every_entries: int = signed_heads.KEEP_EVERY_ENTRIES,
     ) -> None:
         if not tables:
             raise DrrError("the forwarder needs at least one table id")
@@ -77,6 +84,7 @@ class Forwarder:
         # A URL is opened on first use, so a table can start while the floor database is down.
         self.local, self.central, self.tables = local, central, list(tables)
         self.batch, self.channel = batch, channel
+        self.keep_every_s, self.keep_every_entries = keep_every_s, keep_every_entries
         self.status = ForwardStatus()
         self._marked: set[str] = set()  # tables whose copy the floor chain marks (engine.store.forwarded)
 
@@ -159,9 +167,15 @@ class Forwarder:
                             f"the floor's head is entry {seq} but {why}; the two journals diverge, "
                             "forwarding stopped (check both with drr audit verify)"
                         )
+                # The local head with its signature, read in the same snapshot as the entries (no later).
+                h = schema.chain_heads
+                local_head = lconn.execute(
+                    sa.select(h.c.seq, h.c.hash, h.c.sig).where(h.c.table_id == table)
+                ).first()
                 rows = lconn.execute(
                     sa.select(j)
                     .where(j.c.table_id == table, j.c.seq > seq)
+                    .where(j.c.seq <= (int(local_head.seq) if local_head is not None else 0))
                     .order_by(j.c.seq)
                     .limit(self.batch)
                 ).all()
@@ -176,6 +190,8 @@ class Forwarder:
                     else []
                 )
             if not rows:
+                if head is not None:
+                    self._sign_head(conn, table, seq, prev, local_head, checkpoints=[])
                 self.status.central_heads[table] = seq
                 return 0
             entries = [row_to_entry(row) for row in rows]
@@ -196,20 +212,53 @@ class Forwarder:
                 ).first()
                 if exists is None:
                     conn.execute(sa.insert(cps).values(**cp._mapping))
+            self._sign_head(conn, table, seq, prev, local_head, checkpoints)
             if conn.dialect.name == "postgresql":
-                conn.execute(
-                    sa.text("SELECT pg_notify(:ch, :msg)"), {"ch": self.channel, "msg": f"{table}:{seq}"}
-                )
+                notify_head(conn, table, seq, self.channel)
         self.status.forwarded += len(rows)
         self.status.central_heads[table] = seq
         return len(rows)
+
+    def _sign_head(
+        self,
+        conn: sa.Connection,
+        table: str,
+        seq: int,
+        hash_: str,
+        local_head: Any,
+        checkpoints: Sequence[Any],
+    ) -> None:
+        """The floor's head row carries the table's signature over it: the local head's when the floor
+        has reached it (kept in `signed_heads` too), a signed checkpoint's when the batch ended on one,
+        else none (an unsigned head until the next batch reaches the table's head)."""
+        sig: str | None = None
+        if (
+            local_head is not None
+            and (int(local_head.seq), local_head.hash) == (seq, hash_)
+            and local_head.sig
+        ):
+            sig = str(local_head.sig)
+            signed_heads.keep(
+                conn, table, seq, hash_, sig, every_s=self.keep_every_s, every_entries=self.keep_every_entries
+            )
+        else:
+            sig = next((cp.sig for cp in checkpoints if int(cp.seq) == seq and cp.hash == hash_), None)
+        h = schema.chain_heads
+        conn.execute(
+            sa.update(h)
+            .where(h.c.table_id == table, h.c.seq == seq, h.c.sig.is_distinct_from(sig))
+            .values(sig=sig)
+        )
 
     def forward_once(self) -> int:
         """Forward every table until caught up; returns the number of entries sent."""
         total = 0
         for table in self.tables:
-            while sent := self.forward_batch(table):
+            while True:
+                sent = self.forward_batch(table)
                 total += sent
+                if sent < self.batch:  # a short batch reached the table's head: caught up
+                    break
         self.status.last_error = None
         return total
 
@@ -242,9 +291,16 @@ def _conninfo(url: str) -> str:
 class Listener:
     """A background thread with its own connection that LISTENs on `channel` and calls `callback`."""
 
-    def __init__(self, url: str, callback: Callable[[str, int], None], *, channel: str = CHANNEL) -> None:
+    def __init__(
+        self,
+        url: str,
+        callback: Callable[[str, int], None],
+        *,
+        channel: str = CHANNEL,
+        on_connect: Callable[[], None] | None = None,
+    ) -> None:
         self.conninfo = _conninfo(url)
-        self.callback, self.channel = callback, channel
+        self.callback, self.channel, self.on_connect = callback, channel, on_connect
         self.stop_event = threading.Event()
         self.ready = threading.Event()
         self.thread = threading.Thread(target=self._run, name=f"drr-listen-{channel}", daemon=True)
@@ -265,12 +321,19 @@ class Listener:
         while not self.stop_event.is_set():
             try:
                 with psycopg.connect(self.conninfo, autocommit=True, connect_timeout=5) as conn:
+                    row = conn.execute("SELECT current_schema()").fetchone()
+                    mine = str(row[0]) if row else ""
                     conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.channel)))
                     self.ready.set()
                     backoff = 0.5
+                    if self.on_connect is not None:  # what was committed while not listening: look
+                        self.on_connect()
                     while not self.stop_event.is_set():
                         for note in conn.notifies(timeout=0.5):
-                            table, _, seq = note.payload.rpartition(":")
+                            where, _, rest = note.payload.partition(":")
+                            table, _, seq = rest.rpartition(":")
+                            if where != mine or not table:  # another schema's floor in the same database
+                                continue
                             try:
                                 self.callback(table, int(seq))
                             except Exception:  # a viewer's bug must not kill the live feed
@@ -281,11 +344,19 @@ class Listener:
                 backoff = min(30.0, backoff * 2)
 
 
-def listen(url: str, callback: Callable[[str, int], None], *, channel: str = CHANNEL) -> Listener:
-    """Start listening for journal notifications on the PostgreSQL at `url`; `stop()` the result."""
+def listen(
+    url: str,
+    callback: Callable[[str, int], None],
+    *,
+    channel: str = CHANNEL,
+    on_connect: Callable[[], None] | None = None,
+) -> Listener:
+    """Start listening for journal notifications on the PostgreSQL at `url`; `stop()` the result.
+    `on_connect` is called (on the listener's thread) after each connection, the first and every
+    reconnection, so the caller can look for what was committed while nobody listened."""
     if make_url(url).get_backend_name() != "postgresql":
         raise DrrError(f"live notifications need PostgreSQL; poll {url} with Watcher instead")
-    return Listener(url, callback, channel=channel).start()
+    return Listener(url, callback, channel=channel, on_connect=on_connect).start()
 
 
 class Watcher:

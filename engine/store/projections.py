@@ -104,7 +104,8 @@ def _direction(value: Any) -> str:
 
 class Rows(Protocol):
     """Where the handlers below read and write projection rows: the database, in each append's own
-    transaction (`SqlRows`), or memory, for a rebuild (`MemoryRows`). The handlers are the one
+    transaction (`SqlRows`), memory over a run of entries (`BatchRows`: a forwarded batch, an import), or
+    memory for a rebuild (`MemoryRows`). The handlers are the one
     definition of what an entry does to the projections; both paths run them."""
 
     conn: Connection
@@ -481,53 +482,172 @@ def apply(conn: Connection, entry: Entry) -> None:
     _project(SqlRows(conn), entry)
 
 
+# A run of at least this many entries is folded in memory and written in bulk (`BatchRows`: a forwarded
+# batch, an import); a table's own appends (a command's few entries) go row by row, cheaper for so few.
+BULK_FROM = 32
+
+
 def apply_many(conn: Connection, entries: Sequence[Entry]) -> None:
-    """`apply` for a run of entries; runs of `history.imported` are projected in bulk."""
-    i = 0
-    while i < len(entries):
-        if entries[i].type != EntryType.HISTORY_IMPORTED:
-            apply(conn, entries[i])
-            i += 1
-            continue
-        j = i
-        while j < len(entries) and entries[j].type == EntryType.HISTORY_IMPORTED:
-            j += 1
-        _imported_bulk(conn, entries[i:j])
-        i = j
-
-
-def _imported_bulk(conn: Connection, entries: Sequence[Entry]) -> None:
-    rows: list[dict[str, Any]] = []
-    counts: dict[tuple[str, str, str, int], int] = {}
-    days: dict[tuple[str, str], int] = {}
+    """`apply` for a run of entries, in order; a long run is folded in memory and written in bulk (the
+    same rows; the entries must already be in the journal, as `insert_entries` puts them first)."""
+    rows: SqlRows | BatchRows = SqlRows(conn) if len(entries) < BULK_FROM else BatchRows(conn, entries)
     for entry in entries:
-        if entry.round_id is None:
-            raise DrrError(f"{entry.type} needs a round_id")
-        p = entry.payload
-        number = _number(p.get("number"), "imported number")
-        when = format_time(parse_time(str(p["time"]))) if p.get("time") else entry.time
-        direction = _direction(p.get("direction"))
-        rows.append(
-            {
-                "table_id": entry.table, "round_id": entry.round_id, "seq": entry.seq, "status": "settled",
-                "source": "import", "opened_at": when, "closed_at": None, "result_at": when,
-                "settled_at": when, "result": number, "lucky": None, "lucky_count": 0,
-                "bonus_number": None, "lucky_hit": False, "bonus_hit": False, "wagered": 0, "paid": 0,
-                "returned": 0, "handle": None,
-                "manual": False, "irregularities": 0, "dealer": None, "direction": direction or None,
-                "game_number": None, "note": p.get("source"), "rules_sha256": None,
-            }
-        )  # fmt: skip
-        key = (entry.table, when[:10], direction, number)
-        counts[key] = counts.get(key, 0) + 1
-        days[(entry.table, when[:10])] = days.get((entry.table, when[:10]), 0) + 1
-    conn.execute(sa.insert(schema.rounds), rows)
-    sql = SqlRows(conn)
-    for (table, day, direction, number), n in counts.items():
-        keys = {"table_id": table, "day": day, "direction": direction, "number": number}
-        sql.bump(schema.number_counts, keys, {"spins": n})
-    for (table, day), n in days.items():
-        sql.bump(schema.daily_totals, {"table_id": table, "day": day}, {"spins": n, "settled": n})
+        if entry_type(entry.type) in users_journal.USER_TYPES:
+            users_journal.apply(conn, entry)  # the users table, at once (no other projection reads it)
+        else:
+            _project(rows, entry)
+    if isinstance(rows, BatchRows):
+        rows.flush()
+
+
+# -- a run of entries on top of the stored projections: the same handlers, rows in memory ------------
+
+_CHUNK = 500  # round ids per IN (...) list
+_KEYS: dict[str, tuple[str, ...]] = {}  # an aggregate table's primary key columns, by table name
+# What a new `rounds` row holds in the columns its insert leaves out (the schema's defaults).
+_ROUND_DEFAULTS: dict[str, Any] = {
+    c.name: (c.default.arg if c.default is not None and not callable(c.default.arg) else None)  # type: ignore[attr-defined]
+    for c in schema.rounds.columns
+}
+
+
+class BatchRows:
+    """A run of entries (any tables) folded in memory over the stored projections, written by `flush()`.
+
+    The rounds the run names are read in one query per table; the handlers change them in memory; the
+    aggregates' deltas are added up. `flush` INSERTs the new rounds, UPDATEs the changed ones and adds
+    the deltas with one upsert per aggregate table: a few statements instead of several per entry."""
+
+    def __init__(self, conn: Connection, entries: Sequence[Entry]) -> None:
+        self.conn = conn
+        self.entries = entries
+        self.rounds: dict[tuple[str, str], dict[str, Any]] = {}
+        self.new: set[tuple[str, str]] = set()
+        self.dirty: set[tuple[str, str]] = set()
+        self.deltas: dict[str, dict[tuple[Any, ...], dict[str, int]]] = {}
+        self._wagers: dict[tuple[str, str], list[tuple[str, str]]] | None = None
+        r = schema.rounds
+        for table, ids in _by_table(
+            {(e.table, e.round_id) for e in entries if e.round_id is not None}
+        ).items():
+            for i in range(0, len(ids), _CHUNK):
+                for row in conn.execute(
+                    sa.select(r).where(r.c.table_id == table, r.c.round_id.in_(ids[i : i + _CHUNK]))
+                ):
+                    self.rounds[(table, row.round_id)] = dict(row._mapping)
+
+    def round(self, entry: Entry) -> dict[str, Any]:
+        row = self.rounds.get((entry.table, str(entry.round_id)))
+        if row is None:
+            raise _unknown_round(entry)
+        return row  # the handlers read it, then change it only through set_round
+
+    def set_round(self, entry: Entry, values: dict[str, Any]) -> None:
+        key = (entry.table, str(entry.round_id))
+        row = self.rounds.get(key)
+        if row is None:
+            return  # an UPDATE of no row changes nothing, as in the database
+        row.update(values)
+        if key not in self.new:
+            self.dirty.add(key)
+
+    def insert_round(self, values: dict[str, Any]) -> None:
+        key = (str(values["table_id"]), str(values["round_id"]))
+        if key in self.rounds:
+            raise DrrError(f"round {key[1]!r} of table {key[0]} is opened twice in its journal")
+        self.rounds[key] = {**_ROUND_DEFAULTS, **values}
+        self.new.add(key)
+
+    def bump(self, table: sa.Table, keys: dict[str, Any], deltas: dict[str, int]) -> None:
+        names = _KEYS.get(table.name)
+        if names is None:
+            names = _KEYS[table.name] = tuple(c.name for c in table.primary_key.columns)
+        held: dict[str, int] | None = None
+        for k, v in deltas.items():
+            if v:
+                if held is None:
+                    held = self.deltas.setdefault(table.name, {}).setdefault(
+                        tuple(keys[n] for n in names), {}
+                    )
+                held[k] = held.get(k, 0) + v
+
+    def wager_entries(self, entry: Entry) -> list[tuple[str, str]]:
+        if self._wagers is None:
+            self._wagers = self._read_wagers()
+        found = self._wagers.get((entry.table, str(entry.round_id)))
+        return SqlRows(self.conn).wager_entries(entry) if found is None else found
+
+    def _read_wagers(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
+        """The wager entries of every round the run settles (already in the journal), one read per table."""
+        settled = {
+            (e.table, str(e.round_id))
+            for e in self.entries
+            if e.round_id is not None and e.type == EntryType.ROUND_SETTLED.value
+        }
+        found: dict[tuple[str, str], list[tuple[str, str]]] = {k: [] for k in settled}
+        j = schema.journal
+        for table, ids in _by_table(settled).items():
+            for i in range(0, len(ids), _CHUNK):
+                for rid, type_name, text in self.conn.execute(
+                    sa.select(j.c.round_id, j.c.type, j.c.payload)
+                    .where(j.c.table_id == table, j.c.round_id.in_(ids[i : i + _CHUNK]))
+                    .where(j.c.type.in_(_WAGER_TYPES))
+                    .order_by(j.c.seq)
+                ):
+                    found[(table, rid)].append((type_name, text))
+        return found
+
+    def flush(self) -> None:
+        r = schema.rounds
+        if self.new:
+            self.conn.execute(sa.insert(r), [self.rounds[k] for k in sorted(self.new)])
+        if self.dirty:
+            columns = [c.name for c in r.columns if not c.primary_key]
+            update = (
+                sa.update(r)
+                .where(r.c.table_id == sa.bindparam("k_table"), r.c.round_id == sa.bindparam("k_round"))
+                .values({c: sa.bindparam(f"v_{c}") for c in columns})
+            )
+            self.conn.execute(
+                update,
+                [
+                    {"k_table": t, "k_round": rid, **{f"v_{c}": self.rounds[(t, rid)][c] for c in columns}}
+                    for t, rid in sorted(self.dirty)
+                ],
+            )
+        for name, rows in self.deltas.items():
+            _add_deltas(self.conn, schema.metadata.tables[name], rows)
+        self.new.clear()
+        self.dirty.clear()
+        self.deltas.clear()
+
+
+def _by_table(keys: set[tuple[str, str]]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for table, round_id in sorted(keys):
+        out.setdefault(table, []).append(round_id)
+    return out
+
+
+def _add_deltas(conn: Connection, table: sa.Table, rows: dict[tuple[Any, ...], dict[str, int]]) -> None:
+    """Add each row's deltas to the aggregate (created at zero first): one upsert for them all."""
+    keys = [c.name for c in table.primary_key.columns]
+    values = [c.name for c in table.columns if not c.primary_key]
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert  # type: ignore[assignment]
+    stmt = insert(table)
+    stmt = stmt.on_conflict_do_update(
+        index_elements=keys, set_={v: table.c[v] + stmt.excluded[v] for v in values}
+    )
+    conn.execute(
+        stmt,
+        [
+            {**dict(zip(keys, key, strict=True)), **{v: d.get(v, 0) for v in values}}
+            for key, d in rows.items()
+        ],
+    )
 
 
 # -- rebuild: the same handlers over rows kept in memory ------------------------------------------

@@ -77,6 +77,19 @@ checkpoints = Table(
     Column("sig", String(128)),  # as chain_heads.sig
 )
 
+# The floor's record of the signed heads it received from each table's forwarder (engine.store.signed_heads):
+# the table key's signature with the head, kept (thinned: one every few minutes or checkpoint interval)
+# so a floor copy cut or rolled back behind a head the table once signed fails `drr audit verify`.
+signed_heads = Table(
+    "signed_heads",
+    metadata,
+    Column("table_id", String(64), primary_key=True),
+    Column("seq", BigInteger, primary_key=True, autoincrement=False),
+    Column("hash", String(64), nullable=False),
+    Column("sig", String(128), nullable=False),
+    Column("received_at", String(32), nullable=False),
+)
+
 # Who owns a table's journal right now (pid, host, station); the OS lock is what really excludes.
 owners = Table(
     "owners",

@@ -13,7 +13,8 @@ the chain's key must be it, the head must be signed, the key file's `journaled` 
 must be there (an empty, cut or rolled-back journal fails). Without a pin the signatures present are
 checked against the chain's own key (a lab compares the fingerprint printed with the table's).
 The first failure is reported with the table, seq and what is wrong (edited, removed, reordered,
-truncated, not signed).
+truncated, not signed). On a floor store the signed heads the forwarder received from each table
+(engine.store.signed_heads) must still be there, with the same hash and the key's signature.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import sqlalchemy as sa
 
 from engine.entry_types import EntryType
 from engine.errors import DrrError
-from engine.store import schema
+from engine.store import schema, signed_heads
 from engine.store.canonical import GENESIS_HASH, canonical_json, entry_hash
 from engine.store.db import Store
 from engine.store.records import Entry, row_to_entry
@@ -139,6 +140,10 @@ def verify(
         raise DrrError(f"no journal for table {table} in {store.where} (tables: {listed})")
     tables = sorted(known) if table is None else [table]
     report = VerifyReport(ok=True)
+    with (
+        store.read() as conn
+    ):  # a floor store: the tables' signed heads it received (engine.store.signed_heads)
+        floor_heads = sa.inspect(conn).has_table(schema.signed_heads.name)
     for name in tables:
         key_file = keys.load(store.where, name)
         pinned = public_key if (public_key is not None and table is not None) else None
@@ -157,13 +162,16 @@ def verify(
                     )
                 ).scalar_one()
             )
+            kept = signed_heads.received(conn, name) if floor_heads else {}
         all_checkpoints = dict(checkpoints)
+        keys_at: dict[int, str | None] = {}  # the key in force at each kept signed head
         key: str | None = None  # the key in force
         key_since = 0
         signed_ok = 0  # the last checkpoint whose signature holds
         bad_sig: int | None = None  # the first checkpoint whose signature does not
         hashes_at: dict[int, str] = {}
         want = {key_file.high_water[0]} if key_file is not None and key_file.high_water else set()
+        want |= set(kept)
         expected_seq, prev = 1, GENESIS_HASH
         while True:
             with store.read() as conn:
@@ -206,6 +214,7 @@ def verify(
                     )
                 if seq in want:
                     hashes_at[seq] = row.hash
+                    keys_at[seq] = key
                 prev = row.hash
                 expected_seq += 1
                 report.events += 1
@@ -244,6 +253,9 @@ def verify(
         )
         if failed is not None:
             return failed
+        floor_problem = signed_heads.problem(name, last, kept, hashes_at, keys_at) if kept else None
+        if floor_problem is not None:
+            return _fail(report, name, *floor_problem)
         report.tables[name] = (last, prev)
         if key is not None:
             report.keys[name] = keys.fingerprint(key)

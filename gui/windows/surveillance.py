@@ -1,7 +1,8 @@
 """The surveillance station: every table of the store live, outcome charts, bias tests and alerts.
 
 It reads the store only (`engine.floor.surveillance.table_view`, the same figures as `drr stats`)
-and learns of new journal entries through `gui.floor.watch.StoreWatch` (within a second). Charts
+and learns of new journal entries through `gui.floor.watch.StoreWatch` (within a second; on PostgreSQL
+from LISTEN/NOTIFY, naming the tables that moved, which alone are read again). Charts
 are built once and updated in place. Nothing here changes a round; the only writes are journaled
 alerts and their acknowledgement by a logged-in person.
 """
@@ -52,6 +53,7 @@ from engine.floor.surveillance import (
     frequency,
     table_view,
 )
+from engine.floor.wall import TileView, tile_views
 from engine.store.db import Store
 from engine.store.stats import CHI_NEEDS, expected_lucky_count, house_edges, sector_needs
 from engine.wheel_layout import WHEEL_ORDER
@@ -293,7 +295,7 @@ class WallTile(QFrame):
         layout.addWidget(self.chart, 1)
         layout.addWidget(self.words)
 
-    def show_view(self, view: TableView) -> None:
+    def show_view(self, view: TileView) -> None:
         self.chart.update_data(view.layout, view.stats["z_scores"]["flagged"])
         self.spins.setText(f"{view.stats['spins']:,} spins · {view.window.label}")
         last = (view.last_time or "")[11:19]
@@ -395,7 +397,8 @@ class SurveillanceWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.addTab(scroll, "Table")
         self.tabs.addTab(self.wall, "Wall")
-        self.tabs.currentChanged.connect(lambda _i: self.refresh_wall())
+        self.tabs.currentChanged.connect(self._tab_shown)
+        self._page_stale = False
         self.alerts = AlertsPanel(store, lambda: self.user)
 
         top = QHBoxLayout()
@@ -585,11 +588,20 @@ class SurveillanceWindow(QMainWindow):
                 tile = self.wall_tiles[name] = WallTile(name)
                 only = None
             self.wall_grid.addWidget(tile, i // columns, i % columns)
-            if only is None or name in only:
-                tile.show_view(self.view_of(name))
+        # Every tile that moved read at once: a hundred tables cost a few queries, not a page each.
+        try:
+            views = tile_views(self.store, [n for n in wanted if only is None or n in only], self.window_spec)
+        except DrrError as exc:
+            self.live.setText(exc.message)
+            return
+        for name, view in views.items():
+            self.wall_tiles[name].show_view(view)
 
-    def scan_alerts(self, views: list[TableView] | None = None) -> None:
-        tables = [self.tables.item(i).text() for i in range(self.tables.count())]
+    def scan_alerts(self, views: list[TableView] | None = None, only: list[str] | None = None) -> None:
+        """Scan the tables `only` names (those that moved), else every table (the silence check)."""
+        tables = (
+            only if only is not None else [self.tables.item(i).text() for i in range(self.tables.count())]
+        )
         try:
             new = self.scanner.scan(self.store, tables)
             for view in views or []:
@@ -600,16 +612,29 @@ class SurveillanceWindow(QMainWindow):
         if new:
             self.alerts.refresh()
 
+    def _tab_shown(self, _index: int) -> None:
+        if self.tabs.currentWidget() is self.wall:
+            self.refresh_wall()
+        elif self._page_stale:
+            self._page_stale = False
+            self.refresh()
+
     def on_store_changed(self, tables: set[str]) -> None:
+        """Only the tables that moved are read again (their charts, wall tiles and alert scan)."""
         from engine.store.users import FLOOR
 
-        if tables - {FLOOR}:
+        known = {self.tables.item(i).text() for i in range(self.tables.count())}
+        if tables - {FLOOR} - known:
             self.reload_tables()
-        if self.table in tables:
+        moved = sorted(tables - {FLOOR})
+        if self.table in tables and self.tabs.currentWidget() is self.wall:
+            self._page_stale = True  # the page behind the wall is recomputed when it is shown
+            self.scan_alerts(only=moved)
+        elif self.table in tables:
             self.refresh()
-            self.scan_alerts([self.current_view])
-        else:
-            self.scan_alerts()
+            self.scan_alerts([self.current_view], only=moved)
+        elif moved:
+            self.scan_alerts(only=moved)
         self.refresh_wall(tables)
         if FLOOR in tables:
             self.alerts.refresh()

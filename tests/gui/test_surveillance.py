@@ -11,6 +11,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from engine.auth import User
@@ -186,9 +187,8 @@ def test_a_headless_table_writing_while_the_station_watches(qtbot: QtBot, tmp_pa
 def test_the_store_watch_wakes_on_notify_or_poll(qtbot: QtBot, store: Store) -> None:  # noqa: F811
     """PostgreSQL: a NOTIFY on the forwarder's channel wakes the station at once (the poll is set to a
     minute here, so only the notification can be seen). SQLite: the data_version poll sees it."""
-    import sqlalchemy as sa
 
-    from engine.store.forward import CHANNEL
+    from engine.store.db import notify_head
     from gui.floor.watch import StoreWatch
 
     watch = StoreWatch(store, interval_ms=250 if store.is_sqlite else 60_000)
@@ -200,7 +200,7 @@ def test_the_store_watch_wakes_on_notify_or_poll(qtbot: QtBot, store: Store) -> 
         with qtbot.waitSignal(watch.changed, timeout=1000) as seen:
             if not store.is_sqlite:
                 with store.begin() as conn:
-                    conn.execute(sa.text("SELECT pg_notify(:c, :m)"), {"c": CHANNEL, "m": f"T8:{entry.seq}"})
+                    notify_head(conn, "T8", entry.seq)
         assert "T8" in seen.args[0]
     finally:
         watch.stop()
@@ -214,3 +214,52 @@ def test_a_mistyped_sqlite_path_is_refused_and_creates_nothing(qtbot: QtBot, tmp
     with pytest.raises(DrrError, match="no store at"):
         run_floor_station("surveillance", str(missing))
     assert not missing.exists()
+
+
+def test_notifications_are_gathered_into_one_set_of_tables(qtbot: QtBot, store: Store) -> None:  # noqa: F811
+    """However many tables commit at once, the station gets one `changed` naming each table once."""
+    from gui.floor.watch import StoreWatch
+
+    watch = StoreWatch(store, interval_ms=60_000, backstop_ms=60_000)
+    seen: list[set[str]] = []
+    watch.changed.connect(seen.append)
+    for table, seq in (("T1", 5), ("T2", 9), ("T1", 6), ("T3", 1)):
+        watch._notified.emit(table, seq)
+    qtbot.waitUntil(lambda: bool(seen), timeout=1000)
+    qtbot.wait(100)
+    assert seen == [{"T1", "T2", "T3"}]
+    watch.stop()
+
+
+def test_only_the_table_that_moved_is_read_again(
+    qtbot: QtBot, floor: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A commit on one table (on PostgreSQL its NOTIFY; the backstop poll is a minute away) refreshes that
+    table's wall tile and alert scan only, not every table of the floor."""
+    window = SurveillanceWindow(floor, live=False)
+    qtbot.addWidget(window)
+    window.watch.backstop_ms = 60_000
+    for i in range(window.tables.count()):
+        window.tables.item(i).setCheckState(Qt.CheckState.Checked)
+    window.tabs.setCurrentWidget(window.wall)
+    assert set(window.wall_tiles) == {"T1", "T2", "T3"}
+    read: list[str] = []
+    scanned: list[list[str]] = []
+    from gui.windows import surveillance
+
+    scan, tiles = window.scanner.scan, surveillance.tile_views
+    monkeypatch.setattr(surveillance, "tile_views", lambda s, t, w: (read.extend(t), tiles(s, t, w))[1])
+    window.scanner.scan = lambda s, tables, now=None: (scanned.append(list(tables)), scan(s, tables, now))[1]  # type: ignore[method-assign]
+    window.watch.start()
+    if window.watch.listener is not None:
+        assert window.watch.listener.ready.wait(5)
+        qtbot.wait(200)  # the poll after connecting
+    read.clear()
+    scanned.clear()
+    before = window.wall_tiles["T2"].spins.text()
+    play_rounds(floor, "T2", 1, seed="live", start=START + timedelta(days=1))
+    qtbot.waitUntil(lambda: window.wall_tiles["T2"].spins.text() != before, timeout=2000)
+    qtbot.wait(100)
+    assert set(read) == {"T2"}
+    assert scanned and all(tables == ["T2"] for tables in scanned)
+    window.close()

@@ -1,0 +1,400 @@
+"""Scale figures of the floor (drr bench --scale): forwarding into PostgreSQL, and a floor of 100 live tables.
+
+`floor_forward_entries_per_s` (group floor_forward): one table catching up into the floor's PostgreSQL
+through `engine.store.forward.Forwarder` (the code `drr db forward` runs): the run's long signed
+journal (`ctx.long_journal()`), up to `FORWARD_ENTRIES` of its entries forwarded batch by batch into an
+empty floor schema (journal by COPY, projections folded per batch), entries per second.
+
+Group floor_live, against PostgreSQL, in two processes:
+- the floor: `ctx.floor_rounds` settled rounds of history over `ctx.floor_tables` tables written
+  straight into the floor's projections (BENCHMARK FIXTURE, as gui/bench_stations.py: millions of
+  journal entries would take hours), then every table played live through its own `TableService` on
+  its own SQLite journal (the demo floor's wagers and wheel), each commit forwarded by the table's
+  `Forwarder` at once (the forwarders on `FORWARD_THREADS` threads, as each table PC runs its own),
+  the floor together dealing `FLOOR_ROUNDS_PER_S` rounds a second (a hundred busy tables);
+- the surveillance station (`python -m gui.bench_scale_floor station …`, offscreen), the real
+  `SurveillanceWindow` with every table on the wall, woken by LISTEN/NOTIFY.
+`floor_wall_refresh_ms_at_100_tables`: the whole wall recomputed and repainted (best of three).
+`floor_commit_to_screen_ms_p99`: for every commit at a table, the time until the station has redrawn
+that table's tile with it (the tile repainted), 99th percentile.
+`floor_cpu_per_table_pct`: the station's CPU time over the live period, in % of one core, per table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from engine.bench_scale import ScaleContext, register
+
+FORWARD_ENTRIES = 1_000_000
+FLOOR_ROUNDS_PER_S = 2.0  # 100 tables at 72 rounds an hour: a busy casino floor
+FORWARD_THREADS = 8  # the tables' forwarders, each table always on the same one (in order)
+LIVE_SECONDS = 60.0
+
+
+@contextlib.contextmanager
+def scratch_schema(pg_url: str, prefix: str) -> Iterator[str]:
+    """A URL to `pg_url` whose search_path is a new schema (dropped afterwards)."""
+    import sqlalchemy as sa
+
+    from engine.store.db import resolve_url
+
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
+    admin = sa.create_engine(resolve_url(pg_url))
+    with admin.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{name}"'))
+    url = sa.engine.make_url(resolve_url(pg_url)).update_query_dict({"options": f"-csearch_path={name}"})
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{name}" CASCADE'))
+        admin.dispose()
+
+
+def _pg(ctx: ScaleContext) -> str:
+    from engine.bench_scale import ScaleSkip
+
+    if ctx.pg_url is None:
+        raise ScaleSkip("the floor figures need PostgreSQL (--pg URL or DRR_BENCH_PG_URL)")
+    return ctx.pg_url
+
+
+# -- floor_forward_entries_per_s ---------------------------------------------------------------------
+
+
+def bench_forward(ctx: ScaleContext) -> dict[str, float]:
+    from engine.store import open_store
+    from engine.store.forward import Forwarder
+
+    pg = _pg(ctx)
+    journal = ctx.long_journal()
+    wanted = min(journal.entries, FORWARD_ENTRIES)
+    with (
+        open_store(journal.url, table=journal.table) as local,
+        scratch_schema(pg, "drr_bench_fwd") as url,
+        open_store(url) as central,
+    ):
+        forwarder = Forwarder(local, central, [journal.table])
+        sent = 0
+        started = time.perf_counter()
+        while sent < wanted:
+            n = forwarder.forward_batch(journal.table)
+            if not n:
+                break
+            sent += n
+            ctx.progress(sent / wanted, f"forwarded {sent:,} entries")
+        elapsed = time.perf_counter() - started
+    return {"floor_forward_entries_per_s": sent / elapsed}
+
+
+# -- the live floor ----------------------------------------------------------------------------------
+
+
+def fill_floor_history(url: str, tables: list[str], rounds: int) -> None:
+    """BENCHMARK FIXTURE: `rounds` settled rounds spread over `tables`, written straight into the floor's
+    projections (rounds by COPY, the day aggregates summed), the days before the live play starts."""
+    import numpy as np
+    import sqlalchemy as sa
+
+    from engine.floor.demo import START
+    from engine.store import open_store, schema
+
+    per_table = max(1, rounds // len(tables))
+    names = [c.name for c in schema.rounds.columns]
+    rng = np.random.default_rng(7)
+    counts: dict[tuple[str, str, str, int], int] = {}
+    totals: dict[tuple[str, str], int] = {}
+    with open_store(url) as store, store.begin() as conn:
+        raw: Any = conn.connection.driver_connection
+        with raw.cursor() as cur, cur.copy(f"COPY rounds ({', '.join(names)}) FROM STDIN") as copy:
+            for table in tables:
+                numbers = rng.integers(0, 37, per_table)
+                first = START - timedelta(seconds=per_table * 72)  # 50 rounds an hour, up to the live start
+                for i in range(per_table):
+                    stamp = (first + timedelta(seconds=72 * i)).strftime("%Y-%m-%dT%H:%M:%S.000000Z")
+                    number, direction = int(numbers[i]), ("cw", "ccw")[i % 2]
+                    counts[(table, stamp[:10], direction, number)] = (
+                        counts.get((table, stamp[:10], direction, number), 0) + 1
+                    )
+                    totals[(table, stamp[:10])] = totals.get((table, stamp[:10]), 0) + 1
+                    row = {
+                        "table_id": table, "round_id": f"{table}-h{i}", "seq": 0, "status": "settled",
+                        "source": "table", "opened_at": stamp, "closed_at": stamp, "result_at": stamp,
+                        "settled_at": stamp, "result": number, "lucky": '[[17,"199"]]', "lucky_count": 1,
+                        "bonus_number": 0, "lucky_hit": number == 17, "bonus_hit": number == 0,
+                        "wagered": 100_000, "paid": 45_000, "returned": 95_000, "handle": '{"red":100000}',
+                        "manual": False, "irregularities": 0, "dealer": "dana", "direction": direction,
+                        "game_number": i % 1000, "note": None, "rules_sha256": None,
+                    }  # fmt: skip
+                    copy.write_row(tuple(row[n] for n in names))
+        conn.execute(
+            sa.insert(schema.number_counts),
+            [
+                {"table_id": t, "day": d, "direction": r, "number": n, "spins": c}
+                for (t, d, r, n), c in counts.items()
+            ],
+        )
+        conn.execute(
+            sa.insert(schema.daily_totals),
+            [
+                {
+                    "table_id": t, "day": d, "spins": c, "drawn_spins": c, "lucky_drawn": c, "lucky_hits": 0,
+                    "bonus_hits": 0, "settled": c, "voided": 0, "irregularities": 0, "wagered": 100_000 * c,
+                    "paid": 45_000 * c, "returned": 95_000 * c,
+                }
+                for (t, d), c in totals.items()
+            ],
+        )  # fmt: skip
+        conn.exec_driver_sql("ANALYZE rounds")
+
+
+class _Floor:
+    """The tables' side: a TableService per table on its own SQLite journal, each commit forwarded."""
+
+    def __init__(self, workdir: Path, central_url: str, tables: list[str]) -> None:
+        from engine.store import open_store
+        from engine.store.forward import Forwarder
+
+        self.tables = tables
+        self.central = open_store(central_url)
+        self.locals = {
+            t: open_store(str(workdir / f"table-{t}.sqlite"), table=t, durable=False) for t in tables
+        }
+        self.forwarders = {t: Forwarder(self.locals[t], self.central, [t]) for t in tables}
+        self.commits: list[tuple[str, int, float]] = []
+        self.forwarded: list[tuple[str, int, float]] = []  # (table, floor head, when), after each forward
+        self.failed: list[str] = []
+        self.queues: list[queue.Queue[str | None]] = [queue.Queue() for _ in range(FORWARD_THREADS)]
+        self.threads = [
+            threading.Thread(target=self._forward, args=(q,), name=f"bench-forward-{i}", daemon=True)
+            for i, q in enumerate(self.queues)
+        ]
+        for thread in self.threads:
+            thread.start()
+
+    def queue_of(self, table: str) -> queue.Queue[str | None]:
+        return self.queues[self.tables.index(table) % FORWARD_THREADS]
+
+    def on_batch(self, table: str) -> Any:
+        def note(entries: list[Any]) -> None:
+            if entries:
+                self.commits.append((table, entries[-1].seq, time.time()))
+                self.queue_of(table).put(table)
+
+        return note
+
+    def _forward(self, todo: queue.Queue[str | None]) -> None:
+        while (table := todo.get()) is not None:
+            pending = {table}
+            with contextlib.suppress(queue.Empty):
+                while (more := todo.get_nowait()) is not None:
+                    pending.add(more)
+            for t in sorted(pending):
+                try:
+                    self.forwarders[t].forward_once()
+                    self.forwarded.append((t, self.forwarders[t].status.central_heads.get(t, 0), time.time()))
+                except Exception as exc:  # a benchmark reports, never hides, a failure
+                    self.failed.append(f"{t}: {exc}")
+
+    async def play(self, rounds: int, pause: float, *, record: bool, seed: str) -> None:
+        import random
+
+        from engine.floor.demo import START, play_rounds_async
+
+        async def one(table: str) -> None:
+            if pause:
+                await asyncio.sleep(random.random() * pause)
+            await play_rounds_async(
+                self.locals[table],
+                table,
+                rounds,
+                seed=seed,
+                start=START,
+                pause=pause,
+                on_batch=self.on_batch(table) if record else (lambda e, t=table: self.queue_of(t).put(t)),  # type: ignore[misc]
+            )
+
+        await asyncio.gather(*(one(t) for t in self.tables))
+
+    def drain(self) -> None:
+        while not all(q.empty() for q in self.queues):
+            time.sleep(0.05)
+        time.sleep(0.3)
+
+    def close(self) -> None:
+        for q in self.queues:
+            q.put(None)
+        for thread in self.threads:
+            thread.join(30)
+        for store in self.locals.values():
+            store.close()
+        self.central.close()
+
+
+def bench_live(ctx: ScaleContext) -> dict[str, float]:
+    pg = _pg(ctx)
+    tables = [f"F{i:03d}" for i in range(1, ctx.floor_tables + 1)]
+    seconds = 8.0 if ctx.tiny else LIVE_SECONDS
+    pause = len(tables) / FLOOR_ROUNDS_PER_S
+    rounds = max(2, math.ceil(seconds / pause) + 1)
+    work = ctx.workdir / f"floor-{uuid.uuid4().hex[:6]}"
+    work.mkdir(parents=True)
+    with scratch_schema(pg, "drr_bench_floor") as url:
+        from engine.store import open_store
+
+        open_store(url).close()  # the schema's tables
+        ctx.progress(0.02, f"{ctx.floor_rounds:,} rounds of history on the floor")
+        fill_floor_history(url, tables, ctx.floor_rounds)
+        floor = _Floor(work, url, tables)
+        try:
+            ctx.progress(0.15, f"{len(tables)} tables open")
+            asyncio.run(floor.play(1, 0.0, record=False, seed="open"))  # every table on the floor
+            floor.drain()
+            out = work / "station.json"
+            station = subprocess.Popen(
+                [sys.executable, "-m", "gui.bench_scale_floor", "station", url, str(work), str(len(tables))],
+                env={**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")},
+            )
+            try:
+                deadline = time.monotonic() + 600
+                while not (work / "ready").exists():
+                    if station.poll() is not None or time.monotonic() > deadline:
+                        raise RuntimeError("the surveillance station did not start")
+                    time.sleep(0.2)
+                ctx.progress(0.3, f"{len(tables)} tables playing for {seconds:.0f} s")
+                (work / "go").touch()
+                asyncio.run(floor.play(rounds, pause, record=True, seed="live"))
+                floor.drain()
+                time.sleep(2.0)  # the last commits reach the screen
+                (work / "stop").touch()
+                station.wait(120)
+            finally:
+                if station.poll() is None:
+                    station.kill()
+            result = json.loads(out.read_text("utf-8"))
+        finally:
+            floor.close()
+        if floor.failed:
+            raise RuntimeError(f"forwarding failed: {floor.failed[0]}")
+    painted: dict[str, list[tuple[int, float]]] = {}
+    for table, seq, at in result["paints"]:
+        painted.setdefault(table, []).append((seq, at))
+    on_floor: dict[str, list[tuple[int, float]]] = {}
+    for table, seq, at in floor.forwarded:
+        on_floor.setdefault(table, []).append((seq, at))
+
+    def p99(after: dict[str, list[tuple[int, float]]]) -> float:
+        """99th percentile over the commits of the time until `after` shows them."""
+        latencies = []
+        for table, seq, at in floor.commits:
+            shown = [p for s, p in after.get(table, []) if s >= seq and p >= at]
+            latencies.append((min(shown) - at) * 1000 if shown else float("inf"))
+        latencies.sort()
+        return latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))] if latencies else float("nan")
+
+    return {
+        "floor_wall_refresh_ms_at_100_tables": result["wall_ms"],
+        "floor_commit_to_screen_ms_p99": p99(painted),
+        "floor_commit_to_floor_ms_p99": p99(on_floor),  # of which: forwarded (the tables' side)
+        "floor_cpu_per_table_pct": 100 * result["cpu_s"] / result["wall_s"] / len(tables),
+        "floor_live_commits": float(len(floor.commits)),
+    }
+
+
+def station_main(url: str, work: Path, tables: int) -> None:
+    """The surveillance station of the live floor (its own process: its CPU is measured alone)."""
+    from PySide6.QtCore import Qt, QTimer
+
+    from engine.store import open_store
+    from gui.bench_stations import _app
+    from gui.windows import surveillance
+    from gui.windows.surveillance import SurveillanceWindow
+
+    app = _app()
+    paints: list[tuple[str, int, float]] = []
+    show_view = surveillance.WallTile.show_view
+
+    def timed_show(tile: Any, view: Any) -> None:  # instrumentation: the tile repainted, then stamped
+        show_view(tile, view)
+        tile.repaint()
+        paints.append((tile.table, view.seq, time.time()))
+
+    surveillance.WallTile.show_view = timed_show  # type: ignore[method-assign,assignment]
+    store = open_store(url, migrate=False)
+    window = SurveillanceWindow(store)
+    window.resize(1900, 1200)
+    window.show()
+    for i in range(window.tables.count()):
+        window.tables.item(i).setCheckState(Qt.CheckState.Checked)
+    window.tabs.setCurrentWidget(window.wall)
+    app.processEvents()
+    assert len(window.wall_tiles) == tables, (len(window.wall_tiles), tables)
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        window.refresh_wall()
+        window.wall.repaint()
+        best = min(best, (time.perf_counter() - started) * 1000)
+    paints.clear()
+    state: dict[str, float] = {}
+
+    def check() -> None:
+        if "cpu0" not in state and (work / "go").exists():
+            state["cpu0"], state["t0"] = time.process_time(), time.time()
+        if "cpu0" in state and (work / "stop").exists():
+            result = {
+                "wall_ms": best,
+                "cpu_s": time.process_time() - state["cpu0"],
+                "wall_s": time.time() - state["t0"],
+                "paints": paints,
+            }
+            (work / "station.json").write_text(json.dumps(result), "utf-8")
+            window.close()
+            app.quit()
+
+    files = QTimer()
+    files.setInterval(100)
+    files.timeout.connect(check)
+    files.start()
+    (work / "ready").touch()
+    app.exec()
+    store.close()
+
+
+register(
+    "floor_forward",
+    bench_forward,
+    weight=60,
+    goals={"floor_forward_entries_per_s": (">=", 20_000)},
+    needs_pg=True,
+)
+register(
+    "floor_live",
+    bench_live,
+    weight=150,
+    goals={
+        "floor_wall_refresh_ms_at_100_tables": ("<=", 500),
+        "floor_commit_to_screen_ms_p99": ("<=", 1_000),
+        "floor_cpu_per_table_pct": ("<=", 0.5),
+    },
+    needs_pg=True,
+)
+
+
+if __name__ == "__main__" and len(sys.argv) == 5 and sys.argv[1] == "station":
+    station_main(sys.argv[2], Path(sys.argv[3]), int(sys.argv[4]))

@@ -1,0 +1,37 @@
+"""The wall's tiles, read for many tables at once (on PostgreSQL in one query), show exactly the figures
+of each table's full page (`table_view`, i.e. `drr stats`) for the same window."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.floor import windows as win
+from engine.floor.demo import fill_demo_floor
+from engine.floor.surveillance import table_view
+from engine.floor.wall import tile_views
+from engine.store import Store
+from tests.floor.helpers import store, store_url  # noqa: F401 - fixtures
+
+
+@pytest.mark.parametrize(
+    "window", [win.last_spins(25), win.last_spins(1000), win.everything()], ids=["last25", "last1000", "all"]
+)
+def test_tiles_show_the_figures_of_the_full_page(store: Store, window: win.SpinWindow) -> None:  # noqa: F811
+    fill_demo_floor(store, {"T1": 60, "T2": 30, "T3": 1})
+    tiles = tile_views(store, ["T1", "T2", "T3"], window)
+    assert set(tiles) == {"T1", "T2", "T3"}
+    for table, tile in tiles.items():
+        page = table_view(store, table, window)
+        assert tile.stats["counts"] == page.stats["counts"]
+        assert tile.stats["spins"] == page.stats["spins"]
+        assert tile.stats["chi_square"] == page.stats["chi_square"]
+        assert tile.stats["z_scores"]["flagged"] == page.stats["z_scores"]["flagged"]
+        assert tile.layout == page.layout
+        assert tile.verdict == page.verdict
+        assert tile.last_time == page.last_time
+        assert tile.seq == store.journal.head(table)[0]  # type: ignore[index]
+    assert tiles["T1"].stats["spins"] == min(60, window.last or 60)
+
+
+def test_no_tables_no_query(store: Store) -> None:  # noqa: F811
+    assert tile_views(store, [], win.last_spins(10)) == {}
