@@ -21,7 +21,7 @@ from engine.floor.power import verdict
 from engine.floor.surveillance import LAYOUT_ORDER, frequency
 from engine.floor.windows import SpinWindow
 from engine.store import schema
-from engine.store.stats import DEFAULT_ALPHA, POCKETS, chi_square, read_tally, z_scores
+from engine.store.stats import DEFAULT_ALPHA, POCKETS, chi_square_in_words, read_tally, z_scores
 
 if TYPE_CHECKING:
     from engine.store.db import Store
@@ -52,7 +52,12 @@ def tile_views(
     views = {}
     for table in tables:
         c = counts.get(table, [0] * POCKETS)
-        stats = {"spins": sum(c), "counts": c, "chi_square": chi_square(c), "z_scores": z_scores(c, alpha)}
+        stats = {
+            "spins": sum(c),
+            "counts": c,
+            "chi_square": chi_square_in_words(c, alpha),
+            "z_scores": z_scores(c, alpha),
+        }
         seq, last = heads.get(table, (0, None))
         views[table] = TileView(
             table=table,

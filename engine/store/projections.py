@@ -577,6 +577,10 @@ class BatchRows:
         found = self._wagers.get((entry.table, str(entry.round_id)))
         return SqlRows(self.conn).wager_entries(entry) if found is None else found
 
+    def wagers_so_far(self, entry: Entry) -> list[tuple[str, str]]:
+        # Only a removed wager asks (rare): the run is in the journal already, so read it there.
+        return SqlRows(self.conn).wagers_so_far(entry)
+
     def _read_wagers(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
         """The wager entries of every round the run settles (already in the journal), one read per table."""
         settled = {

@@ -84,6 +84,15 @@ CHI_NEEDS = MIN_EXPECTED * POCKETS
 DIRECTION_WORDS = {"cw": "clockwise spins", "ccw": "counter-clockwise spins"}
 
 
+def chi_square_in_words(counts: Sequence[int], alpha: float = DEFAULT_ALPHA) -> dict[str, Any]:
+    """The chi-square test of every number equally likely, with its sentence (a table's page, a wall tile)."""
+    chi = chi_square(counts)
+    chi["words"] = p_words(
+        "every number equally likely (chi-square)", chi["p_value"], sum(counts), CHI_NEEDS, alpha=alpha
+    )
+    return chi
+
+
 def chance_words(p: float) -> str:
     """How often a fair wheel gives a sample at least this uneven, in words."""
     if p >= 0.995:
@@ -295,10 +304,7 @@ def compute_stats(
             f"{what}, every number equally likely", chi["p_value"], sum(dcounts), CHI_NEEDS, alpha=alpha
         )
         directions[name or "unknown"] = {"spins": sum(dcounts), "counts": list(dcounts), "chi_square": chi}
-    chi = chi_square(counts)
-    chi["words"] = p_words(
-        "every number equally likely (chi-square)", chi["p_value"], n, CHI_NEEDS, alpha=alpha
-    )
+    chi = chi_square_in_words(counts, alpha)
     sectors = hottest_sectors(counts, trials)
     for width, sector in sectors.items():
         numbers = "-".join(map(str, sector["numbers"]))

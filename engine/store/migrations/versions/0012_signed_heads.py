@@ -1,7 +1,7 @@
 """signed_heads: the table heads (with their signatures) a floor store received from the forwarders
 
-Revision ID: 0011
-Revises: 0007
+Revision ID: 0012
+Revises: 0011
 Create Date: 2026-12-01 13:10:00
 
 Empty at first: the forwarder fills it from the next head it forwards (engine.store.signed_heads).
