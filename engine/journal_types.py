@@ -55,6 +55,8 @@ from engine.rng import Draw
 from engine.round import RoundEvent
 from engine.store.records import Entry, NewEvent
 from engine.table_events import (
+    AutoConfirmDue,
+    BettingTime,
     Irregularity,
     IrregularityResolved,
     KeyRotated,
@@ -70,6 +72,7 @@ from engine.table_events import (
     SettingsChanged,
     TableStarted,
     TimerRestarted,
+    WheelStartOrdered,
 )
 from engine.wheel_events import WHEEL_EVENTS, WheelEvent
 
@@ -115,6 +118,9 @@ Payload = (
     | PayoutApproved
     | PresetSet
     | TimerRestarted
+    | BettingTime
+    | WheelStartOrdered
+    | AutoConfirmDue
     | WheelEvent
     | UserAdded
     | UserDisabled
@@ -158,6 +164,9 @@ _OWN_CLASSES: Final = (
     PayoutApproved,
     PresetSet,
     TimerRestarted,
+    BettingTime,
+    WheelStartOrdered,
+    AutoConfirmDue,
     UserAdded,
     UserDisabled,
     UserLogin,

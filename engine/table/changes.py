@@ -24,6 +24,8 @@ from typing import Any, Protocol
 from engine import round as _round
 from engine.journal_types import Unknown, parse
 from engine.table_events import (
+    AutoConfirmDue,
+    BettingTime,
     Irregularity,
     IrregularityResolved,
     ManualEntry,
@@ -36,8 +38,9 @@ from engine.table_events import (
     RulesLoaded,
     SettingsChanged,
     TimerRestarted,
+    WheelStartOrdered,
 )
-from engine.wheel_events import WheelEvent, WheelResult
+from engine.wheel_events import WheelEvent, WheelLaunched, WheelNoMoreBets, WheelResult
 
 
 class EntryLike(Protocol):
@@ -107,6 +110,7 @@ class Changes:
     rules: bool = False  # a Rules Submission was loaded (the next round opens under it)
     settings: bool = False  # the pit boss changed the table's settings (limits, dealer, ...)
     wheel: bool = False  # the wheel said something (rotor, state, link)
+    spin: bool = False  # the spin's step or countdown moved (engine.table.wheel_drive.wheel_phase)
     other: bool = False  # entries no screen of the round shows (logins, alerts, table.started)
     everything: bool = False  # a screen attached (or reconnected): redraw it all, every bonus game too
 
@@ -150,6 +154,7 @@ EVERYTHING: Changes = Changes(
     rules=True,
     settings=True,
     wheel=True,
+    spin=True,
 )
 
 _ROUND_RESET = Changes(
@@ -172,7 +177,9 @@ def _reason(kind: str, reason: str, what: str = "") -> Changes:
 def _wheel(p: WheelEvent) -> Changes:
     """A wheel message (engine.wheel_events); an accepted result waits for the croupier's confirmation."""
     if isinstance(p, WheelResult) and p.accepted:
-        return Changes(wheel=True, result=ResultNotice(p.number, False, "wheel"))
+        return Changes(wheel=True, spin=True, result=ResultNotice(p.number, False, "wheel"))
+    if isinstance(p, WheelLaunched | WheelNoMoreBets):
+        return Changes(wheel=True, spin=True)  # the ball is spinning
     return Changes(wheel=True)
 
 
@@ -234,6 +241,8 @@ def _one(p: Any) -> Changes:
         return Changes(manual_entry=True)
     if isinstance(p, WheelEvent):
         return _wheel(p)
+    if isinstance(p, BettingTime | WheelStartOrdered | AutoConfirmDue):
+        return Changes(spin=True)  # a countdown started or ended (the phase strip)
     return Changes(other=True)
 
 
