@@ -103,6 +103,8 @@ class TableSource(Protocol):
 
     async def confirm_result(self, user: User) -> list[Entry]: ...
 
+    async def dispute_result(self, user: User, reason: str) -> list[Entry]: ...
+
     async def manual_result(self, user: User, number: int, reason: str) -> list[Entry]: ...
 
     async def approve_payout(self, user: User) -> list[Entry]: ...
@@ -246,6 +248,7 @@ class TableModel(QObject):
 
     def _build_view(self) -> TableView:
         """The whole table as the source's state says: once per batch that changes what is shown."""
+        from engine.table.wheel_drive import wheel_phase
         from gui.bonus_bridge import bonus_view
         from gui.pay_lines import lines_of, with_bonus_payout
 
@@ -281,6 +284,7 @@ class TableModel(QObject):
             approvals_needed=need.wager_ids if need is not None else (),
             hold=self._hold_text(st),
             stopped=st.rng_fault is not None,
+            spin=wheel_phase(st),
         )
 
     # --- the push -----------------------------------------------------------------------------
@@ -403,6 +407,10 @@ class TableModel(QObject):
 
     def confirm_result(self) -> None:
         self._submit(lambda s: s.confirm_result(self.user))
+
+    def dispute_result(self, reason: str) -> None:
+        """The croupier disputes the wheel's number before it confirms itself (a hold follows)."""
+        self._submit(lambda s: s.dispute_result(self.user, reason))
 
     def manual_result(self, number: int) -> None:
         # The croupier already typed the number twice on screen; the service's own two steps

@@ -14,6 +14,7 @@ from decimal import ROUND_DOWN, Decimal
 from fractions import Fraction
 
 from engine.bets import Wager
+from engine.table.wheel_drive import IDLE_SPIN, WheelPhase
 
 
 class Phase(enum.StrEnum):
@@ -154,6 +155,7 @@ class TableView:
     approvals_needed: tuple[str, ...] = field(default=())  # wager ids awaiting pit-boss approval
     hold: str | None = None  # an unresolved irregularity: nothing is confirmed or settled meanwhile
     stopped: bool = False  # the hold is an RNG fault: no draw until the table service restarts
+    spin: WheelPhase = IDLE_SPIN  # the spin's step and countdown (the phase strip)
 
 
 # --- formatting shared by every screen -----------------------------------------------------------
