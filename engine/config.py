@@ -313,6 +313,19 @@ KEY_LIST: tuple[Key, ...] = (
         ("station",),
     ),
     Key(
+        "table.betting_seconds",
+        "betting_seconds",
+        _round_seconds(5),
+        "with a commanded wheel, seconds of betting from open bets until the table starts the spin",
+    ),
+    Key(
+        "table.auto_confirm_seconds",
+        "auto_confirm_seconds",
+        _round_seconds(0),
+        "a clean sensor result is confirmed this many seconds after it came unless the croupier "
+        "disputes it; 0: only the croupier confirms",
+    ),
+    Key(
         "wheel.spec",
         "wheel",
         _wheel,
@@ -332,19 +345,6 @@ KEY_LIST: tuple[Key, ...] = (
         _choice(("commanded", "free")),
         "commanded: the table starts each spin (SS2 user start, the virtual wheel's default); "
         "free: the wheel runs its own cycle and the table follows it",
-    ),
-    Key(
-        "table.betting_seconds",
-        "betting_seconds",
-        _round_seconds(5),
-        "with a commanded wheel, seconds of betting from open bets until the table starts the spin",
-    ),
-    Key(
-        "table.auto_confirm_seconds",
-        "auto_confirm_seconds",
-        _round_seconds(0),
-        "a clean sensor result is confirmed this many seconds after it came unless the croupier "
-        "disputes it; 0: only the croupier confirms",
     ),
     Key(
         "wheel.serial.baudrate",
