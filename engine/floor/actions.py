@@ -58,6 +58,7 @@ SETTINGS: dict[str, str] = {
     "status": "open or closed",
     "betting_seconds": "seconds of betting before a commanded wheel spins (5-600)",
     "auto_confirm_seconds": "seconds before a clean wheel result confirms itself (0-600, off: by hand only)",
+    "entry_mode": "all (wagers entered during betting) or winning (winning wagers only, after the result)",
 }
 
 
@@ -198,6 +199,9 @@ def _check_setting(key: str, value: str) -> str:
     elif key == "status":
         if value not in ("open", "closed"):
             raise DrrError(f"status must be open or closed, not {value!r}")
+    elif key == "entry_mode":
+        if value not in ("all", "winning"):
+            raise DrrError(f"entry_mode must be all or winning, not {value!r}")
     elif not value:
         raise DrrError(f"{key} must not be empty")
     return value

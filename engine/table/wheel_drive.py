@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from engine.round import NoSpin, Phase, ResultRecorded, RoundVoided
+from engine.table.spin import BETS, NO_MORE_BETS, RESULT, SPINNING, WheelPhase
 from engine.table_events import AutoConfirmDue, BettingTime, Irregularity, WheelStartOrdered
 from engine.wheel_events import (
     WheelEvent,
@@ -196,24 +197,6 @@ class InFlight:
             self.game = ev.game
         elif isinstance(ev, WheelResult | WheelStarted):
             self.game = None
-
-
-@dataclass(frozen=True)
-class WheelPhase:
-    """Where the spin stands, for the phase strip on the croupier station and the player display:
-    `step` is one of STEPS (or "idle", "hold"); `deadline` (the service's clock) is what a countdown
-    shows as `deadline - clock()`: the betting time's end, or the auto-confirmation's."""
-
-    step: str
-    deadline: float | None = None
-    number: int | None = None  # the wheel's (or recorded) number in the result step
-    confirmed: bool = False  # the number is the round's recorded result
-
-
-IDLE_SPIN: Final = WheelPhase("idle")
-# The spin's steps in the order the wheel goes through them (SS2 states 2, 3, 4, 5).
-BETS, SPINNING, NO_MORE_BETS, RESULT = "bets", "spinning", "no_more_bets", "result"
-STEPS: Final = (BETS, SPINNING, NO_MORE_BETS, RESULT)
 
 
 def wheel_phase(state: TableState) -> WheelPhase:

@@ -15,7 +15,7 @@ from typing import Any
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
-from engine.table.wheel_drive import BETS, NO_MORE_BETS, RESULT, SPINNING, STEPS, WheelPhase
+from engine.table.spin import BETS, NO_MORE_BETS, RESULT, SPINNING, STEPS, WheelPhase
 from engine.wheel_layout import colour
 from gui import theme
 from gui.table_model import TableModel
