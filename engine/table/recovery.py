@@ -66,6 +66,7 @@ SEED_TYPES = spellings(
     EntryType.TABLE_RULES_LOADED,
     EntryType.BONUS_PRESET_SET,
     EntryType.TABLE_SETTINGS_CHANGED,
+    EntryType.TABLE_DEALER_CHANGED,  # who deals the next round
     EntryType.TABLE_QUARANTINED,  # the round numbers a quarantined store used (engine.store.evidence)
 )
 

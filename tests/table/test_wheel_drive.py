@@ -138,3 +138,29 @@ def test_a_free_running_wheel_gets_no_orders(store: Store) -> None:
 def test_a_bad_time_is_refused(store: Store) -> None:
     with pytest.raises(DrrError, match=r"betting time must be 0\.\.600 seconds"):
         make_service(store, betting_seconds=-1)
+
+
+def test_a_pit_boss_sets_the_tables_times_and_bad_ones_are_refused(store: Store) -> None:
+    from engine.floor.actions import change_settings
+    from tests.table.helpers import PITBOSS
+
+    for bad in ("3", "601", "abc", "1e3"):
+        with pytest.raises(DrrError, match="betting_seconds must be seconds 5-600"):
+            change_settings(store, "T1", {"betting_seconds": bad}, "busy", PITBOSS)
+    with pytest.raises(DrrError, match="auto_confirm_seconds must be seconds 0-600 or off"):
+        change_settings(store, "T1", {"auto_confirm_seconds": "-1"}, "busy", PITBOSS)
+    change_settings(store, "T1", {"betting_seconds": "30", "auto_confirm_seconds": "off"}, "busy", PITBOSS)
+
+    async def go() -> None:
+        clock = Clock()
+        svc = make_service(store, clock=clock, betting_seconds=20, auto_confirm_seconds=5)
+        await svc.start()
+        await wheel(svc, {"type": "started", "game": 1})
+        await svc.open_bets(CROUPIER)
+        [betting] = [e for e in store.journal.entries("T1") if e.type == E.TABLE_BETTING_TIME]
+        assert betting.payload["seconds"] == 30.0
+        await wheel(svc, *spin(1, 5))
+        assert svc.state.pending_result is not None and svc.state.drive.confirm is None  # off
+        await svc.close()
+
+    run(go())
