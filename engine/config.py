@@ -87,6 +87,11 @@ class Settings:
     wheel: str = "sim"
     wheel_protocol: str = "ss2"
     wheel_silence_seconds: float = 3.0  # the SS2 sends status every 0.5 s: 3 s is six missed lines
+    wheel_drive: str = (
+        "commanded"  # the table starts each spin (SS2 user start); "free": the wheel's own cycle
+    )
+    betting_seconds: float = 25.0  # as engine.table.wheel_drive.DEFAULT_BETTING_S
+    auto_confirm_seconds: float = 5.0  # as engine.table.wheel_drive.DEFAULT_AUTO_CONFIRM_S; 0: by hand only
     serial: SerialSettings = field(default_factory=SerialSettings)
     database_url: str | None = None  # None: the store's SQLite journal in the user data directory
     rules_path: Path | None = None  # None: the shipped resources/rules/default.toml
@@ -219,6 +224,17 @@ def _seconds(value: Any) -> float:
     return float(value)
 
 
+def _round_seconds(low: float) -> Callable[[Any], float]:
+    def convert(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"must be a number of seconds, not {_show(value)}")
+        if not low <= value <= 600:
+            raise ValueError(f"must be between {low:g} and 600 seconds, not {value}")
+        return float(value)
+
+    return convert
+
+
 def _boolean(value: Any) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"must be true or false, not {_show(value)}")
@@ -318,6 +334,19 @@ KEY_LIST: tuple[Key, ...] = (
         ("station",),
     ),
     Key(
+        "table.betting_seconds",
+        "betting_seconds",
+        _round_seconds(5),
+        "with a commanded wheel, seconds of betting from open bets until the table starts the spin",
+    ),
+    Key(
+        "table.auto_confirm_seconds",
+        "auto_confirm_seconds",
+        _round_seconds(0),
+        "a clean sensor result is confirmed this many seconds after it came unless the croupier "
+        "disputes it; 0: only the croupier confirms",
+    ),
+    Key(
         "wheel.spec",
         "wheel",
         _wheel,
@@ -330,6 +359,13 @@ KEY_LIST: tuple[Key, ...] = (
         "wheel_silence_seconds",
         _seconds,
         "seconds without a line from the wheel before the link counts as silent (sensor alert)",
+    ),
+    Key(
+        "wheel.drive",
+        "wheel_drive",
+        _choice(("commanded", "free")),
+        "commanded: the table starts each spin (SS2 user start, the virtual wheel's default); "
+        "free: the wheel runs its own cycle and the table follows it",
     ),
     Key(
         "wheel.serial.baudrate",

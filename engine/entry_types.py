@@ -51,6 +51,10 @@ class EntryType(enum.StrEnum):
     TABLE_NEXT_ROUND = "table.next_round"
     TABLE_KEY_ROTATED = "table.key_rotated"
     TABLE_QUARANTINED = "table.quarantined"
+    # the table's own clock driving the wheel and the result (engine.table.wheel_drive)
+    TABLE_BETTING_TIME = "table.betting_time"
+    TABLE_WHEEL_START = "table.wheel_start"
+    TABLE_AUTO_CONFIRM_DUE = "table.auto_confirm_due"
     TABLE_DEALER_CHANGED = "table.dealer_changed"  # a croupier signed in or out at the croupier station
     # the random number generator (engine.rng's continuous health tests)
     RNG_FAULT = "rng.fault"

@@ -63,6 +63,8 @@ from engine.rng import Draw
 from engine.round import RoundEvent
 from engine.store.records import Entry, NewEvent
 from engine.table_events import (
+    AutoConfirmDue,
+    BettingTime,
     DealerChanged,
     Irregularity,
     IrregularityResolved,
@@ -79,6 +81,7 @@ from engine.table_events import (
     SettingsChanged,
     TableStarted,
     TimerRestarted,
+    WheelStartOrdered,
 )
 from engine.wheel_events import WHEEL_EVENTS, WheelEvent
 
@@ -125,6 +128,9 @@ Payload = (
     | PayoutApproved
     | PresetSet
     | TimerRestarted
+    | BettingTime
+    | WheelStartOrdered
+    | AutoConfirmDue
     | WheelEvent
     | UserAdded
     | UserRoleChanged
@@ -177,6 +183,9 @@ _OWN_CLASSES: Final = (
     PayoutApproved,
     PresetSet,
     TimerRestarted,
+    BettingTime,
+    WheelStartOrdered,
+    AutoConfirmDue,
     UserAdded,
     UserRoleChanged,
     UserPinChanged,

@@ -195,6 +195,9 @@ class ResultRecorded:
     direction: str | None = None  # the rotor's direction ("cw" / "ccw") as the ball fell
     wheel_seq: int | None = None  # the journal entry of the wheel's result confirmed
     confirmed_by: str | None = None  # who confirmed a manual result (the second entry)
+    # A sensor result nobody disputed, confirmed by the table's clock this many seconds after it came
+    # (engine.table.wheel_drive); None: a person confirmed it.
+    auto_confirmed_after: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = {"type": self.type, "number": self.number, "source": self.source, "reason": self.reason}
@@ -204,6 +207,7 @@ class ResultRecorded:
             direction=self.direction,
             wheel_seq=self.wheel_seq,
             confirmed_by=self.confirmed_by,
+            auto_confirmed_after=self.auto_confirmed_after,
         )
 
     @classmethod
@@ -216,6 +220,7 @@ class ResultRecorded:
             _opt_str(d.get("direction")),
             _opt_int(d.get("wheel_seq")),
             _opt_str(d.get("confirmed_by")),
+            None if d.get("auto_confirmed_after") is None else float(d["auto_confirmed_after"]),
         )
 
 

@@ -18,6 +18,12 @@ registry turns that into a DrrError naming the entry).
   {entered, confirmed, reason}
 - `table.irregularity_resolved` IrregularityResolved {kind, resolution, reason}
 - `table.next_round` NextRound {after}
+- `table.betting_time` BettingTime {seconds, deadline}: the betting time in force for the round (a
+  commanded wheel): at `deadline` (the service's clock) the table orders the wheel to start the spin
+- `table.wheel_start` WheelStartOrdered {why}: the table ordered the wheel to start the round's spin
+  (hardware.table_bridge sends it to the wheel)
+- `table.auto_confirm_due` AutoConfirmDue {number, game, seconds, deadline}: the wheel's clean result
+  is confirmed at `deadline` unless the croupier disputes it
 - `table.dealer_changed` DealerChanged {dealer, previous, station} (+ role): who deals from the next
   round opened on (dealer None: the dealer signed out and nobody is signed in at the station)
 - `round.irregularity` Irregularity {kind, reason, game, number?}
@@ -459,6 +465,60 @@ class PlayerBonusEvent:
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> PlayerBonusEvent:
         return cls(str(d["player"]), bonus_event_from_json(d))  # "player": an extra key the events ignore
+
+
+@dataclass(frozen=True)
+class BettingTime:
+    """The round's betting time with a commanded wheel: the spin is ordered at `deadline` (the
+    service's clock, seconds since the epoch), `seconds` after bets opened (engine.table.wheel_drive)."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_BETTING_TIME
+    seconds: float
+    deadline: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seconds": self.seconds, "deadline": self.deadline}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> BettingTime:
+        return cls(float(d["seconds"]), float(d["deadline"]))
+
+
+@dataclass(frozen=True)
+class WheelStartOrdered:
+    """The table ordered the wheel to start the round's spin; `why`: "betting time over", "bets closed
+    by the croupier" or "re-spin after a no-spin". hardware.table_bridge sends the start command."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_WHEEL_START
+    why: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"why": self.why}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> WheelStartOrdered:
+        return cls(str(d["why"]))
+
+
+@dataclass(frozen=True)
+class AutoConfirmDue:
+    """The wheel's clean result `number` (game `game`) is confirmed at `deadline` (the service's clock),
+    `seconds` after it arrived, unless the croupier disputes it first."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_AUTO_CONFIRM_DUE
+    number: int
+    game: int | None
+    seconds: float
+    deadline: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"number": self.number, "game": self.game, "seconds": self.seconds, "deadline": self.deadline}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> AutoConfirmDue:
+        return cls(
+            _whole(d["number"], "number"), _opt_int(d.get("game")), float(d["seconds"]), float(d["deadline"])
+        )
 
 
 @dataclass(frozen=True)

@@ -81,9 +81,11 @@ async def _start_table(
     rules_path: str | None,
     table_id: str,
     threshold: Any = None,
+    clock: dict[str, Any] | None = None,
 ) -> None:
     """The table service on the store, started (recovery from the journal included), attached to the
-    station's table model (`gui.table_model.TableModel`, "starting" until now)."""
+    station's table model (`gui.table_model.TableModel`, "starting" until now); `clock`: its betting
+    and auto-confirm seconds (`round_clock_options`)."""
     from pathlib import Path
 
     from engine.rng import SystemRng
@@ -92,7 +94,8 @@ async def _start_table(
     from gui.table_model import journal_history
 
     text = Path(rules_path).read_bytes() if rules_path else None
-    extra = {"approval_threshold": threshold} if threshold is not None else {}
+    extra: dict[str, Any] = {"approval_threshold": threshold} if threshold is not None else {}
+    extra.update(clock or {})
     service = TableService(store, table_id, rules_text=text, rng=SystemRng(), station="croupier", **extra)
     await service.start(user=user.name)
 
@@ -100,6 +103,20 @@ async def _start_table(
         return authenticate(store, name, pin, table=table_id, station="croupier")
 
     table.attach(service, user, authenticate=approve, history=journal_history(store, table_id))
+
+
+def round_clock_options(spec: str, settings: Any) -> dict[str, Any]:
+    """The service's betting time (only for a wheel the table starts) and auto-confirmation, from the
+    settings file (engine.config: wheel.drive, table.betting_seconds, table.auto_confirm_seconds)."""
+    from engine.config import Settings
+    from hardware.wheel_source import commanded
+
+    s = settings if settings is not None else Settings()
+    drives = commanded(spec, s.wheel_drive)
+    return {
+        "betting_seconds": s.betting_seconds if drives else None,
+        "auto_confirm_seconds": s.auto_confirm_seconds or None,
+    }
 
 
 def _resolve(future: asyncio.Future[Any], value: Any) -> None:
@@ -139,6 +156,7 @@ class WheelFeed:
         self.tasks: set[asyncio.Task[Any]] = set()
         self.link: Any = None
         self.warnings: tuple[str, ...] = ()
+        self.driver: Any = None
 
     def start(self) -> None:
         from hardware.wheel_source import open_wheel
@@ -154,6 +172,19 @@ class WheelFeed:
         self.link = open_wheel(self.spec, speed=self.speed, **extra)
         self._spawn(self._pump())
         self._spawn(self._health())
+        self._drive()
+
+    def _drive(self) -> None:
+        """A wheel the table starts gets the service's start orders (hardware.table_bridge)."""
+        from engine.table.service import TableService
+        from hardware.table_bridge import WheelDriver
+        from hardware.wheel_source import commanded
+
+        drive = self.settings.wheel_drive if self.settings is not None else "commanded"
+        service = self.table.source
+        if commanded(self.spec, drive) and isinstance(service, TableService):
+            self.driver = WheelDriver(service, self.link)
+            self.driver.attach()
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
@@ -188,6 +219,8 @@ class WheelFeed:
             await asyncio.sleep(self.HEALTH_PERIOD_S)
 
     async def stop(self) -> None:
+        if self.driver is not None:
+            await self.driver.close()
         for task in list(self.tasks):
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
@@ -295,7 +328,9 @@ async def _serve(
     try:
         user = await _login(store, station, table_id, main)
         threshold = settings.large_payout_threshold if settings is not None else None
-        await _start_table(table, store, user, rules, table_id, threshold)
+        await _start_table(
+            table, store, user, rules, table_id, threshold, round_clock_options(wheel, settings)
+        )
         if first_frame_exit:
             await table.shutdown()
             return

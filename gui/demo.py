@@ -51,8 +51,11 @@ async def start_table(
     rules_text: bytes | None = None,
     clock: Callable[[], float] = time.time,
     user: User = DEMO_CROUPIER,
+    betting_seconds: float | None = None,
+    auto_confirm_seconds: float | None = None,
 ) -> TableModel:
-    """A started table service on a new SQLite store inside `directory`, behind the adapter.
+    """A started table service on a new SQLite store inside `directory`, behind the adapter
+    (the round's clock off unless `betting_seconds` / `auto_confirm_seconds` are given).
 
     The store stays open until `close_table`; the caller removes `directory` after that."""
     folder = Path(tempfile.mkdtemp(prefix=f"{table_id}-", dir=directory))
@@ -69,6 +72,8 @@ async def start_table(
             approval_threshold=approval_threshold,
             station="demo",
             claim=False,
+            betting_seconds=betting_seconds,
+            auto_confirm_seconds=auto_confirm_seconds,
         )
         await service.start(user=user.name)
     except BaseException:

@@ -126,6 +126,8 @@ class TableSource(Protocol):
 
     async def confirm_result(self, user: User) -> list[Entry]: ...
 
+    async def dispute_result(self, user: User, reason: str) -> list[Entry]: ...
+
     async def manual_result(self, user: User, number: int, reason: str) -> list[Entry]: ...
 
     async def approve_payout(self, user: User) -> list[Entry]: ...
@@ -285,6 +287,7 @@ class TableModel(QObject):
         from engine.round import Phase as RoundPhase
         from engine.round import bonus_needed
         from engine.table.limits import limits_in_force
+        from engine.table.wheel_drive import wheel_phase
         from gui.bonus_bridge import bonus_view
         from gui.pay_lines import lines_of, with_bonus_payout
 
@@ -320,6 +323,7 @@ class TableModel(QObject):
             approvals_needed=need.wager_ids if need is not None else (),
             hold=self._hold_text(st),
             stopped=st.rng_fault is not None,
+            spin=wheel_phase(st),
             # The round's settings while it is in play; a change waits for the next round (shown so).
             limits=limits_in_force(
                 rules.limits, st.round_settings if st.in_play else st.settings, st.settings
@@ -516,6 +520,10 @@ class TableModel(QObject):
 
     def confirm_result(self) -> None:
         self._submit(lambda s: s.confirm_result(self.user))
+
+    def dispute_result(self, reason: str) -> None:
+        """The croupier disputes the wheel's number before it confirms itself (a hold follows)."""
+        self._submit(lambda s: s.dispute_result(self.user, reason))
 
     def manual_result(self, number: int, reason: str, by: User | None = None) -> None:
         """A result typed by hand (twice on screen), with the reason the croupier (or the pit boss

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from engine.bets import Wager
 from engine.table.limits import LimitsInForce
+from engine.table.spin import IDLE_SPIN, WheelPhase
 
 if TYPE_CHECKING:  # the table's modules load once a table is attached, not before the first frame
     from engine.table.holds import HoldRemedies
@@ -159,6 +160,7 @@ class TableView:
     approvals_needed: tuple[str, ...] = field(default=())  # wager ids awaiting pit-boss approval
     hold: str | None = None  # an unresolved irregularity: nothing is confirmed or settled meanwhile
     stopped: bool = False  # the hold is an RNG fault: no draw until the table service restarts
+    spin: WheelPhase = IDLE_SPIN  # the spin's step and countdown (the phase strip)
     limits: LimitsInForce = field(default_factory=LimitsInForce)  # in force (engine.table.limits)
     dealer: str | None = None  # who deals the next round opened (table.dealer_changed)
     # Winning wagers only (the table's entry_mode): chips are entered after the result, only those

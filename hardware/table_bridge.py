@@ -1,4 +1,5 @@
-"""The wheel link's events the table acts on: its engine wheel events, the link's own messages left out.
+"""What connects a table service and a wheel link: the link's events the table acts on, and the
+table's start orders sent to a commanded wheel (`WheelDriver`).
 
 The protocols emit the engine's wheel events (engine/wheel_events.py) directly, so nothing is
 translated here: `table_events` only skips what the table has no use for (command replies,
@@ -7,11 +8,23 @@ self-tests, raw sensor lines, unreadable lines, counter wraps, the wheel's own b
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Literal
 
+from engine.entry_types import EntryType
+from engine.errors import DrrError
+from engine.store.records import Entry
+from engine.table.service import TableService
 from engine.wheel_events import WheelEvent
+from hardware.commands import WheelCommands
 from hardware.events import LinkEvent
 from hardware.link import WheelLink
+
+log = logging.getLogger("hardware.bridge")
+
+RETRY_S = 1.0  # a refused start is sent again this often while the table's order stands
 
 
 def for_table(ev: LinkEvent) -> WheelEvent | None:
@@ -24,3 +37,86 @@ async def table_events(link: WheelLink) -> AsyncIterator[WheelEvent]:
     async for ev in link.events():
         if isinstance(ev, WheelEvent):
             yield ev
+
+
+class WheelDriver:
+    """Sends the table's start orders to a commanded wheel (SS2 user start, the virtual wheel's default).
+
+    The decision is the engine's (engine.table.wheel_drive: the service journals `table.wheel_start`
+    when the betting time is over and nothing holds the round); this only carries it to the cable:
+    on that entry, and again whenever the wheel reports it is waiting in state 2 (`wheel.started`)
+    while the order is outstanding, it sends `*u 1` / `*u 3`. A refusal (`*u NO`: the wheel is not
+    waiting yet, e.g. still in state 1 after power-up, or it is free-running) is logged once and the
+    start is sent again every `retry_s` while the order stays outstanding (the wheel launching, or
+    the round no longer needing the spin, ends it). The wheel's own messages go on reaching the table
+    through the link as before.
+
+        driver = WheelDriver(service, link)
+        stop = driver.attach()     # subscribes to the service's batches
+        ...
+        await driver.close()
+    """
+
+    def __init__(
+        self,
+        service: TableService,
+        link: WheelLink,
+        *,
+        direction: Literal["cw", "ccw"] = "cw",
+        retry_s: float = RETRY_S,
+    ) -> None:
+        self.service = service
+        self.retry_s = retry_s
+        self.commands = WheelCommands(link)
+        self.direction: Literal["cw", "ccw"] = direction
+        self.sent = 0
+        self.refused: list[str] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._unsubscribe: Callable[[], None] | None = None
+
+    def attach(self) -> Callable[[], None]:
+        self._unsubscribe = self.service.subscribe_batches(self._on_batch)
+        if self.service.state.drive.order_outstanding:  # a restart while the order stood
+            self._send()
+        return self.detach
+
+    def detach(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    def _on_batch(self, entries: list[Entry]) -> None:
+        # Runs under the service's command lock: the command goes out as a task, never awaited here.
+        types = {e.type for e in entries}
+        ordered = EntryType.TABLE_WHEEL_START in types
+        waiting = EntryType.WHEEL_STARTED in types and self.service.state.drive.order_outstanding
+        if ordered or waiting:
+            self._send()
+
+    def _send(self) -> None:
+        if self._tasks:
+            return  # a start is on its way (or being retried)
+        task = asyncio.get_running_loop().create_task(self._start(), name="wheel-start")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _start(self) -> None:
+        while True:
+            try:
+                await self.commands.start_game(self.direction)
+            except DrrError as exc:
+                if not self.refused or self.refused[-1] != exc.message:
+                    log.warning("the wheel did not take the start command: %s (trying again)", exc.message)
+                self.refused.append(exc.message)
+            else:
+                self.sent += 1
+                return
+            await asyncio.sleep(self.retry_s)
+            if not self.service.state.drive.order_outstanding:
+                return
+
+    async def close(self) -> None:
+        self.detach()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)

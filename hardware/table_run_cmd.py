@@ -109,8 +109,8 @@ async def _run(args: argparse.Namespace) -> int:
     from engine.table.service import DEFAULT_APPROVAL_THRESHOLD, TableService
     from engine.wheel_events import WheelClosed, WheelEvent, WheelMissSpin
     from hardware.replay import ReplayLink
-    from hardware.table_bridge import table_events
-    from hardware.wheel_source import open_wheel
+    from hardware.table_bridge import WheelDriver, table_events
+    from hardware.wheel_source import commanded, open_wheel
 
     table = args.table or DEFAULT_TABLE
     rules_text = None
@@ -123,6 +123,9 @@ async def _run(args: argparse.Namespace) -> int:
     spec = settings.wheel_link_spec if settings is not None else (args.wheel or "sim")
     spec = spec or "sim"
     threshold = getattr(settings, "large_payout_threshold", DEFAULT_APPROVAL_THRESHOLD)
+    # A commanded wheel spins when the table says: after the betting time, on the wheel's time scale.
+    drives = commanded(spec, getattr(settings, "wheel_drive", "commanded"))
+    betting = getattr(settings, "betting_seconds", 25.0) / args.speed if drives else None
     seeded = args.seed is not None
     rng: Rng = SeededRng(args.seed) if seeded else SystemRng()
     choices: Rng = SeededRng(f"players:{args.seed}") if seeded else SystemRng()
@@ -141,6 +144,7 @@ async def _run(args: argparse.Namespace) -> int:
         allow_seeded_rng=seeded,
         approval_threshold=threshold,
         station="headless",
+        betting_seconds=betting,
     )
     background: set[asyncio.Task[Any]] = set()
     stopped = False
@@ -191,6 +195,9 @@ async def _run(args: argparse.Namespace) -> int:
         protocol = settings.wheel_protocol if settings is not None else "ss2"
         wheel = open_wheel(spec, speed=args.speed, seed=args.seed, capture_dir=capture, protocol=protocol)
         async with wheel as link:
+            driver = WheelDriver(service, link) if drives else None
+            if driver is not None:
+                driver.attach()
             if isinstance(link, ReplayLink):  # a capture ends: so does the run
                 task = asyncio.create_task(_close_when_finished(link))
                 background.add(task)
@@ -202,6 +209,9 @@ async def _run(args: argparse.Namespace) -> int:
                 if main_task is not None:
                     main_task.uncancel()
                 stopped, totals = True, headless.totals
+            finally:
+                if driver is not None:
+                    await driver.close()
     finally:
         for task in background:
             task.cancel()

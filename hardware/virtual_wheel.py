@@ -7,6 +7,13 @@ one (wrapping 256 -> 1). A status line goes out every 500 ms (mode bit 128) and 
 change. Host commands are answered as the guide and the captures show (`*P OK`, `*P NO`,
 `*o BUSY`, `*u OK`, `*T s 14.0 17.5`, `*F BUSY`, …). `speed` divides every duration.
 
+Two ways to play (`mode`, the SS2's `*o` sum):
+- commanded (`MODE_COMMANDED` 1159, user start: what `open_wheel("sim")` and `make run` use): each
+  game waits in state 2 until the host sends `*u 1` / `*u 3` (or `*K`), so the table decides when
+  the ball is launched (hardware.table_bridge.WheelDriver);
+- free-running (`MODE_FREE` 1157, arcade: `sim:free`): the wheel plays game after game on its own
+  39 s cycle (12 s of state 2), whatever the table does.
+
 Results come from the OS CSPRNG (`secrets`) unless a seed is given (tests only).
 
 Faults (`FaultPlan.parse("miss@2,launch,noball,fault,silence=4,torn=0.05")`):
@@ -37,6 +44,8 @@ from hardware.protocol import LineFramer
 FAULT_KINDS = ("torn", "launch", "miss", "noball", "fault", "silence")
 STATUS_PERIOD = 0.5  # s, mode bit 128
 MODE_REVERSE, MODE_USER_START, MODE_NO_NUMBER_LINE, MODE_AUTO_STATUS, MODE_F_LINES = 1, 2, 16, 128, 256
+MODE_FREE = 1157  # arcade: plays continuously (guide: the factory default)
+MODE_COMMANDED = 1159  # non-arcade, user start: each game waits for the host's *u
 
 # Phase lengths in seconds at speed 1, close to the real captures (~45 s a game).
 T_POWER_UP, T_BETS, T_SLOW, T_RETRY, T_SPIN_UP = 4.0, 12.0, 3.0, 2.0, 2.0
@@ -103,7 +112,7 @@ class VirtualWheel:
         speed: float = 1.0,
         faults: FaultPlan | None = None,
         seed: int | None = None,
-        mode: int = 1157,
+        mode: int = MODE_FREE,
         start_game: int = 1,
     ) -> None:
         if not speed > 0:

@@ -1,7 +1,9 @@
 """The one factory the table service and the GUI call: `open_wheel(spec) -> WheelSource`.
 
 Specs:
-- `sim` — the virtual SS2 wheel in-process (`sim:FAULTS` adds faults, e.g. `sim:miss@2,torn=0.05`);
+- `sim` — the virtual SS2 wheel in-process, commanded (each spin waits for the table's start
+  command); `sim:free` plays on its own cycle instead; faults after the colon, e.g.
+  `sim:miss@2,torn=0.05` or `sim:free,miss@2`;
 - `serial:PORT` — a real wheel, e.g. `serial:/dev/ttyUSB0` or `serial:COM3`; line settings after a
   `@`: `serial:/dev/ttyUSB0@9600,8N1,rtscts` (default 9600 8N1, no flow control);
 - `replay:FILE` — a capture file (the shared format), replayed with its own timestamps.
@@ -43,9 +45,11 @@ def open_wheel(
     kind, _, rest = spec.partition(":")
     if kind == "sim":
         from hardware.sim_link import SimLink
-        from hardware.virtual_wheel import FaultPlan, VirtualWheel
+        from hardware.virtual_wheel import MODE_COMMANDED, MODE_FREE, FaultPlan, VirtualWheel
 
-        wheel = VirtualWheel(speed=speed, faults=FaultPlan.parse(rest), seed=seed)
+        free, faults = sim_options(rest)
+        mode = MODE_FREE if free else MODE_COMMANDED
+        wheel = VirtualWheel(speed=speed, faults=FaultPlan.parse(faults), seed=seed, mode=mode)
         # A faster wheel sends its status faster, but the loop's own hiccups do not shrink.
         after = None if silence_after is None else max(silence_after / speed, 0.5)
         return SimLink(wheel, protocol, capture_dir=capture_dir, silence_after=after)
@@ -71,4 +75,19 @@ def open_wheel(
     raise DrrError(f"wheel spec {spec!r} not understood; use sim, serial:PORT or replay:FILE", 2)
 
 
-__all__ = ["LinkHealth", "WheelNotConnected", "WheelSource", "WheelTimeout", "open_wheel"]
+def sim_options(rest: str) -> tuple[bool, str]:
+    """(free-running?, the fault list) of a `sim:…` spec's options."""
+    words = [w.strip() for w in rest.split(",")]
+    return "free" in words, ",".join(w for w in words if w and w != "free")
+
+
+def commanded(spec: str, drive: str = "commanded") -> bool:
+    """Whether the table starts the spins of the wheel `spec` names: the virtual wheel unless
+    `sim:free`; a serial wheel as the settings' `wheel.drive` says; a replay never."""
+    kind, _, rest = spec.partition(":")
+    if kind == "sim":
+        return not sim_options(rest)[0]
+    return kind == "serial" and drive == "commanded"
+
+
+__all__ = ["LinkHealth", "WheelNotConnected", "WheelSource", "WheelTimeout", "commanded", "open_wheel"]

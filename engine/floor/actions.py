@@ -23,6 +23,7 @@ All are written through engine.journal_types.write.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -56,6 +57,8 @@ SETTINGS: dict[str, str] = {
     "dealer": "name of the dealer now at the table",
     "silent_after_minutes": "whole minutes before a silent table raises an alert",
     "status": "open or closed",
+    "betting_seconds": "seconds of betting before a commanded wheel spins (5-600)",
+    "auto_confirm_seconds": "seconds before a clean wheel result confirms itself (0-600, off: by hand only)",
     "entry_mode": "all (wagers entered during betting) or winning (winning wagers only, after the result)",
 }
 # Besides them, "player_limit:<player>": the most that player may have on the felt in one round
@@ -245,6 +248,13 @@ def _check_setting(key: str, value: str) -> str:
     elif key == "silent_after_minutes":
         if not value.isdigit() or int(value) == 0:
             raise DrrError(f"silent_after_minutes must be a positive whole number, not {value!r}")
+    elif key in ("betting_seconds", "auto_confirm_seconds"):
+        low = 5 if key == "betting_seconds" else 0
+        if not (key == "auto_confirm_seconds" and value == "off") and not (
+            re.fullmatch(r"[0-9]{1,3}(\.[0-9])?", value) and low <= float(value) <= 600
+        ):
+            extra = " or off" if key == "auto_confirm_seconds" else ""
+            raise DrrError(f"{key} must be seconds {low}-600{extra}, not {value!r}")
     elif key == "status":
         if value not in ("open", "closed"):
             raise DrrError(f"status must be open or closed, not {value!r}")

@@ -73,6 +73,7 @@ class Recall:
     total_wagered: Decimal | None = None
     total_paid: Decimal | None = None
     replay_note: str = ""
+    confirmation: str = ""  # how the result was confirmed: by whom, or automatically after N s
 
     @property
     def stakes_by_player(self) -> dict[str, Decimal]:
@@ -94,6 +95,14 @@ class Recall:
             if w.player not in seen:
                 seen.append(w.player)
         return seen
+
+
+def _confirmation(result: ResultRecorded, user: str | None) -> str:
+    if result.auto_confirmed_after is not None:
+        return f"confirmed automatically after {result.auto_confirmed_after:g} s (not disputed)"
+    if result.source == "manual":
+        return f"entered by hand, confirmed by {result.confirmed_by or user or '?'}"
+    return f"confirmed by {user or '?'}"
 
 
 def recall_round(store: Store, round_id: str, table: str | None = None) -> Recall:
@@ -126,6 +135,7 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
             rec.bonus_number = draw.bonus_number
         elif isinstance(payload, ResultRecorded):
             rec.result = payload.number
+            rec.confirmation = _confirmation(payload, e.get("user"))
         elif isinstance(payload, ResultCorrected):
             rec.corrections.append(p)
             if rec.original_result is None:

@@ -24,6 +24,8 @@ from typing import Any, Protocol
 from engine import round as _round
 from engine.journal_types import Unknown, parse
 from engine.table_events import (
+    AutoConfirmDue,
+    BettingTime,
     DealerChanged,
     Irregularity,
     IrregularityResolved,
@@ -37,8 +39,9 @@ from engine.table_events import (
     RulesLoaded,
     SettingsChanged,
     TimerRestarted,
+    WheelStartOrdered,
 )
-from engine.wheel_events import WheelEvent, WheelResult
+from engine.wheel_events import WheelEvent, WheelLaunched, WheelNoMoreBets, WheelResult
 
 
 class EntryLike(Protocol):
@@ -109,6 +112,7 @@ class Changes:
     settings: bool = False  # the pit boss changed the table's settings (limits, dealer, ...)
     dealer: bool = False  # a croupier signed in or out: who deals (engine.table.dealer)
     wheel: bool = False  # the wheel said something (rotor, state, link)
+    spin: bool = False  # the spin's step or countdown moved (engine.table.wheel_drive.wheel_phase)
     other: bool = False  # entries no screen of the round shows (logins, alerts, table.started)
     everything: bool = False  # a screen attached (or reconnected): redraw it all, every bonus game too
 
@@ -153,6 +157,7 @@ EVERYTHING: Changes = Changes(
     settings=True,
     dealer=True,
     wheel=True,
+    spin=True,
 )
 
 _ROUND_RESET = Changes(
@@ -175,7 +180,9 @@ def _reason(kind: str, reason: str, what: str = "") -> Changes:
 def _wheel(p: WheelEvent) -> Changes:
     """A wheel message (engine.wheel_events); an accepted result waits for the croupier's confirmation."""
     if isinstance(p, WheelResult) and p.accepted:
-        return Changes(wheel=True, result=ResultNotice(p.number, False, "wheel"))
+        return Changes(wheel=True, spin=True, result=ResultNotice(p.number, False, "wheel"))
+    if isinstance(p, WheelLaunched | WheelNoMoreBets):
+        return Changes(wheel=True, spin=True)  # the ball is spinning
     return Changes(wheel=True)
 
 
@@ -239,6 +246,8 @@ def _one(p: Any) -> Changes:
         return Changes(manual_entry=True)
     if isinstance(p, WheelEvent):
         return _wheel(p)
+    if isinstance(p, BettingTime | WheelStartOrdered | AutoConfirmDue):
+        return Changes(spin=True)  # a countdown started or ended (the phase strip)
     return Changes(other=True)
 
 

@@ -157,6 +157,9 @@ class JournalFollower:
     async def confirm_result(self, user: User) -> list[Entry]:
         raise DrrError(READ_ONLY)
 
+    async def dispute_result(self, user: User, reason: str) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
     async def manual_result(self, user: User, number: int, reason: str) -> list[Entry]:
         raise DrrError(READ_ONLY)
 

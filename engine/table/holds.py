@@ -41,7 +41,9 @@ PERMISSION: Final = {
 }
 
 # Holds whose number is the sensor's reading of this round's spin, which a pit boss may accept.
-SENSOR_NUMBER_KINDS: Final = frozenset({"result_with_warnings", "doubtful_result"})
+# A croupier's dispute (engine.table.wheel_drive.DISPUTED) names the sensor's number too: a pit boss who
+# looked at the wheel may still accept it.
+SENSOR_NUMBER_KINDS: Final = frozenset({"result_with_warnings", "doubtful_result", "disputed_result"})
 
 # What happened, per hold kind, in the croupier's words (the journaled reason follows it).
 WHAT: Final = {
@@ -57,6 +59,7 @@ WHAT: Final = {
     "closed": "the wheel stopped during the spin",
     "gap": "the wheel's game counter skipped",
     "restart": "the wheel's game counter restarted",
+    "disputed_result": "the croupier disputes the wheel's number",
 }
 
 

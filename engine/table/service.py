@@ -115,13 +115,17 @@ from engine.store.journal import Journal
 from engine.store.records import Entry, row_to_entry
 from engine.table import dealer as dealers
 from engine.table import limits as table_limits
+from engine.table import wheel_drive
 from engine.table.holds import ACCEPT_SENSOR, hold_remedies
 from engine.table.recovery import RecoveryReport, recover
+from engine.table.round_clock import RoundTimer
 from engine.table.settlements import SettlementCache
 from engine.table.state import TableState
 from engine.table.thresholds import approval_threshold
 from engine.table.wheel import DOUBTFUL, check_wheel_event
 from engine.table_events import (
+    AutoConfirmDue,
+    BettingTime,
     Irregularity,
     IrregularityResolved,
     ManualEntry,
@@ -134,6 +138,7 @@ from engine.table_events import (
     RulesLoaded,
     TableStarted,
     TimerRestarted,
+    WheelStartOrdered,
 )
 from engine.wheel_events import (
     RESULT_MISMATCH,
@@ -213,6 +218,8 @@ class TableService:
         station: str = "table-service",
         claim: bool = True,
         stamp_with_clock: bool = False,
+        betting_seconds: float | None = None,
+        auto_confirm_seconds: float | None = None,
     ) -> None:
         self.store = store
         self.table = check_table_id(table)
@@ -258,6 +265,17 @@ class TableService:
         self._started = False
         self._failed: str | None = None
         self.recovery: RecoveryReport | None = None  # what start() found in the journal
+        # The round's clock (engine.table.wheel_drive): betting time with a commanded wheel (None: the
+        # wheel runs on its own, no countdown, no start orders), auto-confirmation of a clean result
+        # (None: only a person confirms). A pit boss's table settings of the same names win at open_bets.
+        for what, value in (("betting", betting_seconds), ("auto-confirm", auto_confirm_seconds)):
+            if value is not None and not 0 <= value <= 600:
+                raise DrrError(f"the {what} time must be 0..600 seconds, not {value}")
+        self.betting_seconds = betting_seconds
+        self.auto_confirm_seconds = auto_confirm_seconds
+        self._in_flight = wheel_drive.InFlight()  # the game the wheel had launched, as last heard
+        self._before_open: int | None = None  # ... when bets opened: its messages are not the round's
+        self._round_timer = RoundTimer(self._clock_due, self.tick_clock, clock)
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -319,6 +337,10 @@ class TableService:
                 if game.time_left() is not None:
                     deadline = self.clock() + game.timer_seconds
                     events.append(TimerRestarted(player, game.round, deadline))
+            confirm = self.state.drive.confirm
+            if confirm is not None and self.state.pending_result is not None and self.state.hold is None:
+                # The croupier gets the whole countdown again to dispute it (like a bonus game's).
+                events.append(replace(confirm, deadline=self.clock() + confirm.seconds))
             entries = self._commit(user, [(p, self.state.round_id) for p in events])
             evidence_started(self.store, self.table)
         except BaseException:
@@ -332,6 +354,7 @@ class TableService:
     async def close(self) -> None:
         """Stop the bonus timers, checkpoint the chain (count + head) and give the table up."""
         tasks = [task for _, task in self._timers.values()]
+        await self._round_timer.stop()
         self._stop_timers()
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
@@ -517,7 +540,12 @@ class TableService:
             entry = WINNING_ONLY if settings.get("entry_mode") == WINNING_ONLY else None
             event = RoundOpened(round_id, rules.sha256, dealer, self._wheel_game_at_open, entry)
             apply(RoundState.initial(rules), event)
-            return await self._run(user.name, [(event, round_id)])
+            self._before_open = self._in_flight.game
+            steps: list[Step] = [(event, round_id)]
+            betting = _seconds(settings.get("betting_seconds"), self.betting_seconds)
+            if betting is not None:
+                steps.append((BettingTime(betting, self.clock() + betting), round_id))
+            return await self._run(user.name, steps)
 
     async def place_wager(
         self,
@@ -571,6 +599,10 @@ class TableService:
         # the round opened and the player's own (engine.table.limits).
         settings = self.state.settings if self._round_settings is None else self._round_settings
         limits = table_limits.limits_in_force(s.rules.limits, settings)
+        try:
+            self._no_hold("place a wager")  # e.g. the wheel's result came while bets were open
+        except IllegalTransition as exc:
+            raise IllegalWager(exc.message) from None
         steps: list[Step] = []
         for i, (bet, amount) in enumerate(wagers):
             try:
@@ -886,7 +918,20 @@ class TableService:
                 self._wheel_game_at_open = event.game
             elif isinstance(event, WheelLaunched | WheelNoMoreBets | WheelResult):
                 self._wheel_game_at_open = None
-            return await self._run(WHEEL_USER, self._wheel_events(event))
+            steps = self._other_spin(event) or self._wheel_events(event)
+            self._in_flight.seen(event)
+            return await self._run(WHEEL_USER, steps)
+
+    def _other_spin(self, ev: WheelEvent) -> list[Step]:
+        """Another spin's message (a later one while the round waits, or the one under way as bets
+        opened): journaled as it is, without the round's id, and not acted on (engine.table.wheel_drive)."""
+        note = wheel_drive.other_spin(self.state, ev, self._before_open)
+        if note is None:
+            return []
+        if isinstance(ev, WheelResult):
+            ev = with_verdict(ev, accepted=False, note=note, direction=self._direction)
+        log.info("wheel %s ignored for round %s: %s", ev.kind, self.state.round_id, note)
+        return [(ev, None)]
 
     def _wheel_events(self, ev: WheelEvent) -> list[Step]:
         st = self.state
@@ -930,6 +975,9 @@ class TableService:
             else:
                 accepted = True
             journaled = with_verdict(ev, accepted=accepted, note=note, direction=self._direction)
+            confirm = _seconds(self._settings().get("auto_confirm_seconds"), self.auto_confirm_seconds)
+            if accepted and confirm:  # a clean result confirms itself unless disputed (0/None: off)
+                out.append((AutoConfirmDue(number, game, confirm, self.clock() + confirm), rid))
             return [(journaled, rid), *out]
         out.insert(0, (ev, rid))
         if s is None:
@@ -1050,6 +1098,7 @@ class TableService:
             if due.get(player) != key or task.done():
                 task.cancel()
                 del self._timers[player]
+        self._round_timer.schedule()
         loop = asyncio.get_running_loop()
         for player, key in due.items():
             if player not in self._timers:
@@ -1075,6 +1124,59 @@ class TableService:
         for _, task in self._timers.values():
             task.cancel()
         self._timers.clear()
+        self._round_timer.cancel()
+
+    # -- the round's clock (engine.table.wheel_drive) ----------------------------------------------
+
+    def _settings(self) -> Mapping[str, str]:
+        return self.state.settings if self._round_settings is None else self._round_settings
+
+    def _clock_due(self) -> float | None:
+        """When the round timer should tick: now if the spin should be ordered, else the next deadline."""
+        if not self._started:
+            return None
+        now = self.clock()
+        return now if wheel_drive.start_due(self.state, now) else wheel_drive.next_deadline(self.state)
+
+    async def tick_clock(self) -> list[Entry]:
+        """What the round's clock makes due (the timer calls this): a clean result nobody disputed is
+        recorded (`auto_confirmed_after`), or the wheel is ordered to start the spin."""
+        async with self._lock:
+            if not self._started:
+                return []
+            st, now = self.state, self.clock()
+            due = wheel_drive.confirm_due(st, now)
+            pending = st.pending_result
+            if due is not None and pending is not None and st.round is not None:
+                event = ResultRecorded(
+                    pending.number,
+                    "sensor",
+                    game=pending.game,
+                    direction=pending.direction,
+                    wheel_seq=pending.seq,
+                    auto_confirmed_after=due.seconds,
+                )
+                return await self._run(TIMER_USER, self._result_events(st.round, event))
+            why = wheel_drive.start_due(st, now)
+            if why is not None:
+                return await self._run(TIMER_USER, [(WheelStartOrdered(why), st.round_id)])
+            return []
+
+    async def dispute_result(self, user: User, reason: str) -> list[Entry]:
+        """The croupier disputes the wheel's result before it is confirmed: it is not confirmed
+        automatically, the round is on hold (a no-spin, or a pit boss's manual result or void ends it)."""
+        require(user, "confirm_result")
+        async with self._lock:
+            s = self._round(Phase.CLOSED, doing="dispute a result")
+            pending = self.state.pending_result
+            if pending is None:
+                raise IllegalTransition("there is no wheel result to dispute")
+            self._no_hold("dispute the result")
+            if not reason.strip():
+                raise IllegalTransition("a dispute needs a reason (what the croupier saw)")
+            why = f"the croupier disputes the wheel's {pending.number}: {reason.strip()}"
+            hold = Irregularity(wheel_drive.DISPUTED, why, pending.game, pending.number)
+            return await self._run(user.name, [(hold, s.round_id)])
 
 
 def _entries_between(conn: Any, table: str, after: int, before: int) -> list[Entry]:
@@ -1112,6 +1214,13 @@ class _CatchUpLock:
 
     async def __aexit__(self, *_: object) -> None:
         self._lock.release()
+
+
+def _seconds(setting: str | None, default: float | None) -> float | None:
+    """A pit boss's time setting ("off" switches it off) over the service's figure."""
+    if setting is None:
+        return default
+    return None if setting == "off" else float(setting)
 
 
 def _rules_loaded(rules: RulesSubmission, text: bytes) -> RulesLoaded:

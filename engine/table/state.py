@@ -12,7 +12,9 @@ spellings mapped) and folded by its payload class:
 - engine.round's events (`round.*`): the round state machine. Irregularity (`round.irregularity`)
   puts the round on hold until IrregularityResolved, a no-spin, a void or a manual result.
 - engine.wheel_events' events (`wheel.*`): a WheelResult with accepted=true is the result waiting
-  for the croupier's confirmation; started/launched/no-more-bets name the spin's game.
+  for the croupier's confirmation; started/launched/no-more-bets name the spin's game. A wheel entry
+  without a round id while a round is in play is another spin's (journaled, not the round's).
+- BettingTime, WheelStartOrdered, AutoConfirmDue: the round's clock (`drive`, engine.table.wheel_drive).
 - ManualEntry / ManualEntryRejected: step one of a manual result.
 - PayoutApproved (`round.payout_approved`, from the service or the pit-boss station): the wagers
   approved; an old journal's `payout.approved` (no wager ids) approves the round's payouts as a whole.
@@ -63,6 +65,7 @@ from engine.round import (
 )
 from engine.rules import RulesSubmission, parse_rules
 from engine.store.records import Entry
+from engine.table.wheel_drive import DriveState
 from engine.table_events import (
     DealerChanged,
     Irregularity,
@@ -168,6 +171,7 @@ class TableState:
     settings: dict[str, str] = field(default_factory=dict)  # the pit boss's table.settings_changed, latest
     round_settings: dict[str, str] = field(default_factory=dict)  # ... as they were when the round opened
     games: dict[str, BonusGame] = field(default_factory=dict)
+    drive: DriveState = field(default_factory=DriveState)  # the round's clock (engine.table.wheel_drive)
     dealer: str | None = None  # who deals the next round opened (table.dealer_changed, the dealer setting)
     last_wagers: dict[str, tuple[Wager, ...]] = field(default_factory=dict)  # by player: Rebet
 
@@ -232,7 +236,7 @@ class TableState:
         elif isinstance(p, PlayerBonusEvent):
             self._bonus_event(p)
         elif isinstance(p, WheelEvent):
-            self._wheel_entry(p, entry.seq)
+            self._wheel_entry(p, entry)
         elif isinstance(p, RulesLoaded):
             self._rules_loaded(p)
         elif isinstance(p, Irregularity):
@@ -270,6 +274,8 @@ class TableState:
             self.round = None
         elif isinstance(p, Quarantined):  # a store continuing a quarantined one: round ids number on
             self.rounds_opened += p.rounds_before
+        if self.in_play and not isinstance(p, WheelEvent):
+            self.drive.fold(p)  # betting time, spin ordered, auto-confirmation (wheel ones: below)
 
     def seed(
         self,
@@ -337,6 +343,7 @@ class TableState:
         self.approved_by = None
         self.games = {}
         self.wagers_placed = 0
+        self.drive.clear()
 
     def _rules_loaded(self, p: RulesLoaded) -> None:
         rules = parse_rules(p.text.encode("utf-8"), source="the journaled Rules Submission")
@@ -397,10 +404,13 @@ class TableState:
             self.hold = None
             self.pending_result = None
 
-    def _wheel_entry(self, p: WheelEvent, seq: int) -> None:
-        if not self.in_play:
+    def _wheel_entry(self, p: WheelEvent, entry: Entry) -> None:
+        # Journaled without the round's id: another spin than the round's (engine.table.wheel_drive).
+        if not self.in_play or entry.round_id is None:
             return
         assert self.round is not None
+        seq = entry.seq
+        self.drive.fold(p)
         if isinstance(p, WheelGap | WheelRestart):
             self.no_spin_games = frozenset()  # the wheel's counter starts over: old numbers recur
         game = p.game

@@ -61,6 +61,7 @@ from gui.view_model import (
 from gui.widgets.chip_rack import ChipRack
 from gui.widgets.dealer_bar import DealerBar
 from gui.widgets.felt import LUCKY_HEADINGS, LUCKY_SIZES, FeltWidget
+from gui.widgets.phase_strip import PhaseStrip
 from gui.widgets.status import HistoryStrip, SensorStatus, chip_pixmap
 from gui.widgets.wager_entry import WagerEntry
 from gui.windows.dialogs import ApprovalDialog, ManualResultDialog, ReasonDialog
@@ -205,6 +206,7 @@ class CroupierWindow(FirstPaintWindow):
         self.dealer_bar = DealerBar(self.table)
         outer.addWidget(self.dealer_bar)
 
+        outer.addWidget(self._spin_row())
         self.history = HistoryStrip()
         outer.addWidget(self.history)
 
@@ -818,6 +820,42 @@ class CroupierWindow(FirstPaintWindow):
         dialog = ManualResultDialog(self, sensor_number=self.candidate)
         if dialog.exec() == QDialog.DialogCode.Accepted and dialog.number_entered is not None:
             self.table.manual_result(dialog.number_entered, dialog.reason_text)
+
+    # -- the wheel phase strip and the dispute of a wheel result (gui.widgets.phase_strip) --------
+
+    def _spin_row(self) -> QWidget:
+        row = QWidget()
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.phase_strip = PhaseStrip(self.table)
+        layout.addWidget(self.phase_strip, 1)
+        self.dispute_button = QPushButton("Dispute result…")
+        self.dispute_button.setToolTip(
+            "The wheel's number is not where the ball is: stop its automatic confirmation (Ctrl+D)"
+        )
+        self.dispute_button.clicked.connect(self.ask_dispute)
+        QShortcut(QKeySequence("Ctrl+D"), self, self.ask_dispute)
+        layout.addWidget(self.dispute_button)
+        self.table.changed.connect(lambda _c, view: self._dispute_allowed(view))
+        self._dispute_allowed(self.table.view)
+        return row
+
+    def _dispute_allowed(self, view: TableView) -> None:
+        spin = view.spin
+        self.dispute_button.setEnabled(spin.step == "result" and not spin.confirmed)
+
+    def ask_dispute(self) -> None:
+        if not self.dispute_button.isEnabled():
+            return
+        dialog = ReasonDialog(
+            "Dispute result",
+            "The wheel's number is not the ball's pocket? The round is held for a pit boss "
+            "(no-spin, manual result or void). Say what you see.",
+            (),
+            self,
+        )
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self.table.dispute_result(dialog.text())
 
     def ask_no_spin(self) -> None:
         greyed = self.step().actions.get(NO_SPIN_ACTION, "")

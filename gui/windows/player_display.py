@@ -13,13 +13,14 @@ from fractions import Fraction
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPaintEvent, QPen
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
 from engine.wheel_layout import colour
 from gui import theme
 from gui.screen_layout import keep_keys_away
 from gui.table_model import TableModel
 from gui.view_model import Draw, HistoryEntry, PayLine, Phase, odds_number
+from gui.widgets.phase_strip import PhaseStrip
 from gui.widgets.status import NUMBER_COLOURS
 from gui.windows.first_paint import FirstPaintWindow
 
@@ -307,7 +308,14 @@ class PlayerDisplay(FirstPaintWindow):
         keep_keys_away(self)
         self.setWindowTitle("Diamond Rush Roulette · Player display")
         self.marquee = Marquee()
-        self.setCentralWidget(self.marquee)
+        self.phase_strip = PhaseStrip(table, large=True)
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.phase_strip)
+        layout.addWidget(self.marquee, 1)
+        self.setCentralWidget(central)
         table.phaseChanged.connect(self.on_phase)
         table.drawMade.connect(self.marquee.set_draw)
         table.payoutsChanged.connect(self.on_payouts)

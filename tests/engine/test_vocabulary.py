@@ -168,6 +168,9 @@ SAMPLES: dict[EntryType, dict[str, Any]] = {
     },
     EntryType.TABLE_IRREGULARITY_RESOLVED: {"kind": "gap", "resolution": "acknowledged", "reason": "checked"},
     EntryType.TABLE_NEXT_ROUND: {"after": "T1-000001"},
+    EntryType.TABLE_BETTING_TIME: {"seconds": 25.0, "deadline": 1796114531.25},
+    EntryType.TABLE_WHEEL_START: {"why": "betting time over"},
+    EntryType.TABLE_AUTO_CONFIRM_DUE: {"number": 33, "game": 15, "seconds": 5.0, "deadline": 1796114571.5},
     EntryType.TABLE_DEALER_CHANGED: {
         "dealer": "erin",
         "previous": "dana",

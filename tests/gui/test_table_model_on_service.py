@@ -161,7 +161,7 @@ def test_a_round_with_the_virtual_wheel_end_to_end(
     from gui.app import WheelFeed
 
     table, window = start_station(loop, store, qtbot)
-    feed = WheelFeed(table, "sim", speed=40.0)
+    feed = WheelFeed(table, "sim:free", speed=40.0)
 
     async def until(condition: Any, seconds: float = 20.0) -> None:
         for _ in range(int(seconds / 0.02)):

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from pytestqt.qtbot import QtBot
@@ -86,7 +88,7 @@ def test_the_virtual_wheel_closes_bets_and_reports_a_result(tables: LiveTables) 
     table = tables.start(seed=3, players=("Seat 1",))
     health: list[SensorHealth] = []
     table.sensorHealth.connect(health.append)
-    feed = WheelFeed(table, "sim", speed=40.0)
+    feed = WheelFeed(table, "sim:free", speed=40.0)
     table.open_bets()
     tables.run()
     feed.start()
@@ -109,3 +111,36 @@ def test_a_bad_wheel_spec_is_a_clear_error(spec: str, tables: LiveTables) -> Non
     feed = WheelFeed(tables.start(), spec)
     with pytest.raises(DrrError, match="needs"):
         feed.start()
+
+
+def test_the_station_starts_a_commanded_wheel_and_its_result_confirms_itself(tables: LiveTables) -> None:
+    """`make run`'s wheel (`sim`, commanded): the table starts the spin after the betting time and
+    the clean result is confirmed by the service's clock (before: the wheel ran its own cycle)."""
+    table = tables.start(seed=3, players=("Seat 1",), betting_seconds=0.3, auto_confirm_seconds=0.2)
+    feed = WheelFeed(table, "sim", speed=40.0)
+
+    async def until(condition: Any) -> None:
+        for _ in range(1000):
+            if condition():
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError("timed out")
+
+    async def play() -> None:
+        # One run of the loop from the wheel's start to the result (the wheel's tasks run throughout).
+        feed.start()
+        assert feed.driver is not None
+        await until(lambda: E.WHEEL_STARTED in journaled(table))
+        table.open_bets()
+        await until(lambda: table.phase is Phase.OPEN and not table.tasks)
+        table.place_wager("Seat 1", inside_bet([9]), Decimal(1))
+        await until(lambda: table.phase is Phase.RESULT)
+
+    try:
+        tables.call(play())
+    finally:
+        tables.call(feed.stop())
+    assert feed.driver.sent == 1
+    [recorded] = entries(table, E.ROUND_RESULT)
+    assert recorded.user == "timer" and recorded.payload["auto_confirmed_after"] == 0.2
+    assert [e.payload["why"] for e in entries(table, E.TABLE_WHEEL_START)] == ["betting time over"]

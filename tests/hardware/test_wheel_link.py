@@ -217,7 +217,7 @@ def test_commands_replies_and_timeouts(tmp_path: Path) -> None:
 
 def test_in_process_sim_and_user_start(tmp_path: Path) -> None:
     async def scenario() -> None:
-        async with open_wheel("sim", speed=40, seed=9, capture_dir=tmp_path) as wheel:
+        async with open_wheel("sim:free", speed=40, seed=9, capture_dir=tmp_path) as wheel:
             events = await Tap(wheel).until(lambda e: isinstance(e, WheelResult) and e.game == 2)
             assert len([e for e in events if isinstance(e, WheelResult)]) == 2
             assert wheel.health.ok and wheel.health.lines > 0

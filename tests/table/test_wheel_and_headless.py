@@ -116,7 +116,7 @@ def test_whole_rounds_on_the_virtual_wheel_with_faults(store: Store) -> None:
         svc = make_service(store, seed=21)
         await svc.start()
         headless = HeadlessTable(svc, rounds=4, choices=SeededRng(2), on_round=lines.append)
-        link = open_wheel("sim:miss@2,launch@3", speed=250, seed=9)
+        link = open_wheel("sim:free,miss@2,launch@3", speed=250, seed=9)
         async with link as wheel:
 
             async def events() -> Any:

@@ -1,0 +1,222 @@
+"""The table's own clock on the wheel and the result: when the spin is ordered, when a clean sensor
+result confirms itself, and which wheel messages belong to another spin than the round's (pure).
+
+One clock runs the round: the service's (`TableService.clock`). Bets open with a commanded wheel
+journal `table.betting_time` (its deadline); when it has passed — or the croupier closed bets early,
+or a no-spin asks for a re-spin — and nothing holds the round, the service journals
+`table.wheel_start` and hardware.table_bridge sends the wheel its start command. A clean sensor
+result journals `table.auto_confirm_due`; at its deadline, unless the croupier disputed the result
+(a `disputed_result` hold), the service records it (`round.result` with `auto_confirmed_after`).
+The service's timer calls `TableService.tick_clock()` at `next_deadline(state)`, as the bonus
+timers call `tick_bonus_games()`; tests call the tick themselves with a clock of their own.
+
+A wheel that spins anyway (free-running, or its own button pressed) never touches a round that
+waits: `other_spin(state, event, before_open)` names the messages of a later spin (while a result
+waits for confirmation, or after it was recorded) and of the spin already under way when bets
+opened, which the service journals as they are and leaves out of the round. This module imports no
+serial and no SQLAlchemy; the fold (engine.table.state) keeps a `DriveState`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from engine.round import NoSpin, Phase, ResultRecorded, RoundVoided
+from engine.table.spin import BETS, NO_MORE_BETS, RESULT, SPINNING, WheelPhase
+from engine.table_events import AutoConfirmDue, BettingTime, Irregularity, WheelStartOrdered
+from engine.wheel_events import (
+    WheelEvent,
+    WheelLaunched,
+    WheelNoMoreBets,
+    WheelResult,
+    WheelStarted,
+    WheelWarning,
+)
+
+if TYPE_CHECKING:
+    from engine.table.state import TableState
+
+# A clean sensor result is confirmed this many seconds after it came unless disputed (the stations'
+# default comes from the settings file, engine.config: table.auto_confirm_seconds).
+DEFAULT_AUTO_CONFIRM_S: Final = 5.0
+# Seconds of betting from open bets to the spin with a commanded wheel (table.betting_seconds).
+DEFAULT_BETTING_S: Final = 25.0
+# The hold a croupier's dispute puts on the round (engine.table.service.dispute_result).
+DISPUTED: Final = "disputed_result"
+BETTING_OVER, CLOSED_EARLY, RESPIN = (
+    "betting time over",
+    "bets closed by the croupier",
+    "re-spin after a no-spin",
+)
+
+
+@dataclass
+class DriveState:
+    """What the fold keeps of the round's clock: its betting time, whether the spin is ordered (and
+    the wheel launched since), the auto-confirmation waiting."""
+
+    betting: BettingTime | None = None  # None: the wheel is free-running (or absent), no countdown
+    spin_ordered: bool = False
+    launched: bool = False  # the wheel launched the ball since the last order
+    confirm: AutoConfirmDue | None = None
+
+    def clear(self) -> None:
+        self.betting, self.spin_ordered, self.launched, self.confirm = None, False, False, None
+
+    def fold(self, payload: object) -> None:
+        """One payload of the round on the felt (the fold calls this for every one)."""
+        if isinstance(payload, BettingTime):
+            self.betting = payload
+        elif isinstance(payload, WheelStartOrdered):
+            self.spin_ordered, self.launched = True, False
+        elif isinstance(payload, WheelLaunched | WheelNoMoreBets):
+            self.launched = True
+        elif isinstance(payload, AutoConfirmDue):
+            self.confirm = payload
+        elif isinstance(payload, NoSpin):
+            self.spin_ordered, self.launched, self.confirm = False, False, None  # the ball is spun again
+        elif isinstance(payload, ResultRecorded | RoundVoided | Irregularity):
+            self.confirm = None  # recorded, voided, or doubtful: nothing confirms itself any more
+
+    @property
+    def order_outstanding(self) -> bool:
+        """The spin is ordered but the wheel has not launched it yet (the bridge sends the start again
+        when the wheel comes back to its waiting state)."""
+        return self.spin_ordered and not self.launched
+
+
+def _waits(state: TableState) -> bool:
+    """The round waits for something other than the spin (a hold, an RNG fault, a result)."""
+    return state.hold is not None or state.rng_fault is not None or state.pending_result is not None
+
+
+def start_due(state: TableState, now: float) -> str | None:
+    """Why the wheel should start the round's spin now (`table.wheel_start`'s why), or None."""
+    s, d = state.round, state.drive
+    if s is None or d.betting is None or d.spin_ordered or _waits(state):
+        return None
+    if s.phase is Phase.OPEN and now >= d.betting.deadline:
+        return BETTING_OVER
+    if s.phase is Phase.CLOSED and s.result is None:
+        return RESPIN if state.no_spin_games or d.launched else CLOSED_EARLY
+    return None
+
+
+def confirm_due(state: TableState, now: float) -> AutoConfirmDue | None:
+    """The auto-confirmation whose deadline has passed, if the result still waits undisputed."""
+    c, s, pending = state.drive.confirm, state.round, state.pending_result
+    if c is None or s is None or s.phase is not Phase.CLOSED or pending is None or state.hold is not None:
+        return None
+    if pending.number != c.number or now < c.deadline:
+        return None
+    return c
+
+
+def next_deadline(state: TableState) -> float | None:
+    """When the service's timer should tick next (None: nothing is counting down)."""
+    s, d = state.round, state.drive
+    if s is None:
+        return None
+    due: list[float] = []
+    if d.betting is not None and not d.spin_ordered and s.phase is Phase.OPEN:
+        due.append(d.betting.deadline)
+    if d.confirm is not None and state.pending_result is not None and state.hold is None:
+        due.append(d.confirm.deadline)
+    return min(due) if due else None
+
+
+def countdown(state: TableState, now: float) -> tuple[str, float] | None:
+    """What the screens count down: ("betting", seconds left) or ("confirm", seconds left)."""
+    s, d = state.round, state.drive
+    if s is None:
+        return None
+    if d.betting is not None and not d.spin_ordered and s.phase is Phase.OPEN and not _waits(state):
+        return "betting", max(0.0, d.betting.deadline - now)
+    c = d.confirm
+    if c is not None and state.pending_result is not None and state.hold is None and s.phase is Phase.CLOSED:
+        return "confirm", max(0.0, c.deadline - now)
+    return None
+
+
+def _own_game(state: TableState) -> int | None:
+    pending = state.pending_result
+    if pending is not None and pending.game is not None:
+        return pending.game
+    return state.expected_game
+
+
+def other_spin(state: TableState, ev: WheelEvent, before_open: int | None) -> str | None:
+    """Why the wheel's message `ev` is not about the round's spin (journaled, ignored for the round),
+    or None when the round acts on it as usual.
+
+    - a later spin while the round waits: a result is waiting for confirmation or was recorded, and
+      the message names another game (or, for a result whose game is unknown, comes after the
+      accepted one): the accepted result stays, no hold;
+    - the spin under way as bets opened (`before_open`, the game the wheel had launched then, as the
+      service saw it): the round's spin is the next one the wheel starts.
+    """
+    s = state.round
+    if s is None or not state.in_play:
+        return None
+    game = ev.game
+    waiting = state.pending_result is not None or s.phase in (Phase.RESULT, Phase.BONUS)
+    if waiting:
+        own = _own_game(state)
+        if game is not None and own is not None and game != own:
+            return (
+                f"game {game} spun while round {s.round_id} waits (its spin is game {own}): "
+                "ignored for the round"
+            )
+        if isinstance(ev, WheelResult) and state.pending_result is not None and (game is None or own is None):
+            first = state.pending_result.number
+            if ev.number != first or game is None:
+                return f"result {ev.number} after the accepted {first}: a later spin, ignored for the round"
+        if isinstance(ev, WheelWarning) and ev.is_mismatch and s.phase is not Phase.CLOSED:
+            return None if game is None or game == own else "a later spin's warning: ignored for the round"
+        return None
+    if (
+        s.phase is Phase.OPEN
+        and before_open is not None
+        and game == before_open
+        and state.expected_game != game
+    ):
+        return f"game {game} was already spinning when bets opened: the round's spin is the next one"
+    return None
+
+
+class InFlight:
+    """The game the wheel has launched and not yet finished, as the service last heard (service memory:
+    a restarted service starts without it, and treats every message as the round's as before)."""
+
+    def __init__(self) -> None:
+        self.game: int | None = None
+
+    def seen(self, ev: WheelEvent) -> None:
+        if isinstance(ev, WheelLaunched | WheelNoMoreBets):
+            self.game = ev.game
+        elif isinstance(ev, WheelResult | WheelStarted):
+            self.game = None
+
+
+def wheel_phase(state: TableState) -> WheelPhase:
+    """The round's step of the spin as the journal's state says it (see WheelPhase)."""
+    s, d = state.round, state.drive
+    if s is None or s.phase is Phase.VOID:
+        return WheelPhase("idle")
+    if state.hold is not None or state.rng_fault is not None:
+        return WheelPhase("hold")
+    if s.result is not None:
+        return WheelPhase(RESULT, number=s.result, confirmed=True)
+    if state.pending_result is not None:
+        c = d.confirm
+        deadline = c.deadline if c is not None and c.number == state.pending_result.number else None
+        return WheelPhase(RESULT, deadline, state.pending_result.number)
+    if s.phase is Phase.OPEN:
+        if d.launched:
+            return WheelPhase(SPINNING)
+        betting = d.betting.deadline if d.betting is not None and not d.spin_ordered else None
+        return WheelPhase(BETS, betting)
+    if s.phase is Phase.CLOSED:
+        return WheelPhase(NO_MORE_BETS)
+    return WheelPhase("idle")
