@@ -48,6 +48,9 @@ journal = Table(
     Column("payload", Text, nullable=False),
     Column("prev_hash", String(64), nullable=False),
     Column("hash", String(64), nullable=False),
+    # HMAC-SHA256 (hex) over `hash` with the table key's MAC key (engine.store.keys); NULL before keys
+    # had MACs (migration 0008) and on an unsigned chain.
+    Column("mac", String(64)),
 )
 Index("ix_journal_round", journal.c.round_id)
 

@@ -18,6 +18,7 @@ truncated, not signed).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,8 +29,10 @@ from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.store import schema
 from engine.store.canonical import GENESIS_HASH, canonical_json, entry_hash
+from engine.store.chain_scan import Scan, scan
 from engine.store.db import Store
-from engine.store.records import Entry, row_to_entry
+from engine.store.keys import VerifiedMark
+from engine.store.records import Entry
 
 
 @dataclass
@@ -121,11 +124,21 @@ def _fail(report: VerifyReport, table: str, seq: int | None, problem: str) -> Ve
 
 
 def verify(
-    store: Store, table: str | None = None, *, batch: int = 5000, public_key: str | None = None
+    store: Store,
+    table: str | None = None,
+    *,
+    public_key: str | None = None,
+    incremental: bool = False,
+    remember: bool = True,
 ) -> VerifyReport:
     """Check one table's chain (or every chain in the store); stops at the first bad entry.
 
-    `public_key` (hex) pins the key of `table` as its key file would (a lab without the key file)."""
+    `public_key` (hex) pins the key of `table` as its key file would (a lab without the key file).
+    `incremental`: start after the last position a verification with the table's key file found good
+    (the witness's MAC'd `verified` mark), re-checking that this position, the checkpoints before it
+    and the chain's head and signatures are as they were (docs/journal-evidence.md says what that
+    leaves out); without a usable mark the whole chain is verified. `remember`: a chain that
+    verifies against its key file moves the mark to its head."""
     from engine.store import keys
 
     j, heads, cps = schema.journal, schema.chain_heads, schema.checkpoints
@@ -144,117 +157,211 @@ def verify(
         pinned = public_key if (public_key is not None and table is not None) else None
         if pinned is None and key_file is not None:
             pinned = key_file.public
-        with store.read() as conn:
-            head_row = conn.execute(sa.select(heads).where(heads.c.table_id == name)).first()
-            checkpoints = {
-                int(r.seq): (r.hash, r.sig)
-                for r in conn.execute(sa.select(cps).where(cps.c.table_id == name))
-            }
-            report.rounds += int(
-                conn.execute(
-                    sa.select(sa.func.count(sa.distinct(j.c.round_id))).where(
-                        j.c.table_id == name, j.c.round_id.is_not(None)
-                    )
-                ).scalar_one()
-            )
-        all_checkpoints = dict(checkpoints)
-        key: str | None = None  # the key in force
-        key_since = 0
-        signed_ok = 0  # the last checkpoint whose signature holds
-        bad_sig: int | None = None  # the first checkpoint whose signature does not
-        hashes_at: dict[int, str] = {}
-        want = {key_file.high_water[0]} if key_file is not None and key_file.high_water else set()
-        expected_seq, prev = 1, GENESIS_HASH
-        while True:
-            with store.read() as conn:
-                rows = conn.execute(
-                    sa.select(j)
-                    .where(j.c.table_id == name, j.c.seq >= expected_seq)
-                    .order_by(j.c.seq)
-                    .limit(batch)
-                ).all()
-            for row in rows:
-                seq = int(row.seq)
-                if seq != expected_seq:
-                    return _fail(report, name, expected_seq, f"missing (removed); the chain jumps to {seq}")
-                entry = row_to_entry(row)
-                problem = entry_problem(entry, prev)
-                if problem is not None:
-                    return _fail(report, name, seq, problem)
-                found, key_problem = _key_change(entry, key)
-                if key_problem is not None:
-                    return _fail(report, name, seq, key_problem)
-                if found is not None and found != key:
-                    key, key_since = found, seq
-                if seq in checkpoints:
-                    cp_hash, cp_sig = checkpoints.pop(seq)
-                    if cp_hash != row.hash:
-                        return _fail(
-                            report,
-                            name,
-                            seq,
-                            "hash differs from the checkpoint taken at this entry (rewritten)",
-                        )
-                    if key is not None and bad_sig is None:
-                        if keys.check_signature(key, name, seq, row.hash, cp_sig):
-                            signed_ok = seq
-                        elif cp_sig is not None or pinned is not None:
-                            bad_sig = seq
-                elif seq % _CHECKPOINT_EVERY == 0:
-                    return _fail(
-                        report, name, seq, "its interval checkpoint is missing (checkpoint rows removed)"
-                    )
-                if seq in want:
-                    hashes_at[seq] = row.hash
-                prev = row.hash
-                expected_seq += 1
-                report.events += 1
-            if len(rows) < batch:
-                break
-        last = expected_seq - 1
-        if checkpoints:
-            seq = min(checkpoints)
-            return _fail(
-                report, name, seq, f"checkpointed but missing: the journal ends at {last} (truncated)"
-            )
-        if head_row is None and last > 0:
-            return _fail(
-                report, name, None, "the chain head row is missing (removed), yet the journal has entries"
-            )
-        if head_row is not None and (int(head_row.seq), head_row.hash) != (last, prev):
-            if int(head_row.seq) > last:
-                return _fail(
-                    report, name, last + 1, f"missing: the head says {head_row.seq} entries (truncated)"
-                )
-            return _fail(report, name, last, f"the head row names entry {head_row.seq}, not the last entry")
-        failed = _against_key(
-            report,
-            name,
-            last,
-            prev,
-            head_row,
-            key,
-            key_since,
-            pinned,
-            key_file,
-            signed_ok,
-            bad_sig,
-            hashes_at,
-            all_checkpoints,
+        failed = _verify_chain(
+            store, report, name, key_file, pinned, incremental=incremental, remember=remember
         )
         if failed is not None:
             return failed
-        report.tables[name] = (last, prev)
-        if key is not None:
-            report.keys[name] = keys.fingerprint(key)
-            if pinned is None:
-                report.unpinned.append(name)
     return report
 
 
-_CHECKPOINT_EVERY = (
-    1000  # engine.store.journal.CHECKPOINT_EVERY (the journal sits above this module's import)
-)
+def _verify_chain(
+    store: Store,
+    report: VerifyReport,
+    name: str,
+    key_file: Any,
+    pinned: str | None,
+    *,
+    incremental: bool,
+    remember: bool,
+) -> VerifyReport | None:
+    """One table's chain: the fast pass (engine.store.chain_scan), then the head, key and witness."""
+    from engine.store import keys
+
+    heads, cps = schema.chain_heads, schema.checkpoints
+    has_mac = _has_mac_column(store)
+    mac_key_of = (
+        (lambda public: key_file.mac_key_for(public))
+        if key_file is not None and has_mac
+        else (lambda public: None)
+    )
+    with store.read() as conn:
+        head_row = conn.execute(sa.select(heads).where(heads.c.table_id == name)).first()
+        checkpoints = {
+            int(r.seq): (r.hash, r.sig) for r in conn.execute(sa.select(cps).where(cps.c.table_id == name))
+        }
+        all_checkpoints = dict(checkpoints)
+        state = Scan(table=name, mac_from=key_file.mac_from if key_file is not None and has_mac else None)
+        rounds_before = 0
+        mark = key_file.verified if incremental and key_file is not None and has_mac else None
+        if mark is not None and pinned == key_file.public and _mark_holds(conn, name, mark, checkpoints):
+            state = Scan(
+                table=name,
+                expected=mark.seq + 1,
+                prev=mark.hash,
+                key=mark.key,
+                key_since=mark.seq,
+                macs=mark.macs,
+                mac_from=state.mac_from,
+                signed_ok=mark.seq,
+                events=mark.seq,
+                checkpoints_seen=mark.checkpoints,
+            )
+            for seq in [s for s in checkpoints if s <= mark.seq]:
+                del checkpoints[seq]
+            rounds_before = mark.rounds
+        else:
+            mark = None
+        want = {key_file.high_water[0]} if key_file is not None and key_file.high_water else set()
+        problem = scan(
+            conn,
+            state,
+            checkpoints=checkpoints,
+            pinned=pinned,
+            want=want,
+            key_change=_key_change,
+            mac_key_of=mac_key_of,
+            signature_holds=lambda public, seq, hash_, sig: keys.check_signature(
+                public, name, seq, hash_, sig
+            ),
+            entry_problem=entry_problem,
+            has_mac=has_mac,
+        )
+        if problem is not None:
+            return _fail(report, name, problem.seq, problem.what)
+        if mark is not None:
+            rounds = rounds_before + _rounds_after(conn, name, mark.seq)
+            if mark.seq in want and mark.seq not in state.hashes_at:
+                state.hashes_at[mark.seq] = mark.hash
+            for seq in want - set(state.hashes_at):
+                found = conn.execute(
+                    sa.select(schema.journal.c.hash).where(
+                        schema.journal.c.table_id == name, schema.journal.c.seq == seq
+                    )
+                ).scalar()
+                if found is not None:
+                    state.hashes_at[seq] = str(found)
+        else:
+            rounds = len(state.round_ids)
+    last, prev = state.expected - 1, state.prev
+    if checkpoints:
+        seq = min(checkpoints)
+        return _fail(report, name, seq, f"checkpointed but missing: the journal ends at {last} (truncated)")
+    if head_row is None and last > 0:
+        return _fail(
+            report, name, None, "the chain head row is missing (removed), yet the journal has entries"
+        )
+    if head_row is not None and (int(head_row.seq), head_row.hash) != (last, prev):
+        if int(head_row.seq) > last:
+            return _fail(report, name, last + 1, f"missing: the head says {head_row.seq} entries (truncated)")
+        return _fail(report, name, last, f"the head row names entry {head_row.seq}, not the last entry")
+    failed = _against_key(
+        report,
+        name,
+        last,
+        prev,
+        head_row,
+        state.key,
+        state.key_since,
+        pinned,
+        key_file,
+        state.signed_ok,
+        state.bad_sig,
+        state.hashes_at,
+        all_checkpoints,
+    )
+    if failed is not None:
+        return _refine(store, failed)
+    report.events += state.events
+    report.rounds += rounds
+    report.tables[name] = (last, prev)
+    if state.key is not None:
+        report.keys[name] = keys.fingerprint(state.key)
+        if pinned is None:
+            report.unpinned.append(name)
+    if (
+        remember
+        and key_file is not None
+        and has_mac
+        and pinned == key_file.public
+        and state.key == pinned
+        and last
+    ):
+        _remember(
+            key_file,
+            VerifiedMark(last, prev, key_file.public, state.macs, state.checkpoints_seen, rounds),
+        )
+    return None
+
+
+def _has_mac_column(store: Store) -> bool:
+    """An older schema's copy (read as it is by the audit) has no `journal.mac`."""
+    with store.read() as conn:
+        return "mac" in {c["name"] for c in sa.inspect(conn).get_columns("journal")}
+
+
+def _mark_holds(
+    conn: Any, name: str, mark: VerifiedMark, checkpoints: dict[int, tuple[str, str | None]]
+) -> bool:
+    """The verified position is still there with its hash, and the checkpoints up to it are as many."""
+    j = schema.journal
+    found = conn.execute(sa.select(j.c.hash).where(j.c.table_id == name, j.c.seq == mark.seq)).scalar()
+    if found != mark.hash:
+        return False
+    # A checkpoint row at or before the mark removed (or one added there) sends it to a full check.
+    return sum(1 for seq in checkpoints if seq <= mark.seq) == mark.checkpoints
+
+
+def _rounds_after(conn: Any, name: str, seq: int) -> int:
+    """Round ids first named after entry `seq` (those after it that no earlier entry names)."""
+    j = schema.journal
+    k = j.alias("k")
+    earlier = sa.exists().where(k.c.round_id == j.c.round_id, k.c.table_id == name, k.c.seq <= seq)
+    return int(
+        conn.execute(
+            sa.select(sa.func.count(sa.distinct(j.c.round_id))).where(
+                j.c.table_id == name, j.c.seq > seq, j.c.round_id.is_not(None), ~earlier
+            )
+        ).scalar_one()
+    )
+
+
+def _remember(key_file: Any, mark: VerifiedMark) -> None:
+    """Move the witness's verified mark to this head (best effort: a read-only key dir keeps the old)."""
+    from engine.store import keys
+
+    current = keys.load(key_file.store, key_file.table)
+    if current is None or current.public != mark.key:
+        return
+    if current.verified is not None and current.verified.seq >= mark.seq:
+        return
+    with contextlib.suppress(DrrError, OSError):
+        keys.update(current, verified=mark)
+
+
+def _refine(store: Store, failed: VerifyReport) -> VerifyReport:
+    """A signature names a range: the first entry in it that the reference check refuses, if any
+    (a payload not in canonical form hashes the fast way only if the forger hashed it so)."""
+    detail = failed.detail or ""
+    if failed.bad_seq is None or "not covered by the table's signature" not in detail:
+        return failed
+    import re
+
+    found = re.search(r"from (\d+) to (\d+)", detail)
+    if found is None:
+        return failed
+    lo, hi = int(found.group(1)), int(found.group(2))
+    from engine.store.journal import Journal
+
+    for entry in Journal(store).entries(failed.bad_table or "", lo):
+        if entry.seq > hi:
+            break
+        problem = entry_problem(entry, None)
+        if problem is not None:
+            return _fail(failed, failed.bad_table or "", entry.seq, problem)
+    return failed
+
+
 _KEY_TYPES = (
     EntryType.TABLE_STARTED.value,
     EntryType.TABLE_QUARANTINED.value,
