@@ -20,6 +20,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    literal_column,
     or_,
 )
 
@@ -53,6 +54,25 @@ journal = Table(
     Column("mac", String(64)),
 )
 Index("ix_journal_round", journal.c.round_id)
+# The entries a restart seeds its state from before the last round (engine.table.recovery.SEED_TYPES:
+# Rules Submissions, bonus presets, settings, quarantine): few, so a partial index finds them without
+# reading a years-long journal (migration 0008). The query must name these values, in this order, as
+# literals (a test holds recovery to it).
+SEED_TYPES = (
+    "table.rules_loaded",
+    "bonus.preset_set",
+    "table.settings_changed",
+    "table.quarantined",
+    "rules.changed",
+)
+SEED_FILTER = journal.c.type.in_([literal_column(f"'{t}'") for t in SEED_TYPES])
+Index(
+    "ix_journal_seed",
+    journal.c.table_id,
+    journal.c.seq,
+    sqlite_where=SEED_FILTER,
+    postgresql_where=SEED_FILTER,
+)
 
 # The head of each chain, updated in the same transaction as every append; also the writers' lock row.
 chain_heads = Table(

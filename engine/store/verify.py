@@ -29,7 +29,7 @@ from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.store import schema
 from engine.store.canonical import GENESIS_HASH, canonical_json, entry_hash
-from engine.store.chain_scan import Scan, scan
+from engine.store.chain_scan import Problem, Scan, scan
 from engine.store.db import Store
 from engine.store.keys import VerifiedMark
 from engine.store.records import Entry
@@ -213,24 +213,42 @@ def _verify_chain(
         else:
             mark = None
         want = {key_file.high_water[0]} if key_file is not None and key_file.high_water else set()
-        problem = scan(
-            conn,
-            state,
-            checkpoints=checkpoints,
-            pinned=pinned,
-            want=want,
-            key_change=_key_change,
-            mac_key_of=mac_key_of,
-            signature_holds=lambda public, seq, hash_, sig: keys.check_signature(
-                public, name, seq, hash_, sig
-            ),
-            entry_problem=entry_problem,
-            has_mac=has_mac,
+
+        def sequential(state: Scan, upto: int | None = None) -> Problem | None:
+            return scan(
+                conn.connection.driver_connection,
+                conn.dialect.name == "sqlite",
+                state,
+                checkpoints=checkpoints,
+                pinned=pinned,
+                want=want,
+                key_change=_key_change,
+                mac_key_of=mac_key_of,
+                signature_holds=lambda public, seq, hash_, sig: keys.check_signature(
+                    public, name, seq, hash_, sig
+                ),
+                entry_problem=entry_problem,
+                has_mac=has_mac,
+                upto=upto,
+            )
+
+        split = (
+            _split_point(conn, name, head_row, checkpoints, key_file) if mark is None and has_mac else None
         )
+        if split is None:
+            problem = sequential(state)
+        else:
+            problem = _in_two(store, conn, state, split, checkpoints, sequential, head_row, pinned, want)
+            if problem is not None or state.expected == split[0] + 1:
+                # the halves did not join: the sequential scan gives the verdict
+                checkpoints.clear()
+                checkpoints.update(all_checkpoints)
+                state = Scan(table=name, mac_from=state.mac_from)
+                problem = sequential(state)
         if problem is not None:
             return _fail(report, name, problem.seq, problem.what)
         if mark is not None:
-            rounds = rounds_before + _rounds_after(conn, name, mark.seq)
+            rounds = rounds_before + _rounds_after(conn, name, mark.seq, state.round_ids)
             if mark.seq in want and mark.seq not in state.hashes_at:
                 state.hashes_at[mark.seq] = mark.hash
             for seq in want - set(state.hashes_at):
@@ -300,6 +318,82 @@ def _has_mac_column(store: Store) -> bool:
         return "mac" in {c["name"] for c in sa.inspect(conn).get_columns("journal")}
 
 
+def _split_point(
+    conn: Any, name: str, head_row: Any, checkpoints: dict[int, tuple[str, str | None]], key_file: Any
+) -> tuple[int, str, str, bool] | None:
+    """Where a long chain is cut for two processes (engine.store.chain_parallel): an interval
+    checkpoint near the middle signed by one of the table's keys; (seq, hash, key, its entry MAC'd)."""
+    from engine.store import chain_parallel, keys
+
+    if key_file is None or head_row is None or int(head_row.seq) < chain_parallel.PARALLEL_MIN:
+        return None
+    if not chain_parallel.available():
+        return None
+    seq = int(head_row.seq) // 2 // _CHECKPOINT_EVERY * _CHECKPOINT_EVERY
+    if seq not in checkpoints:
+        return None
+    cp_hash, sig = checkpoints[seq]
+    for public in (key_file.public, *(p for p, _ in key_file.retired)):
+        if keys.check_signature(public, name, seq, cp_hash, sig):
+            j = schema.journal
+            mac = conn.execute(sa.select(j.c.mac).where(j.c.table_id == name, j.c.seq == seq)).scalar()
+            return seq, cp_hash, public, mac is not None
+    return None
+
+
+def _in_two(
+    store: Store,
+    conn: Any,
+    state: Scan,
+    split: tuple[int, str, str, bool],
+    checkpoints: dict[int, tuple[str, str | None]],
+    sequential: Any,
+    head_row: Any,
+    pinned: str | None,
+    want: set[int],
+) -> Problem | None:
+    """The first half here, the second in a worker; `state` holds the joined chain when they join
+    (else it stops at the split, and the caller scans sequentially)."""
+    from engine.store import chain_parallel
+
+    seq, cp_hash, public, macs = split
+    pool, future = chain_parallel.start_worker(
+        url=store.engine.url.render_as_string(hide_password=False),
+        where=store.where,
+        table=state.table,
+        start=seq,
+        start_hash=cp_hash,
+        key=public,
+        macs=macs,
+        mac_from=state.mac_from,
+        upto=int(head_row.seq),
+        checkpoints={s: v for s, v in checkpoints.items() if s > seq},
+        pinned=pinned,
+        want=want,
+    )
+    try:
+        problem = sequential(state, upto=seq)
+        if problem is not None:
+            future.cancel()
+            return problem
+        try:
+            half = future.result()
+        except Exception:  # a worker that could not start or read: the sequential scan decides
+            state.expected = seq + 1
+            return None
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    if not chain_parallel.join(state, half, seq, public):
+        state.expected = seq + 1
+        return None
+    for reached in half.reached:
+        checkpoints.pop(reached, None)
+    return None
+
+
+_CHECKPOINT_EVERY = 1000  # engine.store.journal.CHECKPOINT_EVERY (the journal sits above this module)
+
+
 def _mark_holds(
     conn: Any, name: str, mark: VerifiedMark, checkpoints: dict[int, tuple[str, str | None]]
 ) -> bool:
@@ -312,18 +406,16 @@ def _mark_holds(
     return sum(1 for seq in checkpoints if seq <= mark.seq) == mark.checkpoints
 
 
-def _rounds_after(conn: Any, name: str, seq: int) -> int:
-    """Round ids first named after entry `seq` (those after it that no earlier entry names)."""
+def _rounds_after(conn: Any, name: str, seq: int, round_ids: set[str]) -> int:
+    """How many of `round_ids` (named after entry `seq`) no entry at or before `seq` names: each
+    looked up through the round-id index."""
     j = schema.journal
-    k = j.alias("k")
-    earlier = sa.exists().where(k.c.round_id == j.c.round_id, k.c.table_id == name, k.c.seq <= seq)
-    return int(
-        conn.execute(
-            sa.select(sa.func.count(sa.distinct(j.c.round_id))).where(
-                j.c.table_id == name, j.c.seq > seq, j.c.round_id.is_not(None), ~earlier
-            )
-        ).scalar_one()
-    )
+    query = sa.select(j.c.table_id, j.c.seq).where(j.c.round_id == sa.bindparam("r"))
+    fresh = 0
+    for rid in round_ids:
+        rows = conn.execute(query, {"r": rid}).all()
+        fresh += not any(t == name and int(s) <= seq for t, s in rows)
+    return fresh
 
 
 def _remember(key_file: Any, mark: VerifiedMark) -> None:

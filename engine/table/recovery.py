@@ -148,7 +148,7 @@ def _seed_from_last_round(state: TableState, journal: Journal) -> None:
         counts: dict[str, int] = {str(status): int(n) for status, n in by_status.all()}
         rows = conn.execute(
             sa.select(j)
-            .where(j.c.table_id == table, j.c.seq < start, j.c.type.in_(SEED_TYPES))
+            .where(j.c.table_id == table, j.c.seq < start, schema.SEED_FILTER)  # by ix_journal_seed
             .order_by(j.c.seq)
         ).all()
     # The last round is folded again from its round.opened: it is not counted here.
