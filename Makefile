@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: venv run test lint bench dist dist-test clean
+.PHONY: venv run test lint bench bench-scale dist dist-test clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,10 +15,14 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# Qt's desktop libraries: installed with apt when run as root, else the one command is printed and
+# make stops here (gui/qt_libs.py). The tests also need Xvfb for the real-display test.
 run: venv
+	$(BIN)/python -m gui.qt_libs --install
 	$(BIN)/drr
 
 test: venv
+	$(BIN)/python -m gui.qt_libs --install --xvfb
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
 
 lint: venv
@@ -29,6 +33,11 @@ lint: venv
 
 bench: venv
 	QT_QPA_PLATFORM=offscreen $(BIN)/drr bench
+
+# The long scale figures (docs/scale.md): up to 20 minutes on two cores; the figures also go to
+# bench-scale.json. The floor groups use $(DRR_BENCH_PG_URL), a scratch PostgreSQL, when it is set.
+bench-scale: venv
+	QT_QPA_PLATFORM=offscreen $(BIN)/drr bench --scale --out bench-scale.json
 
 # The installable one-folder bundle dist/drr/ (PyInstaller, packaging/drr.spec); see docs/packaging.md.
 DIST_STAMP := $(VENV)/.dist-stamp

@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
 from engine.bets import WIRE_WAGER_KEYS, Bet, Wager, check_amount, inside_bet, wager_from_wire
 from engine.entry_types import EntryType
@@ -65,6 +65,7 @@ class Phase(enum.StrEnum):
 
 
 ResultSource = Literal["sensor", "manual"]
+WINNING_ONLY: Final = "winning"  # RoundOpened.entry of a round played with winning wagers only
 
 
 # --- events -------------------------------------------------------------------------------------
@@ -98,10 +99,13 @@ class RoundOpened:
     rules_sha256: str
     dealer: str | None = None  # the dealer at the table (the pit boss's setting, else the croupier)
     game_number: int | None = None  # the wheel's game while its state was "started" as bets opened
+    # "winning": a busy table's fast play (the pit boss's `entry_mode` setting): the chips stay on
+    # the felt unentered during betting; after the result only those covering it are entered.
+    entry: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = {"type": self.type, "round_id": self.round_id, "rules_sha256": self.rules_sha256}
-        return _put(out, dealer=self.dealer, game_number=self.game_number)
+        return _put(out, dealer=self.dealer, game_number=self.game_number, entry=self.entry)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> RoundOpened:
@@ -110,6 +114,7 @@ class RoundOpened:
             str(d["rules_sha256"]),
             _opt_str(d.get("dealer")),
             _opt_int(d.get("game_number")),
+            _opt_str(d.get("entry")),
         )
 
 
@@ -452,6 +457,7 @@ class RoundState:
     no_spins: int = 0
     void_reason: str = ""
     events: int = 0  # how many events were applied
+    winning_only: bool = False  # wagers are entered after the result, only those covering it
 
     @classmethod
     def initial(cls, rules: RulesSubmission) -> RoundState:
@@ -467,6 +473,23 @@ class RoundState:
 
     def player_total(self, player: str) -> Decimal:
         return sum((w.amount for w in self.wagers if w.player == player), Decimal(0))
+
+
+def _check_entry_phase(event: RoundEvent, s: RoundState) -> None:
+    """Wagers go on (and off) while bets are open; with winning wagers only, once the result is in."""
+    if not s.winning_only and s.phase is not Phase.OPEN:
+        raise _refuse(event, s, "no more bets")
+    if s.winning_only and s.phase is not Phase.RESULT:
+        why = "winning wagers only: the chips covering the result are entered once it is in"
+        raise _refuse(event, s, why if s.phase in (Phase.OPEN, Phase.CLOSED) else "no more bets")
+
+
+def _entered_winners(event: RoundEvent, s: RoundState) -> None:
+    """A winning-only round's entered chips cover its result: it is not changed under them."""
+    if s.winning_only and s.wagers:
+        raise _refuse(
+            event, s, f"{len(s.wagers)} winning wager(s) are entered on {s.result}: take them off first"
+        )
 
 
 def _refuse(event: RoundEvent, state: RoundState, why: str = "") -> IllegalTransition:
@@ -532,15 +555,23 @@ def apply(state: RoundState, event: RoundEvent) -> RoundState:
                 f"{event.type}: round {event.round_id} was opened under Rules Submission "
                 f"{event.rules_sha256[:12]}, not the loaded {s.rules.sha256[:12]}"
             )
-        return replace(s, phase=Phase.OPEN, round_id=event.round_id, events=s.events + 1)
+        if event.entry not in (None, WINNING_ONLY):
+            raise IllegalTransition(f"{event.type}: unknown entry mode {event.entry!r}")
+        winning = event.entry == WINNING_ONLY
+        return replace(
+            s, phase=Phase.OPEN, round_id=event.round_id, events=s.events + 1, winning_only=winning
+        )
     if isinstance(event, WagerPlaced):
-        if p is not Phase.OPEN:
-            raise _refuse(event, s, "no more bets")
+        _check_entry_phase(event, s)
         check_wager(s, event.wager)
+        if s.winning_only and s.result is not None and not event.wager.bet.wins(s.result):
+            raise IllegalWager(
+                f"wager {event.wager.id}: {event.wager.bet.label} does not cover {s.result}; with winning "
+                "wagers only, enter just the chips that cover the winning number"
+            )
         return replace(s, wagers=(*s.wagers, event.wager), events=s.events + 1)
     if isinstance(event, WagerRemoved):
-        if p is not Phase.OPEN:
-            raise _refuse(event, s, "no more bets")
+        _check_entry_phase(event, s)
         if s.wager(event.wager_id) is None:
             raise IllegalTransition(f"{event.type}: no wager {event.wager_id!r} in this round")
         kept = tuple(w for w in s.wagers if w.id != event.wager_id)
@@ -563,6 +594,7 @@ def apply(state: RoundState, event: RoundEvent) -> RoundState:
     if isinstance(event, ResultCorrected):
         if p is not Phase.RESULT:
             raise _refuse(event, s, "only a recorded result, before bonus games and settlement, is corrected")
+        _entered_winners(event, s)
         _check_number(event, event.new)
         _need_reason(event, event.reason)
         if event.old != s.result:
@@ -580,6 +612,7 @@ def apply(state: RoundState, event: RoundEvent) -> RoundState:
     if isinstance(event, NoSpin):
         if p not in (Phase.CLOSED, Phase.RESULT):
             raise _refuse(event, s)
+        _entered_winners(event, s)
         _need_reason(event, event.reason)
         irregular = Irregularity("no_spin", event.reason, s.result)
         return replace(

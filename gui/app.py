@@ -205,6 +205,9 @@ def run_station(
     capture folder and silence limit; None keeps the embedded defaults."""
     if station not in STATIONS:
         raise DrrError(f"unknown station {station!r}; choose one of {', '.join(STATIONS)}")
+    from gui.qt_libs import check_before_start
+
+    check_before_start()  # a missing desktop library is one line here, not Qt's abort later
     if station in ("surveillance", "pitboss"):
         from gui.floor.station import run_floor_station
 

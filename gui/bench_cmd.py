@@ -3,6 +3,7 @@
 Each layer keeps its benchmarks in a `bench` module exposing
 `BENCHMARKS: dict[str, Callable[[], dict[str, float]]]` (a group name to a function that
 measures and returns named figures). Figures are measurements, never pass/fail tests.
+`drr bench --scale` runs the long scale groups instead (gui/bench_scale_cmd.py, engine/bench_scale.py).
 """
 
 from __future__ import annotations
@@ -37,10 +38,20 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--json", action="store_true", help="one JSON object {figure: value}")
     p.add_argument("--only", action="append", metavar="GROUP", help="run only this group (repeatable)")
     p.add_argument("--list", action="store_true", help="list the benchmark groups and exit")
+    from gui.bench_scale_cmd import add_arguments
+
+    add_arguments(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.scale:
+        from gui import bench_scale_cmd
+
+        return bench_scale_cmd.run(args)
+    if args.out or args.tiny or args.pg or args.workdir:
+        print("drr bench: --out, --tiny, --pg and --workdir go with --scale", file=sys.stderr)
+        return 2
     groups = collect()
     if args.list:
         for name in groups:

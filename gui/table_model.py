@@ -56,14 +56,13 @@ if TYPE_CHECKING:  # the table's modules load once a table is attached, not befo
     from engine.settlement import RoundSettlement
     from engine.store.records import Entry
     from engine.table.changes import Changes
+    from engine.table.holds import HoldRemedies
     from engine.table.service import Approval
     from engine.table.state import TableState
     from engine.wheel_events import WheelEvent
 
 HISTORY_KEPT = 500
 STARTING = "starting: reading the journal"
-# The reason journaled with a result the croupier typed (twice) because the wheel gave none.
-MANUAL_REASON = "entered by the croupier: wheel sensor unavailable"
 
 
 class TableSource(Protocol):
@@ -109,11 +108,17 @@ class TableSource(Protocol):
 
     async def settle(self, user: User) -> list[Entry]: ...
 
+    async def start_bonus_games(self, user: User) -> list[Entry]: ...
+
     async def next_round(self, user: User) -> list[Entry]: ...
 
     async def no_spin(self, user: User, reason: str) -> list[Entry]: ...
 
     async def void(self, user: User, reason: str) -> list[Entry]: ...
+
+    async def resolve_irregularity(self, user: User, reason: str) -> list[Entry]: ...
+
+    async def accept_sensor_result(self, user: User, reason: str) -> list[Entry]: ...
 
     async def set_bonus_preset(self, user: User, player: str, preset: Preset) -> list[Entry]: ...
 
@@ -246,6 +251,8 @@ class TableModel(QObject):
 
     def _build_view(self) -> TableView:
         """The whole table as the source's state says: once per batch that changes what is shown."""
+        from engine.round import Phase as RoundPhase
+        from engine.round import bonus_needed
         from gui.bonus_bridge import bonus_view
         from gui.pay_lines import lines_of, with_bonus_payout
 
@@ -281,7 +288,20 @@ class TableModel(QObject):
             approvals_needed=need.wager_ids if need is not None else (),
             hold=self._hold_text(st),
             stopped=st.rng_fault is not None,
+            winning_only=r is not None and r.winning_only,
+            bonus_due=r is not None and r.phase is RoundPhase.RESULT and bool(bonus_needed(r)),
+            remedies=self._remedies(st),
+            void_reason=r.void_reason if r is not None else "",
         )
+
+    @staticmethod
+    def _remedies(st: TableState) -> HoldRemedies | None:
+        """The hold in words and what ends it (engine.table.holds), while a round is on hold."""
+        from engine.table.holds import hold_remedies
+
+        if st.hold is None or st.round is None or st.rng_fault is not None:
+            return None
+        return hold_remedies(st.hold, st.round.phase, st.expected_game)
 
     # --- the push -----------------------------------------------------------------------------
 
@@ -311,6 +331,11 @@ class TableModel(QObject):
         if changes.shown and self.source is not None:
             self._view = self._build_view()
         view = self._view
+        if changes.wagers and view.winning_only and view.phase is Phase.RESULT:
+            # Winning wagers only: a chip entered after the result changes what the round pays.
+            from engine.table.changes import Changes
+
+            changes = changes | Changes(pay_lines=True, approvals=True)
         self.changed.emit(changes, view)
         if changes.wagers:
             self.wagersChanged.emit(view.wagers)
@@ -404,14 +429,38 @@ class TableModel(QObject):
     def confirm_result(self) -> None:
         self._submit(lambda s: s.confirm_result(self.user))
 
-    def manual_result(self, number: int) -> None:
-        # The croupier already typed the number twice on screen; the service's own two steps
-        # journal both entries.
+    def manual_result(self, number: int, reason: str, by: User | None = None) -> None:
+        """A result typed by hand (twice on screen), with the reason the croupier (or the pit boss
+        `by`, during a hold) chose; the service's own two steps journal both entries."""
+        user = by or self.user
+
         async def twice(source: TableSource) -> None:
-            await source.manual_result(self.user, number, MANUAL_REASON)
-            await source.manual_result(self.user, number, MANUAL_REASON)
+            await source.manual_result(user, number, reason)
+            await source.manual_result(user, number, reason)
 
         self._submit(twice)
+
+    def sign_in(self, name: str, pin: str, permission: str) -> User:
+        """A pit boss's sign-off on this station: name and PIN checked against the table's user store
+        (with its lock-out, journaled), then the role against `permission`; DrrError if refused."""
+        from engine.auth import require
+
+        if self._authenticate is None:
+            raise DrrError("a pit boss's sign-off needs the user store, and this station has none")
+        if not name:
+            raise DrrError("a pit boss signs off with name and PIN")
+        user = self._authenticate(name, pin)
+        require(user, permission)
+        return user
+
+    def resolve_hold(self, boss: User, reason: str) -> None:
+        self._submit(lambda s: s.resolve_irregularity(boss, reason))
+
+    def accept_sensor_result(self, boss: User, reason: str) -> None:
+        self._submit(lambda s: s.accept_sensor_result(boss, reason))
+
+    def void_by(self, boss: User, reason: str) -> None:
+        self._submit(lambda s: s.void(boss, reason))
 
     def _signed_off(self, approver: str, pin: str, what: str) -> User | None:
         """The pit boss who signs `what` off, checked against the user store (None: refused)."""
@@ -438,6 +487,9 @@ class TableModel(QObject):
 
     def settle(self) -> None:
         self._submit(lambda s: s.settle(self.user))
+
+    def start_bonus_games(self) -> None:
+        self._submit(lambda s: s.start_bonus_games(self.user))
 
     def next_round(self) -> None:
         self._submit(lambda s: s.next_round(self.user))

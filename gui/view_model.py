@@ -12,8 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_DOWN, Decimal
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from engine.bets import Wager
+
+if TYPE_CHECKING:  # the table's modules load once a table is attached, not before the first frame
+    from engine.table.holds import HoldRemedies
 
 
 class Phase(enum.StrEnum):
@@ -154,6 +158,148 @@ class TableView:
     approvals_needed: tuple[str, ...] = field(default=())  # wager ids awaiting pit-boss approval
     hold: str | None = None  # an unresolved irregularity: nothing is confirmed or settled meanwhile
     stopped: bool = False  # the hold is an RNG fault: no draw until the table service restarts
+    # Winning wagers only (the table's entry_mode): chips are entered after the result, only those
+    # covering it; `bonus_due` once some of them won on the Bonus Number and the games wait to start.
+    winning_only: bool = False
+    bonus_due: bool = False
+    remedies: HoldRemedies | None = None  # the hold in words, and what ends it (engine.table.holds)
+    void_reason: str = ""  # why a void round was voided
+
+
+# --- the next step: what the table waits for, and who does what --------------------------------
+
+# Winning wagers only (the table's entry_mode): what the croupier is told to do.
+WINNING_ONLY_OPEN = "Winning wagers only: leave the chips unentered; enter the winning ones after the result"
+WINNING_ONLY_ENTER = "Winning wagers only: enter every chip that covers the result, then settle (Space)"
+
+# The croupier station's side actions (NextStep.actions keys).
+MANUAL, NO_SPIN_ACTION, VOID, APPROVE, PIT_BOSS = "manual", "no_spin", "void", "approve", "pit_boss"
+
+
+@dataclass(frozen=True, slots=True)
+class NextStep:
+    """The croupier station's one next action and the words under it, from one TableView."""
+
+    label: str  # the big button
+    enabled: bool
+    why: str  # what the table is doing or waiting for (the button's tooltip)
+    todo: str  # what to do next, and who
+    actions: Mapping[str, str]  # side action -> "" when open, else why it is greyed
+
+    @property
+    def line(self) -> str:
+        """The line under the big button."""
+        return f"{self.why}. {self.todo}" if self.why and self.todo else self.why or self.todo
+
+
+def next_step(view: TableView) -> NextStep:
+    """The one place that says, for every phase and hold, why the table waits and what to do."""
+    from engine.table.holds import NO_SPIN
+
+    ph = view.phase
+    actions = _side_actions(view)
+    if view.stopped:  # an RNG fault: nothing this station does helps until a restart
+        why = view.hold or "RNG fault"
+        return NextStep("Play stopped", False, why, "Restart the table service once it is checked", actions)
+    if view.hold and ph is Phase.IDLE:
+        return NextStep("Starting…", False, view.hold, "Wait a moment", actions)
+    rem = view.remedies
+    if rem is not None and ph in (Phase.OPEN, Phase.CLOSED, Phase.RESULT, Phase.BONUS):
+        what = f"On hold: {rem.what}"
+        if ph is Phase.CLOSED and rem.allows(NO_SPIN):
+            return NextStep("No-spin…", True, what, rem.todo, actions)
+        return NextStep("Pit boss sign-off…", True, what, rem.todo, actions)
+    if ph is Phase.IDLE:
+        return NextStep("Open bets", True, "", "Open bets when the players are ready (Space)", actions)
+    if ph is Phase.OPEN and view.winning_only:
+        return NextStep("No more bets", True, "Bets are open", WINNING_ONLY_OPEN, actions)
+    if ph is Phase.OPEN:
+        return NextStep(
+            "No more bets", True, "Bets are open", "Place the players' chips; Space closes betting", actions
+        )
+    if ph is Phase.CLOSED:
+        if view.result is None:
+            return NextStep(
+                "Waiting for the ball…",
+                False,
+                "No more bets: the wheel has not reported a result yet",
+                "If the sensor gives none, enter the ball's number by hand (Manual result, M)",
+                actions,
+            )
+        return NextStep(
+            f"Confirm {view.result}",
+            True,
+            f"The wheel reports {view.result}",
+            "Check the ball is in that pocket and confirm (Space), or call a no-spin",
+            actions,
+        )
+    if ph in (Phase.RESULT, Phase.BONUS):
+        if any(ln.pending for ln in view.pay_lines):
+            n = sum(1 for g in view.bonus_games if not g.finished)
+            return NextStep(
+                "Bonus game running…",
+                False,
+                f"{n or 'A'} bonus game{'s' if n > 1 else ''} running on the bonus screen",
+                "Settle once every bonus game has finished",
+                actions,
+            )
+        if view.bonus_due:  # winning wagers only: the entered Bonus Number winners play now
+            return NextStep(
+                "Start bonus games",
+                True,
+                f"Result {view.result}: the Bonus Number",
+                "Once every winning chip is entered, start the bonus games (Space)",
+                actions,
+            )
+        if view.approvals_needed:
+            ids = set(view.approvals_needed)
+            total = sum((ln.payout for ln in view.pay_lines if ln.wager.id in ids), Decimal(0))
+            return NextStep(
+                "Pit-boss approval…",
+                True,
+                f"Payouts of {money(total)} on {len(ids)} wager{'s' if len(ids) > 1 else ''} need a "
+                "pit boss's approval",
+                "A pit boss signs them off here with name and PIN (Space), then settle",
+                actions,
+            )
+        if view.winning_only and ph is Phase.RESULT:
+            return NextStep("Settle", True, f"Result {view.result}", WINNING_ONLY_ENTER, actions)
+        return NextStep(
+            "Settle", True, f"Result {view.result}", "Settle (Space), then pay the list below", actions
+        )
+    if ph is Phase.VOID:
+        why = f"Round voided: {view.void_reason}" if view.void_reason else "Round voided"
+        return NextStep(
+            "Next round", True, why, "Return every wager to its player, then Next round (Space)", actions
+        )
+    return NextStep("Next round", True, "Round settled", "Clear the felt, then Next round (Space)", actions)
+
+
+def _side_actions(view: TableView) -> dict[str, str]:
+    """Why each side action is greyed ("" when it is open)."""
+    from engine.table.holds import NO_SPIN
+
+    ph, rem = view.phase, view.remedies
+    in_play = ph in (Phase.OPEN, Phase.CLOSED, Phase.RESULT, Phase.BONUS)
+    out = {MANUAL: "", NO_SPIN_ACTION: "", VOID: "", APPROVE: "", PIT_BOSS: ""}
+    if view.stopped:
+        return dict.fromkeys(out, "play is stopped by an RNG fault")
+    if ph is not Phase.CLOSED:
+        out[MANUAL] = "a result is entered by hand after no more bets, before one is recorded"
+    elif rem is not None:
+        out[MANUAL] = "on hold: a pit boss enters this round's result (Pit boss sign-off)"
+    if rem is not None and in_play:
+        if not rem.allows(NO_SPIN):
+            out[NO_SPIN_ACTION] = rem.refused.get(NO_SPIN, "a no-spin does not end this hold")
+    elif ph is not Phase.CLOSED:
+        out[NO_SPIN_ACTION] = "a no-spin is called after no more bets, before the result is confirmed"
+    if not in_play:
+        out[VOID] = "only a round in play is voided here (a settled one from the pit-boss station)"
+    if not view.approvals_needed:
+        out[APPROVE] = "no payout needs a pit boss's approval"
+    if rem is None or not in_play:
+        out[PIT_BOSS] = "the round is not on hold (a void has its own button)"
+    return out
 
 
 # --- formatting shared by every screen -----------------------------------------------------------

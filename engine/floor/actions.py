@@ -56,6 +56,7 @@ SETTINGS: dict[str, str] = {
     "dealer": "name of the dealer now at the table",
     "silent_after_minutes": "whole minutes before a silent table raises an alert",
     "status": "open or closed",
+    "entry_mode": "all (wagers entered during betting) or winning (winning wagers only, after the result)",
 }
 
 
@@ -189,6 +190,9 @@ def _check_setting(key: str, value: str) -> str:
     elif key == "status":
         if value not in ("open", "closed"):
             raise DrrError(f"status must be open or closed, not {value!r}")
+    elif key == "entry_mode":
+        if value not in ("all", "winning"):
+            raise DrrError(f"entry_mode must be all or winning, not {value!r}")
     elif not value:
         raise DrrError(f"{key} must not be empty")
     return value

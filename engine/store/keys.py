@@ -338,6 +338,12 @@ def create(where: str, table: str) -> TableKey:
     return _write(key, new=True)
 
 
+def copy_to(key: TableKey, where: str) -> TableKey:
+    """The same key and witness for a copy of its store at `where` (a benchmark's or a test's copy)."""
+    copied = _write(replace(key, path=key_path(where, key.table), store=where), new=True)
+    return update(copied, journaled=key.journaled, high_water=key.high_water, checkpoint=key.checkpoint)
+
+
 def ensure(where: str, table: str) -> tuple[TableKey, bool]:
     """The key of this store and table, created if there is none; (key, created now)."""
     key = load(where, table)

@@ -38,6 +38,11 @@ Types are taken through the registry (engine.journal_types.entry_type: an old jo
 e.g. `round.closed` or `rules.changed`, is today's type); payloads are read leniently by key here,
 so a rebuild of any stored journal projects exactly what it projected when it was written.
 Days are UTC dates (`YYYY-MM-DD`) of the event's time (an imported round: its own `time`).
+
+The handlers below are the one definition of all this. They read and write rows through `Rows`: each
+append runs them on the database (`SqlRows`, in the entry's transaction); `rebuild` runs the same
+handlers over rows kept in memory (`MemoryRows`: the journal read in chunks from the driver, rows
+written with executemany), which is what makes it fast and keeps it equal to the appends.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, Protocol
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -92,37 +97,83 @@ def _direction(value: Any) -> str:
     return value if value in DIRECTIONS else ""
 
 
-def _bump(conn: Connection, table: sa.Table, keys: dict[str, Any], deltas: dict[str, int]) -> None:
-    """Add `deltas` to the aggregate row `keys`, creating it at zero first if needed."""
-    deltas = {k: v for k, v in deltas.items() if v}
-    if not deltas:
-        return
-    where = [table.c[k] == v for k, v in keys.items()]
-    done = conn.execute(
-        sa.update(table).where(*where).values({table.c[k]: table.c[k] + v for k, v in deltas.items()})
-    ).rowcount
-    if not done:
-        row = {c.name: 0 for c in table.columns if c.name not in keys}
-        row.update(keys)
-        row.update(deltas)
-        conn.execute(sa.insert(table).values(row))
+class Rows(Protocol):
+    """Where the handlers below read and write projection rows: the database, in each append's own
+    transaction (`SqlRows`), or memory, for a rebuild (`MemoryRows`). The handlers are the one
+    definition of what an entry does to the projections; both paths run them."""
+
+    conn: Connection
+
+    def round(self, entry: Entry) -> dict[str, Any]: ...
+
+    def set_round(self, entry: Entry, values: dict[str, Any]) -> None: ...
+
+    def insert_round(self, values: dict[str, Any]) -> None: ...
+
+    def bump(self, table: sa.Table, keys: dict[str, Any], deltas: dict[str, int]) -> None: ...
+
+    def wager_entries(self, entry: Entry) -> list[tuple[str, str]]: ...
 
 
-def _round(conn: Connection, entry: Entry) -> Any:
-    r = schema.rounds
-    row = conn.execute(
-        sa.select(r).where(r.c.table_id == entry.table, r.c.round_id == entry.round_id)
-    ).first()
-    if row is None:
-        raise DrrError(f"{entry.type} for unknown round {entry.round_id!r} on table {entry.table}")
+def _unknown_round(entry: Entry) -> DrrError:
+    return DrrError(f"{entry.type} for unknown round {entry.round_id!r} on table {entry.table}")
+
+
+class SqlRows:
+    """The projections in the database, read and written row by row (an append's few entries)."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
+    def round(self, entry: Entry) -> dict[str, Any]:
+        r = schema.rounds
+        row = self.conn.execute(
+            sa.select(r).where(r.c.table_id == entry.table, r.c.round_id == entry.round_id)
+        ).first()
+        if row is None:
+            raise _unknown_round(entry)
+        return dict(row._mapping)
+
+    def set_round(self, entry: Entry, values: dict[str, Any]) -> None:
+        r = schema.rounds
+        self.conn.execute(
+            sa.update(r).where(r.c.table_id == entry.table, r.c.round_id == entry.round_id).values(**values)
+        )
+
+    def insert_round(self, values: dict[str, Any]) -> None:
+        self.conn.execute(sa.insert(schema.rounds).values(values))
+
+    def bump(self, table: sa.Table, keys: dict[str, Any], deltas: dict[str, int]) -> None:
+        """Add `deltas` to the aggregate row `keys`, creating it at zero first if needed."""
+        deltas = {k: v for k, v in deltas.items() if v}
+        if not deltas:
+            return
+        where = [table.c[k] == v for k, v in keys.items()]
+        done = self.conn.execute(
+            sa.update(table).where(*where).values({table.c[k]: table.c[k] + v for k, v in deltas.items()})
+        ).rowcount
+        if not done:
+            self.conn.execute(sa.insert(table).values(_new_aggregate(table, keys, deltas)))
+
+    def wager_entries(self, entry: Entry) -> list[tuple[str, str]]:
+        """(type, payload text) of the round's wager entries in chain order (an index read)."""
+        j = schema.journal
+        rows = self.conn.execute(
+            sa.select(j.c.type, j.c.payload)
+            .where(j.c.table_id == entry.table, j.c.round_id == entry.round_id, j.c.type.in_(_WAGER_TYPES))
+            .order_by(j.c.seq)
+        ).all()
+        return [(t, text) for t, text in rows]
+
+
+_WAGER_TYPES = (EntryType.ROUND_WAGER_PLACED.value, EntryType.ROUND_WAGER_REMOVED.value)
+
+
+def _new_aggregate(table: sa.Table, keys: dict[str, Any], deltas: dict[str, int]) -> dict[str, Any]:
+    row: dict[str, Any] = {c.name: 0 for c in table.columns if c.name not in keys}
+    row.update(keys)
+    row.update(deltas)
     return row
-
-
-def _set_round(conn: Connection, entry: Entry, **values: Any) -> None:
-    r = schema.rounds
-    conn.execute(
-        sa.update(r).where(r.c.table_id == entry.table, r.c.round_id == entry.round_id).values(**values)
-    )
 
 
 def _lucky_numbers(lucky_text: str | None) -> list[int]:
@@ -130,20 +181,18 @@ def _lucky_numbers(lucky_text: str | None) -> list[int]:
 
 
 def _count_spin(
-    conn: Connection, table: str, day: str, direction: str, number: int, row: Any, sign: int = 1
+    rows: Rows, table: str, day: str, direction: str, number: int, row: dict[str, Any], sign: int = 1
 ) -> tuple[bool, bool]:
-    lucky = _lucky_numbers(row.lucky)
-    drawn = row.lucky is not None
+    lucky = _lucky_numbers(row["lucky"])
+    drawn = row["lucky"] is not None
     lucky_hit = number in lucky
-    bonus_hit = row.bonus_number is not None and number == row.bonus_number
-    _bump(
-        conn,
+    bonus_hit = row["bonus_number"] is not None and number == row["bonus_number"]
+    rows.bump(
         schema.number_counts,
         {"table_id": table, "day": day, "direction": direction, "number": number},
         {"spins": sign},
     )
-    _bump(
-        conn,
+    rows.bump(
         schema.daily_totals,
         {"table_id": table, "day": day},
         {
@@ -157,31 +206,34 @@ def _count_spin(
     return lucky_hit, bonus_hit
 
 
-def _opened(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
-    conn.execute(
-        sa.insert(schema.rounds).values(
-            table_id=entry.table,
-            round_id=entry.round_id,
-            seq=entry.seq,
-            status="open",
-            source="table",
-            opened_at=entry.time,
-            dealer=p.get("dealer"),
-            game_number=p.get("game_number"),
-            rules_sha256=p.get("rules_sha256"),
-            lucky_count=0,
-            lucky_hit=False,
-            bonus_hit=False,
-            wagered=0,
-            paid=0,
-            returned=0,
-            manual=False,
-            irregularities=0,
-        )
+_ROUND_COLUMNS = tuple(c.name for c in schema.rounds.columns)
+
+
+def _opened(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
+    values: dict[str, Any] = dict.fromkeys(_ROUND_COLUMNS)
+    values.update(
+        table_id=entry.table,
+        round_id=entry.round_id,
+        seq=entry.seq,
+        status="open",
+        source="table",
+        opened_at=entry.time,
+        dealer=p.get("dealer"),
+        game_number=p.get("game_number"),
+        rules_sha256=p.get("rules_sha256"),
+        lucky_count=0,
+        lucky_hit=False,
+        bonus_hit=False,
+        wagered=0,
+        paid=0,
+        returned=0,
+        manual=False,
+        irregularities=0,
     )
+    rows.insert_round(values)
 
 
-def _closed(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+def _closed(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
     draw = p.get("draw", p)
     raw = draw.get("lucky") or []
     pairs = list(raw.items()) if isinstance(raw, dict) else raw
@@ -190,66 +242,58 @@ def _closed(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
     except (TypeError, ValueError, IndexError):
         raise DrrError(f"{entry.type}: lucky {raw!r} is not number -> odds") from None
     bonus = draw.get("bonus_number")
-    _round(conn, entry)
-    _set_round(
-        conn,
+    rows.round(entry)
+    rows.set_round(
         entry,
-        status="closed",
-        closed_at=entry.time,
-        lucky=canonical_json(lucky),
-        lucky_count=len(lucky),
-        bonus_number=None if bonus is None else _number(bonus, "bonus_number"),
+        {
+            "status": "closed",
+            "closed_at": entry.time,
+            "lucky": canonical_json(lucky),
+            "lucky_count": len(lucky),
+            "bonus_number": None if bonus is None else _number(bonus, "bonus_number"),
+        },
     )
 
 
-def _result(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+def _result(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
     number = _number(p.get("number"), "result number")
-    row = _round(conn, entry)
+    row = rows.round(entry)
     direction = _direction(p.get("direction"))
-    lucky_hit, bonus_hit = _count_spin(conn, entry.table, entry.time[:10], direction, number, row)
-    _set_round(
-        conn,
+    lucky_hit, bonus_hit = _count_spin(rows, entry.table, entry.time[:10], direction, number, row)
+    rows.set_round(
         entry,
-        status="result",
-        result=number,
-        result_at=entry.time,
-        manual=bool(p.get("manual", False)) or p.get("source") == "manual",
-        direction=direction or None,
-        lucky_hit=lucky_hit,
-        bonus_hit=bonus_hit,
+        {
+            "status": "result",
+            "result": number,
+            "result_at": entry.time,
+            "manual": bool(p.get("manual", False)) or p.get("source") == "manual",
+            "direction": direction or None,
+            "lucky_hit": lucky_hit,
+            "bonus_hit": bonus_hit,
+        },
     )
 
 
-def _corrected(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+def _corrected(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
     new = _number(p.get("new"), "corrected number")
-    row = _round(conn, entry)
-    if row.result is None:
+    row = rows.round(entry)
+    if row["result"] is None:
         raise DrrError(f"round {entry.round_id} has no result to correct")
-    day, direction = (row.result_at or entry.time)[:10], row.direction or ""
-    _count_spin(conn, entry.table, day, direction, row.result, row, sign=-1)
-    lucky_hit, bonus_hit = _count_spin(conn, entry.table, day, direction, new, row)
-    _set_round(conn, entry, result=new, lucky_hit=lucky_hit, bonus_hit=bonus_hit, manual=True)
+    day, direction = (row["result_at"] or entry.time)[:10], row["direction"] or ""
+    _count_spin(rows, entry.table, day, direction, row["result"], row, sign=-1)
+    lucky_hit, bonus_hit = _count_spin(rows, entry.table, day, direction, new, row)
+    rows.set_round(entry, {"result": new, "lucky_hit": lucky_hit, "bonus_hit": bonus_hit, "manual": True})
 
 
-def _bonus(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
-    _round(conn, entry)
-    _set_round(conn, entry, status="bonus")
+def _bonus(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
+    rows.round(entry)
+    rows.set_round(entry, {"status": "bonus"})
 
 
-def _handle_by_bet(conn: Connection, entry: Entry) -> dict[str, int]:
-    """The round's standing wagers summed by bet name, from its own journal entries (an index read)."""
-    j = schema.journal
-    rows = conn.execute(
-        sa.select(j.c.type, j.c.payload)
-        .where(
-            j.c.table_id == entry.table,
-            j.c.round_id == entry.round_id,
-            j.c.type.in_((EntryType.ROUND_WAGER_PLACED.value, EntryType.ROUND_WAGER_REMOVED.value)),
-        )
-        .order_by(j.c.seq)
-    ).all()
+def _handle_by_bet(rows: Rows, entry: Entry) -> dict[str, int]:
+    """The round's standing wagers summed by bet name, from its own journal entries."""
     standing: dict[str, tuple[str, int]] = {}
-    for type_name, text in rows:
+    for type_name, text in rows.wager_entries(entry):
         w = json.loads(text)
         if type_name == EntryType.ROUND_WAGER_PLACED:
             standing[str(w.get("id"))] = (
@@ -264,28 +308,25 @@ def _handle_by_bet(conn: Connection, entry: Entry) -> dict[str, int]:
     return handle
 
 
-def _bump_handle(conn: Connection, table: str, day: str, handle: dict[str, int], sign: int) -> None:
+def _bump_handle(rows: Rows, table: str, day: str, handle: dict[str, int], sign: int) -> None:
     for bet, units in handle.items():
-        _bump(
-            conn, schema.daily_handle, {"table_id": table, "day": day, "bet": bet}, {"wagered": sign * units}
-        )
+        rows.bump(schema.daily_handle, {"table_id": table, "day": day, "bet": bet}, {"wagered": sign * units})
 
 
-def _settled(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
-    row = _round(conn, entry)
+def _settled(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
+    row = rows.round(entry)
     wagered = to_units(p.get("total_wagered", p.get("wagered", "0")), "wagered")
     paid = to_units(p.get("total_paid", p.get("paid", "0")), "paid")
     returned = to_units(p["total_returned"], "returned") if p.get("total_returned") is not None else paid
-    was_settled = row.status == "settled"
-    _bump(
-        conn,
+    was_settled = row["status"] == "settled"
+    rows.bump(
         schema.daily_totals,
         {"table_id": entry.table, "day": entry.time[:10]},
         {
             "settled": 0 if was_settled else 1,
-            "wagered": wagered - (row.wagered if was_settled else 0),
-            "paid": paid - (row.paid if was_settled else 0),
-            "returned": returned - (row.returned if was_settled else 0),
+            "wagered": wagered - (row["wagered"] if was_settled else 0),
+            "paid": paid - (row["paid"] if was_settled else 0),
+            "returned": returned - (row["returned"] if was_settled else 0),
         },
     )
     values: dict[str, Any] = {
@@ -296,61 +337,70 @@ def _settled(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
         "returned": returned,
     }
     if not was_settled:
-        handle = _handle_by_bet(conn, entry)
-        _bump_handle(conn, entry.table, entry.time[:10], handle, +1)
+        handle = _handle_by_bet(rows, entry)
+        _bump_handle(rows, entry.table, entry.time[:10], handle, +1)
         values["handle"] = canonical_json(handle)
-    _set_round(conn, entry, **values)
+    rows.set_round(entry, values)
 
 
-def _voided(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
-    row = _round(conn, entry)
-    if row.status == "void":
+def _voided(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
+    row = rows.round(entry)
+    if row["status"] == "void":
         raise DrrError(f"round {entry.round_id} is already void")
     deltas = {"voided": 1}
-    if row.status == "settled":
-        deltas.update(settled=-1, wagered=-row.wagered, paid=-row.paid, returned=-row.returned)
-        if row.handle:
-            _bump_handle(conn, entry.table, entry.time[:10], json.loads(row.handle), -1)
-    _bump(conn, schema.daily_totals, {"table_id": entry.table, "day": entry.time[:10]}, deltas)
-    _set_round(
-        conn, entry, status="void", wagered=0, paid=0, returned=0, handle=None, note=str(p.get("reason", ""))
+    if row["status"] == "settled":
+        deltas.update(settled=-1, wagered=-row["wagered"], paid=-row["paid"], returned=-row["returned"])
+        if row["handle"]:
+            _bump_handle(rows, entry.table, entry.time[:10], json.loads(row["handle"]), -1)
+    rows.bump(schema.daily_totals, {"table_id": entry.table, "day": entry.time[:10]}, deltas)
+    rows.set_round(
+        entry,
+        {
+            "status": "void",
+            "wagered": 0,
+            "paid": 0,
+            "returned": 0,
+            "handle": None,
+            "note": str(p.get("reason", "")),
+        },
     )
 
 
-def _irregularity(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+def _irregularity(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
     if entry.round_id is not None:
-        row = _round(conn, entry)
-        _set_round(conn, entry, irregularities=row.irregularities + 1)
-    _bump(conn, schema.daily_totals, {"table_id": entry.table, "day": entry.time[:10]}, {"irregularities": 1})
+        row = rows.round(entry)
+        rows.set_round(entry, {"irregularities": row["irregularities"] + 1})
+    rows.bump(schema.daily_totals, {"table_id": entry.table, "day": entry.time[:10]}, {"irregularities": 1})
 
 
-def _imported(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
+def _imported(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
     number = _number(p.get("number"), "imported number")
     when = format_time(parse_time(str(p["time"]))) if p.get("time") else entry.time
     direction = _direction(p.get("direction"))
-    _opened(conn, entry, {})
-    row = _round(conn, entry)
-    _count_spin(conn, entry.table, when[:10], direction, number, row)
-    _set_round(
-        conn,
+    _opened(rows, entry, {})
+    row = rows.round(entry)
+    _count_spin(rows, entry.table, when[:10], direction, number, row)
+    rows.set_round(
         entry,
-        status="settled",
-        source="import",
-        opened_at=when,
-        result_at=when,
-        settled_at=when,
-        result=number,
-        direction=direction or None,
-        note=p.get("source"),
+        {
+            "status": "settled",
+            "source": "import",
+            "opened_at": when,
+            "result_at": when,
+            "settled_at": when,
+            "result": number,
+            "direction": direction or None,
+            "note": p.get("source"),
+        },
     )
-    _bump(conn, schema.daily_totals, {"table_id": entry.table, "day": when[:10]}, {"settled": 1})
+    rows.bump(schema.daily_totals, {"table_id": entry.table, "day": when[:10]}, {"settled": 1})
 
 
-def _rules(conn: Connection, entry: Entry, p: dict[str, Any]) -> None:
-    record_rules(conn, entry)
+def _rules(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
+    record_rules(rows.conn, entry)
 
 
-HANDLERS: dict[EntryType, Callable[[Connection, Entry, dict[str, Any]], None]] = {
+HANDLERS: dict[EntryType, Callable[[Rows, Entry, dict[str, Any]], None]] = {
     EntryType.ROUND_OPENED: _opened,
     EntryType.ROUND_BETS_CLOSED: _closed,  # and an early journal's round.closed (LEGACY)
     EntryType.ROUND_RESULT: _result,
@@ -368,15 +418,19 @@ HANDLERS: dict[EntryType, Callable[[Connection, Entry, dict[str, Any]], None]] =
 ROUNDLESS = frozenset({EntryType.ROUND_IRREGULARITY, EntryType.TABLE_RULES_LOADED})
 
 
-def apply(conn: Connection, entry: Entry) -> None:
-    """Update the projections for one entry (inside the entry's own transaction)."""
+def _project(rows: Rows, entry: Entry) -> None:
     t = entry_type(entry.type)  # today's type through the registry (an old journal's spelling mapped)
     handler = HANDLERS.get(t) if t is not None else None
     if handler is None:
         return
     if entry.round_id is None and t not in ROUNDLESS:
         raise DrrError(f"{entry.type} needs a round_id")
-    handler(conn, entry, entry.payload)
+    handler(rows, entry, entry.payload)
+
+
+def apply(conn: Connection, entry: Entry) -> None:
+    """Update the projections for one entry (inside the entry's own transaction)."""
+    _project(SqlRows(conn), entry)
 
 
 def apply_many(conn: Connection, entries: Sequence[Entry]) -> None:
@@ -420,31 +474,142 @@ def _imported_bulk(conn: Connection, entries: Sequence[Entry]) -> None:
         counts[key] = counts.get(key, 0) + 1
         days[(entry.table, when[:10])] = days.get((entry.table, when[:10]), 0) + 1
     conn.execute(sa.insert(schema.rounds), rows)
+    sql = SqlRows(conn)
     for (table, day, direction, number), n in counts.items():
         keys = {"table_id": table, "day": day, "direction": direction, "number": number}
-        _bump(conn, schema.number_counts, keys, {"spins": n})
+        sql.bump(schema.number_counts, keys, {"spins": n})
     for (table, day), n in days.items():
-        _bump(conn, schema.daily_totals, {"table_id": table, "day": day}, {"spins": n, "settled": n})
+        sql.bump(schema.daily_totals, {"table_id": table, "day": day}, {"spins": n, "settled": n})
+
+
+# -- rebuild: the same handlers over rows kept in memory ------------------------------------------
+
+REBUILD_CHUNK = 50_000  # journal entries read per query (constant memory)
+_FINISHED = frozenset({"settled", "void"})
+_AGGREGATES = (schema.number_counts, schema.daily_totals, schema.daily_handle)
+
+
+class MemoryRows:
+    """One table's projections kept in memory while a rebuild folds its journal, written in bulk.
+
+    Aggregates stay in memory to the end (a row per day, number and bet). Rounds are written out in
+    batches once settled or void (`flush`), so memory stays bounded on a journal of years; an entry
+    that later touches a written round (a void, a correction) takes it back from the database."""
+
+    def __init__(self, conn: Connection, table: str) -> None:
+        self.conn = conn
+        self.table = table
+        self.rounds: dict[str, dict[str, Any]] = {}
+        self.written: set[str] = set()  # round ids flushed to the database
+        self.aggregates: dict[str, dict[tuple[Any, ...], dict[str, Any]]] = {t.name: {} for t in _AGGREGATES}
+        self.wagers: dict[str, list[tuple[str, str]]] = {}  # round id -> (type, payload) of its wagers
+
+    def round(self, entry: Entry) -> dict[str, Any]:
+        rid = entry.round_id
+        row = self.rounds.get(rid) if rid is not None else None
+        if row is not None:
+            return row  # the handlers read it, then change it only through set_round
+        if rid in self.written:
+            return self._take_back(rid)
+        raise _unknown_round(entry)
+
+    def _take_back(self, rid: str) -> dict[str, Any]:
+        r = schema.rounds
+        where = (r.c.table_id == self.table, r.c.round_id == rid)
+        row = dict(self.conn.execute(sa.select(r).where(*where)).one()._mapping)
+        self.conn.execute(sa.delete(r).where(*where))
+        self.written.discard(rid)
+        self.rounds[rid] = row
+        return row
+
+    def set_round(self, entry: Entry, values: dict[str, Any]) -> None:
+        rid = entry.round_id
+        if rid is not None and rid not in self.rounds and rid in self.written:
+            self._take_back(rid)
+        row = self.rounds.get(rid) if rid is not None else None
+        if row is not None:  # an UPDATE of no row changes nothing, as in the database
+            row.update(values)
+
+    def insert_round(self, values: dict[str, Any]) -> None:
+        rid = values["round_id"]
+        if rid in self.rounds or rid in self.written:
+            raise DrrError(f"round {rid!r} of table {self.table} is opened twice in its journal")
+        self.rounds[rid] = values
+
+    def bump(self, table: sa.Table, keys: dict[str, Any], deltas: dict[str, int]) -> None:
+        deltas = {k: v for k, v in deltas.items() if v}
+        if not deltas:
+            return
+        rows = self.aggregates[table.name]
+        k = tuple(keys.values())
+        row = rows.get(k)
+        if row is None:
+            rows[k] = _new_aggregate(table, keys, deltas)
+            return
+        for name, v in deltas.items():
+            row[name] += v
+
+    def wager_entries(self, entry: Entry) -> list[tuple[str, str]]:
+        return self.wagers.pop(entry.round_id or "", [])
+
+    def saw_wager(self, round_id: str, type_name: str, text: str) -> None:
+        self.wagers.setdefault(round_id, []).append((type_name, text))
+
+    def flush(self, *, everything: bool = False) -> None:
+        """Write the finished rounds (with `everything`, all rounds and the aggregates)."""
+        done = [rid for rid, row in self.rounds.items() if everything or row["status"] in _FINISHED]
+        if done:
+            self.conn.execute(sa.insert(schema.rounds), [self.rounds.pop(rid) for rid in done])
+            self.written.update(done)
+        if everything:
+            for t in _AGGREGATES:
+                values = list(self.aggregates[t.name].values())
+                if values:
+                    self.conn.execute(sa.insert(t), values)
 
 
 def rebuild(conn: Connection, table: str) -> int:
     """Recompute a table's projections from its journal (after a schema change, or to check them).
 
-    Runs in the caller's transaction; returns the number of entries replayed.
+    Set-based: the journal is read in chunks straight from the driver, folded in memory by the same
+    handlers each append runs (`MemoryRows`), and the rows are written with executemany. Runs in the
+    caller's transaction; returns the number of entries replayed.
     """
-    from engine.store.records import row_to_entry
-
-    for t in (schema.rounds, schema.number_counts, schema.daily_totals, schema.daily_handle):
+    for t in (schema.rounds, *_AGGREGATES):
         conn.execute(sa.delete(t).where(t.c.table_id == table))
     # The Rules Submissions this table loaded first are stored again from its entries (others keep
     # the table that loaded them first).
     subs = schema.rules_submissions
     conn.execute(sa.delete(subs).where(subs.c.first_table == table))
-    j = schema.journal
-    count = 0
-    for row in conn.execute(sa.select(j).where(j.c.table_id == table).order_by(j.c.seq)).all():
-        apply(conn, row_to_entry(row))
-        count += 1
+    handled: dict[str, bool] = {}  # stored spelling -> does a handler take it (through the registry)
+    rows = MemoryRows(conn, table)
+    mark = "?" if conn.dialect.name == "sqlite" else "%s"
+    query = (
+        "SELECT seq, time, user_name, round_id, type, payload FROM journal "
+        f"WHERE table_id = {mark} AND seq > {mark} ORDER BY seq LIMIT {REBUILD_CHUNK}"
+    )
+    cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    count, last = 0, 0
+    try:
+        while True:
+            cursor.execute(query, (table, last))
+            chunk = cursor.fetchall()
+            for seq, time, user, round_id, type_name, payload in chunk:
+                takes = handled.get(type_name)
+                if takes is None:
+                    takes = handled[type_name] = entry_type(type_name) in HANDLERS
+                if takes:
+                    _project(rows, Entry(table, seq, time, user, round_id, type_name, payload, "", ""))
+                elif type_name in _WAGER_TYPES and round_id is not None:
+                    rows.saw_wager(round_id, type_name, payload)
+            count += len(chunk)
+            if len(chunk) < REBUILD_CHUNK:
+                break
+            last = int(chunk[-1][0])
+            rows.flush()
+    finally:
+        cursor.close()
+    rows.flush(everything=True)
     return count
 
 

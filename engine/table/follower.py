@@ -139,6 +139,9 @@ class JournalFollower:
     async def settle(self, user: User) -> list[Entry]:
         raise DrrError(READ_ONLY)
 
+    async def start_bonus_games(self, user: User) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
     async def next_round(self, user: User) -> list[Entry]:
         raise DrrError(READ_ONLY)
 
@@ -146,6 +149,12 @@ class JournalFollower:
         raise DrrError(READ_ONLY)
 
     async def void(self, user: User, reason: str) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
+    async def resolve_irregularity(self, user: User, reason: str) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
+    async def accept_sensor_result(self, user: User, reason: str) -> list[Entry]:
         raise DrrError(READ_ONLY)
 
     async def set_bonus_preset(self, user: User, player: str, preset: Preset) -> list[Entry]:

@@ -24,7 +24,8 @@ and raises DrrError — IllegalWager, IllegalTransition, PermissionDenied — wi
 open_bets, place_wager(player, bet, amount, wager_id=None), remove_wager(wager_id), no_more_bets,
 wheel_event(event), confirm_result, manual_result(number, reason) (twice with the same number),
 correct_result(number, reason) (pit boss), no_spin(reason), void(reason) (pit boss),
-resolve_irregularity(reason) (pit boss), approve_payout (pit boss), settle, next_round,
+resolve_irregularity(reason) (pit boss), accept_sensor_result(reason) (pit boss: the sensor's number
+of a hold, engine.table.holds), approve_payout (pit boss), settle, next_round,
 load_rules(text) (pit boss; from the next round), set_bonus_preset(player, preset),
 bonus_start(player), bonus_pick(player, box), bonus_cash_out(player), tick_bonus_games().
 Reading: phase ("idle" or the round's phase), round (engine.round.RoundState), rules, state
@@ -50,7 +51,8 @@ spin's, a result carrying warnings, a miss-spin or failed launch, and (after bet
 detected, the wheel stopping, a gap in or a restart of its game counter are journaled
 (`round.irregularity`, or `round.result_before_close`) and put the round on hold: no wheel result
 is accepted, nothing is confirmed or settled, until the croupier calls a no-spin, the pit boss
-resolves it (acknowledge, or a manual result) or voids the round.
+resolves it (acknowledge, accept the sensor's number, or a manual result) or voids the round;
+engine.table.holds says which of these each hold allows.
 
 Payouts at or above `approval_threshold` need a pit boss's approval before the round settles. The
 journal is written on the event loop's thread (one short fsynced transaction per command).
@@ -81,6 +83,7 @@ from engine.errors import DrrError, IllegalTransition, IllegalWager
 from engine.journal_types import Payload, write
 from engine.rng import HealthFailure, HealthTestedRng, Rng, SystemRng, require_production
 from engine.round import (
+    WINNING_ONLY,
     BonusOutcome,
     BonusStarted,
     NoSpin,
@@ -108,6 +111,7 @@ from engine.store.evidence import check_for_start
 from engine.store.evidence import started as evidence_started
 from engine.store.journal import Journal
 from engine.store.records import Entry, row_to_entry
+from engine.table.holds import ACCEPT_SENSOR, hold_remedies
 from engine.table.recovery import RecoveryReport, recover
 from engine.table.settlements import SettlementCache
 from engine.table.state import TableState
@@ -490,7 +494,8 @@ class TableService:
             round_id = f"{self.table[:50]}-{self.state.rounds_opened + 1:06d}"
             # The dealer the pit boss named for the table, else the croupier who opened the round.
             dealer = settings.get("dealer") or user.name
-            event = RoundOpened(round_id, rules.sha256, dealer, self._wheel_game_at_open)
+            entry = WINNING_ONLY if settings.get("entry_mode") == WINNING_ONLY else None
+            event = RoundOpened(round_id, rules.sha256, dealer, self._wheel_game_at_open, entry)
             apply(RoundState.initial(rules), event)
             return await self._run(user.name, [(event, round_id)])
 
@@ -499,7 +504,8 @@ class TableService:
     ) -> list[Entry]:
         require(user, "place_wager")
         async with self._lock:
-            s = self._round(Phase.OPEN, doing="place a wager")
+            # OPEN, or RESULT in a round of winning wagers only: apply() says which is allowed.
+            s = self._round(Phase.OPEN, Phase.RESULT, doing="place a wager")
             try:
                 value = check_amount(amount, s.rules.unit)
             except ValueError as exc:
@@ -521,7 +527,7 @@ class TableService:
     async def remove_wager(self, user: User, wager_id: str) -> list[Entry]:
         require(user, "remove_wager")
         async with self._lock:
-            s = self._round(Phase.OPEN, doing="remove a wager")
+            s = self._round(Phase.OPEN, Phase.RESULT, doing="remove a wager")
             event = WagerRemoved(wager_id)
             apply(s, event)
             return await self._run(user.name, [(event, s.round_id)])
@@ -617,7 +623,12 @@ class TableService:
                     f"not recorded: {number} differs from the first entry {entry[0]}; enter again"
                 )
             event = ResultRecorded(
-                number, "manual", entry[1], confirmed_by=user.name, direction=self._direction
+                number,
+                "manual",
+                entry[1],
+                game=self.state.expected_game,  # this round's spin, never a later one's
+                confirmed_by=user.name,
+                direction=self._direction,
             )
             return await self._run(user.name, self._result_events(s, event))
 
@@ -683,6 +694,34 @@ class TableService:
             resolved = IrregularityResolved(hold.kind, "acknowledged", reason.strip())
             return await self._run(user.name, [(resolved, self.state.round_id)])
 
+    async def accept_sensor_result(self, user: User, reason: str) -> list[Entry]:
+        """A pit boss, having looked at the wheel, records the number the sensor reported for this
+        round's spin that put it on hold (engine.table.holds says which holds carry one); the hold is
+        resolved and the result recorded in one transaction."""
+        require(user, "resolve_irregularity")
+        async with self._lock:
+            s = self._round(Phase.CLOSED, doing="accept the sensor's number")
+            hold = self.state.hold
+            if hold is None:
+                raise IllegalTransition("the round is not on hold: the croupier confirms the wheel's result")
+            if not reason.strip():
+                raise IllegalTransition("accepting the sensor's number needs a reason")
+            remedies = hold_remedies(hold, s.phase, self.state.expected_game)
+            if remedies.sensor_number is None:
+                raise IllegalTransition(
+                    f"cannot accept the sensor's number: {remedies.refused[ACCEPT_SENSOR]}"
+                )
+            resolved = IrregularityResolved(hold.kind, "sensor_number_accepted", reason.strip())
+            event = ResultRecorded(
+                remedies.sensor_number,
+                "sensor",
+                reason.strip(),
+                game=hold.game if hold.game is not None else self.state.expected_game,
+                direction=self._direction,
+                confirmed_by=user.name,
+            )
+            return await self._run(user.name, [(resolved, s.round_id), *self._result_events(s, event)])
+
     async def approve_payout(self, user: User) -> list[Entry]:
         require(user, "approve_payout")
         async with self._lock:
@@ -693,6 +732,21 @@ class TableService:
             approval = PayoutApproved(need.wager_ids, need.total, self.approval_threshold, user.name)
             return await self._run(user.name, [(approval, s.round_id)])
 
+    async def start_bonus_games(self, user: User) -> list[Entry]:
+        """With winning wagers only, the croupier has entered the chips covering the result: the
+        bonus games of those who won on the Bonus Number with an inside wager start now (in a round
+        entered during betting they start with the result)."""
+        require(user, "settle_round")
+        async with self._lock:
+            s = self._round(Phase.RESULT, doing="start the bonus games")
+            self._no_hold("start the bonus games")
+            players = bonus_needed(s)
+            if not players:
+                raise IllegalTransition("no bonus game to start: nobody won on the Bonus Number")
+            started = BonusStarted(players)
+            apply(s, started)
+            return await self._run(user.name, [(started, s.round_id)])
+
     async def settle(self, user: User) -> list[Entry]:
         require(user, "settle_round")
         async with self._lock:
@@ -701,6 +755,11 @@ class TableService:
             missing = [p for p in s.bonus_players if p not in s.bonus_odds]
             if missing:
                 raise IllegalTransition(f"cannot settle: bonus games not finished for {', '.join(missing)}")
+            due = bonus_needed(s) if s.phase is Phase.RESULT else ()
+            if due:  # winning wagers only: entered after the result, their games have not started
+                raise IllegalTransition(
+                    f"cannot settle: {', '.join(due)} won on the Bonus Number; start the bonus games first"
+                )
             need = self.approval_needed()
             if need is not None:
                 raise IllegalTransition(

@@ -28,7 +28,10 @@ class SettlementCache:
         if s.settlement is not None:
             return s.settlement
         if s is not self._state or self._provisional is None:
-            waiting = {p: BONUS_OUTCOME_MIN for p in s.bonus_players if p not in s.bonus_odds}
+            # Bonus games running, or due but not started (winning wagers only, entered after the
+            # result): each stands at its least outcome until it is played.
+            due = (*s.bonus_players, *bonus_needed(s))
+            waiting = {p: BONUS_OUTCOME_MIN for p in due if p not in s.bonus_odds}
             self._provisional = settle_round(s.wagers, s.result, s.draw, {**waiting, **s.bonus_odds}, s.rules)
             self._state = s
         return self._provisional

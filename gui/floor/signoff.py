@@ -1,7 +1,9 @@
-"""Sign-off for one privileged floor action: the reason and the PIN, checked by the engine.
+"""Sign-off for one privileged action: the reason and the PIN, checked by the engine.
 
 `SignOffDialog` returns the `User` that `engine.floor.actions.authorize` let through for the
 permission (the log-in and any refusal are journaled there), so a station cannot skip the check.
+The croupier station passes its own `authorize` (the table's user store through the table model,
+gui.table_model.TableModel.sign_in): the same dialog for a pit boss's sign-off at the table.
 """
 
 from __future__ import annotations
@@ -28,13 +30,14 @@ from engine.store.db import Store
 class SignOffDialog(QDialog):
     """Reason + PIN for one action; `user` is set only when the engine authorised `permission`.
 
-    `check` (optional) validates the dialog's extra fields before the PIN is tried; it raises
-    DrrError with the words to show.
+    `check` (optional) validates the dialog's extra fields first, before the reason and the PIN are
+    looked at; it raises DrrError with the words to show. `authorize(name, pin, permission)`
+    (optional) replaces the floor store's check (then `store` may be None).
     """
 
     def __init__(
         self,
-        store: Store,
+        store: Store | None,
         station: str,
         permission: str,
         title: str,
@@ -44,9 +47,11 @@ class SignOffDialog(QDialog):
         parent: QWidget | None = None,
         extra: QWidget | None = None,
         check: Callable[[], None] | None = None,
+        authorize: Callable[[str, str, str], User] | None = None,
     ) -> None:
         super().__init__(parent)
         self.store, self.station, self.permission, self.check = store, station, permission, check
+        self._authorize = authorize
         self.user: User | None = None
         self.setWindowTitle(title)
         self.setMinimumWidth(480)
@@ -87,18 +92,26 @@ class SignOffDialog(QDialog):
     def reason_text(self) -> str:
         return self.reason.toPlainText().strip()
 
-    def try_sign(self) -> None:
+    def _sign(self, name: str, pin: str) -> User:
+        if self._authorize is not None:
+            return self._authorize(name, pin, self.permission)
         from engine.floor.actions import authorize
 
+        assert self.store is not None, "a sign-off needs a store or an authorize function"
+        return authorize(self.store, name, pin, self.permission, station=self.station)
+
+    def try_sign(self) -> None:
+        try:  # what the action is about first: a wrong number is never found out after the PIN
+            if self.check is not None:
+                self.check()
+        except DrrError as exc:
+            self.error.setText(exc.message)
+            return
         if not self.reason_text:
             self.error.setText("give a reason: it is kept in the journal with the action")
             return
         try:
-            if self.check is not None:
-                self.check()
-            self.user = authorize(
-                self.store, self.name.text().strip(), self.pin.text(), self.permission, station=self.station
-            )
+            self.user = self._sign(self.name.text().strip(), self.pin.text())
         except DrrError as exc:
             self.error.setText(exc.message)
             self.pin.clear()

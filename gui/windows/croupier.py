@@ -37,7 +37,24 @@ from engine.bets import Bet, Wager
 from gui import theme
 from gui.seat_names import MAX_NAME
 from gui.table_model import TableModel
-from gui.view_model import Draw, HistoryEntry, PayLine, Phase, SensorHealth, TableView, money, odds_text
+from gui.view_model import (
+    APPROVE,
+    MANUAL,
+    NO_SPIN_ACTION,
+    PIT_BOSS,
+    VOID,
+    WINNING_ONLY_OPEN,
+    Draw,
+    HistoryEntry,
+    NextStep,
+    PayLine,
+    Phase,
+    SensorHealth,
+    TableView,
+    money,
+    next_step,
+    odds_text,
+)
 from gui.widgets.felt import LUCKY_HEADINGS, LUCKY_SIZES, FeltWidget
 from gui.widgets.status import HistoryStrip, SensorStatus, chip_pixmap
 from gui.windows.dialogs import ApprovalDialog, ManualResultDialog, ReasonDialog
@@ -52,7 +69,6 @@ NO_SPIN_REASONS = (
     "ball left the wheel",
     "foreign object on the wheel",
 )
-VOID_REASONS = ("wheel malfunction", "dispute resolved by the pit boss", "procedural error")
 # The reason line while an RNG fault stops play (croupier.next_action: "Play stopped").
 STOPPED_STYLE = "font-size: 16pt; font-weight: bold; color: #ffffff; background: #b00020; padding: 8px;"
 PHASE_TEXT = {
@@ -153,7 +169,15 @@ class CroupierWindow(FirstPaintWindow):
         self.action.setObjectName("primary")
         self.action.setMinimumWidth(360)
         self.action.clicked.connect(self.do_next_action)
-        bar_layout.addWidget(self.action, 1)
+        # The line under the big button: why the table waits and what to do (gui.view_model.next_step).
+        self.guide = QLabel("")
+        self.guide.setObjectName("guide")
+        self.guide.setWordWrap(True)
+        action_box = QVBoxLayout()
+        action_box.setSpacing(2)
+        action_box.addWidget(self.action)
+        action_box.addWidget(self.guide)
+        bar_layout.addLayout(action_box, 1)
         self.shortcut_hint = QLabel("Space")
         self.shortcut_hint.setObjectName("dim")
         bar_layout.addWidget(self.shortcut_hint)
@@ -307,6 +331,9 @@ class CroupierWindow(FirstPaintWindow):
         self.void_button.setObjectName("danger")
         self.void_button.clicked.connect(self.ask_void)
         self.void_button.setToolTip("Cancel the round with a reason; every wager is returned (Ctrl+Shift+V)")
+        self.pit_boss_button = QPushButton(theme.icon("approve"), "Pit boss…")
+        self.pit_boss_button.clicked.connect(lambda: self.ask_pit_boss())
+        self.pit_boss_button.setToolTip("A pit boss signs off what ends the hold (Ctrl+Shift+P)")
         # Two helpers that are not round actions: naming a seat and the Lucky odds on the felt.
         self.rename_button = QPushButton("Name seat…")
         self.rename_button.setToolTip("Give the selected seat the player's name (Ctrl+E)")
@@ -317,18 +344,26 @@ class CroupierWindow(FirstPaintWindow):
             "Show every Lucky Number's split, street, corner and six-line payouts on the felt (L)"
         )
         self.lucky_button.toggled.connect(self.felt.set_lucky_detail)
+        self._tips = {
+            MANUAL: self.manual_button.toolTip(),
+            NO_SPIN_ACTION: self.no_spin_button.toolTip(),
+            VOID: self.void_button.toolTip(),
+            APPROVE: self.approve_button.toolTip(),
+            PIT_BOSS: self.pit_boss_button.toolTip(),
+        }
         for i, b in enumerate(
             (
                 self.manual_button,
                 self.approve_button,
                 self.no_spin_button,
                 self.void_button,
+                self.pit_boss_button,
                 self.rename_button,
                 self.lucky_button,
             )
         ):
             layout.addWidget(b, i // 2, i % 2)
-        layout.setRowStretch(3, 1)
+        layout.setRowStretch(4, 1)
         box.setMaximumWidth(380)
         return box
 
@@ -360,6 +395,7 @@ class CroupierWindow(FirstPaintWindow):
         key("A", self.ask_approval)
         key("Ctrl+Shift+N", self.ask_no_spin)
         key("Ctrl+Shift+V", self.ask_void)
+        key("Ctrl+Shift+P", self.ask_pit_boss)
         key("Ctrl+Z", lambda: self.table.undo(self.player))
         key("Delete", lambda: self.table.clear_player(self.player))
         key("L", self.lucky_button.toggle)
@@ -468,8 +504,20 @@ class CroupierWindow(FirstPaintWindow):
         self.chip = value
         self.chip_buttons[value].setChecked(True)
 
+    def _entering(self) -> bool:
+        """Chips are entered now: bets open, or the result in with winning wagers only."""
+        if self._view.winning_only:
+            return self.phase is Phase.RESULT and not self._view.stopped
+        return self.phase is Phase.OPEN
+
     def on_bet_clicked(self, bet: Bet) -> None:
-        if self.phase is not Phase.OPEN:
+        if self._view.winning_only and self.phase is Phase.OPEN:
+            self.show_reason(WINNING_ONLY_OPEN)
+            return
+        if self._view.winning_only and self.phase is Phase.RESULT and not bet.wins(self._view.result or 0):
+            self.show_reason(f"{bet.label} does not cover {self._view.result}: enter only the winning chips")
+            return
+        if not self._entering():
             self.show_reason(f"bets are not open: {PHASE_TEXT[self.phase][0].lower()}")
             return
         self.reason.setText((self.hold or "") if self._view.stopped else "")
@@ -480,53 +528,35 @@ class CroupierWindow(FirstPaintWindow):
 
     # --- the next action ----------------------------------------------------------------------
 
+    def step(self) -> NextStep:
+        """The next action and its words, from the pushed view (gui.view_model.next_step)."""
+        return next_step(self._view)
+
     def next_action(self) -> tuple[str, bool, str]:
         """(label, enabled, why disabled) of the one big button."""
-        ph = self.phase
-        if self._view.stopped:  # an RNG fault: nothing this station does helps until a restart
-            return "Play stopped", False, self.hold or "RNG fault"
-        if self.hold and ph is Phase.IDLE:
-            return "Starting…", False, self.hold
-        if self.hold and ph is Phase.CLOSED:
-            # What the croupier can do about it here is call a no-spin (a pit boss may void instead).
-            return "No-spin…", True, ""
-        if self.hold and ph in (Phase.OPEN, Phase.RESULT, Phase.BONUS):
-            return (
-                "On hold",
-                False,
-                f"{self.hold}. Call a no-spin, or a pit boss resolves it or voids the round",
-            )
-        if ph is Phase.IDLE:
-            return "Open bets", True, ""
-        if ph is Phase.OPEN:
-            return "No more bets", True, ""
-        if ph is Phase.CLOSED:
-            if self.candidate is None:
-                return "Waiting for the ball…", False, "the wheel has not reported a result"
-            return f"Confirm {self.candidate}", True, ""
-        if ph in (Phase.RESULT, Phase.BONUS):
-            if self.bonus_running:
-                return "Bonus game running…", False, "wait for every bonus game to finish"
-            if self.approvals:
-                # The next thing to do is the pit boss's sign-off, so that is the big button.
-                return "Pit-boss approval…", True, ""
-            return "Settle", True, ""
-        return "Next round", True, ""
+        step = self.step()
+        return step.label, step.enabled, "" if step.enabled else step.why
 
     def do_next_action(self) -> None:
         ph = self.phase
-        _label, enabled, why = self.next_action()
+        label, enabled, why = self.next_action()
         if not enabled:
             self.show_reason(why)
             return
-        if self.hold and ph is Phase.CLOSED:
-            self.ask_no_spin()
+        if self._view.remedies is not None:
+            # On hold: the croupier's own remedy when there is one (a no-spin), else the pit boss's.
+            if label == "No-spin…":
+                self.ask_no_spin()
+            else:
+                self.ask_pit_boss()
         elif ph is Phase.IDLE:
             self.table.open_bets()
         elif ph is Phase.OPEN:
             self.table.no_more_bets()
         elif ph is Phase.CLOSED:
             self.table.confirm_result()
+        elif ph is Phase.RESULT and self._view.bonus_due:
+            self.table.start_bonus_games()
         elif ph in (Phase.RESULT, Phase.BONUS) and self.approvals:
             self.ask_approval()
         elif ph in (Phase.RESULT, Phase.BONUS):
@@ -535,10 +565,12 @@ class CroupierWindow(FirstPaintWindow):
             self.table.next_round()
 
     def _refresh_action(self) -> None:
-        label, enabled, why = self.next_action()
+        step = self.step()
+        label, enabled, why = step.label, step.enabled, step.why
         self.action.setText(label)
         self.action.setEnabled(enabled)
-        self.action.setToolTip(why)
+        self.action.setToolTip(step.line)
+        self.guide.setText(step.line)
         text, colour_name = PHASE_TEXT[self.phase]
         # An RNG fault is the table's loudest state: red, bold, and on screen until the restart.
         self.reason.setStyleSheet(STOPPED_STYLE if self._view.stopped else "")
@@ -549,14 +581,20 @@ class CroupierWindow(FirstPaintWindow):
             text, colour_name = "STARTING", "#9aa6b2"
         elif self.hold and self.phase in (Phase.OPEN, Phase.CLOSED, Phase.RESULT, Phase.BONUS):
             text, colour_name = "ON HOLD", "#ffb020"
-            self.reason.setText(why)
         self.phase_label.setText(text)
         self.phase_label.setStyleSheet(f"font-size: 20pt; font-weight: bold; color: {colour_name};")
-        self.manual_button.setEnabled(self.phase is Phase.CLOSED)
-        self.no_spin_button.setEnabled(self.phase is Phase.CLOSED)
-        self.void_button.setEnabled(self.phase in (Phase.OPEN, Phase.CLOSED, Phase.RESULT))
-        self.approve_button.setEnabled(bool(self.approvals))
-        open_ = self.phase is Phase.OPEN
+        # Each side button open or greyed with why (its tooltip), from the same next step.
+        for name, button in (
+            (MANUAL, self.manual_button),
+            (NO_SPIN_ACTION, self.no_spin_button),
+            (VOID, self.void_button),
+            (APPROVE, self.approve_button),
+            (PIT_BOSS, self.pit_boss_button),
+        ):
+            greyed = step.actions.get(name, "")
+            button.setEnabled(not greyed)
+            button.setToolTip(greyed or self._tips[name])
+        open_ = self._entering()
         self.undo_button.setEnabled(open_)
         self.clear_button.setEnabled(open_)
 
@@ -694,21 +732,26 @@ class CroupierWindow(FirstPaintWindow):
         view = self._take_view()
         if view.stopped:
             text = view.hold or text  # the fault outlasts every other reason: keep it on screen
-        elif view.hold:
-            text = f"{text} — on hold: call a no-spin, or a pit boss resolves it or voids the round"
+        elif view.remedies is not None:
+            text = f"{text} — on hold: {view.remedies.todo[0].lower()}{view.remedies.todo[1:]}"
         self.reason.setText(text)
 
     # --- dialogs ------------------------------------------------------------------------------
 
     def ask_manual_result(self) -> None:
-        if self.phase is not Phase.CLOSED:
-            self.show_reason("a result can only be entered after no more bets")
+        greyed = self.step().actions.get(MANUAL, "")
+        if greyed:  # refused before anything is typed, with what to do instead
+            self.show_reason(greyed)
             return
-        dialog = ManualResultDialog(self)
+        dialog = ManualResultDialog(self, sensor_number=self.candidate)
         if dialog.exec() == QDialog.DialogCode.Accepted and dialog.number_entered is not None:
-            self.table.manual_result(dialog.number_entered)
+            self.table.manual_result(dialog.number_entered, dialog.reason_text)
 
     def ask_no_spin(self) -> None:
+        greyed = self.step().actions.get(NO_SPIN_ACTION, "")
+        if greyed:
+            self.show_reason(greyed)
+            return
         dialog = ReasonDialog(
             "No-spin",
             "Call a no-spin? Same wagers, same draw: the ball is spun again.",
@@ -719,11 +762,29 @@ class CroupierWindow(FirstPaintWindow):
             self.table.no_spin(dialog.text())
 
     def ask_void(self) -> None:
-        dialog = ReasonDialog(
-            "Void round", "Void this round? Every wager is returned.", VOID_REASONS, self, sign_off=True
-        )
-        if dialog.exec() == QDialog.DialogCode.Accepted:
-            self.table.void(dialog.text(), dialog.boss.text().strip(), dialog.pin.text())
+        self.ask_pit_boss(void=True)
+
+    def ask_pit_boss(self, *, void: bool = False) -> None:
+        """A pit boss's sign-off here: the remedies the hold allows (or a void), reason, name and PIN."""
+        from engine.table.holds import NO_SPIN, PERMISSION
+        from engine.table.holds import VOID as VOID_REMEDY
+        from gui.windows.hold_signoff import carry_out, pit_boss_dialog, signed_remedy
+
+        view = self._view
+        greyed = self.step().actions.get(VOID if void else PIT_BOSS, "")
+        if greyed:
+            self.show_reason(greyed)
+            return
+        rem = view.remedies
+        offer = tuple(r for r in rem.remedies if r in PERMISSION and r != NO_SPIN) if rem else ()
+        if void:
+            offer = (VOID_REMEDY,)
+        dialog, choice = pit_boss_dialog(self.table, view, offer, VOID_REMEDY if void else None, self)
+        self.last_dialog = dialog
+        if dialog.exec():
+            signed = signed_remedy(dialog, choice)
+            if signed is not None:
+                carry_out(self.table, signed)
 
     def ask_approval(self) -> None:
         if not self.approvals:

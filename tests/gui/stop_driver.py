@@ -3,7 +3,7 @@ one line `READY <what the station shows>` once the station reached the state nam
 
 - `login`: the sign-in dialog is up;
 - `window`: the station's main window is up (the croupier's on the table rebuilt from the journal);
-- `dialog`: then one of the station's own modal dialogs is open (the croupier's no-spin, the pit
+- `dialog`: then one of the station's own modal dialogs is open (the croupier's void sign-off, the pit
   boss's sign-off, surveillance's custom range), each in its nested event loop;
 - `stuck`: the main window is up, then the Qt thread blocks for a minute (what the watchdog is for).
 
@@ -49,7 +49,7 @@ def _open_dialog(window: QWidget) -> None:
     from gui.windows.surveillance import RangeDialog
 
     if isinstance(window, CroupierWindow):
-        window.ask_no_spin()
+        window.ask_void()  # the pit boss's sign-off (a no-spin is refused before no more bets)
     elif isinstance(window, PitBossWindow):
         window.sign_off("acknowledge_alert", "Acknowledge alert", "a test alert")
     else:

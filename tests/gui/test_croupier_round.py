@@ -245,18 +245,21 @@ def test_sensor_loss_and_two_step_manual_result(station: Station, tables: LiveTa
     assert window.manual_button.isEnabled()
 
     dialog = ManualResultDialog(window)
-    dialog.number.setValue(23)
+    dialog.number.setText("23")
     dialog.step()
-    dialog.number.setValue(32)  # a different number the second time starts again
+    dialog.number.setText("32")  # a different number the second time starts again
     dialog.step()
     assert dialog.result() != dialog.DialogCode.Accepted and dialog.number_entered is None
-    dialog.number.setValue(23)
+    dialog.number.setText("23")
     dialog.step()
-    dialog.number.setValue(23)
+    dialog.number.setText("23")
+    dialog.step()  # the reason is asked for: none is chosen beforehand
+    assert dialog.result() != dialog.DialogCode.Accepted and "reason" in dialog.error.text()
+    dialog.reason.setCurrentIndex(0)
     dialog.step()
     assert dialog.result() == dialog.DialogCode.Accepted and dialog.number_entered == 23
 
-    table.manual_result(23)
+    table.manual_result(23, dialog.reason_text)
     tables.run()
     assert table.phase is Phase.RESULT and window.felt.result == 23
     table.settle()
@@ -417,6 +420,7 @@ def test_manual_result_dialog_takes_the_number_and_enter_twice(qtbot: QtBot) -> 
     qtbot.addWidget(dialog)
     dialog.show()
     qtbot.waitExposed(dialog)
+    dialog.reason.setCurrentIndex(0)  # the croupier chooses the reason
     for _ in range(2):  # type, Enter; type again, Enter: never Cancel
         qtbot.keyClicks(dialog.number, "29")
         qtbot.keyClick(dialog.number, Qt.Key.Key_Return)

@@ -187,7 +187,7 @@ CROUPIER_STATES = [
     pytest.param(_on_hold, "window", "ON HOLD", signal.SIGTERM, id="on_hold-SIGTERM"),
     pytest.param(_mid_bonus, "window", "BONUS GAME", signal.SIGINT, id="mid_bonus-SIGINT"),
     pytest.param(_mid_bonus, "window", "BONUS GAME", signal.SIGTERM, id="mid_bonus-SIGTERM"),
-    pytest.param(_bets_open, "dialog", "ReasonDialog", signal.SIGTERM, id="no_spin_dialog-SIGTERM"),
+    pytest.param(_bets_open, "dialog", "SignOffDialog", signal.SIGTERM, id="void_dialog-SIGTERM"),
 ]
 
 

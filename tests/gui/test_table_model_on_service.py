@@ -236,7 +236,7 @@ def test_the_history_strip_survives_a_restart(
         run(loop, table)
         table.no_more_bets()
         run(loop, table)
-        table.manual_result(number)
+        table.manual_result(number, "the sensor gave no result")
         run(loop, table)
         table.settle()
         run(loop, table)
@@ -272,7 +272,7 @@ def test_a_bonus_game_on_the_table_service(
     run(loop, table)
     round_state = table.service.round
     assert round_state is not None and round_state.draw is not None
-    table.manual_result(round_state.draw.bonus_number)
+    table.manual_result(round_state.draw.bonus_number, "the sensor gave no result")
     run(loop, table)
     assert table.phase is Phase.BONUS and window.action.text() == "Bonus game running…"
     panel = screen.panels["anna"]
