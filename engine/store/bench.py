@@ -183,8 +183,15 @@ def bench_stats() -> dict[str, float]:
     }
 
 
+def bench_chain() -> dict[str, float]:
+    from engine.store.bench_chain import bench_chain as run
+
+    return run()
+
+
 BENCHMARKS: dict[str, Callable[[], dict[str, float]]] = {
     "journal": bench_appends,
+    "chain": bench_chain,  # engine/store/bench_chain.py: verify speed, incremental verify, table start
     "history_import": bench_import,
     "store_stats": bench_stats,
 }

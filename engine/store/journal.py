@@ -255,8 +255,11 @@ class Journal:
             last[e.table] = e
         for table, e in last.items():
             if self.signer(table) is not None:
-                cp = any(x.table == table and x.seq % CHECKPOINT_EVERY == 0 for x in written)
-                keys.note_high_water(self.store.where, table, e.seq, e.hash, checkpoint=cp)
+                # the last interval checkpoint the batch crossed (not the head: a batch may end after it)
+                cps = [x.seq for x in written if x.table == table and x.seq % CHECKPOINT_EVERY == 0]
+                keys.note_high_water(
+                    self.store.where, table, e.seq, e.hash, checkpoint_seq=max(cps) if cps else None
+                )
 
     def append_in(self, conn: Connection, events: Iterable[NewEvent]) -> list[Entry]:
         """Append inside the caller's transaction (for callers that update their own rows with it)."""

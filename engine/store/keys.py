@@ -389,14 +389,26 @@ WITNESS_EVERY = 0.25
 _LAST_NOTE: dict[Path, float] = {}
 
 
-def note_high_water(where: str, table: str, seq: int, hash_: str, *, checkpoint: bool = False) -> None:
-    """Remember a signed head (or checkpoint) in the witness (best effort: a read-only key dir leaves it)."""
+def note_high_water(
+    where: str,
+    table: str,
+    seq: int,
+    hash_: str,
+    *,
+    checkpoint: bool = False,
+    checkpoint_seq: int | None = None,
+) -> None:
+    """Remember a signed head (or checkpoint: at the head, or at `checkpoint_seq` when a batch of
+    entries crossed one) in the witness (best effort: a read-only key dir leaves it)."""
     import time
 
     with contextlib.suppress(DrrError, OSError):
         key = load(where, table)
         if key is None or not key.journaled:
             return  # the first signed start marks the chain journaled (engine.store.evidence.started)
+        if checkpoint_seq is not None:
+            checkpoint = True
+        cp_seq = checkpoint_seq if checkpoint_seq is not None else seq
         now = time.monotonic()
         if not checkpoint and now - _LAST_NOTE.get(key.path, -WITNESS_EVERY) < WITNESS_EVERY:
             return
@@ -404,8 +416,8 @@ def note_high_water(where: str, table: str, seq: int, hash_: str, *, checkpoint:
         changes: dict[str, Any] = {}
         if key.high_water is None or key.high_water[0] < seq:
             changes["high_water"] = (seq, hash_)
-        if checkpoint and (key.checkpoint is None or key.checkpoint < seq):
-            changes["checkpoint"] = seq
+        if checkpoint and (key.checkpoint is None or key.checkpoint < cp_seq):
+            changes["checkpoint"] = cp_seq
         if changes:
             update(key, **changes)
 

@@ -129,7 +129,19 @@ def _write_copies(store: Store, table: str, entries: int, progress: Callable[[fl
     from engine.floor.demo import START
 
     source = _copies(templates, table, rounds + 1, first_seq, START.timestamp())
-    columns = ("table_id", "seq", "time", "user_name", "round_id", "type", "payload", "prev_hash", "hash")
+    columns = (
+        "table_id",
+        "seq",
+        "time",
+        "user_name",
+        "round_id",
+        "type",
+        "payload",
+        "prev_hash",
+        "hash",
+        "mac",
+    )
+    mac_key = key.mac_key if key is not None else None  # each entry's MAC, as Journal.append_in writes it
     insert = f"INSERT INTO journal ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
     if not store.is_sqlite:
         insert = insert.replace("?", "%s")
@@ -152,7 +164,8 @@ def _write_copies(store: Store, table: str, entries: int, progress: Callable[[fl
                 payload=body,
                 prev_hash=prev,
             )
-            rows.append((table, seq, when, user, rid, type_, text, prev, digest))
+            mac = keys.entry_mac(mac_key, digest) if mac_key is not None else None
+            rows.append((table, seq, when, user, rid, type_, text, prev, digest, mac))
             if seq % CHECKPOINT_EVERY == 0:
                 checkpoints.append((seq, digest))
             prev, prev_type = digest, type_
@@ -166,7 +179,9 @@ def _write_copies(store: Store, table: str, entries: int, progress: Callable[[fl
             if sign is not None:
                 sign_head(conn, table, seq, prev, sign)
         if key is not None:
-            keys.note_high_water(store.where, table, seq, prev, checkpoint=bool(checkpoints))
+            keys.note_high_water(
+                store.where, table, seq, prev, checkpoint_seq=checkpoints[-1][0] if checkpoints else None
+            )
         progress(written / max(entries, 1), f"journal {written:,} entries")
     return written
 
@@ -240,6 +255,7 @@ def build_long_journal(
 
 def copy_long_journal(journal: LongJournal, path: Path) -> LongJournal:
     """A copy of the store file and of its table key (under the new store's name) at `path`."""
+    from engine.bench_scale import LongJournal
     from engine.store import keys
 
     shutil.copyfile(journal.path, path)

@@ -4,25 +4,47 @@ against the full one; and a restart finds its seed entries through the partial i
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import sqlalchemy as sa
 
 from engine.store import chain_parallel, keys, open_store, schema
-from engine.store.bench_chain import TABLE, build_journal, key_dir
+from engine.store.synthetic import TABLE, append_rounds, build_long_journal, copy_long_journal
 from engine.store.verify import entry_problem, verify
 from engine.table.recovery import SEED_TYPES
 
+if TYPE_CHECKING:
+    from engine.bench_scale import LongJournal
+
+
+@pytest.fixture(scope="module")
+def long_chain(tmp_path_factory: pytest.TempPathFactory) -> LongJournal:
+    """A synthetic signed, MAC'd journal of 6,000 entries (engine.store.synthetic)."""
+    where = tmp_path_factory.mktemp("chain")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DRR_KEY_DIR", str(where / "keys"))
+        return build_long_journal(where / "long.sqlite", 6000, key_dir=where / "keys")
+
 
 @pytest.fixture
-def chain(tmp_path: Path) -> Path:
-    """A signed, MAC'd chain of 6,000 entries (engine.store.bench_chain), its mark 1,000 before the
-    head (the key file is named by the store's path, so each test builds its own)."""
-    with key_dir(tmp_path / "keys"):
-        build_journal(tmp_path / "chain.sqlite", 6000)
+def chain(long_chain: LongJournal, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private copy, verified once (its mark at the head), then 1,000 entries appended after it."""
+    monkeypatch.setenv("DRR_KEY_DIR", str(long_chain.key_dir))
+    copy = copy_long_journal(long_chain, tmp_path / "chain.sqlite")
+    with open_store(copy.url, table=TABLE) as store:
+        assert verify(store, TABLE).ok
+        append_rounds(store, TABLE, 1000)
     return tmp_path
+
+
+@contextlib.contextmanager
+def key_dir(where: Path) -> Iterator[None]:
+    yield  # the key directory is the module's (set by `chain`)
 
 
 def _copy(chain: Path, tmp_path: Path) -> Path:
@@ -60,11 +82,11 @@ def test_an_edit_the_hash_does_not_cover_is_named_like_the_reference(chain: Path
 
 
 def test_a_payload_out_of_canonical_form_is_named_like_the_reference(chain: Path, tmp_path: Path) -> None:
-    """Spaces added to a payload (same meaning, the hash recomputed by the forger the canonical way):
+    """A space put before a payload (same meaning, the hash recomputed by the forger the canonical way):
     the fast hash differs, so the reference check names the entry."""
     where = _copy(chain, tmp_path)
     db = sqlite3.connect(where / "chain.sqlite")
-    db.execute("UPDATE journal SET payload = replace(payload, ',', ', ') WHERE seq = 2500")
+    db.execute("UPDATE journal SET payload = ' ' || payload WHERE seq = 2500")
     db.commit()
     db.close()
     assert _reference(where / "chain.sqlite") == 2500
