@@ -246,7 +246,7 @@ def test_an_appended_well_formed_void_is_caught_naming_it(
 def test_every_mac_stripped_is_caught(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A forger who removes every MAC (to pass the chain off as one made before MACs): the witness
     says from which entry every entry is MAC'd."""
-    path, first = _played(tmp_path)
+    path, _ = _played(tmp_path)
     conn = _db(path)
     conn.execute("UPDATE journal SET mac = NULL")
     conn.close()
