@@ -24,6 +24,8 @@ from sqlalchemy import (
     or_,
 )
 
+from engine.entry_types import LEGACY, EntryType
+
 MONEY_SCALE = 10_000
 
 metadata = MetaData(
@@ -54,17 +56,17 @@ journal = Table(
     Column("mac", String(64)),
 )
 Index("ix_journal_round", journal.c.round_id)
-# The entries a restart seeds its state from before the last round (engine.table.recovery.SEED_TYPES:
-# Rules Submissions, bonus presets, settings, quarantine): few, so a partial index finds them without
-# reading a years-long journal (migration 0008). The query must name these values, in this order, as
-# literals (a test holds recovery to it).
-SEED_TYPES = (
-    "table.rules_loaded",
-    "bonus.preset_set",
-    "table.settings_changed",
-    "table.quarantined",
-    "rules.changed",
+# The entries a restart seeds its state from before the last round (engine.table.recovery: Rules
+# Submissions, bonus presets, settings, quarantine, with their old spellings): few, so a partial
+# index finds them without reading a years-long journal. Migration 0008 made the index with these
+# values as literals, in this order; a change here needs a migration (a test checks the index is used).
+_SEED = (
+    EntryType.TABLE_RULES_LOADED,
+    EntryType.BONUS_PRESET_SET,
+    EntryType.TABLE_SETTINGS_CHANGED,
+    EntryType.TABLE_QUARANTINED,
 )
+SEED_TYPES: tuple[str, ...] = (*(t.value for t in _SEED), *(n for n, t in LEGACY.items() if t in _SEED))
 SEED_FILTER = journal.c.type.in_([literal_column(f"'{t}'") for t in SEED_TYPES])
 Index(
     "ix_journal_seed",

@@ -29,9 +29,7 @@ from dataclasses import dataclass
 
 import sqlalchemy as sa
 
-from engine.entry_types import EntryType
 from engine.errors import DrrError
-from engine.journal_types import spellings
 from engine.rng import Rng, SystemRng
 from engine.store import schema
 from engine.store.canonical import GENESIS_HASH
@@ -62,12 +60,9 @@ class RecoveryReport:
         return f"recovered {self.entries} journal entries up to #{self.last_seq}: {where}{extra}{games}{hold}"
 
 
-SEED_TYPES = spellings(
-    EntryType.TABLE_RULES_LOADED,
-    EntryType.BONUS_PRESET_SET,
-    EntryType.TABLE_SETTINGS_CHANGED,
-    EntryType.TABLE_QUARANTINED,  # the round numbers a quarantined store used (engine.store.evidence)
-)
+# Rules Submissions, bonus presets, settings, quarantine (the round numbers a quarantined store used,
+# engine.store.evidence): named in engine.store.schema with the partial index that finds them.
+SEED_TYPES = schema.SEED_TYPES
 
 
 def recover(state: TableState, journal: Journal, *, from_last_round: bool = True) -> RecoveryReport:
