@@ -99,6 +99,8 @@ class Settings:
     log_level: str = "INFO"
     log_max_bytes: int = 5 * 1024 * 1024
     log_backups: int = 10
+    # The croupier's chip values; those below the table minimum (or above every maximum) are not offered.
+    chip_values: tuple[Decimal, ...] = tuple(Decimal(v) for v in ("1", "5", "25", "100", "500", "1000"))
     source: Path | None = None  # the settings file read, None when only defaults apply
     origins: Mapping[str, str] = field(default_factory=dict)
 
@@ -252,6 +254,19 @@ def _money(value: Any) -> Decimal:
     return amount
 
 
+def _chips(value: Any) -> tuple[Decimal, ...]:
+    # One string of amounts ("2.5 10 50 100"), or a TOML array of amounts: exact, rising, 1 to 12 of them.
+    items = value.replace(",", " ").split() if isinstance(value, str) else value
+    if not isinstance(items, list | tuple) or not items:
+        raise ValueError(f'must be chip amounts such as "2.5 10 50 100 500", not {_show(value)}')
+    chips = tuple(_money(v) for v in items)
+    if len(chips) > 12:
+        raise ValueError(f"at most 12 chip values (F1-F12), not {len(chips)}")
+    if list(chips) != sorted(set(chips)):
+        raise ValueError("chip values go from the smallest to the largest, each once")
+    return chips
+
+
 def _p_value(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise ValueError(f"must be a probability between 0 and 1, not {_show(value)}")
@@ -289,6 +304,12 @@ def _log_level(value: Any) -> str:
 
 KEY_LIST: tuple[Key, ...] = (
     Key("table.id", "table_id", _table_id, 'this table\'s id in the journal, e.g. "4" or "T04"', ("table",)),
+    Key(
+        "table.chips",
+        "chip_values",
+        _chips,
+        "the croupier's chip values (F1-F12), smallest first; none below the table minimum is offered",
+    ),
     Key(
         "table.station",
         "station",
@@ -635,6 +656,8 @@ def describe(settings: Settings) -> dict[str, dict[str, Any]]:
         value = settings.value(key.name)
         if isinstance(value, Decimal | Path):
             value = str(value)
+        elif isinstance(value, tuple):
+            value = " ".join(str(v) for v in value)
         out[key.name] = {"value": value, "origin": settings.origin(key.name)}
     return out
 
@@ -676,6 +699,8 @@ def template() -> str:
 def toml_value(value: Any) -> str:
     if value is None:
         return '""'
+    if isinstance(value, tuple):  # chip values: one string of amounts
+        return toml_value(" ".join(str(v) for v in value))
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):

@@ -51,6 +51,7 @@ class EntryType(enum.StrEnum):
     TABLE_NEXT_ROUND = "table.next_round"
     TABLE_KEY_ROTATED = "table.key_rotated"
     TABLE_QUARANTINED = "table.quarantined"
+    TABLE_DEALER_CHANGED = "table.dealer_changed"  # a croupier signed in or out at the croupier station
     # the random number generator (engine.rng's continuous health tests)
     RNG_FAULT = "rng.fault"
     # the wheel's messages
@@ -67,15 +68,23 @@ class EntryType(enum.StrEnum):
     WHEEL_RESTART = "wheel.restart"
     WHEEL_ROTOR = "wheel.rotor"
     WHEEL_LINK = "wheel.link"
-    # users and surveillance
+    # users (the store's "floor" chain; the users table is their projection, engine.store.users_journal)
     USER_ADDED = "user.added"
+    USER_ROLE_CHANGED = "user.role_changed"
+    USER_PIN_CHANGED = "user.pin_changed"
     USER_DISABLED = "user.disabled"
+    USER_ENABLED = "user.enabled"
     USER_LOGIN = "user.login"
     USER_LOGIN_FAILED = "user.login_failed"
     USER_LOCKED_OUT = "user.locked_out"
+    USER_UNLOCKED = "user.unlocked"
+    CHAIN_KEYED = "chain.keyed"  # the key that signs a chain no table starts (the store's floor chain)
+    # surveillance and the floor's actions
     ALERT_RAISED = "alert.raised"
     ALERT_ACKNOWLEDGED = "alert.acknowledged"
     ACTION_REFUSED = "action.refused"  # a pit-boss action refused for the user's role
+    FLOOR_ACTION = "floor.action"  # a pit-boss action at the floor database on a forwarded table chain
+    CHAIN_FORWARDED = "chain.forwarded"  # this store's chain of a table is a forwarded copy
     # rounds imported from another system's history (CSV)
     HISTORY_IMPORTED = "history.imported"
 

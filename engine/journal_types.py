@@ -12,7 +12,7 @@ dataclasses, each with `type` (its EntryType), `to_json()` (the payload journale
 - `table.*`: engine.table_events;
 - `wheel.*`: engine.wheel_events' events (WHEEL_EVENTS, the wheel layer's own vocabulary; an old
   journal's `wheel.rotor_speed` reads as WheelRotor);
-- `user.*`, `alert.*`, `action.refused`, `history.imported`: engine.floor_events.
+- `user.*`, `chain.*`, `alert.*`, `action.refused`, `floor.action`, `history.imported`: engine.floor_events.
 
 Everyone reads and writes entries through two functions:
 
@@ -44,17 +44,25 @@ from engine.floor_events import (
     ActionRefused,
     AlertAcknowledged,
     AlertRaised,
+    ChainForwarded,
+    ChainKeyed,
+    FloorAction,
     HistoryImported,
     UserAdded,
     UserDisabled,
+    UserEnabled,
     UserLockedOut,
     UserLogin,
     UserLoginFailed,
+    UserPinChanged,
+    UserRoleChanged,
+    UserUnlocked,
 )
 from engine.rng import Draw
 from engine.round import RoundEvent
 from engine.store.records import Entry, NewEvent
 from engine.table_events import (
+    DealerChanged,
     Irregularity,
     IrregularityResolved,
     KeyRotated,
@@ -110,6 +118,7 @@ Payload = (
     | ManualEntryRejected
     | IrregularityResolved
     | NextRound
+    | DealerChanged
     | RngFault
     | Irregularity
     | PayoutApproved
@@ -117,10 +126,17 @@ Payload = (
     | TimerRestarted
     | WheelEvent
     | UserAdded
+    | UserRoleChanged
+    | UserPinChanged
     | UserDisabled
+    | UserEnabled
     | UserLogin
     | UserLoginFailed
     | UserLockedOut
+    | UserUnlocked
+    | ChainKeyed
+    | FloorAction
+    | ChainForwarded
     | AlertRaised
     | AlertAcknowledged
     | ActionRefused
@@ -153,16 +169,24 @@ _OWN_CLASSES: Final = (
     ManualEntryRejected,
     IrregularityResolved,
     NextRound,
+    DealerChanged,
     RngFault,
     Irregularity,
     PayoutApproved,
     PresetSet,
     TimerRestarted,
     UserAdded,
+    UserRoleChanged,
+    UserPinChanged,
     UserDisabled,
+    UserEnabled,
     UserLogin,
     UserLoginFailed,
     UserLockedOut,
+    UserUnlocked,
+    ChainKeyed,
+    FloorAction,
+    ChainForwarded,
     AlertRaised,
     AlertAcknowledged,
     ActionRefused,

@@ -18,6 +18,8 @@ registry turns that into a DrrError naming the entry).
   {entered, confirmed, reason}
 - `table.irregularity_resolved` IrregularityResolved {kind, resolution, reason}
 - `table.next_round` NextRound {after}
+- `table.dealer_changed` DealerChanged {dealer, previous, station} (+ role): who deals from the next
+  round opened on (dealer None: the dealer signed out and nobody is signed in at the station)
 - `round.irregularity` Irregularity {kind, reason, game, number?}
 - `round.payout_approved` PayoutApproved {wager_ids, total, threshold, approved_by} (+ reason, role
   from the pit-boss station); an old journal's `payout.approved` {amount, reason, by, role} reads as
@@ -453,3 +455,28 @@ class PlayerBonusEvent:
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> PlayerBonusEvent:
         return cls(str(d["player"]), bonus_event_from_json(d))  # "player": an extra key the events ignore
+
+
+@dataclass(frozen=True)
+class DealerChanged:
+    """Who deals at the table from now on: a croupier signed in at the croupier station, taking over
+    from `previous` (None: nobody was signed in); `dealer` None: `previous` signed out. Rounds opened
+    from here on carry this dealer (the per-dealer statistics read it from `round.opened`)."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_DEALER_CHANGED
+    dealer: str | None
+    previous: str | None
+    station: str
+    role: str | None = None  # the signed-in dealer's role
+
+    def __post_init__(self) -> None:
+        if self.dealer is None and self.previous is None:
+            raise ValueError("a dealer change names the dealer signing in or the one signing out")
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"dealer": self.dealer, "previous": self.previous, "station": self.station}
+        return _put(out, role=self.role)
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> DealerChanged:
+        return cls(_opt_str(d["dealer"]), _opt_str(d["previous"]), str(d["station"]), _opt_str(d.get("role")))

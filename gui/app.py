@@ -108,16 +108,19 @@ def _resolve(future: asyncio.Future[Any], value: Any) -> None:
 
 
 def _place_on_screens(app: Any, windows: list[Any]) -> None:
-    """The croupier window on the primary screen, the others on the second screen if present."""
-    screens = app.screens()
-    for i, window in enumerate(windows):
-        screen = screens[min(i, len(screens) - 1)] if i and len(screens) > 1 else app.primaryScreen()
-        geometry = screen.availableGeometry()
-        window.setGeometry(geometry.adjusted(20, 20, -20, -20))
+    """The croupier window on the primary screen, the player display and bonus screen on the other
+    screen(s), or beside the croupier window on a single one (gui.screen_layout)."""
+    from gui.screen_layout import plan
+
+    primary = app.primaryScreen()
+    others = [s.availableGeometry() for s in app.screens() if s is not primary]
+    for window, geometry in zip(
+        windows, plan(primary.availableGeometry(), others, len(windows)), strict=True
+    ):
+        window.setGeometry(geometry)
         window.show()
-    # On one monitor the croupier's window is the one in front (the displays are behind it).
     windows[0].raise_()
-    windows[0].activateWindow()
+    windows[0].activateWindow()  # the keyboard is the croupier's (the other windows never take it)
 
 
 class WheelFeed:
@@ -259,7 +262,8 @@ async def _serve(
     table = TableModel.starting(first_rules, players, table_id)
     # A display or bonus screen never runs the table (not even as the settings file's plain `drr`).
     follows = station in ("display", "bonus")
-    windows = _build_windows(station, table, all_windows, read_only=follows)
+    chips = settings.chip_values if settings is not None else None
+    windows = _build_windows(station, table, all_windows, read_only=follows, chips=chips)
     main = windows[0]
     if hasattr(main, "seatsChanged"):
         main.seatsChanged.connect(lambda names: save_seats(table_id, names))
@@ -295,6 +299,13 @@ async def _serve(
         if first_frame_exit:
             await table.shutdown()
             return
+        # Who deals is journaled (table.dealer_changed) and shown; without users nobody could sign
+        # in again, so the station offers no log-out then.
+        table.sign_in_dealer(user)
+        if hasattr(main, "dealer_bar"):
+            from engine.store.users import list_users
+
+            main.dealer_bar.set_accounts(bool(list_users(store)))
         link = WheelFeed(table, wheel, settings=settings)
         try:
             link.start()
@@ -350,13 +361,16 @@ async def _follow(table: Any, db: str | None, table_id: str, closing: asyncio.Ev
         store.close()
 
 
-def _build_windows(station: str, table: Any, all_windows: bool, read_only: bool = False) -> list[Any]:
+def _build_windows(
+    station: str, table: Any, all_windows: bool, read_only: bool = False, chips: Any = None
+) -> list[Any]:
     from gui.windows.bonus_screen import BonusScreen
     from gui.windows.croupier import CroupierWindow
     from gui.windows.player_display import PlayerDisplay
 
     if station == "croupier":
-        windows: list[Any] = [CroupierWindow(table, table.players)]
+        extra = {"chips": chips} if chips is not None else {}
+        windows: list[Any] = [CroupierWindow(table, table.players, **extra)]
         if all_windows:
             windows += [PlayerDisplay(table), BonusScreen(table)]
         return windows

@@ -23,6 +23,7 @@ Qt face (what the windows connect to; payloads are `gui.view_model` / `engine.be
     settled(tuple[PayLine, ...])    bonusUpdated(BonusView)   # one per player the notice names
     sensorHealth(SensorHealth)      irregularity(str)   # no-spin, void, sensor fault … with reason
     refused(str)                    historyChanged(tuple[HistoryEntry, ...])
+    dealerChanged(User | None)      # who deals after a sign-in, dealer change or sign-out
 Reading: `view` / `snapshot()` (the last pushed TableView; never rebuilt on read), `rules`,
 `players`, `phase`, `clock` (the source's clock: a bonus countdown is `deadline - clock()`).
 
@@ -63,6 +64,7 @@ if TYPE_CHECKING:  # the table's modules load once a table is attached, not befo
 
 HISTORY_KEPT = 500
 STARTING = "starting: reading the journal"
+SIGNED_OUT = "nobody is signed in at this station: sign in first"
 
 
 class TableSource(Protocol):
@@ -93,6 +95,16 @@ class TableSource(Protocol):
     async def place_wager(
         self, user: User, player: str, bet: Bet, amount: Decimal | str | int, *, wager_id: str | None = None
     ) -> list[Entry]: ...
+
+    async def place_wagers(
+        self, user: User, player: str, wagers: Sequence[tuple[Bet, Decimal | str | int]]
+    ) -> list[Entry]: ...
+
+    async def rebet(self, user: User, player: str) -> list[Entry]: ...
+
+    async def sign_in_dealer(self, user: User) -> list[Entry]: ...
+
+    async def sign_out_dealer(self, user: User) -> list[Entry]: ...
 
     async def remove_wager(self, user: User, wager_id: str) -> list[Entry]: ...
 
@@ -146,6 +158,7 @@ class TableModel(QObject):
     irregularity = Signal(str)
     refused = Signal(str)
     historyChanged = Signal(object)
+    dealerChanged = Signal(object)  # engine.auth.User who deals now, None: signed out
 
     def __init__(
         self,
@@ -167,6 +180,7 @@ class TableModel(QObject):
         self.user: User = user or User("viewer", "surveillance")
         self._authenticate = authenticate  # (name, pin) -> User, for a pit boss's approval
         self.tasks: set[asyncio.Task[Any]] = set()
+        self.signed_out = False  # the dealer signed out: every command waits for the next sign-in
         self._history: list[HistoryEntry] = []
         self._unsubscribe: Callable[[], None] | None = None
         self._view = TableView(self._table_id, 0, Phase.IDLE, players=players, hold=STARTING)
@@ -184,6 +198,11 @@ class TableModel(QObject):
         if self.source is None:
             raise DrrError(f"the table is {STARTING}")
         return self.source
+
+    @property
+    def authenticate(self) -> Callable[[str, str], User] | None:
+        """(name, pin) -> User against the station's user store (journals the login), or None."""
+        return self._authenticate
 
     @property
     def inner(self) -> TableSource | None:
@@ -253,6 +272,7 @@ class TableModel(QObject):
         """The whole table as the source's state says: once per batch that changes what is shown."""
         from engine.round import Phase as RoundPhase
         from engine.round import bonus_needed
+        from engine.table.limits import limits_in_force
         from gui.bonus_bridge import bonus_view
         from gui.pay_lines import lines_of, with_bonus_payout
 
@@ -288,6 +308,8 @@ class TableModel(QObject):
             approvals_needed=need.wager_ids if need is not None else (),
             hold=self._hold_text(st),
             stopped=st.rng_fault is not None,
+            limits=limits_in_force(rules.limits, st.settings),
+            dealer=st.dealer,
             winning_only=r is not None and r.winning_only,
             bonus_due=r is not None and r.phase is RoundPhase.RESULT and bool(bonus_needed(r)),
             remedies=self._remedies(st),
@@ -364,13 +386,59 @@ class TableModel(QObject):
 
     # --- commands -----------------------------------------------------------------------------
 
-    def _submit(self, make: Callable[[TableSource], Coroutine[Any, Any, Any]]) -> None:
+    def _submit(
+        self, make: Callable[[TableSource], Coroutine[Any, Any, Any]], *, dealer: bool = True
+    ) -> None:
+        """`make(source)` as a task; `dealer`: a croupier's command, refused while nobody is signed in
+        (the wheel's messages and the players' own bonus games go on regardless)."""
         if self.source is None:
             self.refused.emit(f"the table is {STARTING}; try again in a moment")
             return
-        task = asyncio.ensure_future(self._guarded(make(self.source)))
+        if dealer and self.signed_out:
+            self.refused.emit(SIGNED_OUT)
+            return
+        self._spawn(make(self.source))
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.ensure_future(self._guarded(coro))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+
+    # --- who deals (engine.table.dealer; gui.widgets.dealer_bar) -------------------------------
+
+    def sign_in_dealer(self, user: User) -> None:
+        """`user` (signed in with name and PIN) deals from now on: journaled, then the commands are
+        theirs."""
+        source = self.source
+        if source is None:
+            self.refused.emit(f"the table is {STARTING}; try again in a moment")
+            return
+
+        async def sign_in() -> None:
+            await source.sign_in_dealer(user)
+            self.user, self.signed_out = user, False
+            self.dealerChanged.emit(user)
+
+        self._spawn(sign_in())
+
+    def sign_out_dealer(self) -> None:
+        """The dealer signs out (journaled); nothing is done at the station until the next sign-in."""
+
+        async def sign_out(source: TableSource) -> None:
+            await source.sign_out_dealer(self.user)
+            self.signed_out = True
+            self.dealerChanged.emit(None)
+
+        self._submit(sign_out)
+
+    def place_wagers(self, player: str, wagers: Sequence[tuple[Bet, Decimal]]) -> None:
+        """Several wagers of `player` at once (a typed line): all placed, or none and the reason."""
+        items = list(wagers)
+        self._submit(lambda s: s.place_wagers(self.user, player, items))
+
+    def rebet(self, player: str) -> None:
+        """`player`'s wagers of their last round again, each checked like any wager."""
+        self._submit(lambda s: s.rebet(self.user, player))
 
     async def _guarded(self, coro: Coroutine[Any, Any, Any]) -> None:
         try:
@@ -424,7 +492,7 @@ class TableModel(QObject):
         """An engine.wheel_events event from the wheel link, passed as it is to the table (before the
         start: dropped; the wheel's messages are in its capture file)."""
         if self.source is not None:
-            self._submit(lambda s: s.wheel_event(event))
+            self._submit(lambda s: s.wheel_event(event), dealer=False)
 
     def confirm_result(self) -> None:
         self._submit(lambda s: s.confirm_result(self.user))
@@ -507,17 +575,17 @@ class TableModel(QObject):
             self._submit(lambda s: s.void(boss, reason))
 
     def bonus_start(self, player: str) -> None:
-        self._submit(lambda s: s.bonus_start(self.user, player))
+        self._submit(lambda s: s.bonus_start(self.user, player), dealer=False)
 
     def bonus_pick(self, player: str, box: int) -> None:
-        self._submit(lambda s: s.bonus_pick(self.user, player, box))
+        self._submit(lambda s: s.bonus_pick(self.user, player, box), dealer=False)
 
     def bonus_cash_out(self, player: str) -> None:
-        self._submit(lambda s: s.bonus_cash_out(self.user, player))
+        self._submit(lambda s: s.bonus_cash_out(self.user, player), dealer=False)
 
     def bonus_set_preset(self, player: str, preset: TimeoutPreset) -> None:
         value: Preset = "random" if preset is TimeoutPreset.RANDOM else "cash_out"
-        self._submit(lambda s: s.set_bonus_preset(self.user, player, value))
+        self._submit(lambda s: s.set_bonus_preset(self.user, player, value), dealer=False)
 
     async def shutdown(self) -> None:
         if self._unsubscribe is not None:

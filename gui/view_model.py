@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from engine.bets import Wager
+from engine.table.limits import LimitsInForce
 
 if TYPE_CHECKING:  # the table's modules load once a table is attached, not before the first frame
     from engine.table.holds import HoldRemedies
@@ -158,6 +159,8 @@ class TableView:
     approvals_needed: tuple[str, ...] = field(default=())  # wager ids awaiting pit-boss approval
     hold: str | None = None  # an unresolved irregularity: nothing is confirmed or settled meanwhile
     stopped: bool = False  # the hold is an RNG fault: no draw until the table service restarts
+    limits: LimitsInForce = field(default_factory=LimitsInForce)  # in force (engine.table.limits)
+    dealer: str | None = None  # who deals the next round opened (table.dealer_changed)
     # Winning wagers only (the table's entry_mode): chips are entered after the result, only those
     # covering it; `bonus_due` once some of them won on the Bonus Number and the games wait to start.
     winning_only: bool = False

@@ -98,6 +98,7 @@ def run_table(args: argparse.Namespace) -> int:
 async def _run(args: argparse.Namespace) -> int:
     import asyncio
     import contextlib
+    import sys
     from collections.abc import AsyncIterator
     from pathlib import Path
 
@@ -172,6 +173,8 @@ async def _run(args: argparse.Namespace) -> int:
         await service.start(**({"user": pitboss.name} if pitboss is not PITBOSS else {}))
         if service.recovery is not None and service.recovery.entries:
             print(service.recovery.describe(), flush=True)
+        for warning in service.warnings:
+            print(f"drr: {warning}", file=sys.stderr, flush=True)
         headless = HeadlessTable(
             service,
             rounds=args.rounds,

@@ -78,3 +78,32 @@ def test_version_command() -> None:
     proc = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0
     assert proc.stdout.strip() == f"drr {__version__}"
+
+
+def test_each_engine_module_imports_first_in_a_fresh_interpreter() -> None:
+    # An import cycle shows only when a module is the first one loaded (`drr history show` loaded
+    # engine.journal_types first and failed on engine.store.users_journal): each is tried so.
+    # The registry, the payloads and the store: the modules that import one another.
+    modules = [
+        "engine.entry_types",
+        "engine.journal_types",
+        "engine.floor_events",
+        "engine.table_events",
+        "engine.wheel_events",
+        *sorted(
+            f"engine.store.{p.stem}" for p in (ROOT / "engine" / "store").glob("*.py") if p.stem != "__init__"
+        ),
+    ]
+    code = textwrap.dedent(
+        f"""
+        import subprocess, sys
+        bad = []
+        for m in {modules!r}:
+            r = subprocess.run([sys.executable, "-c", "import " + m], capture_output=True, text=True)
+            if r.returncode:
+                bad.append(m + ": " + r.stderr.strip().splitlines()[-1])
+        print("\\n".join(bad))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.stdout.strip() == "", done.stdout

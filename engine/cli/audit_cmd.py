@@ -74,7 +74,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
         raise DrrError("--public-key is one table's key: give --table too")
     try:
-        store_cm = open_from_args(args, allow_older=True)
+        store_cm = open_from_args(args, allow_older=True, heads=False)  # verify names it itself
     except DrrError as error:
         lost = _lost_journal(args)
         if lost is None:

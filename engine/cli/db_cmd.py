@@ -36,8 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     q = dsub.add_parser(
         "quarantine",
-        help="move a SQLite store that fails drr audit verify aside (kept untouched) and start a new one "
-        "linked to its last good signed head (journaled)",
+        help="move a store that fails drr audit verify aside (a SQLite file; on PostgreSQL the table's rows, "
+        "to a quarantine schema), kept untouched, and start a new chain linked to its last good signed head "
+        "(journaled)",
     )
     add_db(q)
     add_table(q, required=True, help="the table whose store is quarantined")
@@ -56,13 +57,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run_quarantine(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from engine.errors import DrrError
     from engine.store.db import resolve_url
     from engine.store.evidence import quarantine
 
     url = resolve_url(args.db, args.only_table)
     if not url.startswith("sqlite:///"):
-        raise DrrError("drr db quarantine moves a SQLite file aside; a floor database is restored by its DBA")
+        from engine.store.quarantine_pg import quarantine_in_database
+
+        name, report, (seq, hash_, _) = quarantine_in_database(url, args.only_table, user=args.user)
+        print(f"quarantined: {report.problem}")
+        print(f"the damaged chain's rows are kept, untouched, in the schema {name}")
+        print(f"table {args.only_table} starts a new chain from its last good signed head, entry {seq} ")
+        print(f"({hash_})")
+        return 0
     done = quarantine(Path(url[len("sqlite:///") :]), args.only_table, user=args.user)
     seq, hash_, _ = done.last_good
     print(f"quarantined: {done.report.problem}")

@@ -32,7 +32,7 @@ async def _play(out: TextIO) -> int:
     with tempfile.TemporaryDirectory(prefix="drr-demo-") as tmp:
         store = open_store(str(Path(tmp) / "demo.sqlite"), table="DEMO")
         try:
-            service = TableService(store, "DEMO", station="demo", claim=False)  # the OS CSPRNG
+            service = TableService(store, "DEMO", station="demo")  # the OS CSPRNG; claims its scratch store
             await service.start()
             try:
                 await _round(service, out)

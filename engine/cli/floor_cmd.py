@@ -27,10 +27,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     ls.add_argument("--open", action="store_true", help="only the alerts not acknowledged")
     ls.add_argument("--limit", type=int, default=50, metavar="N")
     ls.add_argument("--json", action="store_true", help="one JSON object per alert")
+    add_signer(ls)
     ls.set_defaults(func=run_alerts_list)
     scan = asub.add_parser("scan", help="raise (journal) the alerts found in every table's journal")
     add_db(scan)
     scan.add_argument("--lookback", type=int, default=5000, metavar="N", help="journal entries per table")
+    add_signer(scan, who="the user scanning")
     scan.set_defaults(func=run_alerts_scan)
     ack = asub.add_parser("ack", help="acknowledge an alert (surveillance, pit boss or admin)")
     ack.add_argument("alert_id", metavar="ALERT_ID")
@@ -92,10 +94,11 @@ def _authorize(store: object, args: argparse.Namespace, permission: str, table: 
 def run_alerts_list(args: argparse.Namespace) -> int:
     import json
 
-    from engine.cli.store_args import open_from_args
+    from engine.cli.store_args import open_from_args, sign_in_if_users
     from engine.floor.alerts import list_alerts
 
     with open_from_args(args) as store:
+        sign_in_if_users(store, args, "view_stats", doing="drr alerts list")
         alerts = [a for a in list_alerts(store, limit=10**6) if not (args.open and a.acknowledged)][
             : args.limit
         ]
@@ -110,12 +113,13 @@ def run_alerts_list(args: argparse.Namespace) -> int:
 
 
 def run_alerts_scan(args: argparse.Namespace) -> int:
-    from engine.cli.store_args import open_from_args
+    from engine.cli.store_args import open_from_args, sign_in_if_users
     from engine.floor import alerts as al
     from engine.floor.surveillance import floor_tables
 
     scanner = al.scanner_from_settings(getattr(args, "settings", None), lookback=args.lookback)
     with open_from_args(args) as store:
+        sign_in_if_users(store, args, "view_stats", doing="drr alerts scan")
         found = scanner.scan(store, floor_tables(store))
     for a in found:
         print(f"{(a.at or a.time)[:19]}  {a.table:8s} {a.severity.upper():8s} {a.kind}: {a.message}")

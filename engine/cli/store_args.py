@@ -31,15 +31,27 @@ def add_table(parser: argparse.ArgumentParser, *, required: bool = False, help: 
     parser.add_argument("--table", dest="only_table", metavar="ID", required=required, help=help)
 
 
-def open_from_args(args: argparse.Namespace, *, migrate: bool = False, allow_older: bool = False) -> Store:
+def open_from_args(
+    args: argparse.Namespace, *, migrate: bool = False, allow_older: bool = False, heads: bool = True
+) -> Store:
     """The store named by --db (and --table for the default file); never creates one unless `migrate`
-    (`allow_older`: see engine.store.migrate.ensure_current)."""
+    (`allow_older`: see engine.store.migrate.ensure_current). With `heads` a store with a chain whose
+    head row is missing is refused in one line (engine.store.heads; `drr audit verify` names it itself)."""
     from engine.store.db import DEFAULT_TABLE, open_store
+    from engine.store.heads import refuse_missing_heads
 
     # Without --table the default file is this PC's own table's (settings table.id), not table 1's.
     settings = getattr(args, "settings", None)
     table = getattr(args, "only_table", None) or getattr(settings, "table_id", None) or DEFAULT_TABLE
-    return open_store(args.db, table=table, migrate=migrate, allow_older=allow_older)
+    store = open_store(args.db, table=table, migrate=migrate, allow_older=allow_older)
+    if heads:
+        try:
+            with store.read() as conn:
+                refuse_missing_heads(conn)
+        except BaseException:
+            store.close()
+            raise
+    return store
 
 
 def read_pin(prompt: str) -> str:

@@ -1,4 +1,5 @@
-"""`drr users add|list|disable`: the people who may use the stations, their roles and PINs."""
+"""`drr users add|list|disable|enable|role|pin|unlock`: the people who may use the stations, their roles
+and PINs; every change journaled (engine.store.users)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ if TYPE_CHECKING:
     from engine.auth import User
     from engine.store.db import Store
 
-from engine.cli.store_args import add_db
+from engine.cli.store_args import add_db, add_signer
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -29,6 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     ls = usub.add_parser("list", help="list users, roles and lock-outs")
     add_db(ls)
     ls.add_argument("--json", action="store_true")
+    add_signer(ls, who="the admin listing the users")
     ls.set_defaults(func=run_list)
 
     dis = usub.add_parser("disable", help="disable a user (kept for the record)")
@@ -36,6 +38,32 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     _admin(dis)
     add_db(dis)
     dis.set_defaults(func=run_disable)
+
+    en = usub.add_parser("enable", help="enable a disabled user again")
+    en.add_argument("name", metavar="NAME")
+    _admin(en)
+    add_db(en)
+    en.set_defaults(func=run_change, change="enable")
+
+    ro = usub.add_parser("role", help="change a user's role")
+    ro.add_argument("name", metavar="NAME")
+    ro.add_argument("--role", required=True, choices=("croupier", "surveillance", "pitboss", "admin"))
+    _admin(ro)
+    add_db(ro)
+    ro.set_defaults(func=run_change, change="role")
+
+    un = usub.add_parser("unlock", help="end a user's lock-out and clear the count of wrong PINs")
+    un.add_argument("name", metavar="NAME")
+    _admin(un)
+    add_db(un)
+    un.set_defaults(func=run_change, change="unlock")
+
+    pn = usub.add_parser("pin", help="set a user's new PIN (its scrypt hash is journaled)")
+    pn.add_argument("name", metavar="NAME")
+    pn.add_argument("--pin", metavar="PIN", help="the new PIN, 4-12 digits (asked for, twice, when left out)")
+    _admin(pn)
+    add_db(pn)
+    pn.set_defaults(func=run_change, change="pin")
 
 
 def _admin(p: argparse.ArgumentParser) -> None:
@@ -80,10 +108,11 @@ def run_list(args: argparse.Namespace) -> int:
     import json
     from dataclasses import asdict
 
-    from engine.cli.store_args import open_from_args
+    from engine.cli.store_args import open_from_args, sign_in_if_users
     from engine.store.users import list_users
 
     with open_from_args(args) as store:
+        sign_in_if_users(store, args, "manage_users", doing="drr users list")
         users = list_users(store)
     for u in users:
         if args.json:
@@ -109,4 +138,39 @@ def run_disable(args: argparse.Namespace) -> int:
             raise AuthenticationFailed("disabling a user needs an admin: --as ADMIN")
         disable_user(store, args.name, by=by)
     print(f"user {args.name} disabled")
+    return 0
+
+
+def run_change(args: argparse.Namespace) -> int:
+    from engine.auth import AuthenticationFailed
+    from engine.cli.store_args import open_from_args, read_pin
+    from engine.errors import DrrError
+    from engine.store import users
+
+    new_pin = None
+    if args.change == "pin":
+        new_pin = args.pin
+        if new_pin is None:
+            new_pin = read_pin(f"new PIN for {args.name}: ")
+            if read_pin("the same PIN again: ") != new_pin:
+                raise DrrError("the two PINs differ; nothing changed")
+        users.check_pin(new_pin)
+    with open_from_args(args) as store:
+        by = _login_admin(store, args)
+        if by is None:
+            raise AuthenticationFailed(f"{args.change} needs an admin: --as ADMIN")
+        if args.change == "enable":
+            users.enable_user(store, args.name, by=by)
+            said = "enabled"
+        elif args.change == "role":
+            users.change_role(store, args.name, args.role, by=by)
+            said = f"is now {args.role}"
+        elif args.change == "unlock":
+            users.unlock_user(store, args.name, by=by)
+            said = "unlocked"
+        else:
+            assert new_pin is not None
+            users.set_pin(store, args.name, new_pin, by=by)
+            said = "has a new PIN"
+    print(f"user {args.name} {said} (journaled)")
     return 0

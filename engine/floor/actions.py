@@ -14,6 +14,8 @@ Journal entries (on the round's or the table's own chain, so the table service a
 - `table.settings_changed` {"changes", "reason", "by"}: from the next round;
 - `table.rules_loaded` {"sha256", "name", "text", "source", "reason", "by", "effective": "next round"}:
   the new Rules Submission, validated first; the table service opens its next round under it.
+On the floor database, where a table's chain is the forwarded copy, each is journaled on the floor's
+own chain as `floor.action` instead, never in the copy (engine.store.forwarded).
 Old journals hold `payout.approved` and `rules.changed` for the last two: read as today's types
 (engine.entry_types.LEGACY, engine.journal_types).
 All are written through engine.journal_types.write.
@@ -21,7 +23,6 @@ All are written through engine.journal_types.write.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -38,15 +39,14 @@ from engine.round import ResultCorrected
 from engine.rules import RulesSubmission, parse_rules, refuse_bad_math
 from engine.store import schema
 from engine.store.db import Store
+from engine.store.forwarded import action_event
 from engine.store.history import void_round
 from engine.store.projections import from_units
 from engine.store.users import FLOOR, authenticate
+from engine.table.limits import PLAYER_LIMIT
 from engine.table.service import DEFAULT_APPROVAL_THRESHOLD
+from engine.table.thresholds import amount_problem, approval_threshold
 from engine.table_events import PayoutApproved, RulesLoaded, SettingsChanged
-
-# Money settings: plain digits, up to MAX_AMOUNT (no exponents, no thousands separators).
-_AMOUNT = re.compile(r"[0-9]{1,10}(\.[0-9]{1,4})?")
-MAX_AMOUNT = Decimal(1_000_000_000)
 
 # Table settings a pit boss may change, with a check for each value.
 SETTINGS: dict[str, str] = {
@@ -58,6 +58,8 @@ SETTINGS: dict[str, str] = {
     "status": "open or closed",
     "entry_mode": "all (wagers entered during betting) or winning (winning wagers only, after the result)",
 }
+# Besides them, "player_limit:<player>": the most that player may have on the felt in one round
+# (engine.table.limits), or "none" to lift it.
 
 
 def authorize(
@@ -114,7 +116,9 @@ def correct_result(
     if row.result == new:
         raise DrrError(f"round {round_id} already has the result {new}")
     corrected = ResultCorrected(int(row.result), new, why, by=user.name, role=user.role)
-    store.journal.append_many([write(corrected, table=row.table_id, round_id=round_id, user=user.name)])
+    store.journal.append_many(
+        [action_event(store, write(corrected, table=row.table_id, round_id=round_id, user=user.name))]
+    )
     return int(row.result)
 
 
@@ -132,16 +136,20 @@ def approve_payout(
         raise DrrError(f"round {round_id} is void: nothing to pay")
     wager_ids, pending = _pending_payout(store, round_id, row.table_id, settled=row.status == "settled")
     amount = from_units(row.paid) if row.status == "settled" else pending
-    threshold = current_settings(store, row.table_id).get("large_payout")
+    threshold, _ = approval_threshold(
+        current_settings(store, row.table_id), DEFAULT_APPROVAL_THRESHOLD, table=row.table_id
+    )
     approval = PayoutApproved(
         wager_ids,
         amount,
-        Decimal(threshold) if threshold else DEFAULT_APPROVAL_THRESHOLD,
+        threshold,
         user.name,
         reason=why,
         role=user.role,
     )
-    store.journal.append_many([write(approval, table=row.table_id, round_id=round_id, user=user.name)])
+    store.journal.append_many(
+        [action_event(store, write(approval, table=row.table_id, round_id=round_id, user=user.name))]
+    )
     return amount
 
 
@@ -171,19 +179,19 @@ def _pending_payout(
 
 
 def _check_setting(key: str, value: str) -> str:
-    if key not in SETTINGS:
-        raise DrrError(f"unknown table setting {key!r}: use one of {', '.join(SETTINGS)}")
+    player = key.removeprefix(PLAYER_LIMIT) if key.startswith(PLAYER_LIMIT) else None
+    if key not in SETTINGS and not player:
+        raise DrrError(
+            f"unknown table setting {key!r}: use one of {', '.join(SETTINGS)} or {PLAYER_LIMIT}<player>"
+        )
     value = value.strip()
-    if key in ("min_bet", "max_bet", "large_payout"):
+    if player and value == "none":
+        return value  # the player's own limit lifted (engine.table.limits ignores it)
+    if key in ("min_bet", "max_bet", "large_payout") or player:
         # Plain digits, bounded: "1e400" is a finite Decimal that would switch approvals off.
-        if not _AMOUNT.fullmatch(value):
-            raise DrrError(
-                f"{key} {value!r} is not an amount such as 500 or 12.50 "
-                f"(plain digits, at most {MAX_AMOUNT:,} and 4 decimals)"
-            )
-        amount = Decimal(value)
-        if amount <= 0 or amount > MAX_AMOUNT:
-            raise DrrError(f"{key} must be a positive amount up to {MAX_AMOUNT:,}, not {value}")
+        problem = amount_problem(key, value)
+        if problem is not None:
+            raise DrrError(problem)
     elif key == "silent_after_minutes":
         if not value.isdigit() or int(value) == 0:
             raise DrrError(f"silent_after_minutes must be a positive whole number, not {value!r}")
@@ -215,7 +223,7 @@ def change_settings(store: Store, table: str, changes: dict[str, str], reason: s
             f"min_bet {merged['min_bet']} is above max_bet {merged['max_bet']}: the limits must agree"
         )
     changed = SettingsChanged(checked, why, user.name, user.role, "next round")
-    store.journal.append_many([write(changed, table=table, user=user.name)])
+    store.journal.append_many([action_event(store, write(changed, table=table, user=user.name))])
 
 
 @dataclass(frozen=True)
@@ -284,7 +292,7 @@ def load_rules(store: Store, table: str, candidate: RulesCandidate, reason: str,
         role=user.role,
         effective="next round",
     )
-    store.journal.append_many([write(loaded, table=table, user=user.name)])
+    store.journal.append_many([action_event(store, write(loaded, table=table, user=user.name))])
 
 
 def latest_rules(store: Store, table: str) -> RulesLoaded | None:

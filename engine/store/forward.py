@@ -68,10 +68,17 @@ class Forwarder:
     ) -> None:
         if not tables:
             raise DrrError("the forwarder needs at least one table id")
+        from engine.store.users_journal import FLOOR
+
+        if FLOOR in tables:  # each store's users are its own: the floor chain is never copied over another
+            raise DrrError(
+                f"the {FLOOR!r} chain holds this store's own users and floor actions: it is not forwarded"
+            )
         # A URL is opened on first use, so a table can start while the floor database is down.
         self.local, self.central, self.tables = local, central, list(tables)
         self.batch, self.channel = batch, channel
         self.status = ForwardStatus()
+        self._marked: set[str] = set()  # tables whose copy the floor chain marks (engine.store.forwarded)
 
     def central_store(self) -> Store:
         if isinstance(self.central, str):
@@ -106,6 +113,24 @@ class Forwarder:
                 self.central_store().journal.append_in(conn, [write(alert, table=FLOOR)])
         except DrrError as exc:  # the floor down as well: the error still stops the forwarder
             log.error("could not journal the divergence alert: %s", exc.message)
+
+    def _mark_forwarded(self, conn: sa.Connection, table: str) -> None:
+        """The floor chain says this chain is a copy (engine.store.forwarded): pit-boss actions at the
+        floor database are journaled there, never in the copy. Written with the chain's first batch."""
+        from engine.floor_events import ChainForwarded
+        from engine.store.canonical import canonical_json
+        from engine.store.users import FLOOR
+
+        j = schema.journal
+        marked = conn.execute(
+            sa.select(j.c.seq)
+            .where(j.c.table_id == FLOOR, j.c.type == ChainForwarded.type.value)
+            .where(j.c.payload == canonical_json({"table": table}))
+            .limit(1)
+        ).first()
+        if marked is None:  # the first batch (or a copy an older build forwarded without the mark)
+            self.central_store().journal.append_in(conn, [write(ChainForwarded(table), table=FLOOR)])
+        self._marked.add(table)
 
     def _forward_batch(self, table: str) -> int:
         with self.central_store().begin() as conn:
@@ -162,6 +187,8 @@ class Forwarder:
                     )
                 seq, prev = entry.seq, entry.hash
             insert_entries(conn, entries)
+            if table not in self._marked:
+                self._mark_forwarded(conn, table)
             write_head(conn, table, head, seq, prev)
             for cp in checkpoints:
                 exists = conn.execute(

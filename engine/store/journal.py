@@ -270,6 +270,10 @@ class Journal:
             if event.table not in heads:
                 check_table_id(event.table)
                 old = read_head(conn, event.table, lock=True)
+                if old is None:  # a new chain, or a head row removed: the next entry would reuse seq 1
+                    from engine.store.heads import refuse_missing_heads
+
+                    refuse_missing_heads(conn, [event.table])
                 heads[event.table] = (old, *(old or (0, GENESIS_HASH)))
                 signers[event.table] = self.signer(event.table)
             old, seq, prev = heads[event.table]

@@ -33,7 +33,8 @@ keys marked (+) are extras the table service adds for the projections (round.py 
   round with source "import", counted for the day of its own `time`.
 
 All of these need the event's `round_id`, except `round.irregularity`.
-Every other type (wagers, RNG details, wheel messages, bonus picks, logins…) is journaled only.
+The `user.*` entries of the store's own "floor" chain keep the `users` table (engine.store.users_journal).
+Every other type (wagers, RNG details, wheel messages, bonus picks…) is journaled only.
 Types are taken through the registry (engine.journal_types.entry_type: an old journal's spelling,
 e.g. `round.closed` or `rules.changed`, is today's type); payloads are read leniently by key here,
 so a rebuild of any stored journal projects exactly what it projected when it was written.
@@ -58,7 +59,7 @@ from sqlalchemy.engine import Connection
 from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.journal_types import entry_type
-from engine.store import schema
+from engine.store import schema, users_journal
 from engine.store.canonical import canonical_json, format_time, parse_time
 from engine.store.journal import register_projections
 from engine.store.records import Entry
@@ -430,6 +431,9 @@ def _project(rows: Rows, entry: Entry) -> None:
 
 def apply(conn: Connection, entry: Entry) -> None:
     """Update the projections for one entry (inside the entry's own transaction)."""
+    if entry_type(entry.type) in users_journal.USER_TYPES:
+        users_journal.apply(conn, entry)  # the users table: the store's own floor chain only
+        return
     _project(SqlRows(conn), entry)
 
 
@@ -581,6 +585,8 @@ def rebuild(conn: Connection, table: str) -> int:
     # the table that loaded them first).
     subs = schema.rules_submissions
     conn.execute(sa.delete(subs).where(subs.c.first_table == table))
+    if table == users_journal.FLOOR:
+        users_journal.rebuild(conn)  # the users table, made again from the floor chain's user entries
     handled: dict[str, bool] = {}  # stored spelling -> does a handler take it (through the registry)
     rows = MemoryRows(conn, table)
     mark = "?" if conn.dialect.name == "sqlite" else "%s"

@@ -57,13 +57,14 @@ journal = Table(
 )
 Index("ix_journal_round", journal.c.round_id)
 # The entries a restart seeds its state from before the last round (engine.table.recovery: Rules
-# Submissions, bonus presets, settings, quarantine, with their old spellings): few, so a partial
+# Submissions, bonus presets, settings, the dealer, quarantine, with their old spellings): few, so a partial
 # index finds them without reading a years-long journal. Migration 0008 made the index with these
 # values as literals, in this order; a change here needs a migration (a test checks the index is used).
 _SEED = (
     EntryType.TABLE_RULES_LOADED,
     EntryType.BONUS_PRESET_SET,
     EntryType.TABLE_SETTINGS_CHANGED,
+    EntryType.TABLE_DEALER_CHANGED,  # who deals the next round
     EntryType.TABLE_QUARANTINED,
 )
 SEED_TYPES: tuple[str, ...] = (*(t.value for t in _SEED), *(n for n, t in LEGACY.items() if t in _SEED))

@@ -1,8 +1,15 @@
 """Users of the stations in the store: salted scrypt PINs, lock-out after repeated failures, journaled.
 
-Every login, failed login, lock-out and change to a user is appended to the journal of the table the
-action concerns (`table`, "floor" for the back office) in the same transaction as the user row, so
-the count of failures and the record of them cannot disagree.
+Every change to a user and every sign-in (added, role changed, PIN changed, disabled, enabled, a
+wrong PIN counted, locked out, unlocked, logged in) is an entry on the store's own "floor" chain,
+and the `users` table is its projection (engine.store.users_journal), kept in the entry's own
+transaction: the table and the record of it cannot disagree, `drr db rebuild` makes it again and
+`drr audit verify` checks it (engine.store.users_check). The station's table is named in a sign-in's
+payload; a table's own chain never holds user entries.
+
+On a SQLite store the floor chain is signed by its own key (engine.store.keys, table id "floor"),
+made at the first user change: whoever can write the file but not read the key cannot rewrite the
+users' journal without `drr audit verify` failing.
 """
 
 from __future__ import annotations
@@ -12,24 +19,48 @@ import hmac
 import re
 import secrets
 import socket
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
 from engine.auth import AuthenticationFailed, User, check_role, require
 from engine.errors import DrrError
-from engine.floor_events import UserAdded, UserDisabled, UserLockedOut, UserLogin, UserLoginFailed
-from engine.journal_types import write
+from engine.floor_events import (
+    SCRYPT_MIN_N,
+    SCRYPT_MIN_P,
+    SCRYPT_MIN_R,
+    ChainKeyed,
+    PinHash,
+    UserAdded,
+    UserDisabled,
+    UserEnabled,
+    UserLockedOut,
+    UserLogin,
+    UserLoginFailed,
+    UserPinChanged,
+    UserRoleChanged,
+    UserUnlocked,
+)
+from engine.journal_types import Payload, write
 from engine.store import schema
 from engine.store.canonical import format_time, parse_time
 from engine.store.db import Store
-from engine.store.records import NewEvent
+from engine.store.journal import read_head
+from engine.store.records import Entry, NewEvent
+from engine.store.users_journal import FLOOR
 
-FLOOR = "floor"
+if TYPE_CHECKING:
+    from engine.store.keys import TableKey
+
+__all__ = ["FLOOR", "LOCKOUT", "MAX_FAILURES", "UserInfo", "add_user", "authenticate", "list_users"]
+
 MAX_FAILURES = 5
 LOCKOUT = timedelta(minutes=15)
-SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
+SCRYPT_N, SCRYPT_R, SCRYPT_P = SCRYPT_MIN_N, SCRYPT_MIN_R, SCRYPT_MIN_P
+_MAXMEM = 64 * 1024 * 1024 + 1024 * 1024  # engine.floor_events.SCRYPT_MAX_WORK, with hashlib's margin
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
 _PIN = re.compile(r"^[0-9]{4,12}$")
 
@@ -44,21 +75,27 @@ class UserInfo:
     created_at: str
 
 
-def hash_pin(pin: str) -> str:
+def make_pin_hash(pin: str) -> PinHash:
     salt = secrets.token_bytes(16)
     digest = hashlib.scrypt(pin.encode(), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P, dklen=32)
-    return f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${salt.hex()}${digest.hex()}"
+    return PinHash(SCRYPT_N, SCRYPT_R, SCRYPT_P, salt.hex(), digest.hex())
+
+
+def hash_pin(pin: str) -> str:
+    """The users table's text of a new salted scrypt hash of `pin`."""
+    return make_pin_hash(pin).text()
 
 
 def pin_matches(pin: str, stored: str) -> bool:
+    """`pin` matches the stored hash; never for a hash with weak parameters (or none)."""
     try:
-        kind, n, r, p, salt, digest = stored.split("$")
-        if kind != "scrypt":
-            return False
-        got = hashlib.scrypt(pin.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p), dklen=32)
+        h = PinHash.from_text(stored)
+        got = hashlib.scrypt(
+            pin.encode(), salt=bytes.fromhex(h.salt), n=h.n, r=h.r, p=h.p, dklen=32, maxmem=_MAXMEM
+        )
     except ValueError:
         return False
-    return hmac.compare_digest(got.hex(), digest)
+    return hmac.compare_digest(got.hex(), h.digest)
 
 
 _DUMMY_HASH = hash_pin("0000")
@@ -78,6 +115,10 @@ def _row(conn: sa.Connection, name: str) -> sa.Row | None:  # type: ignore[type-
     return conn.execute(sa.select(schema.users).where(schema.users.c.name == name)).first()
 
 
+def _info(row: sa.Row) -> UserInfo:  # type: ignore[type-arg]
+    return UserInfo(row.name, row.role, bool(row.disabled), row.failures, row.locked_until, row.created_at)
+
+
 def count_active_admins(store: Store) -> int:
     u = schema.users
     with store.read() as conn:
@@ -88,10 +129,50 @@ def count_active_admins(store: Store) -> int:
         )
 
 
+def _floor_key(store: Store) -> TableKey | None:
+    """The floor chain's key on a SQLite store (made now if it has none); None on PostgreSQL, whose
+    floor chain is written by every station's host (docs/journal-evidence.md)."""
+    if not store.is_sqlite:
+        return None
+    from engine.store import keys
+
+    return keys.ensure(store.where, FLOOR)[0]
+
+
+def _journal(
+    store: Store,
+    decide: Callable[[sa.Connection], Sequence[Payload]],
+    *,
+    user: Callable[[Payload], str | None],
+) -> list[Entry]:
+    """Run `decide` and journal what it returns on the floor chain, in one transaction that first
+    locks the floor chain's head: every change to users is decided one after another (PostgreSQL:
+    the head row FOR UPDATE; SQLite: the store's write transaction), so a count read is the count
+    written over. The users table follows through the projection."""
+    from engine.store import keys
+
+    key = _floor_key(store)
+    with store.begin() as conn:
+        read_head(conn, FLOOR, lock=True)
+        payloads = list(decide(conn))
+        if key is not None and not key.journaled:
+            payloads.insert(0, ChainKeyed(key.public))
+        events: list[NewEvent] = [write(p, table=FLOOR, user=user(p)) for p in payloads]
+        written = store.journal.append_in(conn, events)
+    if key is not None and written:
+        last = written[-1]
+        if not key.journaled:
+            keys.update(key, journaled=True, high_water=(last.seq, last.hash))
+        else:
+            keys.note_high_water(store.where, FLOOR, last.seq, last.hash)
+    return written
+
+
 def add_user(
-    store: Store, name: str, role: str, pin: str, *, by: User | None, table: str = FLOOR
+    store: Store, name: str, role: str, pin: str, *, by: User | None, table: str | None = None
 ) -> UserInfo:
-    """Add a user. `by` must be an admin, except for the very first admin of an empty store."""
+    """Add a user. `by` must be an admin, except for the very first admin of an empty store.
+    (`table`: the station's table, kept for older callers; the entry goes to the floor chain.)"""
     if not _NAME.match(name):
         raise DrrError(f"bad user name {name!r}: a letter, then letters, digits, '.', '_' or '-'")
     check_role(role)
@@ -103,89 +184,157 @@ def add_user(
             raise DrrError("the first user of a store must be an admin")
     else:
         require(by, "manage_users")
-    created = format_time(_now())
-    with store.begin() as conn:
+    pin_hash = make_pin_hash(pin)
+
+    def decide(conn: sa.Connection) -> list[Payload]:
         if _row(conn, name) is not None:
             raise DrrError(f"user {name} already exists")
-        conn.execute(
-            sa.insert(schema.users).values(
-                name=name, role=role, pin_hash=hash_pin(pin), disabled=False, failures=0, created_at=created
-            )
-        )
-        store.journal.append_in(
-            conn, [write(UserAdded(name, role), table=table, user=by.name if by else name)]
-        )
-    return UserInfo(name, role, False, 0, None, created)
+        if by is None and conn.execute(sa.select(sa.func.count()).select_from(schema.users)).scalar_one():
+            raise AuthenticationFailed("this store has users: adding a user needs an admin's name and PIN")
+        return [UserAdded(name, role, pin_hash)]
+
+    _journal(store, decide, user=lambda _: by.name if by else name)
+    return get_user(store, name)
+
+
+def get_user(store: Store, name: str) -> UserInfo:
+    with store.read() as conn:
+        row = _row(conn, name)
+    if row is None:
+        raise DrrError(f"no user {name}")
+    return _info(row)
 
 
 def list_users(store: Store) -> list[UserInfo]:
     u = schema.users
     with store.read() as conn:
         rows = conn.execute(sa.select(u).order_by(u.c.name)).all()
-    return [
-        UserInfo(r.name, r.role, bool(r.disabled), r.failures, r.locked_until, r.created_at) for r in rows
-    ]
+    return [_info(r) for r in rows]
 
 
-def disable_user(store: Store, name: str, *, by: User, table: str = FLOOR) -> None:
+def _change(store: Store, name: str, by: User, make: Callable[[sa.Row], Payload | None]) -> None:  # type: ignore[type-arg]
     require(by, "manage_users")
-    with store.begin() as conn:
+
+    def decide(conn: sa.Connection) -> list[Payload]:
         row = _row(conn, name)
         if row is None:
             raise DrrError(f"no user {name}")
-        conn.execute(sa.update(schema.users).where(schema.users.c.name == name).values(disabled=True))
-        store.journal.append_in(conn, [write(UserDisabled(name), table=table, user=by.name)])
+        change = make(row)
+        return [] if change is None else [change]
+
+    _journal(store, decide, user=lambda _: by.name)
 
 
-def authenticate(store: Store, name: str, pin: str, *, table: str = FLOOR, station: str = "cli") -> User:
+def _last_admin(row: sa.Row, store: Store) -> None:  # type: ignore[type-arg]
+    if row.role == "admin" and not row.disabled and count_active_admins(store) <= 1:
+        raise DrrError(f"{row.name} is the store's last active admin: add another admin first")
+
+
+def disable_user(store: Store, name: str, *, by: User, table: str | None = None) -> None:
+    def make(row: sa.Row) -> Payload | None:  # type: ignore[type-arg]
+        if row.disabled:
+            raise DrrError(f"user {name} is already disabled")
+        return UserDisabled(name)
+
+    _change(store, name, by, make)
+
+
+def enable_user(store: Store, name: str, *, by: User) -> None:
+    def make(row: sa.Row) -> Payload | None:  # type: ignore[type-arg]
+        if not row.disabled:
+            raise DrrError(f"user {name} is not disabled")
+        return UserEnabled(name)
+
+    _change(store, name, by, make)
+
+
+def change_role(store: Store, name: str, role: str, *, by: User) -> None:
+    check_role(role)
+
+    def make(row: sa.Row) -> Payload | None:  # type: ignore[type-arg]
+        if row.role == role:
+            raise DrrError(f"user {name} is already {role}")
+        if role != "admin":
+            _last_admin(row, store)
+        return UserRoleChanged(name, role, row.role)
+
+    _change(store, name, by, make)
+
+
+def set_pin(store: Store, name: str, pin: str, *, by: User) -> None:
+    """A new PIN for `name` (its scrypt hash journaled); by an admin, or by the user themself."""
+    check_pin(pin)
+    if by.name != name:
+        require(by, "manage_users")
+    pin_hash = make_pin_hash(pin)
+
+    def decide(conn: sa.Connection) -> list[Payload]:
+        if _row(conn, name) is None:
+            raise DrrError(f"no user {name}")
+        return [UserPinChanged(name, pin_hash)]
+
+    _journal(store, decide, user=lambda _: by.name)
+
+
+def unlock_user(store: Store, name: str, *, by: User) -> None:
+    def make(row: sa.Row) -> Payload | None:  # type: ignore[type-arg]
+        if row.locked_until is None and not row.failures:
+            raise DrrError(f"user {name} is not locked out and has no wrong PINs counted")
+        return UserUnlocked(name)
+
+    _change(store, name, by, make)
+
+
+def authenticate(
+    store: Store, name: str, pin: str, *, table: str | None = None, station: str = "cli"
+) -> User:
     """The user if `pin` is right and the account usable; every outcome journaled with its real
-    reason. The PIN is always checked first, and a wrong one gets the same answer whether the name is
-    unknown, disabled, locked out or right (names cannot be probed); only the holder of the right PIN
-    learns that the account is disabled or locked out.
+    reason, on the floor chain (`table`: the station's table, named in the entry). The PIN is always
+    checked first, and a wrong one gets the same answer whether the name is unknown, disabled,
+    locked out or right (names cannot be probed); only the holder of the right PIN learns that the
+    account is disabled or locked out.
 
-    The user's row is read FOR UPDATE (PostgreSQL: a row lock held until commit; SQLite: the store's
-    write transaction already serialises), so simultaneous attempts are counted one after another:
-    at most MAX_FAILURES "wrong PIN" verdicts before "locked out"."""
+    The verdict is decided with the floor chain's head locked (engine.store.users._journal), so
+    simultaneous attempts are counted one after another: at most MAX_FAILURES "wrong PIN" verdicts
+    before "locked out". The scrypt work is done before the lock (and again under it only if the
+    PIN hash changed meanwhile)."""
     now = _now()
     host = socket.gethostname()
     wrong = f"unknown user or wrong PIN for {name}"
+    with store.read() as conn:
+        before = _row(conn, name)
+    # The same scrypt work whether or not the name exists: names cannot be probed by timing.
+    checked = before.pin_hash if before is not None else _DUMMY_HASH
+    right = pin_matches(pin, checked)
+    outcome: dict[str, object] = {}
 
-    def failed(why: str, failures: int | None = None) -> NewEvent:
-        return write(UserLoginFailed(name, why, failures, station, host), table=table, user=name)
+    def failed(why: str, failures: int | None = None) -> UserLoginFailed:
+        return UserLoginFailed(name, why, failures, station, host, table)
 
-    refusal: str | None = None
-    user: User | None = None
-    u = schema.users
-    with store.begin() as conn:
-        row = conn.execute(sa.select(u).where(u.c.name == name).with_for_update()).first()
-        # The same scrypt work whether or not the name exists: names cannot be probed by timing.
-        right = pin_matches(pin, row.pin_hash if row is not None else _DUMMY_HASH) and row is not None
+    def decide(conn: sa.Connection) -> list[Payload]:
+        row = _row(conn, name)
+        ok = right if row is None or row.pin_hash == checked else pin_matches(pin, row.pin_hash)
         if row is None:
-            store.journal.append_in(conn, [failed("unknown user")])
-            refusal = wrong
-        elif row.disabled:
-            store.journal.append_in(conn, [failed("disabled")])
-            refusal = f"user {name} is disabled" if right else wrong
-        elif row.locked_until is not None and parse_time(row.locked_until) > now:
-            store.journal.append_in(conn, [failed("locked out")])
+            outcome["refusal"] = wrong
+            return [failed("unknown user")]
+        if row.disabled:
+            outcome["refusal"] = f"user {name} is disabled" if ok else wrong
+            return [failed("disabled")]
+        if row.locked_until is not None and parse_time(row.locked_until) > now:
             locked = f"user {name} is locked out after {MAX_FAILURES} wrong PINs until {row.locked_until}"
-            refusal = locked if right else wrong
-        elif not right:
+            outcome["refusal"] = locked if ok else wrong
+            return [failed("locked out")]
+        if not ok:
             failures = row.failures + 1
-            values: dict[str, object] = {"failures": failures}
-            events = [failed("wrong PIN", failures)]
-            refusal = wrong
+            outcome["refusal"] = wrong
             if failures >= MAX_FAILURES:
-                until = format_time(now + LOCKOUT)
-                values.update(failures=0, locked_until=until)
-                events.append(write(UserLockedOut(name, until), table=table, user=name))
-            conn.execute(sa.update(u).where(u.c.name == name).values(**values))
-            store.journal.append_in(conn, events)
-        else:
-            conn.execute(sa.update(u).where(u.c.name == name).values(failures=0, locked_until=None))
-            login = UserLogin(name, row.role, station, host)
-            store.journal.append_in(conn, [write(login, table=table, user=name)])
-            user = User(name, row.role)
-    if user is None:
-        raise AuthenticationFailed(refusal or f"login refused for {name}")
+                return [failed("wrong PIN", failures), UserLockedOut(name, format_time(now + LOCKOUT))]
+            return [failed("wrong PIN", failures)]
+        outcome["user"] = User(name, row.role)
+        return [UserLogin(name, row.role, station, host, table)]
+
+    _journal(store, decide, user=lambda _: name)
+    user = outcome.get("user")
+    if not isinstance(user, User):
+        raise AuthenticationFailed(str(outcome.get("refusal") or f"login refused for {name}"))
     return user

@@ -464,6 +464,7 @@ _KEY_TYPES = (
     EntryType.TABLE_STARTED.value,
     EntryType.TABLE_QUARANTINED.value,
     EntryType.TABLE_KEY_ROTATED.value,
+    EntryType.CHAIN_KEYED.value,  # the floor chain's key (engine.store.users)
 )
 
 
@@ -640,37 +641,7 @@ def _compare(
 
 
 def users_problem(store: Store) -> str | None:
-    """What in the `users` table no journaled user entry accounts for (None when all do): a row
-    without its `user.added`, a role other than the journaled one, a disabled flag cleared. The PIN
-    hash and the failure count are not journaled, so they are not checked here."""
-    j, u = schema.journal, schema.users
-    added, disabled = EntryType.USER_ADDED.value, EntryType.USER_DISABLED.value
-    with store.read() as conn:
-        rows = conn.execute(
-            sa.select(j.c.time, j.c.type, j.c.payload)
-            .where(j.c.type.in_((added, disabled)))
-            .order_by(j.c.time)
-        ).all()
-        users = conn.execute(sa.select(u.c.name, u.c.role, u.c.disabled).order_by(u.c.name)).all()
-    expected: dict[str, tuple[str, bool]] = {}
-    for row in rows:
-        body = json.loads(row.payload)
-        name = str(body.get("name"))
-        if row.type == added:
-            expected[name] = (str(body.get("role")), False)
-        elif name in expected:
-            expected[name] = (expected[name][0], True)
-    for user in users:
-        if user.name not in expected:
-            return f"users row {user.name} ({user.role}) is in no journal entry (added outside the journal)"
-        role, off = expected[user.name]
-        if user.role != role:
-            return (
-                f"users row {user.name}: role is {user.role}, the journal says {role} "
-                "(changed outside the journal)"
-            )
-        if off and not user.disabled:
-            return (
-                f"users row {user.name}: enabled, but the journal disabled it (changed outside the journal)"
-            )
-    return None
+    """The users table against the store's floor chain (engine.store.users_check)."""
+    from engine.store.users_check import users_problem as check
+
+    return check(store)

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from engine import round as _round
 from engine.journal_types import Unknown, parse
 from engine.table_events import (
+    DealerChanged,
     Irregularity,
     IrregularityResolved,
     ManualEntry,
@@ -106,6 +107,7 @@ class Changes:
     history: bool = False  # a round was settled: the history of results grew
     rules: bool = False  # a Rules Submission was loaded (the next round opens under it)
     settings: bool = False  # the pit boss changed the table's settings (limits, dealer, ...)
+    dealer: bool = False  # a croupier signed in or out: who deals (engine.table.dealer)
     wheel: bool = False  # the wheel said something (rotor, state, link)
     other: bool = False  # entries no screen of the round shows (logins, alerts, table.started)
     everything: bool = False  # a screen attached (or reconnected): redraw it all, every bonus game too
@@ -149,6 +151,7 @@ EVERYTHING: Changes = Changes(
     history=True,
     rules=True,
     settings=True,
+    dealer=True,
     wheel=True,
 )
 
@@ -229,7 +232,9 @@ def _one(p: Any) -> Changes:
     if isinstance(p, RulesLoaded):
         return Changes(rules=True)
     if isinstance(p, SettingsChanged):
-        return Changes(settings=True)
+        return Changes(settings=True, dealer="dealer" in p.changes)
+    if isinstance(p, DealerChanged):
+        return Changes(dealer=True)
     if isinstance(p, ManualEntry | ManualEntryRejected):
         return Changes(manual_entry=True)
     if isinstance(p, WheelEvent):

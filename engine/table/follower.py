@@ -14,7 +14,7 @@ in the table model.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -92,7 +92,13 @@ class JournalFollower:
         return unsubscribe
 
     def poll(self) -> int:
-        """Fold the entries journaled since the last poll; tell the subscribers. Returns how many."""
+        """Fold the entries journaled since the last poll; tell the subscribers. Returns how many.
+        A chain whose head row was removed is refused in one line (engine.store.heads)."""
+        if self.state.last_seq == 0:
+            from engine.store.heads import refuse_missing_heads
+
+            with self.store.read() as conn:
+                refuse_missing_heads(conn, [self.table])
         batch: list[Entry] = []
         for entry in self._journal.entries(self.table, self.state.last_seq + 1):
             self.state.apply_entry(entry)
@@ -116,6 +122,18 @@ class JournalFollower:
     async def place_wager(
         self, user: User, player: str, bet: Bet, amount: Decimal | str | int, *, wager_id: str | None = None
     ) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
+    async def place_wagers(self, user: User, player: str, wagers: Sequence[tuple[Bet, Any]]) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
+    async def rebet(self, user: User, player: str) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
+    async def sign_in_dealer(self, user: User) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
+    async def sign_out_dealer(self, user: User) -> list[Entry]:
         raise DrrError(READ_ONLY)
 
     async def remove_wager(self, user: User, wager_id: str) -> list[Entry]:

@@ -60,8 +60,8 @@ class RecoveryReport:
         return f"recovered {self.entries} journal entries up to #{self.last_seq}: {where}{extra}{games}{hold}"
 
 
-# Rules Submissions, bonus presets, settings, quarantine (the round numbers a quarantined store used,
-# engine.store.evidence): named in engine.store.schema with the partial index that finds them.
+# Rules Submissions, bonus presets, settings, the dealer, quarantine (the round numbers a quarantined
+# store used, engine.store.evidence): named in engine.store.schema with the partial index that finds them.
 SEED_TYPES = schema.SEED_TYPES
 
 

@@ -21,7 +21,9 @@ the subscribers.
 
 Commands (all async; `user` is an engine.auth.User; each returns the journal entries it appended
 and raises DrrError — IllegalWager, IllegalTransition, PermissionDenied — with a one-line reason):
-open_bets, place_wager(player, bet, amount, wager_id=None), remove_wager(wager_id), no_more_bets,
+open_bets, place_wager(player, bet, amount, wager_id=None), place_wagers(player, [(bet, amount), ...]),
+rebet(player) (the player's wagers of their last round again), remove_wager(wager_id), no_more_bets,
+sign_in_dealer / sign_out_dealer (who deals: engine.table.dealer),
 wheel_event(event), confirm_result, manual_result(number, reason) (twice with the same number),
 correct_result(number, reason) (pit boss), no_spin(reason), void(reason) (pit boss),
 resolve_irregularity(reason) (pit boss), accept_sensor_result(reason) (pit boss: the sensor's number
@@ -67,7 +69,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -111,10 +113,13 @@ from engine.store.evidence import check_for_start
 from engine.store.evidence import started as evidence_started
 from engine.store.journal import Journal
 from engine.store.records import Entry, row_to_entry
+from engine.table import dealer as dealers
+from engine.table import limits as table_limits
 from engine.table.holds import ACCEPT_SENSOR, hold_remedies
 from engine.table.recovery import RecoveryReport, recover
 from engine.table.settlements import SettlementCache
 from engine.table.state import TableState
+from engine.table.thresholds import approval_threshold
 from engine.table.wheel import DOUBTFUL, check_wheel_event
 from engine.table_events import (
     Irregularity,
@@ -224,7 +229,16 @@ class TableService:
         if stamp_with_clock and not allow_seeded_rng:
             raise DrrError("entries stamped with the service's clock are for demos (a seeded generator) only")
         self._stamp_with_clock = stamp_with_clock
+        # The one-writer claim is what keeps a second station off the same chain; skipping it is for
+        # demos and tests on their own scratch store (a seeded generator), never at a real table.
+        if not claim and not allow_seeded_rng:
+            raise DrrError(
+                f"table {table}: a table service without the one-writer claim is for demos and tests "
+                "(a seeded generator on a scratch store) only"
+            )
         self.approval_threshold = approval_threshold
+        self._station_threshold = approval_threshold  # when the stored large_payout is refused
+        self.warnings: list[str] = []  # one-line notices found at start (engine.table.thresholds)
         self.station = station
         self._claim_wanted = claim
         self._claim: Any = None
@@ -276,6 +290,10 @@ class TableService:
             key = check_for_start(self.store, self.table)
             report = self.recovery = recover(self.state, self.journal)
             self._check_head(report.last_seq)
+            _, refused = approval_threshold(self.state.settings, self._station_threshold, table=self.table)
+            if refused is not None:
+                log.warning("%s", refused)
+                self.warnings.append(refused)
             # Without a Rules Submission given, the journal's latest one stays (a pit boss may have
             # loaded it); only a table with none yet gets the shipped one.
             text = self._rules_text
@@ -489,11 +507,12 @@ class TableService:
             if settings.get("status") == "closed":
                 raise IllegalTransition("cannot open bets: the pit boss has closed this table")
             self._round_settings = settings
-            if "large_payout" in settings:
-                self.approval_threshold = Decimal(settings["large_payout"])
+            self.approval_threshold, _ = approval_threshold(
+                settings, self._station_threshold, table=self.table
+            )
             round_id = f"{self.table[:50]}-{self.state.rounds_opened + 1:06d}"
-            # The dealer the pit boss named for the table, else the croupier who opened the round.
-            dealer = settings.get("dealer") or user.name
+            # The dealer signed in at the station or named by the pit boss (the later), else the opener.
+            dealer = self.state.dealer or user.name
             entry = WINNING_ONLY if settings.get("entry_mode") == WINNING_ONLY else None
             event = RoundOpened(round_id, rules.sha256, dealer, self._wheel_game_at_open, entry)
             apply(RoundState.initial(rules), event)
@@ -502,27 +521,72 @@ class TableService:
     async def place_wager(
         self, user: User, player: str, bet: Bet, amount: Decimal | str | int, *, wager_id: str | None = None
     ) -> list[Entry]:
+        return await self.place_wagers(user, player, [(bet, amount)], wager_id=wager_id)
+
+    async def place_wagers(
+        self,
+        user: User,
+        player: str,
+        wagers: Sequence[tuple[Bet, Decimal | str | int]],
+        *,
+        wager_id: str | None = None,
+    ) -> list[Entry]:
+        """Several wagers of `player` at once (a line typed on the keyboard, a Rebet): each checked
+        against the rules and every limit in force after the ones before it, all journaled in one
+        transaction or none (the refusal names the wager)."""
         require(user, "place_wager")
         async with self._lock:
-            # OPEN, or RESULT in a round of winning wagers only: apply() says which is allowed.
-            s = self._round(Phase.OPEN, Phase.RESULT, doing="place a wager")
+            return await self._run(user.name, self._wager_steps(player, wagers, wager_id))
+
+    async def rebet(self, user: User, player: str) -> list[Entry]:
+        """`player`'s wagers of the last round they played, placed again (as place_wagers)."""
+        require(user, "place_wager")
+        async with self._lock:
+            self._round(Phase.OPEN, doing="place a wager")
+            last = self.state.last_wagers.get(player, ())
+            if not last:
+                raise IllegalWager(f"{player} has no wagers of an earlier round to place again")
+            return await self._run(user.name, self._wager_steps(player, [(w.bet, w.amount) for w in last]))
+
+    def _wager_steps(
+        self, player: str, wagers: Sequence[tuple[Bet, Decimal | str | int]], wager_id: str | None = None
+    ) -> list[Step]:
+        # OPEN, or RESULT in a round of winning wagers only: apply() says which is allowed.
+        s = self._round(Phase.OPEN, Phase.RESULT, doing="place a wager")
+        # The limits of the Rules Submission (engine.round.check_wager), of the pit boss's settings as
+        # the round opened and the player's own (engine.table.limits).
+        settings = self.state.settings if self._round_settings is None else self._round_settings
+        limits = table_limits.limits_in_force(s.rules.limits, settings)
+        steps: list[Step] = []
+        for i, (bet, amount) in enumerate(wagers):
             try:
                 value = check_amount(amount, s.rules.unit)
             except ValueError as exc:
                 raise IllegalWager(f"wager of {player}: {exc}") from None
-            limits = self.state.settings if self._round_settings is None else self._round_settings
-            if "min_bet" in limits and value < Decimal(limits["min_bet"]):
-                raise IllegalWager(
-                    f"wager of {player}: {value} is below the table minimum {limits['min_bet']}"
-                )
-            if "max_bet" in limits and value > Decimal(limits["max_bet"]):
-                raise IllegalWager(
-                    f"wager of {player}: {value} is above the table maximum {limits['max_bet']}"
-                )
-            wid = wager_id or f"{s.round_id}-w{self.state.wagers_placed + 1}"
+            refused = table_limits.refusal(settings, player, value)  # the settings' min_bet / max_bet
+            if refused is not None:
+                raise IllegalWager(refused)
+            limits.check_player(player, value, s.player_total(player))
+            wid = wager_id or f"{s.round_id}-w{self.state.wagers_placed + 1 + i}"
             event = WagerPlaced(Wager(wid, player, bet, value))
-            apply(s, event)
-            return await self._run(user.name, [(event, s.round_id)])
+            s = apply(s, event)  # the next wager is checked with this one on the felt
+            steps.append((event, s.round_id))
+        if not steps:
+            raise IllegalWager(f"no wager of {player} to place")
+        return steps
+
+    async def sign_in_dealer(self, user: User) -> list[Entry]:
+        """`user` deals at this table from the next round opened (engine.table.dealer)."""
+        async with self._lock:
+            self._need_started()
+            change = dealers.signed_in(self.state, user, self.station)
+            return [] if change is None else await self._run(user.name, [(change, None)])
+
+    async def sign_out_dealer(self, user: User) -> list[Entry]:
+        """`user` stops dealing; nobody is signed in until the next sign_in_dealer."""
+        async with self._lock:
+            self._need_started()
+            return await self._run(user.name, [(dealers.signed_out(self.state, user, self.station), None)])
 
     async def remove_wager(self, user: User, wager_id: str) -> list[Entry]:
         require(user, "remove_wager")

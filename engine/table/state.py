@@ -20,6 +20,10 @@ spellings mapped) and folded by its payload class:
   after a restart).
 - SettingsChanged: the pit boss's table settings (the service applies them at open_bets).
 - NextRound: the finished round is cleared from the felt.
+- DealerChanged (`table.dealer_changed`), and a pit boss's `dealer` setting: `dealer`, who deals the
+  rounds opened from now on (the latest of the two facts).
+- Every player's wagers of the last round they played (`last_wagers`, kept when the round leaves the
+  felt: the croupier's *Rebet*).
 - RngFault (`rng.fault`): the generator failed a continuous health test; `rng_fault` keeps it (the
   screens show it) until the table service restarts (`table.started`, a fresh generator check).
 Round facts about another round than the one on the felt (e.g. the pit-boss station voiding or
@@ -37,6 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
+from engine.bets import Wager
 from engine.bonus_game import BonusGame, GameStarted, Preset
 from engine.entry_types import EntryType
 from engine.errors import DrrError
@@ -59,6 +64,7 @@ from engine.round import (
 from engine.rules import RulesSubmission, parse_rules
 from engine.store.records import Entry
 from engine.table_events import (
+    DealerChanged,
     Irregularity,
     IrregularityResolved,
     ManualEntry,
@@ -93,10 +99,17 @@ NOT_FOLDED: Final = frozenset(
         None,
         EntryType.TABLE_STARTED,
         EntryType.USER_ADDED,
+        EntryType.USER_ROLE_CHANGED,
+        EntryType.USER_PIN_CHANGED,
         EntryType.USER_DISABLED,
+        EntryType.USER_ENABLED,
         EntryType.USER_LOGIN,
         EntryType.USER_LOGIN_FAILED,
         EntryType.USER_LOCKED_OUT,
+        EntryType.USER_UNLOCKED,
+        EntryType.CHAIN_KEYED,
+        EntryType.FLOOR_ACTION,
+        EntryType.CHAIN_FORWARDED,
         EntryType.ALERT_RAISED,
         EntryType.ALERT_ACKNOWLEDGED,
         EntryType.ACTION_REFUSED,
@@ -153,6 +166,8 @@ class TableState:
     presets: dict[str, Preset] = field(default_factory=dict)
     settings: dict[str, str] = field(default_factory=dict)  # the pit boss's table.settings_changed, latest
     games: dict[str, BonusGame] = field(default_factory=dict)
+    dealer: str | None = None  # who deals the next round opened (table.dealer_changed, the dealer setting)
+    last_wagers: dict[str, tuple[Wager, ...]] = field(default_factory=dict)  # by player: Rebet
 
     # -- reading --------------------------------------------------------------------------------
 
@@ -234,7 +249,9 @@ class TableState:
                 raise ValueError(f"timer restart for round {p.round} but the game is in round {game.round}")
             game.deadline = p.deadline
         elif isinstance(p, SettingsChanged):  # from the pit-boss station; the service applies them
-            self.settings.update(p.changes)  # at open_bets
+            self._settings_changed(p)  # at open_bets
+        elif isinstance(p, DealerChanged):
+            self.dealer = p.dealer
         elif isinstance(p, ManualEntry):
             self.manual_entry = (p.number, p.reason)
         elif isinstance(p, ManualEntryRejected):
@@ -244,6 +261,7 @@ class TableState:
         elif isinstance(p, RngFault):
             self.rng_fault = p
         elif isinstance(p, NextRound):
+            self._remember_wagers()
             self._clear_round()
             self.round = None
         elif isinstance(p, Quarantined):  # a store continuing a quarantined one: round ids number on
@@ -273,7 +291,9 @@ class TableState:
             elif isinstance(p, PresetSet):
                 self.presets[p.player] = p.preset
             elif isinstance(p, SettingsChanged):
-                self.settings.update(p.changes)
+                self._settings_changed(p)
+            elif isinstance(p, DealerChanged):
+                self.dealer = p.dealer
         self.rounds_opened, self.rounds_settled, self.rounds_voided = (
             rounds_opened + before,
             rounds_settled,
@@ -288,6 +308,20 @@ class TableState:
         if not isinstance(p, (*ROUND_EVENTS, Irregularity, PayoutApproved, PlayerBonusEvent, TimerRestarted)):
             return False
         return entry.round_id != self.round_id
+
+    def _settings_changed(self, p: SettingsChanged) -> None:
+        self.settings.update(p.changes)
+        if p.changes.get("dealer"):
+            self.dealer = p.changes["dealer"]
+
+    def _remember_wagers(self) -> None:
+        """Each player's wagers of the round leaving the felt, for a *Rebet* in a later round."""
+        if self.round is None or not self.round.wagers:
+            return
+        by_player: dict[str, list[Wager]] = {}
+        for w in self.round.wagers:
+            by_player.setdefault(w.player, []).append(w)
+        self.last_wagers.update({player: tuple(ws) for player, ws in by_player.items()})
 
     def _clear_round(self) -> None:
         self.expected_game = None
@@ -313,6 +347,7 @@ class TableState:
             sha = event.rules_sha256
             if sha not in self.rules_by_sha:
                 raise ValueError(f"round opened under Rules Submission {sha[:12]} that was never loaded")
+            self._remember_wagers()
             self._clear_round()
             self.round = apply(RoundState.initial(self.rules_by_sha[sha]), event)
             self.rounds_opened += 1

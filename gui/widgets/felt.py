@@ -41,7 +41,7 @@ LONG_PRESS_MS = 600
 # The Lucky payout card's columns: one per inside paytable line (engine.bets' table of bet kinds).
 LUCKY_SIZES = INSIDE_SIZES  # straight, split, street, corner, six line: numbers each covers
 LUCKY_HEADINGS = ("Lucky", *(line.name for line in INSIDE_LINES))
-CHIP_RADIUS = 0.27  # layout units: a chip a little over half a number box wide
+CHIP_RADIUS = geo.CHIP_RADIUS  # layout units (the touch targets of lines are sized by it)
 
 
 class FeltWidget(QWidget):

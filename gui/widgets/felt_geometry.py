@@ -23,8 +23,11 @@ EVEN_H = 0.95
 MARGIN = 0.12  # room around the felt for chips on the outer lines
 WIDTH = 14.0
 HEIGHT = ROWS_H + DOZEN_H + EVEN_H
-# How close to a line (as a share of a box) a touch must be to mean the line, not the box.
-EDGE = 0.22
+CHIP_RADIUS = 0.27  # a chip drawn on the felt: a little over half a number box wide
+# How close to a line (as a share of a box) a touch must be to mean the line, not the box: as far as
+# the chip on a split or corner reaches, so a finger on that chip (to add to it, or to place one
+# there) always means the split or corner. (It was 0.22: a third of a chip on a line was a straight.)
+EDGE = CHIP_RADIUS
 
 EVEN_MONEY_ORDER: tuple[tuple[BetKind, str], ...] = (
     (BetKind.LOW, "1 to 18"),

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractButton, QGridLayout, QLabel, QVBoxLayout, QWidget
 
+from gui.screen_layout import keep_keys_away
 from gui.table_model import TableModel
 from gui.view_model import BonusView, Phase
 from gui.widgets.bonus_panel import BonusPanel
 from gui.windows.first_paint import FirstPaintWindow
+
+NARROW = 900  # pixels: a bonus screen narrower than this (beside the croupier) stacks its panels
 
 
 class BonusScreen(FirstPaintWindow):
@@ -22,6 +25,7 @@ class BonusScreen(FirstPaintWindow):
     def __init__(self, table: TableModel, parent: QWidget | None = None, *, read_only: bool = False) -> None:
         super().__init__(parent)
         self.table = table
+        keep_keys_away(self)
         # read_only: a screen in another process, following the journal; the games are played on
         # the croupier station's own bonus screen (the table's one writer).
         self.read_only = read_only
@@ -61,13 +65,18 @@ class BonusScreen(FirstPaintWindow):
         panel = self.panels.get(view.player)
         if panel is None:
             panel = BonusPanel(view.player, clock=self.table.clock)
+            for button in panel.findChildren(QAbstractButton):
+                # Touched by players, never focused: Space or Enter can press no button here.
+                button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             if not self.read_only:
                 panel.pickRequested.connect(self.table.bonus_pick)
                 panel.cashOutRequested.connect(self.table.bonus_cash_out)
                 panel.presetChanged.connect(self.table.bonus_set_preset)
                 panel.startRequested.connect(self.table.bonus_start)
             n = len(self.panels)
-            self.grid.addWidget(panel, n // self.COLUMNS, n % self.COLUMNS)
+            # In a column beside the croupier window the panels stack; on a monitor, two abreast.
+            columns = self.COLUMNS if self.width() >= NARROW else 1
+            self.grid.addWidget(panel, n // columns, n % columns)
             self.panels[view.player] = panel
             # With two monitors the player display and this screen share the players' one: a
             # bonus game comes to the front, and goes behind the display again when it is over.

@@ -13,6 +13,7 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent, QIcon, QKeySequence, QShortcut
@@ -34,6 +35,8 @@ from PySide6.QtWidgets import (
 )
 
 from engine.bets import Bet, Wager
+from engine.table.limits import chips_in_force
+from engine.wager_text import WagerText
 from gui import theme
 from gui.seat_names import MAX_NAME
 from gui.table_model import TableModel
@@ -55,10 +58,16 @@ from gui.view_model import (
     next_step,
     odds_text,
 )
+from gui.widgets.chip_rack import ChipRack
+from gui.widgets.dealer_bar import DealerBar
 from gui.widgets.felt import LUCKY_HEADINGS, LUCKY_SIZES, FeltWidget
 from gui.widgets.status import HistoryStrip, SensorStatus, chip_pixmap
+from gui.widgets.wager_entry import WagerEntry
 from gui.windows.dialogs import ApprovalDialog, ManualResultDialog, ReasonDialog
 from gui.windows.first_paint import FirstPaintWindow
+
+if TYPE_CHECKING:  # the change notices' module loads with the table, after the first frame
+    from engine.table.changes import Changes
 
 PAYING_TITLE = "Paying list (player totals include stakes)"
 PLAIN_SEAT = re.compile(r"Seat \d+")  # the names seats start with (gui.app.PLAYERS)
@@ -85,14 +94,22 @@ PHASE_TEXT = {
 class CroupierWindow(FirstPaintWindow):
     seatsChanged = Signal(object)  # tuple[str, ...]: the seats' names after the croupier named one
 
-    def __init__(self, table: TableModel, players: Sequence[str], parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        table: TableModel,
+        players: Sequence[str],
+        parent: QWidget | None = None,
+        *,
+        chips: Sequence[Decimal] = CHIP_VALUES,
+    ) -> None:
         super().__init__(parent)
         self.table = table
         self.setWindowTitle("Diamond Rush Roulette · Croupier")
         self.players = tuple(players)
         self.styles = theme.player_styles(self.players)
         self.player = self.players[0] if self.players else ""
-        self.chip = CHIP_VALUES[1]
+        self.chip_values = tuple(chips)  # the settings' table.chips; the limits pick those on offer
+        self.chip = self.chip_values[min(1, len(self.chip_values) - 1)]
         self._view: TableView = table.snapshot()
         self._drawn_phase: Phase | None = None  # the phase on screen, to clear a stale reason on a move
         self._build()
@@ -185,6 +202,8 @@ class CroupierWindow(FirstPaintWindow):
         self.sensor = SensorStatus()
         bar_layout.addWidget(self.sensor)
         outer.addWidget(bar)
+        self.dealer_bar = DealerBar(self.table)
+        outer.addWidget(self.dealer_bar)
 
         self.history = HistoryStrip()
         outer.addWidget(self.history)
@@ -202,6 +221,10 @@ class CroupierWindow(FirstPaintWindow):
         scroll.setFixedWidth(322)
         middle.addWidget(scroll)
         outer.addLayout(middle, 5)
+        self.wager_entry = WagerEntry(lambda: (self.table.rules.trios, self.table.rules.first_four))
+        self.wager_entry.entered.connect(self.on_typed_wagers)
+        self.wager_entry.refused.connect(self.show_reason)
+        outer.addWidget(self.wager_entry)
 
         self.reason = QLabel("")
         self.reason.setObjectName("reason")
@@ -279,23 +302,14 @@ class CroupierWindow(FirstPaintWindow):
         self.totals = QLabel("")
         self.totals.setWordWrap(True)
         layout.addWidget(self.totals)
-        chips_title = QLabel("Chip value (F1–F6)")
+        chips_title = QLabel("Chip value (F1–F12)")
         chips_title.setObjectName("dim")
         layout.addSpacing(6)
         layout.addWidget(chips_title)
-        grid = QGridLayout()
-        self.chip_buttons: dict[Decimal, QPushButton] = {}
-        chip_group = QButtonGroup(self)
-        for i, value in enumerate(CHIP_VALUES):
-            b = QPushButton(money(value).removesuffix(".00"))
-            b.setObjectName("chip")
-            b.setCheckable(True)
-            b.clicked.connect(lambda _=False, v=value: self.select_chip(v))
-            chip_group.addButton(b)
-            grid.addWidget(b, i // 3, i % 3)
-            self.chip_buttons[value] = b
-        self.chip_buttons[self.chip].setChecked(True)
-        layout.addLayout(grid)
+        self.chip_rack = ChipRack(self.chip_values)
+        self.chip_rack.chosen.connect(self._chip_chosen)
+        self.chip_rack.choose(self.chip)
+        layout.addWidget(self.chip_rack)
         row = QHBoxLayout()
         self.undo_button = QPushButton(theme.icon("undo"), "Undo")
         self.undo_button.setToolTip("Undo the selected player's last wager (Ctrl+Z)")
@@ -303,9 +317,13 @@ class CroupierWindow(FirstPaintWindow):
         self.clear_button = QPushButton(theme.icon("clear"), "Clear player")
         self.clear_button.setToolTip("Remove all the selected player's wagers (Delete)")
         self.clear_button.clicked.connect(lambda: self.table.clear_player(self.player))
+        self.rebet_button = QPushButton("Rebet")
+        self.rebet_button.setToolTip("Place the selected player's wagers of their last round again (Ctrl+R)")
+        self.rebet_button.clicked.connect(lambda: self.table.rebet(self.player))
         row.addWidget(self.undo_button)
         row.addWidget(self.clear_button)
         layout.addLayout(row)
+        layout.addWidget(self.rebet_button)
         self.limits = QLabel(self._limits_text())
         self.limits.setObjectName("dim")
         self.limits.setWordWrap(True)
@@ -382,7 +400,13 @@ class CroupierWindow(FirstPaintWindow):
 
     def _shortcuts(self) -> None:
         def key(seq: str, slot: object) -> None:
-            QShortcut(QKeySequence(seq), self, slot)  # type: ignore[call-overload]
+            shortcut = QShortcut(QKeySequence(seq), self, slot)  # type: ignore[call-overload]
+            # The croupier's keys work whichever of the station's windows is active (a player touching
+            # the bonus screen must not take them away); a modal dialog still blocks them.
+            shortcut.setContext(Qt.ShortcutContext.ApplicationShortcut)
+            self.keys[seq] = shortcut
+
+        self.keys: dict[str, QShortcut] = {}
 
         key("Space", self.do_next_action)
         key("Return", self.do_next_action)
@@ -403,8 +427,12 @@ class CroupierWindow(FirstPaintWindow):
         # By seat, not by name: a seat keeps its key when the croupier names it.
         for i in range(min(len(self.players), 9)):
             key(str(i + 1), lambda i=i: self.select_player(self.players[i]))
-        for i, value in enumerate(CHIP_VALUES):
-            key(f"F{i + 1}", lambda v=value: self.select_chip(v))
+        for i in range(12):  # by position: the chips on offer follow the table's limits
+            key(f"F{i + 1}", lambda i=i: self._chip_at(i))
+        key("W", self.wager_entry.setFocus)
+        key("Ctrl+R", lambda: self.table.rebet(self.player))
+        key("Ctrl+Shift+D", self.dealer_bar.ask_sign_in)
+        key("Ctrl+Shift+L", self.table.sign_out_dealer)
 
     def _connect(self) -> None:
         t = self.table
@@ -418,6 +446,8 @@ class CroupierWindow(FirstPaintWindow):
         t.irregularity.connect(self.on_irregularity)
         t.refused.connect(self.show_reason)
         t.historyChanged.connect(self.on_history)
+        t.changed.connect(self.on_changes)
+        t.dealerChanged.connect(lambda _user: self._refresh_action())
         self.felt.betClicked.connect(self.on_bet_clicked)
         self.felt.betRemoveRequested.connect(self.on_bet_remove)
 
@@ -500,9 +530,38 @@ class CroupierWindow(FirstPaintWindow):
         if ok:
             self.rename_seat(self.player, name)
 
+    @property
+    def chip_buttons(self) -> dict[Decimal, QPushButton]:
+        """The chip values on offer now (gui.widgets.chip_rack)."""
+        return self.chip_rack.buttons
+
     def select_chip(self, value: Decimal) -> None:
+        self.chip_rack.choose(value)
+
+    def _chip_chosen(self, value: Decimal) -> None:
         self.chip = value
-        self.chip_buttons[value].setChecked(True)
+
+    def _chip_at(self, i: int) -> None:
+        if i < len(self.chip_rack.values):
+            self.chip_rack.choose(self.chip_rack.values[i])
+
+    def on_changes(self, changes: Changes, view: TableView) -> None:
+        """The table's settings (limits, a player's own limit) and who deals, as the notice names them."""
+        if changes.settings or changes.rules or changes.round_opened:
+            self.chip_rack.set_values(chips_in_force(self.chip_values, view.limits, self.table.rules.unit))
+            self._update_totals()
+
+    def on_typed_wagers(self, wagers: list[WagerText]) -> None:
+        """A typed line (engine.wager_text): every wager for the selected player, at its amount or the
+        selected chip; the table places all of them or none (TableService.place_wagers)."""
+        if self._view.winning_only and self.phase is Phase.OPEN:
+            self.show_reason(WINNING_ONLY_OPEN)
+            return
+        if not self._entering():  # (with winning wagers only the engine refuses a chip off the result)
+            self.show_reason(f"bets are not open: {PHASE_TEXT[self.phase][0].lower()}")
+            return
+        self.show_reason("")
+        self.table.place_wagers(self.player, [(w.bet, w.amount or self.chip) for w in wagers])
 
     def _entering(self) -> bool:
         """Chips are entered now: bets open, or the result in with winning wagers only."""
@@ -529,8 +588,15 @@ class CroupierWindow(FirstPaintWindow):
     # --- the next action ----------------------------------------------------------------------
 
     def step(self) -> NextStep:
-        """The next action and its words, from the pushed view (gui.view_model.next_step)."""
-        return next_step(self._view)
+        """The next action and its words, from the pushed view (gui.view_model.next_step); after a
+        log-out the station's own state comes first: nobody may act before a sign-in."""
+        step = next_step(self._view)
+        if self.table.signed_out:
+            greyed = {name: "nobody is signed in" for name in step.actions}
+            return NextStep(
+                "Sign in…", True, "Nobody is signed in", "Sign in with your name and PIN (Space)", greyed
+            )
+        return step
 
     def next_action(self) -> tuple[str, bool, str]:
         """(label, enabled, why disabled) of the one big button."""
@@ -543,7 +609,9 @@ class CroupierWindow(FirstPaintWindow):
         if not enabled:
             self.show_reason(why)
             return
-        if self._view.remedies is not None:
+        if self.table.signed_out:
+            self.dealer_bar.ask_sign_in()
+        elif self._view.remedies is not None:
             # On hold: the croupier's own remedy when there is one (a no-spin), else the pit boss's.
             if label == "No-spin…":
                 self.ask_no_spin()
@@ -597,6 +665,7 @@ class CroupierWindow(FirstPaintWindow):
         open_ = self._entering()
         self.undo_button.setEnabled(open_)
         self.clear_button.setEnabled(open_)
+        self.rebet_button.setEnabled(open_)
 
     # --- events from the table ----------------------------------------------------------------
 
@@ -630,8 +699,14 @@ class CroupierWindow(FirstPaintWindow):
         for name, b in self.player_buttons.items():
             b.setText(f"{name}\n{money(per[name])}" if per[name] else f"{name}\n–")
         table_total = sum(per.values(), Decimal(0))
+        cap = self._view.limits.player_cap(self.player)
+        own = (
+            f" of {money(cap)} ({money(max(cap - per[self.player], Decimal(0)))} left)"
+            if cap is not None
+            else ""
+        )
         self.totals.setText(
-            f"<b>{self.player}</b>: {money(per[self.player])}<br>"
+            f"<b>{self.player}</b>: {money(per[self.player])}{own}<br>"
             f"<span style='font-size:15pt'><b>Table: {money(table_total)}</b></span>"
             f" on {len(self.wagers)} wagers"
         )

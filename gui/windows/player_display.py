@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from engine.wheel_layout import colour
 from gui import theme
+from gui.screen_layout import keep_keys_away
 from gui.table_model import TableModel
 from gui.view_model import Draw, HistoryEntry, PayLine, Phase, odds_number
 from gui.widgets.status import NUMBER_COLOURS
@@ -27,9 +28,10 @@ HOT_COLD_WINDOW = 100
 HOT_COLD_COUNT = 5
 
 HEADLINE = {
-    Phase.IDLE: ("PLACE YOUR BETS", theme.WIN),
-    Phase.OPEN: ("PLACE YOUR BETS", theme.WIN),
-    Phase.CLOSED: ("NO MORE BETS", theme.LUCKY),
+    # Between rounds bets are not open: telling players to place them would be false.
+    Phase.IDLE: ("Wait for the next round", theme.TEXT),
+    Phase.OPEN: ("Place your bets", theme.WIN),
+    Phase.CLOSED: ("No more bets", theme.LUCKY),
     Phase.RESULT: ("", theme.TEXT),
     Phase.BONUS: ("BONUS GAME", theme.BONUS),
     Phase.SETTLED: ("", theme.TEXT),
@@ -147,6 +149,12 @@ class Marquee(QWidget):
                 title,
             )
 
+    def headline(self) -> tuple[str, QColor]:
+        """What the top right tells the players now, and its colour."""
+        if self.result is not None and self.phase in (Phase.RESULT, Phase.BONUS, Phase.SETTLED):
+            return f"WINNING NUMBER  {self.result}", theme.TEXT
+        return HEADLINE[self.phase]
+
     def _paint_header(self, p: QPainter, w: float, u: float) -> None:
         p.setPen(theme.LUCKY)
         p.setFont(self._font(0.5 * u))
@@ -155,9 +163,7 @@ class Marquee(QWidget):
             Qt.AlignmentFlag.AlignVCenter,
             "DIAMOND RUSH ROULETTE",
         )
-        text, col = HEADLINE[self.phase]
-        if self.result is not None and self.phase in (Phase.RESULT, Phase.BONUS, Phase.SETTLED):
-            text, col = f"WINNING NUMBER  {self.result}", theme.TEXT
+        text, col = self.headline()
         p.setPen(col)
         p.setFont(self._font(0.5 * u))
         p.drawText(
@@ -298,6 +304,7 @@ class PlayerDisplay(FirstPaintWindow):
     def __init__(self, table: TableModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.table = table
+        keep_keys_away(self)
         self.setWindowTitle("Diamond Rush Roulette · Player display")
         self.marquee = Marquee()
         self.setCentralWidget(self.marquee)

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SHA = "a" * 64
 
 # What the writers journal today, one payload per entry type (the canonical JSON the chain hashes).
+_PIN = {"scheme": "scrypt", "n": 16384, "r": 8, "p": 1, "salt": "00" * 16, "hash": "11" * 32}
 SAMPLES: dict[EntryType, dict[str, Any]] = {
     EntryType.ROUND_OPENED: {
         "type": "round.opened",
@@ -167,6 +168,12 @@ SAMPLES: dict[EntryType, dict[str, Any]] = {
     },
     EntryType.TABLE_IRREGULARITY_RESOLVED: {"kind": "gap", "resolution": "acknowledged", "reason": "checked"},
     EntryType.TABLE_NEXT_ROUND: {"after": "T1-000001"},
+    EntryType.TABLE_DEALER_CHANGED: {
+        "dealer": "erin",
+        "previous": "dana",
+        "station": "croupier",
+        "role": "croupier",
+    },
     EntryType.TABLE_KEY_ROTATED: {"old_key": "ab" * 32, "new_key": "cd" * 32, "signature": "ef" * 64},
     EntryType.TABLE_QUARANTINED: {
         "damaged_store": "/var/drr/table-1.sqlite.quarantined-20261201T114000Z",
@@ -199,8 +206,15 @@ SAMPLES: dict[EntryType, dict[str, Any]] = {
     EntryType.WHEEL_RESTART: {"game": 1, "previous": 500},
     EntryType.WHEEL_ROTOR: {"game": None, "rpm": "25.3", "direction": "cw"},
     EntryType.WHEEL_LINK: {"game": None, "state": "connected", "detail": "/dev/ttyUSB0"},
-    EntryType.USER_ADDED: {"name": "pat", "role": "pitboss"},
+    EntryType.USER_ADDED: {"name": "pat", "role": "pitboss", "pin": _PIN},
+    EntryType.USER_ROLE_CHANGED: {"name": "pat", "role": "admin", "old_role": "pitboss"},
+    EntryType.USER_PIN_CHANGED: {"name": "pat", "pin": _PIN},
     EntryType.USER_DISABLED: {"name": "pat"},
+    EntryType.USER_ENABLED: {"name": "pat"},
+    EntryType.USER_UNLOCKED: {"name": "pat"},
+    EntryType.CHAIN_KEYED: {"key": "ab" * 32},
+    EntryType.FLOOR_ACTION: {"table": "T1", "action": "table.settings_changed", "payload": {"changes": {}}},
+    EntryType.CHAIN_FORWARDED: {"table": "T1"},
     EntryType.USER_LOGIN: {"name": "pat", "role": "pitboss", "station": "pitboss", "host": "floor-1"},
     EntryType.USER_LOGIN_FAILED: {
         "name": "pat",

@@ -90,9 +90,16 @@ def test_rules_are_shown_first_and_loaded_with_yes(
 
 def test_alerts_scan_list_and_ack(floor: Store, store_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     db = ["--db", store_url]
-    assert main(["alerts", "scan", *db]) == 0
+    sam = ["--user", "sam", "--pin", PINS["sam"]]
+    assert main(["alerts", "scan", *db]) == 3  # a store with users: reading needs a sign-in (issue 13)
+    assert "needs --user" in capsys.readouterr().err
+    assert main(["alerts", "list", *db]) == 3
+    assert "needs --user" in capsys.readouterr().err
+    assert main(["alerts", "list", *db, "--user", "cody", "--pin", PINS["cody"]]) == 3  # a croupier
+    capsys.readouterr()
+    assert main(["alerts", "scan", *db, *sam]) == 0
     assert "new alert(s)" in capsys.readouterr().out
-    assert main(["alerts", "list", "--json", *db]) == 0
+    assert main(["alerts", "list", "--json", *db, *sam]) == 0
     alerts = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert alerts and all(a["acknowledged_by"] is None for a in alerts)
     target = alerts[0]["alert_id"]
@@ -100,7 +107,7 @@ def test_alerts_scan_list_and_ack(floor: Store, store_url: str, capsys: pytest.C
     capsys.readouterr()
     assert main(["alerts", "ack", target, *db, "--user", "sam", "--pin", PINS["sam"], "--note", "seen"]) == 0
     assert f"alert {target} acknowledged by sam" in capsys.readouterr().out
-    assert main(["alerts", "list", "--open", "--json", *db]) == 0
+    assert main(["alerts", "list", "--open", "--json", *db, *sam]) == 0
     still_open = {json.loads(line)["alert_id"] for line in capsys.readouterr().out.splitlines()}
     assert target not in still_open and len(still_open) == len(alerts) - 1
 

@@ -223,12 +223,15 @@ def test_the_pit_bosses_table_limits_hold_from_the_next_round(qtbot: QtBot, tabl
     change_settings(service.store, service.table, changes, "VIP table", User(PIT_BOSS, "pitboss"))
     table.open_bets()
     tables.run()
-    for chip in (Decimal(1), Decimal(500)):
-        window.select_chip(chip)
-        click(qtbot, window, inside_bet([9]))
+    # The chips below the minimum or above the maximum are not offered (the settings' table.chips
+    # under the limits in force); typed, such a wager is refused by the service with its reason.
+    assert list(window.chip_buttons) == [Decimal(5), Decimal(25), Decimal(100)]
+    for typed, why in (("9/1", "below the table minimum 5"), ("9/500", "above the table maximum 100")):
+        window.wager_entry.setText(typed)
+        window.wager_entry.submit()
         tables.run()
         assert table.snapshot().wagers == ()
-    assert "above the table maximum 100" in window.reason.text()
+        assert why in window.reason.text()
     window.select_chip(Decimal(25))
     click(qtbot, window, inside_bet([9]))
     tables.run()

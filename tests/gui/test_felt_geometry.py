@@ -102,3 +102,32 @@ def test_every_point_of_the_grid_is_a_legal_bet_covering_the_nearest_number() ->
             assert bet is not None and bet in legal_bets()
             street, row = min(11, int(x - 1.0)), min(2, int(y / CELL_H))
             assert geo.number_at(street, row) in bet.numbers
+
+
+def test_a_touch_on_a_split_or_corner_chip_means_that_bet() -> None:
+    """The split and corner touch targets reach as far as the chip drawn on them: touching its rim
+    (across the line) adds to the split or corner, never to the straight beside it. With the old
+    0.22 box share a quarter of such a chip was a straight. (Along a split's line its chip overlaps
+    the corner's chip on the felt: there the nearer spot wins.)"""
+    import math
+
+    from engine.bets import BetKind, legal_bets
+    from gui.widgets.felt_geometry import CHIP_RADIUS, bet_at, spot
+
+    reach = 0.95 * CHIP_RADIUS
+    for bet in legal_bets():
+        if bet.kind not in (BetKind.SPLIT, BetKind.CORNER):
+            continue
+        x, y = spot(bet)
+        nums = sorted(bet.numbers)
+        along = None  # the split's line: vertical (0/90°) for neighbours in a row, else horizontal
+        if bet.kind is BetKind.SPLIT:
+            along = (2, 6) if nums[1] - nums[0] == 3 or nums[0] == 0 else (0, 4)
+        for k in range(8):
+            if along is not None and k in along:
+                continue
+            angle = k * math.pi / 4
+            px, py = x + reach * math.cos(angle), y + reach * math.sin(angle)
+            assert bet_at(px, py) == bet, (
+                f"{bet.label}: a touch at ({px:.2f}, {py:.2f}) means {bet_at(px, py)}"
+            )

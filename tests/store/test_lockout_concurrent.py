@@ -22,9 +22,10 @@ def _attempt(store: Store, pin: str, table: str) -> str:
 
 
 def _verdicts(store: Store, table: str) -> list[str]:
+    # Every sign-in is journaled on the store's own floor chain (the users' journal), naming the table.
     return [
         str(e.payload.get("why"))
-        for e in store.journal.entries(table)
+        for e in store.journal.entries("floor")
         if e.type == "user.login_failed" and e.payload.get("name") == "pat"
     ]
 
@@ -47,7 +48,12 @@ def test_forty_simultaneous_wrong_pins_lock_the_account_after_five(
     assert "logged in" not in answers
     # The right PIN is refused now too, and only its holder learns why.
     assert "locked out" in _attempt(s, "2222", table)
-    assert sum(e.type == "user.locked_out" for e in s.journal.entries(table)) == 1
+    assert sum(e.type == "user.locked_out" for e in s.journal.entries("floor")) == 1
+    failed = [e for e in s.journal.entries("floor") if e.type == "user.login_failed"]
+    assert {e.payload.get("table") for e in failed} == {table}
+    from engine.store.users_check import users_problem
+
+    assert users_problem(s) is None  # the users table is the projection of those entries
 
 
 def test_disabled_locked_and_unknown_users_answer_a_wrong_pin_alike(store: Store) -> None:

@@ -23,8 +23,8 @@ depends_on = None
 
 # engine.store.schema.SEED_TYPES as it was at this revision
 _SEED = (
-    "type IN ('table.rules_loaded', 'bonus.preset_set', 'table.settings_changed', 'table.quarantined', "
-    "'rules.changed')"
+    "type IN ('table.rules_loaded', 'bonus.preset_set', 'table.settings_changed', 'table.dealer_changed', "
+    "'table.quarantined', 'rules.changed')"
 )
 
 

@@ -1,0 +1,53 @@
+"""Where the croupier station's windows go: the croupier's on the croupier's (primary) monitor, the
+player display and the bonus screen on the players' monitor(s); with one monitor the bonus screen
+stands beside the croupier window, never behind it (the player display behind the bonus screen).
+
+A real table PC has the croupier's touch screen and one or two screens facing the players (the
+bonus screen is touched by the players). Those windows never take the keyboard focus
+(gui.windows.bonus_screen, player_display), and the croupier's keys are application-wide
+(gui.windows.croupier), so a player touching a screen takes nothing from the croupier.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtWidgets import QWidget
+
+MARGIN = 20
+SIDE_SHARE = 0.3  # of a single monitor's width, for the bonus screen's column
+SIDE_MIN = 420
+
+
+def plan(primary: QRect, others: Sequence[QRect], count: int) -> list[QRect]:
+    """Geometries for `count` windows in the order croupier, player display, bonus screen, given the
+    primary monitor's and the other monitors' available geometry."""
+    if count <= 0:
+        return []
+    if others:
+        players = list(others)
+        # One players' monitor: the display and the bonus screen share it (the bonus screen comes to
+        # the front while a game runs); two or more: one each.
+        rest = [
+            players[min(i, len(players) - 1)].adjusted(MARGIN, MARGIN, -MARGIN, -MARGIN)
+            for i in range(count - 1)
+        ]
+        return [primary.adjusted(MARGIN, MARGIN, -MARGIN, -MARGIN), *rest]
+    if count == 1:
+        return [primary.adjusted(MARGIN, MARGIN, -MARGIN, -MARGIN)]
+    side = max(SIDE_MIN, int(primary.width() * SIDE_SHARE))
+    side = min(side, primary.width() // 2)
+    main = QRect(primary.x(), primary.y(), primary.width() - side, primary.height())
+    column = QRect(main.right() + 1, primary.y(), side, primary.height())
+    # The column beside the croupier window: the bonus screen (the croupier's to watch, shown last, so
+    # in front) and behind it the player display, which on one monitor no player sees anyway.
+    return [main, *[column] * (count - 1)]
+
+
+def keep_keys_away(window: QWidget) -> None:
+    """A players' screen (bonus screen, player display) never takes the keyboard: touching it does
+    not activate it, so the croupier's window keeps the focus and its keys (gui.screen_layout)."""
+    window.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
+    window.setWindowFlag(Qt.WindowType.WindowDoesNotAcceptFocus)
+    window.setFocusPolicy(Qt.FocusPolicy.NoFocus)

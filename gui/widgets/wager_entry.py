@@ -1,0 +1,62 @@
+"""The croupier's keyboard wager line: `17/25 17-20/10 red` and Enter places the wagers for the
+selected player. The text is read by the engine's grammar (engine.wager_text), never here; the
+line only hands the wagers on, or the grammar's one-line refusal, and keeps the croupier's keys:
+Enter, Escape and every printable key belong to the line while it has the focus, Escape gives the
+focus back to the window's shortcuts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QLineEdit, QWidget
+
+from engine.errors import IllegalWager
+from engine.wager_text import WagerText, parse_wagers
+
+PLACEHOLDER = "Type wagers (W): 17/25  17-20/10  red/5  dozen2 …, Enter"
+
+
+class WagerEntry(QLineEdit):
+    """One line of typed wagers; `entered(list[WagerText])` on Enter, `refused(str)` if unreadable."""
+
+    entered = Signal(object)  # list[engine.wager_text.WagerText]
+    refused = Signal(str)
+
+    def __init__(self, switches: Callable[[], tuple[bool, bool]], parent: QWidget | None = None) -> None:
+        """`switches()`: the Rules Submission's (trios, first four) at the moment Enter is pressed."""
+        super().__init__(parent)
+        self._switches = switches
+        self.setPlaceholderText(PLACEHOLDER)
+        self.setClearButtonEnabled(True)
+        self.setMinimumHeight(40)
+        self.returnPressed.connect(self.submit)
+
+    def submit(self) -> None:
+        trios, first_four = self._switches()
+        try:
+            wagers: list[WagerText] = parse_wagers(self.text(), trios=trios, first_four=first_four)
+        except IllegalWager as exc:
+            self.refused.emit(exc.message)
+            return  # the text stays, to be corrected
+        self.clear()
+        self.entered.emit(wagers)
+
+    def event(self, event: QEvent) -> bool:
+        # Enter and Escape are the line's while it has the focus, not the window's next action.
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Escape)
+        ):
+            event.accept()
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Escape:
+            self.clear()
+            self.clearFocus()  # back to the window: 1-9, F1-F12, Space … again
+            return
+        super().keyPressEvent(event)
