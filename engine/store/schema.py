@@ -144,6 +144,9 @@ rounds = Table(
     Column("rules_sha256", String(64)),  # the Rules Submission it was opened under (None: imported)
 )
 Index("ix_rounds_table_seq", rounds.c.table_id, rounds.c.seq)
+# A restart counts the table's rounds by status (engine.table.recovery) from this index alone, not by
+# reading every round's row (migration 0008).
+Index("ix_rounds_table_source_status", rounds.c.table_id, rounds.c.source, rounds.c.status)
 Index("ix_rounds_table_opened", rounds.c.table_id, rounds.c.opened_at)
 Index("ix_rounds_round_id", rounds.c.round_id)
 Index("ix_rounds_time_table_round", rounds.c.opened_at, rounds.c.table_id, rounds.c.round_id)

@@ -66,6 +66,8 @@ def _templates(store: Store, table: str) -> list[_Template]:
         if entry.type == "table.next_round":
             found.append(_cut(current, rid))
             current, rid = [], None
+            if len(found) == TEMPLATE_ROUNDS:
+                break  # the played rounds come first: the copies after them are not read (5M entries)
     return found
 
 
