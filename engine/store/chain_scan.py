@@ -30,8 +30,13 @@ from engine.store.records import Entry
 CHECKPOINT_EVERY = 1000  # engine.store.journal.CHECKPOINT_EVERY (the journal sits above this module)
 BATCH = 20_000
 KEY_TYPES = frozenset(
-    {EntryType.TABLE_STARTED.value, EntryType.TABLE_QUARANTINED.value, EntryType.TABLE_KEY_ROTATED.value}
-)
+    {
+        EntryType.TABLE_STARTED.value,
+        EntryType.TABLE_QUARANTINED.value,
+        EntryType.TABLE_KEY_ROTATED.value,
+        EntryType.CHAIN_KEYED.value,  # the floor chain's key (engine.store.users)
+    }
+)  # the entries that can put a key in force: verify._KEY_TYPES (verify reads them from here)
 
 
 @dataclass

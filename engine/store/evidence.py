@@ -25,6 +25,7 @@ from engine.store.db import Store, open_store
 from engine.store.journal import Journal
 from engine.store.verify import VerifyReport, verify
 
+FULL_AT_START = 200_000  # entries: longer journals are verified from the last verified position
 PROCEDURE = "docs/journal-evidence.md: keep the file, then `drr db quarantine --db PATH --table T`"
 
 
@@ -46,7 +47,12 @@ def check_for_start(store: Store, table: str) -> keys.TableKey:
         return key  # a new table: its first table.started journals the key
     # From the last position a verification found good (the witness's MAC'd mark): a restart stays
     # quick on a years-long journal; `drr audit verify` checks the whole chain (docs/journal-evidence.md).
-    report = verify(store, table, incremental=True)
+    # A journal short enough to verify whole in about a second is verified whole at every start.
+    with store.read() as conn:
+        length = conn.execute(
+            sa.select(schema.chain_heads.c.seq).where(schema.chain_heads.c.table_id == table)
+        ).scalar()
+    report = verify(store, table, incremental=int(length or 0) > FULL_AT_START)
     if not report.ok:
         where = f"journal entry {report.bad_seq} " if report.bad_seq is not None else "journal: "
         raise DrrError(

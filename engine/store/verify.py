@@ -460,12 +460,7 @@ def _refine(store: Store, failed: VerifyReport) -> VerifyReport:
     return failed
 
 
-_KEY_TYPES = (
-    EntryType.TABLE_STARTED.value,
-    EntryType.TABLE_QUARANTINED.value,
-    EntryType.TABLE_KEY_ROTATED.value,
-    EntryType.CHAIN_KEYED.value,  # the floor chain's key (engine.store.users)
-)
+from engine.store.chain_scan import KEY_TYPES as _KEY_TYPES  # noqa: E402  (one list, for both passes)
 
 
 def _key_change(entry: Entry, key: str | None) -> tuple[str | None, str | None]:

@@ -252,8 +252,6 @@ def test_every_mac_stripped_is_caught(tmp_path: Path, capsys: pytest.CaptureFixt
     conn.close()
     err = _audit(path, capsys)
     assert "entry 1: carries no MAC" in err
-    # The start verifies from the last position a verification found good (here the second
-    # session's start): it names the first stripped entry after it.
     _refused_at_start(path, "carries no MAC")
 
 
