@@ -25,6 +25,7 @@ from engine.store.db import Store, open_store
 from engine.store.journal import Journal
 from engine.store.verify import VerifyReport, verify
 
+FULL_AT_START = 200_000  # entries: longer journals are verified from the last verified position
 PROCEDURE = "docs/journal-evidence.md: keep the file, then `drr db quarantine --db PATH --table T`"
 
 
@@ -44,7 +45,14 @@ def check_for_start(store: Store, table: str) -> keys.TableKey:
         )
     if not has and not key.journaled:
         return key  # a new table: its first table.started journals the key
-    report = verify(store, table)
+    # From the last position a verification found good (the witness's MAC'd mark): a restart stays
+    # quick on a years-long journal; `drr audit verify` checks the whole chain (docs/journal-evidence.md).
+    # A journal short enough to verify whole in about a second is verified whole at every start.
+    with store.read() as conn:
+        length = conn.execute(
+            sa.select(schema.chain_heads.c.seq).where(schema.chain_heads.c.table_id == table)
+        ).scalar()
+    report = verify(store, table, incremental=int(length or 0) > FULL_AT_START)
     if not report.ok:
         where = f"journal entry {report.bad_seq} " if report.bad_seq is not None else "journal: "
         raise DrrError(
@@ -55,11 +63,23 @@ def check_for_start(store: Store, table: str) -> keys.TableKey:
 
 
 def started(store: Store, table: str) -> None:
-    """After the table's first signed start is durable: the key file knows its chain has entries."""
+    """After a signed start is durable: the witness knows the chain has entries (the first start) and
+    from which entry on every entry carries its MAC (the first start with MACs: entry 1 on a new
+    chain, else this start's head), so MACs stripped from the chain are caught."""
     key = keys.load(store.where, table)
     head = Journal(store).head(table)
-    if key is not None and head is not None and not key.journaled:
-        keys.update(key, journaled=True, high_water=head)
+    if key is None or head is None:
+        return
+    changes: dict[str, object] = {}
+    if not key.journaled:
+        changes.update(journaled=True, high_water=head)
+    if key.mac_from is None:
+        j = schema.journal
+        with store.read() as conn:
+            first = conn.execute(sa.select(j.c.mac).where(j.c.table_id == table, j.c.seq == 1)).scalar()
+        changes["mac_from"] = 1 if first is not None else head[0]
+    if changes:
+        keys.update(key, **changes)
 
 
 @dataclass(frozen=True)
@@ -169,7 +189,11 @@ def quarantine(path: Path, table: str, *, user: str) -> QuarantineReport:
         fresh.journal.append_many([entry])
         head = fresh.journal.checkpoint(table, "quarantine")
     key = keys.load(where, table) or key
-    keys.update(key, journaled=True, high_water=head, checkpoint=head[0] if head else None)
+    # The new store: MAC'd from its first entry, nothing of it verified yet (the old store's mark
+    # named entries of the quarantined file).
+    keys.update(
+        key, journaled=True, high_water=head, checkpoint=head[0] if head else None, mac_from=1, verified=None
+    )
     return QuarantineReport(moved, report, last_good)
 
 

@@ -163,6 +163,7 @@ def _entry_row(entry: Entry) -> dict[str, Any]:
         "payload": entry.payload_text,
         "prev_hash": entry.prev_hash,
         "hash": entry.hash,
+        "mac": entry.mac,
     }
 
 
@@ -284,12 +285,16 @@ class Journal:
             last[e.table] = e
         for table, e in last.items():
             if self.signer(table) is not None:
-                cp = any(x.table == table and x.seq % CHECKPOINT_EVERY == 0 for x in written)
-                keys.note_high_water(self.store.where, table, e.seq, e.hash, checkpoint=cp)
+                # the last interval checkpoint the batch crossed (not the head: a batch may end after it)
+                cps = [x.seq for x in written if x.table == table and x.seq % CHECKPOINT_EVERY == 0]
+                keys.note_high_water(
+                    self.store.where, table, e.seq, e.hash, checkpoint_seq=max(cps) if cps else None
+                )
 
     def append_in(self, conn: Connection, events: Iterable[NewEvent]) -> list[Entry]:
         """Append inside the caller's transaction (for callers that update their own rows with it)."""
         heads: dict[str, tuple[tuple[int, str] | None, int, str]] = {}
+        signers: dict[str, TableKey | None] = {}
         written: list[Entry] = []
         for event in events:
             if event.table not in heads:
@@ -300,6 +305,7 @@ class Journal:
 
                     refuse_missing_heads(conn, [event.table])
                 heads[event.table] = (old, *(old or (0, GENESIS_HASH)))
+                signers[event.table] = self.signer(event.table)
             old, seq, prev = heads[event.table]
             seq += 1
             # Round-trip once so the stored text is exactly what a reader re-encodes (int keys become
@@ -317,10 +323,13 @@ class Journal:
                 payload=body,
                 prev_hash=prev,
             )
-            entry = Entry(event.table, seq, when, event.user, event.round_id, event.type, text, prev, digest)
+            key = signers[event.table]
+            mac = key.mac(digest) if key is not None else None
+            entry = Entry(
+                event.table, seq, when, event.user, event.round_id, event.type, text, prev, digest, mac
+            )
             heads[event.table] = (old, seq, digest)
             written.append(entry)
-        signers = {t: self.signer(t) for t in heads}
         if len(signers) == 1 or not any(signers.values()):
             key = next(iter(signers.values()), None)
             insert_entries(conn, written, sign=key.sign if key else None)

@@ -8,14 +8,22 @@ a key others can read signs nothing). Beside it, the witness file (`.head`, rewr
 every committed append; the key file itself is written only at creation and rotation) remembers what
 the key has signed: `journaled` (its public key is in the chain, so an empty or missing journal is a
 loss, not a fresh table), the `high_water` head and the last signed `checkpoint` (a journal cut or
-rolled back behind them is caught even when the cut ends on an old signed checkpoint).
-See docs/journal-evidence.md.
+rolled back behind them is caught even when the cut ends on an old signed checkpoint), `mac_from`
+(the first entry that must carry its MAC) and `verified` (the last position a verification with this
+key found good, itself MAC'd: a restart verifies only what came after it, engine.store.evidence).
+
+Every entry also carries a MAC (`journal.mac`): HMAC-SHA256 over its hash, with a key derived from the
+private key by HKDF-SHA256 (`TableKey.mac_key`). Whoever holds the key file can check each entry on its
+own, so a forger who recomputed every hash is named at the exact first entry they changed. A rotation
+keeps the retired keys' MAC keys (not their signing keys) in the key file, to check the entries they
+MAC'd. See docs/journal-evidence.md.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import json
 import os
 import stat
@@ -24,7 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from engine.errors import DrrError
 from engine.store.canonical import canonical_json, now_text
@@ -79,6 +89,46 @@ def check_raw(public_hex: str, message: bytes, sig_hex: str | None) -> bool:
     return True
 
 
+MAC_INFO = b"diamond-rush-roulette journal entry MAC v1"
+
+
+def derive_mac_key(private: Ed25519PrivateKey, table: str) -> bytes:
+    """The entry MAC key: HKDF-SHA256 over the raw private key, bound to the table (32 bytes)."""
+    raw = private.private_bytes(
+        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+    )
+    return HKDF(
+        algorithm=hashes.SHA256(), length=32, salt=None, info=MAC_INFO + b" " + table.encode()
+    ).derive(raw)
+
+
+def entry_mac(mac_key: bytes, hash_: str) -> str:
+    """An entry's MAC (hex): HMAC-SHA256 over its hash's hex text (the hash covers every field)."""
+    return hmac.digest(mac_key, hash_.encode("ascii"), "sha256").hex()
+
+
+@dataclass(frozen=True)
+class VerifiedMark:
+    """The last position a verification with the key found good (the witness's `verified`)."""
+
+    seq: int
+    hash: str
+    key: str  # the public key in force at `seq`
+    macs: bool  # entries up to `seq` carried MACs (every later entry must)
+    checkpoints: int  # checkpoint rows at or before `seq`
+    rounds: int  # distinct round ids at or before `seq`
+
+    def fields(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "hash": self.hash,
+            "key": self.key,
+            "macs": self.macs,
+            "checkpoints": self.checkpoints,
+            "rounds": self.rounds,
+        }
+
+
 @dataclass(frozen=True)
 class TableKey:
     """A loaded key file."""
@@ -92,6 +142,53 @@ class TableKey:
     journaled: bool = False
     high_water: tuple[int, str] | None = None
     checkpoint: int | None = None  # the last signed checkpoint the witness saw
+    mac_from: int | None = None  # every entry from this seq on carries its MAC
+    verified: VerifiedMark | None = None
+    retired: tuple[tuple[str, str], ...] = ()  # (public key, MAC key hex) of keys rotated out
+
+    @property
+    def mac_key(self) -> bytes:
+        return _mac_key_cached(self.private, self.table)
+
+    def mac_key_for(self, public_hex: str) -> bytes | None:
+        """The MAC key of the key `public_hex` (this one or a retired one), None if unknown."""
+        if public_hex == self.public:
+            return self.mac_key
+        for public, mac in self.retired:
+            if public == public_hex:
+                return bytes.fromhex(mac)
+        return None
+
+    def mac(self, hash_: str) -> str:
+        return entry_mac(self.mac_key, hash_)
+
+    def mark(self, mark: VerifiedMark) -> dict[str, Any]:
+        """The witness's `verified` object: the mark's fields and their MAC (a mark edited by hand,
+        or copied from another table's witness, is ignored)."""
+        fields = mark.fields()
+        return {**fields, "mac": self._mark_mac(fields)}
+
+    def _mark_mac(self, fields: dict[str, Any]) -> str:
+        text = canonical_json({"verified": fields, "table": self.table, "store": self.store}).encode()
+        return hmac.digest(self.mac_key, text, "sha256").hex()
+
+    def read_mark(self, data: Any) -> VerifiedMark | None:
+        if not isinstance(data, dict):
+            return None
+        fields = {k: v for k, v in data.items() if k != "mac"}
+        if not hmac.compare_digest(str(data.get("mac", "")), self._mark_mac(fields)):
+            return None
+        try:
+            return VerifiedMark(
+                seq=int(fields["seq"]),
+                hash=str(fields["hash"]),
+                key=str(fields["key"]),
+                macs=bool(fields["macs"]),
+                checkpoints=int(fields["checkpoints"]),
+                rounds=int(fields["rounds"]),
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
 
     def sign(self, seq: int, hash_: str) -> str:
         return self.private.sign(signed_message(self.table, seq, hash_)).hex()
@@ -100,8 +197,6 @@ class TableKey:
         return self.private.sign(message).hex()
 
     def to_json(self) -> dict[str, Any]:
-        from cryptography.hazmat.primitives import serialization
-
         raw = self.private.private_bytes(
             serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
         )
@@ -112,6 +207,7 @@ class TableKey:
             "private_key": raw.hex(),
             "public_key": self.public,
             "created": self.created,
+            "retired": [{"public_key": p, "mac_key": m} for p, m in self.retired],
         }
 
     def witness_json(self) -> dict[str, Any]:
@@ -119,7 +215,22 @@ class TableKey:
             "journaled": self.journaled,
             "high_water": list(self.high_water) if self.high_water else None,
             "checkpoint": self.checkpoint,
+            "mac_from": self.mac_from,
+            "verified": self.mark(self.verified) if self.verified is not None else None,
         }
+
+
+_MAC_KEYS: dict[tuple[bytes, str], bytes] = {}
+
+
+def _mac_key_cached(private: Ed25519PrivateKey, table: str) -> bytes:
+    raw = private.private_bytes(
+        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+    )
+    found = _MAC_KEYS.get((raw, table))
+    if found is None:
+        found = _MAC_KEYS[(raw, table)] = derive_mac_key(private, table)
+    return found
 
 
 def fingerprint(public_hex: str) -> str:
@@ -174,7 +285,10 @@ def load(where: str, table: str) -> TableKey | None:
             journaled=bool(witness.get("journaled", False)),
             high_water=(int(hw[0]), str(hw[1])) if hw else None,
             checkpoint=int(witness["checkpoint"]) if witness.get("checkpoint") is not None else None,
+            mac_from=int(witness["mac_from"]) if witness.get("mac_from") is not None else None,
+            retired=tuple((str(r["public_key"]), str(r["mac_key"])) for r in data.get("retired", [])),
         )
+        key = replace(key, verified=key.read_mark(witness.get("verified")))
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise DrrError(f"the table key {path} is not a readable key file: {error}") from error
     if key.public != data.get("public_key"):
@@ -184,8 +298,6 @@ def load(where: str, table: str) -> TableKey | None:
 
 
 def _public_hex(private: Ed25519PrivateKey) -> str:
-    from cryptography.hazmat.primitives import serialization
-
     return private.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw).hex()
 
 
@@ -259,9 +371,11 @@ def update(key: TableKey, **changes: Any) -> TableKey:
 
 
 def rotated(key: TableKey) -> TableKey:
-    """A new private key for the same file (the caller journals the rotation, signed by the old key)."""
+    """A new private key for the same file (the caller journals the rotation, signed by the old key);
+    the old key's MAC key stays in the file to check the entries it MAC'd (its signing key does not)."""
     private = Ed25519PrivateKey.generate()
-    return replace(key, private=private, public=_public_hex(private), created=now_text())
+    retired = (*key.retired, (key.public, key.mac_key.hex()))
+    return replace(key, private=private, public=_public_hex(private), created=now_text(), retired=retired)
 
 
 def save_rotated(key: TableKey) -> TableKey:
@@ -275,14 +389,26 @@ WITNESS_EVERY = 0.25
 _LAST_NOTE: dict[Path, float] = {}
 
 
-def note_high_water(where: str, table: str, seq: int, hash_: str, *, checkpoint: bool = False) -> None:
-    """Remember a signed head (or checkpoint) in the witness (best effort: a read-only key dir leaves it)."""
+def note_high_water(
+    where: str,
+    table: str,
+    seq: int,
+    hash_: str,
+    *,
+    checkpoint: bool = False,
+    checkpoint_seq: int | None = None,
+) -> None:
+    """Remember a signed head (or checkpoint: at the head, or at `checkpoint_seq` when a batch of
+    entries crossed one) in the witness (best effort: a read-only key dir leaves it)."""
     import time
 
     with contextlib.suppress(DrrError, OSError):
         key = load(where, table)
         if key is None or not key.journaled:
             return  # the first signed start marks the chain journaled (engine.store.evidence.started)
+        if checkpoint_seq is not None:
+            checkpoint = True
+        cp_seq = checkpoint_seq if checkpoint_seq is not None else seq
         now = time.monotonic()
         if not checkpoint and now - _LAST_NOTE.get(key.path, -WITNESS_EVERY) < WITNESS_EVERY:
             return
@@ -290,8 +416,8 @@ def note_high_water(where: str, table: str, seq: int, hash_: str, *, checkpoint:
         changes: dict[str, Any] = {}
         if key.high_water is None or key.high_water[0] < seq:
             changes["high_water"] = (seq, hash_)
-        if checkpoint and (key.checkpoint is None or key.checkpoint < seq):
-            changes["checkpoint"] = seq
+        if checkpoint and (key.checkpoint is None or key.checkpoint < cp_seq):
+            changes["checkpoint"] = cp_seq
         if changes:
             update(key, **changes)
 

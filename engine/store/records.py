@@ -27,6 +27,7 @@ class Entry:
     payload_text: str
     prev_hash: str
     hash: str
+    mac: str | None = None  # HMAC over `hash` by the table's key (engine.store.keys), None if unsigned
 
     @property
     def payload(self) -> dict[str, Any]:
@@ -71,4 +72,5 @@ def row_to_entry(row: Any) -> Entry:
         payload_text=row.payload,
         prev_hash=row.prev_hash,
         hash=row.hash,
+        mac=getattr(row, "mac", None),  # an older schema's row has none
     )

@@ -25,6 +25,8 @@ from sqlalchemy import (
     or_,
 )
 
+from engine.entry_types import LEGACY, EntryType
+
 MONEY_SCALE = 10_000
 
 metadata = MetaData(
@@ -50,8 +52,31 @@ journal = Table(
     Column("payload", Text, nullable=False),
     Column("prev_hash", String(64), nullable=False),
     Column("hash", String(64), nullable=False),
+    # HMAC-SHA256 (hex) over `hash` with the table key's MAC key (engine.store.keys); NULL before keys
+    # had MACs (migration 0008) and on an unsigned chain.
+    Column("mac", String(64)),
 )
 Index("ix_journal_round", journal.c.round_id)
+# The entries a restart seeds its state from before the last round (engine.table.recovery: Rules
+# Submissions, bonus presets, settings, the dealer, quarantine, with their old spellings): few, so a partial
+# index finds them without reading a years-long journal. Migration 0008 made the index with these
+# values as literals, in this order; a change here needs a migration (a test checks the index is used).
+_SEED = (
+    EntryType.TABLE_RULES_LOADED,
+    EntryType.BONUS_PRESET_SET,
+    EntryType.TABLE_SETTINGS_CHANGED,
+    EntryType.TABLE_DEALER_CHANGED,  # who deals the next round
+    EntryType.TABLE_QUARANTINED,
+)
+SEED_TYPES: tuple[str, ...] = (*(t.value for t in _SEED), *(n for n, t in LEGACY.items() if t in _SEED))
+SEED_FILTER = journal.c.type.in_([literal_column(f"'{t}'") for t in SEED_TYPES])
+Index(
+    "ix_journal_seed",
+    journal.c.table_id,
+    journal.c.seq,
+    sqlite_where=SEED_FILTER,
+    postgresql_where=SEED_FILTER,
+)
 
 # The head of each chain, updated in the same transaction as every append; also the writers' lock row.
 chain_heads = Table(
@@ -133,6 +158,9 @@ rounds = Table(
     Column("rules_sha256", String(64)),  # the Rules Submission it was opened under (None: imported)
 )
 Index("ix_rounds_table_seq", rounds.c.table_id, rounds.c.seq)
+# A restart counts the table's rounds by status (engine.table.recovery) from this index alone, not by
+# reading every round's row (migration 0008).
+Index("ix_rounds_table_source_status", rounds.c.table_id, rounds.c.source, rounds.c.status)
 Index("ix_rounds_table_opened", rounds.c.table_id, rounds.c.opened_at)
 Index("ix_rounds_round_id", rounds.c.round_id)
 Index("ix_rounds_time_table_round", rounds.c.opened_at, rounds.c.table_id, rounds.c.round_id)

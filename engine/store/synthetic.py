@@ -66,6 +66,8 @@ def _templates(store: Store, table: str) -> list[_Template]:
         if entry.type == "table.next_round":
             found.append(_cut(current, rid))
             current, rid = [], None
+            if len(found) == TEMPLATE_ROUNDS:
+                break  # the played rounds come first: the copies after them are not read (5M entries)
     return found
 
 
@@ -129,7 +131,19 @@ def _write_copies(store: Store, table: str, entries: int, progress: Callable[[fl
     from engine.floor.demo import START
 
     source = _copies(templates, table, rounds + 1, first_seq, START.timestamp())
-    columns = ("table_id", "seq", "time", "user_name", "round_id", "type", "payload", "prev_hash", "hash")
+    columns = (
+        "table_id",
+        "seq",
+        "time",
+        "user_name",
+        "round_id",
+        "type",
+        "payload",
+        "prev_hash",
+        "hash",
+        "mac",
+    )
+    mac_key = key.mac_key if key is not None else None  # each entry's MAC, as Journal.append_in writes it
     insert = f"INSERT INTO journal ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
     if not store.is_sqlite:
         insert = insert.replace("?", "%s")
@@ -152,7 +166,8 @@ def _write_copies(store: Store, table: str, entries: int, progress: Callable[[fl
                 payload=body,
                 prev_hash=prev,
             )
-            rows.append((table, seq, when, user, rid, type_, text, prev, digest))
+            mac = keys.entry_mac(mac_key, digest) if mac_key is not None else None
+            rows.append((table, seq, when, user, rid, type_, text, prev, digest, mac))
             if seq % CHECKPOINT_EVERY == 0:
                 checkpoints.append((seq, digest))
             prev, prev_type = digest, type_
@@ -166,7 +181,9 @@ def _write_copies(store: Store, table: str, entries: int, progress: Callable[[fl
             if sign is not None:
                 sign_head(conn, table, seq, prev, sign)
         if key is not None:
-            keys.note_high_water(store.where, table, seq, prev, checkpoint=bool(checkpoints))
+            keys.note_high_water(
+                store.where, table, seq, prev, checkpoint_seq=checkpoints[-1][0] if checkpoints else None
+            )
         progress(written / max(entries, 1), f"journal {written:,} entries")
     return written
 

@@ -19,6 +19,7 @@ truncated, not signed). On a floor store the signed heads the forwarder received
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +30,9 @@ from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.store import schema, signed_heads
 from engine.store.canonical import GENESIS_HASH, canonical_json, entry_hash
+from engine.store.chain_scan import Problem, Scan, scan
 from engine.store.db import Store
+from engine.store.keys import VerifiedMark
 from engine.store.records import Entry, row_to_entry
 
 
@@ -122,18 +125,33 @@ def _fail(report: VerifyReport, table: str, seq: int | None, problem: str) -> Ve
 
 
 def verify(
-    store: Store, table: str | None = None, *, batch: int = 5000, public_key: str | None = None
+    store: Store,
+    table: str | None = None,
+    *,
+    public_key: str | None = None,
+    incremental: bool = False,
+    remember: bool = True,
 ) -> VerifyReport:
     """Check one table's chain (or every chain in the store); stops at the first bad entry.
 
-    `public_key` (hex) pins the key of `table` as its key file would (a lab without the key file)."""
+    `public_key` (hex) pins the key of `table` as its key file would (a lab without the key file).
+    `incremental`: start after the last position a verification with the table's key file found good
+    (the witness's MAC'd `verified` mark), re-checking that this position, the checkpoints before it
+    and the chain's head and signatures are as they were (docs/journal-evidence.md says what that
+    leaves out); without a usable mark the whole chain is verified. `remember`: a chain that
+    verifies against its key file moves the mark to its head."""
     from engine.store import keys
 
     j, heads, cps = schema.journal, schema.chain_heads, schema.checkpoints
     with store.read() as conn:
         known = set(conn.execute(sa.select(heads.c.table_id)).scalars())
-        known |= set(conn.execute(sa.select(j.c.table_id).distinct()).scalars())
-        known |= set(conn.execute(sa.select(cps.c.table_id).distinct()).scalars())
+        if table is not None:  # one table: looked up by the keys (a DISTINCT reads a long journal)
+            for t in (j, cps):
+                if conn.execute(sa.select(t.c.seq).where(t.c.table_id == table).limit(1)).first():
+                    known.add(table)
+        else:
+            known |= set(conn.execute(sa.select(j.c.table_id).distinct()).scalars())
+            known |= set(conn.execute(sa.select(cps.c.table_id).distinct()).scalars())
     known |= set(keys.tables_with_keys(store.where))  # a table whose key says it had a journal here
     if table is not None and table not in known:
         listed = ", ".join(sorted(known)) or "none"
@@ -149,130 +167,340 @@ def verify(
         pinned = public_key if (public_key is not None and table is not None) else None
         if pinned is None and key_file is not None:
             pinned = key_file.public
-        with store.read() as conn:
-            head_row = conn.execute(sa.select(heads).where(heads.c.table_id == name)).first()
-            checkpoints = {
-                int(r.seq): (r.hash, r.sig)
-                for r in conn.execute(sa.select(cps).where(cps.c.table_id == name))
-            }
-            report.rounds += int(
-                conn.execute(
-                    sa.select(sa.func.count(sa.distinct(j.c.round_id))).where(
-                        j.c.table_id == name, j.c.round_id.is_not(None)
-                    )
-                ).scalar_one()
-            )
-            kept = signed_heads.received(conn, name) if floor_heads else {}
-        all_checkpoints = dict(checkpoints)
-        keys_at: dict[int, str | None] = {}  # the key in force at each kept signed head
-        key: str | None = None  # the key in force
-        key_since = 0
-        signed_ok = 0  # the last checkpoint whose signature holds
-        bad_sig: int | None = None  # the first checkpoint whose signature does not
-        hashes_at: dict[int, str] = {}
-        want = {key_file.high_water[0]} if key_file is not None and key_file.high_water else set()
-        want |= set(kept)
-        expected_seq, prev = 1, GENESIS_HASH
-        while True:
-            with store.read() as conn:
-                rows = conn.execute(
-                    sa.select(j)
-                    .where(j.c.table_id == name, j.c.seq >= expected_seq)
-                    .order_by(j.c.seq)
-                    .limit(batch)
-                ).all()
-            for row in rows:
-                seq = int(row.seq)
-                if seq != expected_seq:
-                    return _fail(report, name, expected_seq, f"missing (removed); the chain jumps to {seq}")
-                entry = row_to_entry(row)
-                problem = entry_problem(entry, prev)
-                if problem is not None:
-                    return _fail(report, name, seq, problem)
-                found, key_problem = _key_change(entry, key)
-                if key_problem is not None:
-                    return _fail(report, name, seq, key_problem)
-                if found is not None and found != key:
-                    key, key_since = found, seq
-                if seq in checkpoints:
-                    cp_hash, cp_sig = checkpoints.pop(seq)
-                    if cp_hash != row.hash:
-                        return _fail(
-                            report,
-                            name,
-                            seq,
-                            "hash differs from the checkpoint taken at this entry (rewritten)",
-                        )
-                    if key is not None and bad_sig is None:
-                        if keys.check_signature(key, name, seq, row.hash, cp_sig):
-                            signed_ok = seq
-                        elif cp_sig is not None or pinned is not None:
-                            bad_sig = seq
-                elif seq % _CHECKPOINT_EVERY == 0:
-                    return _fail(
-                        report, name, seq, "its interval checkpoint is missing (checkpoint rows removed)"
-                    )
-                if seq in want:
-                    hashes_at[seq] = row.hash
-                    keys_at[seq] = key
-                prev = row.hash
-                expected_seq += 1
-                report.events += 1
-            if len(rows) < batch:
-                break
-        last = expected_seq - 1
-        if checkpoints:
-            seq = min(checkpoints)
-            return _fail(
-                report, name, seq, f"checkpointed but missing: the journal ends at {last} (truncated)"
-            )
-        if head_row is None and last > 0:
-            return _fail(
-                report, name, None, "the chain head row is missing (removed), yet the journal has entries"
-            )
-        if head_row is not None and (int(head_row.seq), head_row.hash) != (last, prev):
-            if int(head_row.seq) > last:
-                return _fail(
-                    report, name, last + 1, f"missing: the head says {head_row.seq} entries (truncated)"
-                )
-            return _fail(report, name, last, f"the head row names entry {head_row.seq}, not the last entry")
-        failed = _against_key(
+        failed = _verify_chain(
+            store,
             report,
             name,
-            last,
-            prev,
-            head_row,
-            key,
-            key_since,
-            pinned,
             key_file,
-            signed_ok,
-            bad_sig,
-            hashes_at,
-            all_checkpoints,
+            pinned,
+            incremental=incremental,
+            remember=remember,
+            floor_heads=floor_heads,
         )
         if failed is not None:
             return failed
-        floor_problem = signed_heads.problem(name, last, kept, hashes_at, keys_at) if kept else None
-        if floor_problem is not None:
-            return _fail(report, name, *floor_problem)
-        report.tables[name] = (last, prev)
-        if key is not None:
-            report.keys[name] = keys.fingerprint(key)
-            if pinned is None:
-                report.unpinned.append(name)
     return report
 
 
-_CHECKPOINT_EVERY = (
-    1000  # engine.store.journal.CHECKPOINT_EVERY (the journal sits above this module's import)
-)
-_KEY_TYPES = (
-    EntryType.TABLE_STARTED.value,
-    EntryType.TABLE_QUARANTINED.value,
-    EntryType.TABLE_KEY_ROTATED.value,
-    EntryType.CHAIN_KEYED.value,  # the floor chain's key (engine.store.users)
-)
+def _verify_chain(
+    store: Store,
+    report: VerifyReport,
+    name: str,
+    key_file: Any,
+    pinned: str | None,
+    *,
+    incremental: bool,
+    remember: bool,
+    floor_heads: bool = False,
+) -> VerifyReport | None:
+    """One table's chain: the fast pass (engine.store.chain_scan), then the head, key and witness, and
+    on a floor store the signed heads it received from the table (engine.store.signed_heads)."""
+    from engine.store import keys
+
+    heads, cps = schema.chain_heads, schema.checkpoints
+    has_mac = _has_mac_column(store)
+    mac_key_of = (
+        (lambda public: key_file.mac_key_for(public))
+        if key_file is not None and has_mac
+        else (lambda public: None)
+    )
+    with store.read() as conn:
+        head_row = conn.execute(sa.select(heads).where(heads.c.table_id == name)).first()
+        checkpoints = {
+            int(r.seq): (r.hash, r.sig) for r in conn.execute(sa.select(cps).where(cps.c.table_id == name))
+        }
+        all_checkpoints = dict(checkpoints)
+        state = Scan(table=name, mac_from=key_file.mac_from if key_file is not None and has_mac else None)
+        rounds_before = 0
+        mark = key_file.verified if incremental and key_file is not None and has_mac else None
+        if mark is not None and pinned == key_file.public and _mark_holds(conn, name, mark, checkpoints):
+            state = Scan(
+                table=name,
+                expected=mark.seq + 1,
+                prev=mark.hash,
+                key=mark.key,
+                key_since=mark.seq,
+                macs=mark.macs,
+                mac_from=state.mac_from,
+                signed_ok=mark.seq,
+                events=mark.seq,
+                checkpoints_seen=mark.checkpoints,
+            )
+            for seq in [s for s in checkpoints if s <= mark.seq]:
+                del checkpoints[seq]
+            rounds_before = mark.rounds
+        else:
+            mark = None
+        want = {key_file.high_water[0]} if key_file is not None and key_file.high_water else set()
+        kept = signed_heads.received(conn, name) if floor_heads else {}
+        want |= set(kept)
+
+        def sequential(state: Scan, upto: int | None = None) -> Problem | None:
+            return scan(
+                conn.connection.driver_connection,
+                conn.dialect.name == "sqlite",
+                state,
+                checkpoints=checkpoints,
+                pinned=pinned,
+                want=want,
+                key_change=_key_change,
+                mac_key_of=mac_key_of,
+                signature_holds=lambda public, seq, hash_, sig: keys.check_signature(
+                    public, name, seq, hash_, sig
+                ),
+                entry_problem=entry_problem,
+                has_mac=has_mac,
+                upto=upto,
+            )
+
+        split = (
+            _split_point(conn, name, head_row, checkpoints, key_file) if mark is None and has_mac else None
+        )
+        if split is None:
+            problem = sequential(state)
+        else:
+            problem = _in_two(store, conn, state, split, checkpoints, sequential, head_row, pinned, want)
+            if problem is not None or state.expected == split[0] + 1:
+                # the halves did not join: the sequential scan gives the verdict
+                checkpoints.clear()
+                checkpoints.update(all_checkpoints)
+                state = Scan(table=name, mac_from=state.mac_from)
+                problem = sequential(state)
+        if problem is not None:
+            return _fail(report, name, problem.seq, problem.what)
+        if mark is not None:
+            rounds = rounds_before + _rounds_after(conn, name, mark.seq, state.round_ids)
+            if mark.seq in want and mark.seq not in state.hashes_at:
+                state.hashes_at[mark.seq] = mark.hash
+            for seq in want - set(state.hashes_at):
+                found = conn.execute(
+                    sa.select(schema.journal.c.hash).where(
+                        schema.journal.c.table_id == name, schema.journal.c.seq == seq
+                    )
+                ).scalar()
+                if found is not None:
+                    state.hashes_at[seq] = str(found)
+        else:
+            rounds = len(state.round_ids)
+    last, prev = state.expected - 1, state.prev
+    if checkpoints:
+        seq = min(checkpoints)
+        return _fail(report, name, seq, f"checkpointed but missing: the journal ends at {last} (truncated)")
+    if head_row is None and last > 0:
+        return _fail(
+            report, name, None, "the chain head row is missing (removed), yet the journal has entries"
+        )
+    if head_row is not None and (int(head_row.seq), head_row.hash) != (last, prev):
+        if int(head_row.seq) > last:
+            return _fail(report, name, last + 1, f"missing: the head says {head_row.seq} entries (truncated)")
+        return _fail(report, name, last, f"the head row names entry {head_row.seq}, not the last entry")
+    failed = _against_key(
+        report,
+        name,
+        last,
+        prev,
+        head_row,
+        state.key,
+        state.key_since,
+        pinned,
+        key_file,
+        state.signed_ok,
+        state.bad_sig,
+        state.hashes_at,
+        all_checkpoints,
+    )
+    if failed is not None:
+        return _refine(store, failed)
+    if kept:
+        with store.read() as conn:
+            keys_at = _keys_at(conn, name, set(kept))
+        floor_problem = signed_heads.problem(name, last, kept, state.hashes_at, keys_at)
+        if floor_problem is not None:
+            return _fail(report, name, *floor_problem)
+    report.events += state.events
+    report.rounds += rounds
+    report.tables[name] = (last, prev)
+    if state.key is not None:
+        report.keys[name] = keys.fingerprint(state.key)
+        if pinned is None:
+            report.unpinned.append(name)
+    if (
+        remember
+        and key_file is not None
+        and has_mac
+        and pinned == key_file.public
+        and state.key == pinned
+        and last
+    ):
+        _remember(
+            key_file,
+            VerifiedMark(last, prev, key_file.public, state.macs, state.checkpoints_seen, rounds),
+        )
+    return None
+
+
+def _has_mac_column(store: Store) -> bool:
+    """An older schema's copy (read as it is by the audit) has no `journal.mac`."""
+    with store.read() as conn:
+        return "mac" in {c["name"] for c in sa.inspect(conn).get_columns("journal")}
+
+
+def _split_point(
+    conn: Any, name: str, head_row: Any, checkpoints: dict[int, tuple[str, str | None]], key_file: Any
+) -> tuple[int, str, str, bool] | None:
+    """Where a long chain is cut for two processes (engine.store.chain_parallel): an interval
+    checkpoint near the middle signed by one of the table's keys; (seq, hash, key, its entry MAC'd)."""
+    from engine.store import chain_parallel, keys
+
+    if key_file is None or head_row is None or int(head_row.seq) < chain_parallel.PARALLEL_MIN:
+        return None
+    if not chain_parallel.available():
+        return None
+    seq = int(head_row.seq) // 2 // _CHECKPOINT_EVERY * _CHECKPOINT_EVERY
+    if seq not in checkpoints:
+        return None
+    cp_hash, sig = checkpoints[seq]
+    for public in (key_file.public, *(p for p, _ in key_file.retired)):
+        if keys.check_signature(public, name, seq, cp_hash, sig):
+            j = schema.journal
+            mac = conn.execute(sa.select(j.c.mac).where(j.c.table_id == name, j.c.seq == seq)).scalar()
+            return seq, cp_hash, public, mac is not None
+    return None
+
+
+def _in_two(
+    store: Store,
+    conn: Any,
+    state: Scan,
+    split: tuple[int, str, str, bool],
+    checkpoints: dict[int, tuple[str, str | None]],
+    sequential: Any,
+    head_row: Any,
+    pinned: str | None,
+    want: set[int],
+) -> Problem | None:
+    """The first half here, the second in a worker; `state` holds the joined chain when they join
+    (else it stops at the split, and the caller scans sequentially)."""
+    from engine.store import chain_parallel
+
+    seq, cp_hash, public, macs = split
+    pool, future = chain_parallel.start_worker(
+        url=store.engine.url.render_as_string(hide_password=False),
+        where=store.where,
+        table=state.table,
+        start=seq,
+        start_hash=cp_hash,
+        key=public,
+        macs=macs,
+        mac_from=state.mac_from,
+        upto=int(head_row.seq),
+        checkpoints={s: v for s, v in checkpoints.items() if s > seq},
+        pinned=pinned,
+        want=want,
+    )
+    try:
+        problem = sequential(state, upto=seq)
+        if problem is not None:
+            future.cancel()
+            return problem
+        try:
+            half = future.result()
+        except Exception:  # a worker that could not start or read: the sequential scan decides
+            state.expected = seq + 1
+            return None
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    if not chain_parallel.join(state, half, seq, public):
+        state.expected = seq + 1
+        return None
+    for reached in half.reached:
+        checkpoints.pop(reached, None)
+    return None
+
+
+_CHECKPOINT_EVERY = 1000  # engine.store.journal.CHECKPOINT_EVERY (the journal sits above this module)
+
+
+def _mark_holds(
+    conn: Any, name: str, mark: VerifiedMark, checkpoints: dict[int, tuple[str, str | None]]
+) -> bool:
+    """The verified position is still there with its hash, and the checkpoints up to it are as many."""
+    j = schema.journal
+    found = conn.execute(sa.select(j.c.hash).where(j.c.table_id == name, j.c.seq == mark.seq)).scalar()
+    if found != mark.hash:
+        return False
+    # A checkpoint row at or before the mark removed (or one added there) sends it to a full check.
+    return sum(1 for seq in checkpoints if seq <= mark.seq) == mark.checkpoints
+
+
+def _rounds_after(conn: Any, name: str, seq: int, round_ids: set[str]) -> int:
+    """How many of `round_ids` (named after entry `seq`) no entry at or before `seq` names: each
+    looked up through the round-id index."""
+    j = schema.journal
+    query = sa.select(j.c.table_id, j.c.seq).where(j.c.round_id == sa.bindparam("r"))
+    fresh = 0
+    for rid in round_ids:
+        rows = conn.execute(query, {"r": rid}).all()
+        fresh += not any(t == name and int(s) <= seq for t, s in rows)
+    return fresh
+
+
+def _remember(key_file: Any, mark: VerifiedMark) -> None:
+    """Move the witness's verified mark to this head (best effort: a read-only key dir keeps the old)."""
+    from engine.store import keys
+
+    current = keys.load(key_file.store, key_file.table)
+    if current is None or current.public != mark.key:
+        return
+    if current.verified is not None and current.verified.seq >= mark.seq:
+        return
+    with contextlib.suppress(DrrError, OSError):
+        keys.update(current, verified=mark)
+
+
+def _refine(store: Store, failed: VerifyReport) -> VerifyReport:
+    """A signature names a range: the first entry in it that the reference check refuses, if any
+    (a payload not in canonical form hashes the fast way only if the forger hashed it so)."""
+    detail = failed.detail or ""
+    if failed.bad_seq is None or "not covered by the table's signature" not in detail:
+        return failed
+    import re
+
+    found = re.search(r"from (\d+) to (\d+)", detail)
+    if found is None:
+        return failed
+    lo, hi = int(found.group(1)), int(found.group(2))
+    from engine.store.journal import Journal
+
+    with contextlib.suppress(DrrError):  # an older schema's copy: the range stands
+        for entry in Journal(store).entries(failed.bad_table or "", lo):
+            if entry.seq > hi:
+                break
+            problem = entry_problem(entry, None)
+            if problem is not None:
+                return _fail(failed, failed.bad_table or "", entry.seq, problem)
+    return failed
+
+
+from engine.store.chain_scan import KEY_TYPES as _KEY_TYPES  # noqa: E402  (one list, for both passes)
+
+
+def _keys_at(conn: Any, name: str, seqs: set[int]) -> dict[int, str | None]:
+    """The key in force at each of `seqs`, from the chain's few key entries (already verified)."""
+    j = schema.journal
+    changes: list[tuple[int, str]] = []
+    key: str | None = None
+    for row in conn.execute(
+        sa.select(j).where(j.c.table_id == name, j.c.type.in_(sorted(_KEY_TYPES))).order_by(j.c.seq)
+    ):
+        found, _ = _key_change(row_to_entry(row), key)
+        if found is not None and found != key:
+            key = found
+            changes.append((int(row.seq), found))
+    out: dict[int, str | None] = {}
+    for seq in seqs:
+        out[seq] = next((k for s, k in reversed(changes) if s <= seq), None)
+    return out
 
 
 def _key_change(entry: Entry, key: str | None) -> tuple[str | None, str | None]:

@@ -29,9 +29,7 @@ from dataclasses import dataclass
 
 import sqlalchemy as sa
 
-from engine.entry_types import EntryType
 from engine.errors import DrrError
-from engine.journal_types import spellings
 from engine.rng import Rng, SystemRng
 from engine.store import schema
 from engine.store.canonical import GENESIS_HASH
@@ -62,13 +60,9 @@ class RecoveryReport:
         return f"recovered {self.entries} journal entries up to #{self.last_seq}: {where}{extra}{games}{hold}"
 
 
-SEED_TYPES = spellings(
-    EntryType.TABLE_RULES_LOADED,
-    EntryType.BONUS_PRESET_SET,
-    EntryType.TABLE_SETTINGS_CHANGED,
-    EntryType.TABLE_DEALER_CHANGED,  # who deals the next round
-    EntryType.TABLE_QUARANTINED,  # the round numbers a quarantined store used (engine.store.evidence)
-)
+# Rules Submissions, bonus presets, settings, the dealer, quarantine (the round numbers a quarantined
+# store used, engine.store.evidence): named in engine.store.schema with the partial index that finds them.
+SEED_TYPES = schema.SEED_TYPES
 
 
 def recover(state: TableState, journal: Journal, *, from_last_round: bool = True) -> RecoveryReport:
@@ -149,7 +143,7 @@ def _seed_from_last_round(state: TableState, journal: Journal) -> None:
         counts: dict[str, int] = {str(status): int(n) for status, n in by_status.all()}
         rows = conn.execute(
             sa.select(j)
-            .where(j.c.table_id == table, j.c.seq < start, j.c.type.in_(SEED_TYPES))
+            .where(j.c.table_id == table, j.c.seq < start, schema.SEED_FILTER)  # by ix_journal_seed
             .order_by(j.c.seq)
         ).all()
     # The last round is folded again from its round.opened: it is not counted here.

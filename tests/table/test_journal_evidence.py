@@ -135,21 +135,32 @@ def test_an_intact_signed_journal_verifies_and_names_its_key(
 
 
 def test_a_rewritten_payload_with_every_hash_recomputed_is_caught(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path, first = _played(tmp_path)
+    changed: list[int] = []
 
     def raise_a_wager(rows: list[Row]) -> list[Row]:
-        target = next(r for r in rows if r["seq"] > first and r["type"] == "round.wager_placed")
+        target = next(r for r in rows if r["seq"] > first + 1 and r["type"] == "round.wager_placed")
         target["payload"] = target["payload"].replace('"amount":"1"', '"amount":"900"')
+        changed.append(target["seq"])
         return rows
 
     _rechain(path, raise_a_wager)
     with open_store(str(path), table="T1", migrate=False) as store:
         assert _hashes_only_ok(store)  # the plain SHA-256 chain alone would pass
     err = _audit(path, capsys)
-    assert f"entry {first + 1}" in err and "not covered by the table's signature" in err
-    _refused_at_start(path, f"journal entry {first + 1}")
+    # the key file's MAC names the very entry changed, not a range between signed checkpoints
+    assert f"entry {changed[0]}: its MAC does not match the table's key" in err
+    _refused_at_start(path, f"journal entry {changed[0]} its MAC does not match")
+    # A lab with the public key only (no key file, so no MAC key): the signatures name the range.
+    key = keys.load(str(path), "T1")
+    assert key is not None
+    monkeypatch.setenv("DRR_KEY_DIR", str(tmp_path / "lab-has-no-keys"))
+    with open_store(str(path), table="T1", migrate=False) as store:
+        report = verify(store, "T1", public_key=key.public)
+    assert not report.ok and report.bad_seq == first + 1
+    assert "not covered by the table's signature" in (report.detail or "")
 
 
 def _hashes_only_ok(store: Any) -> bool:
@@ -165,11 +176,41 @@ def _hashes_only_ok(store: Any) -> bool:
 
 def test_a_removed_round_renumbered_is_caught(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path, _ = _played(tmp_path)
-    victim = next(r["round_id"] for r in _rows(path) if r["round_id"])
+    rows = _rows(path)
+    victim = next(r["round_id"] for r in rows if r["round_id"])
+    gone = min(r["seq"] for r in rows if r["round_id"] == victim)
     _rechain(path, lambda rows: [r for r in rows if r["round_id"] != victim])
     err = _audit(path, capsys)
-    assert "not covered by the table's signature" in err or "checkpoint" in err
-    _refused_at_start(path, "journal entry")
+    assert f"entry {gone}: its MAC does not match" in err  # the first entry renumbered into the gap
+    _refused_at_start(path, f"journal entry {gone} its MAC does not match")
+
+
+def test_an_entry_inserted_mid_chain_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, first = _played(tmp_path)
+    at = first + 5
+
+    def insert(rows: list[Row]) -> list[Row]:
+        copy = dict(rows[at - 2])
+        return [*rows[: at - 1], copy, *rows[at - 1 :]]
+
+    _rechain(path, insert)
+    err = _audit(path, capsys)
+    assert f"entry {at}: its MAC does not match" in err
+    _refused_at_start(path, f"journal entry {at} its MAC does not match")
+
+
+def test_two_entries_swapped_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, first = _played(tmp_path)
+    at = first + 4
+
+    def swap(rows: list[Row]) -> list[Row]:
+        rows[at - 1], rows[at] = rows[at], rows[at - 1]
+        return rows
+
+    _rechain(path, swap)
+    err = _audit(path, capsys)
+    assert f"entry {at}: its MAC does not match" in err
+    _refused_at_start(path, f"journal entry {at} its MAC does not match")
 
 
 def test_an_appended_well_formed_void_is_caught_naming_it(
@@ -187,14 +228,31 @@ def test_an_appended_well_formed_void_is_caught_naming_it(
     )  # fmt: skip
     conn = _db(path)
     conn.execute(
-        "INSERT INTO journal VALUES ('T1', ?, ?, 'pete', ?, 'round.voided', ?, ?, ?)",
+        "INSERT INTO journal (table_id, seq, time, user_name, round_id, type, payload, prev_hash, hash) "
+        "VALUES ('T1', ?, ?, 'pete', ?, 'round.voided', ?, ?, ?)",
         (seq, last["time"], old["round_id"], old["payload"], last["hash"], digest),
     )
     conn.execute("UPDATE chain_heads SET seq = ?, hash = ? WHERE table_id = 'T1'", (seq, digest))
     conn.close()
     err = _audit(path, capsys)
-    assert f"entry {seq}:" in err and "head" in err
-    _refused_at_start(path, f"journal entry {seq}")
+    assert f"entry {seq}: carries no MAC" in err
+    _refused_at_start(path, f"journal entry {seq} carries no MAC")
+    conn = _db(path)  # the MAC of the old void copied with it: it does not cover the new entry
+    conn.execute("UPDATE journal SET mac = ? WHERE seq = ?", (old["mac"], seq))
+    conn.close()
+    assert f"entry {seq}: its MAC does not match" in _audit(path, capsys)
+
+
+def test_every_mac_stripped_is_caught(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A forger who removes every MAC (to pass the chain off as one made before MACs): the witness
+    says from which entry every entry is MAC'd."""
+    path, _ = _played(tmp_path)
+    conn = _db(path)
+    conn.execute("UPDATE journal SET mac = NULL")
+    conn.close()
+    err = _audit(path, capsys)
+    assert "entry 1: carries no MAC" in err
+    _refused_at_start(path, "carries no MAC")
 
 
 def test_a_cut_tail_is_caught_even_on_an_old_signed_checkpoint(

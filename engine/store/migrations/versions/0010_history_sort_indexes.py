@@ -1,7 +1,7 @@
 """rounds: indexes for the history browser's sorts by wagered and by result, and its "bonus hit" filter
 
 Revision ID: 0010
-Revises: 0007
+Revises: 0008
 Create Date: 2026-12-01 13:20:00
 
 At a million rounds a page sorted by wagered or result sorted every matching round (0.2–1.4 s on
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0010"
-down_revision = "0007"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 
