@@ -211,6 +211,10 @@ class TableState:
             )
         if entry_type(entry.type) is EntryType.TABLE_STARTED:
             self.rng_fault = None  # a restarted service checks its generator afresh
+            # A new process, a new wheel link: a spin ordered before the restart is taken as not yet
+            # launched, so the driver sends the start again once the wheel waits in state 2 (a wheel
+            # still spinning that spin reports its launch or result first, which ends the order).
+            self.drive.launched = False
         if entry_type(entry.type) in NOT_FOLDED:
             self.last_seq = entry.seq  # kept in the journal only; its payload is not this fold's to check
             return

@@ -164,3 +164,24 @@ def test_a_pit_boss_sets_the_tables_times_and_bad_ones_are_refused(store: Store)
         await svc.close()
 
     run(go())
+
+
+def test_a_spin_launched_before_a_restart_is_ordered_again(store: Store) -> None:
+    """Killed while the ball of the round's ordered spin was in the rim: the new process has a new wheel
+    link (the virtual wheel starts over and waits in state 2), so the order stands again and the
+    driver re-sends it; before, the restarted table waited for a launch that never came."""
+
+    async def go() -> None:
+        clock = Clock()
+        svc = await opened(store, clock)
+        clock.now += 21
+        await svc.tick_clock()
+        await wheel(svc, {"type": "launched", "game": 3})
+        assert not svc.state.drive.order_outstanding  # launched: nothing to send
+        await svc.close()
+        again = make_service(store, clock=clock, betting_seconds=20)
+        await again.start()
+        assert again.state.drive.order_outstanding, "the restarted table must order the spin again"
+        await again.close()
+
+    run(go())
