@@ -116,7 +116,7 @@ from engine.store.records import Entry, row_to_entry
 from engine.table import dealer as dealers
 from engine.table import limits as table_limits
 from engine.table import wheel_drive
-from engine.table.holds import ACCEPT_SENSOR, hold_remedies
+from engine.table.holds import ACCEPT_SENSOR, WHAT, hold_remedies
 from engine.table.recovery import RecoveryReport, recover
 from engine.table.round_clock import RoundTimer
 from engine.table.settlements import SettlementCache
@@ -474,8 +474,9 @@ class TableService:
     def _no_hold(self, doing: str) -> None:
         hold = self.state.hold
         if hold is not None:
+            what = WHAT.get(hold.kind, hold.kind.replace("_", " "))
             raise IllegalTransition(
-                f"cannot {doing}: irregularity '{hold.kind}' ({hold.reason}) is unresolved; "
+                f"cannot {doing}: the round is on hold ({what}: {hold.reason}); "
                 "call a no-spin, or a pit boss resolves it or voids the round"
             )
 
@@ -957,7 +958,11 @@ class TableService:
             elif game is not None and game in st.no_spin_games:
                 note = f"game {game} was called a no-spin"
             elif st.hold is not None:
-                irregular("doubtful_result", f"result {number} while '{st.hold.kind}' is unresolved", number)
+                irregular(
+                    "doubtful_result",
+                    f"result {number} while the round is on hold ({WHAT.get(st.hold.kind, st.hold.kind)})",
+                    number,
+                )
             elif st.expected_game is not None and game is not None and game != st.expected_game:
                 irregular(
                     "unexpected_game",

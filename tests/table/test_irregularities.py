@@ -137,7 +137,7 @@ def test_a_pit_boss_may_enter_the_result_of_a_held_spin(store: Store) -> None:
     async def go() -> TableService:
         svc = await closed_round(store, game=30)
         await wheel(svc, {"type": "result", "game": 99, "number": 8})
-        with pytest.raises(IllegalTransition, match="unresolved"):
+        with pytest.raises(IllegalTransition, match="on hold"):
             await svc.manual_result(CROUPIER, 8, "seen on camera")
         await svc.manual_result(PITBOSS, 8, "seen on camera")
         await svc.manual_result(PITBOSS, 8, "seen on camera")

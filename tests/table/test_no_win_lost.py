@@ -183,7 +183,7 @@ def test_no_chips_after_the_ball_has_landed(store: Store) -> None:
         await wheel(svc, {"type": "started", "game": 5})
         await svc.open_bets(CROUPIER)
         await wheel(svc, {"type": "result", "game": 5, "number": 17})
-        with pytest.raises(IllegalWager, match="unresolved"):
+        with pytest.raises(IllegalWager, match="on hold"):
             await svc.place_wager(CROUPIER, "anna", inside_bet([17]), Decimal(5))
         await svc.close()
 
