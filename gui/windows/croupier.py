@@ -71,6 +71,7 @@ if TYPE_CHECKING:  # the change notices' module loads with the table, after the 
     from engine.table.changes import Changes
 
 PAYING_TITLE = "Paying list (player totals include stakes)"
+RETURN_TITLE = "Round voided: return every wager to its player"
 PLAIN_SEAT = re.compile(r"Seat \d+")  # the names seats start with (gui.app.PLAYERS)
 CHIP_VALUES = (Decimal(1), Decimal(5), Decimal(25), Decimal(100), Decimal(500), Decimal(1000))
 NO_SPIN_REASONS = (
@@ -741,8 +742,34 @@ class CroupierWindow(FirstPaintWindow):
         self._fill_paying_list()
         self._refresh_action()
 
+    def _fill_return_list(self) -> None:
+        """A voided round: every wager back to its player, player by player, with totals."""
+        mine: dict[str, list[Wager]] = defaultdict(list)
+        for w in self.wagers:
+            mine[w.player].append(w)
+        order = [p for p in self.players if p in mine] + sorted(p for p in mine if p not in self.players)
+        rows: list[list[str]] = []
+        grand = Decimal(0)
+        for player in order:
+            subtotal = sum((w.amount for w in mine[player]), Decimal(0))
+            rows += [
+                [player, w.bet.label, money(w.amount), "returned", money(w.amount)] for w in mine[player]
+            ]
+            rows.append([f"{player} total", "", "", "", money(subtotal)])
+            grand += subtotal
+        if rows:
+            rows.append(["Table total", "", "", "", money(grand)])
+        self.paying_title.setText(f"{RETURN_TITLE} · <b>table returns {money(grand)}</b>")
+        self.paying.setRowCount(len(rows))
+        for r, cells in enumerate(rows):
+            for c, text in enumerate(cells):
+                self.paying.setItem(r, c, QTableWidgetItem(text))
+
     def _fill_paying_list(self) -> None:
         """Winners the way a croupier pays: player by player, largest payout first, with totals."""
+        if self.phase is Phase.VOID:
+            self._fill_return_list()
+            return
         winners: dict[str, list[PayLine]] = defaultdict(list)
         for ln in self.pay_lines:
             if ln.wins:
