@@ -23,6 +23,7 @@ from engine.errors import DrrError
 from engine.store import keys, schema
 from engine.store.db import Store, open_store
 from engine.store.journal import Journal
+from engine.store.records import NewEvent
 from engine.store.verify import VerifyReport, verify
 
 FULL_AT_START = 200_000  # entries: longer journals are verified from the last verified position
@@ -138,8 +139,6 @@ def _rounds_used(store: Store, table: str) -> int:
 def quarantine(path: Path, table: str, *, user: str) -> QuarantineReport:
     """Move a SQLite store that fails verification aside and start a new one linked to its last good
     signed head (see the module docstring). Refused on a store that verifies."""
-    from engine.journal_types import write
-    from engine.table_events import Quarantined
 
     path = path.expanduser().absolute()
     if not path.exists():
@@ -171,20 +170,8 @@ def quarantine(path: Path, table: str, *, user: str) -> QuarantineReport:
             if src.exists():
                 os.replace(src, Path(f"{moved}{suffix}"))
     with open_store(str(path), table=table) as fresh:
-        entry = write(
-            Quarantined(
-                damaged_store=str(moved),
-                damaged_sha256=digest,
-                problem=report.problem or "",
-                last_good_seq=last_good[0],
-                last_good_hash=last_good[1],
-                last_good_sig=last_good[2],
-                key=key.public,
-                rounds_before=rounds_before,
-            ),
-            table=table,
-            round_id=None,
-            user=user,
+        entry = quarantined_entry(
+            table, user, str(moved), digest, report, last_good, key.public, rounds_before
         )
         fresh.journal.append_many([entry])
         head = fresh.journal.checkpoint(table, "quarantine")
@@ -195,6 +182,34 @@ def quarantine(path: Path, table: str, *, user: str) -> QuarantineReport:
         key, journaled=True, high_water=head, checkpoint=head[0] if head else None, mac_from=1, verified=None
     )
     return QuarantineReport(moved, report, last_good)
+
+
+def quarantined_entry(
+    table: str,
+    user: str,
+    damaged: str,
+    digest: str,
+    report: VerifyReport,
+    last_good: tuple[int, str, str | None],
+    key: str,
+    rounds_before: int,
+) -> NewEvent:
+    """The new chain's first entry, `table.quarantined`, linking it to the damaged store's last good
+    signed head (the SQLite file moved aside, or the PostgreSQL rows moved to a quarantine schema)."""
+    from engine.journal_types import write
+    from engine.table_events import Quarantined
+
+    event = Quarantined(
+        damaged_store=damaged,
+        damaged_sha256=digest,
+        problem=report.problem or "",
+        last_good_seq=last_good[0],
+        last_good_hash=last_good[1],
+        last_good_sig=last_good[2],
+        key=key,
+        rounds_before=rounds_before,
+    )
+    return write(event, table=table, round_id=None, user=user)
 
 
 def report_time() -> str:

@@ -20,12 +20,10 @@ import json
 import sqlalchemy as sa
 
 from engine.errors import DrrError
-from engine.journal_types import write
 from engine.store import keys, schema
 from engine.store.db import Store, open_store
-from engine.store.evidence import _last_good, _rounds_used, report_time
+from engine.store.evidence import _last_good, _rounds_used, quarantined_entry, report_time
 from engine.store.verify import VerifyReport, verify
-from engine.table_events import Quarantined
 
 # The live tables a table's rows are moved out of, in this order.
 MOVED = (
@@ -111,21 +109,8 @@ def _move_and_restart(
             )
             conn.execute(sa.delete(t).where(t.c.table_id == table))
         digest, moved = _journal_digest(conn, name, table)
-        entry = write(
-            Quarantined(
-                damaged_store=f"{store.where} schema {name} ({moved} journal entries of table {table})",
-                damaged_sha256=digest,
-                problem=report.problem or "",
-                last_good_seq=last_good[0],
-                last_good_hash=last_good[1],
-                last_good_sig=last_good[2],
-                key=key.public,
-                rounds_before=rounds_before,
-            ),
-            table=table,
-            round_id=None,
-            user=user,
-        )
+        damaged = f"{store.where} schema {name} ({moved} journal entries of table {table})"
+        entry = quarantined_entry(table, user, damaged, digest, report, last_good, key.public, rounds_before)
         store.journal.append_in(conn, [entry])
     head = store.journal.checkpoint(table, "quarantine")
     if head is None:
