@@ -3,11 +3,11 @@
 `LiveReader.request(tables)` says which tables moved (a `StoreWatch.changed`). If no read is in flight
 one starts at once on the reader's own thread: `plan` (on the Qt thread) turns what moved into a job
 from what the screen shows now, `read` (on the reader thread, its own store connections) reads it,
-and `show` (back on the Qt thread) redraws from the result. `read` may hand a part on early (what the
-screen shows, before the slower rest such as writing alerts): `show` draws it at once. Requests that
-come while a read is in flight are merged into one pending request, so however many commits arrive
-during a slow read, the next read is one, and covers them all: a backlog never queues behind the
-screen.
+and `show` (back on the Qt thread) redraws from the result. Requests that come while a read is in
+flight are merged into one pending request, so however many commits arrive during a slow read, the
+next read is one, and covers them all: a backlog never queues behind the screen. A station may run
+several readers, one per kind of work, so a slow one (writing alerts) never holds up a quick one
+(the tiles).
 """
 
 from __future__ import annotations
@@ -39,16 +39,17 @@ class LiveReader(QObject):
 
     failed = Signal(str)  # a read's DrrError, in words
     _finished = Signal(object, object)  # (result, exception) from the worker thread; queued into ours
-    _early = Signal(object)  # a part of a result handed on before the read ends
 
     def __init__(
         self,
+        name: str,
         plan: Callable[[Moved], Any],
-        read: Callable[[Any, Callable[[Any], None]], Any],
+        read: Callable[[Any], Any],
         show: Callable[[Any], None],
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
+        self.name = name
         self.plan, self.read, self.show = plan, read, show
         self.pending = Moved()
         self.in_flight = False
@@ -57,7 +58,6 @@ class LiveReader(QObject):
         self._thread: threading.Thread | None = None
         self._stopped = False
         self._finished.connect(self._on_finished)
-        self._early.connect(self._on_early)
 
     def request(self, tables: Iterable[str] = (), *, everything: bool = False) -> None:
         """Read what moved: now if nothing is in flight, else in the next read (merged)."""
@@ -76,7 +76,7 @@ class LiveReader(QObject):
         if job is None:  # nothing on screen needs it
             return
         if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="station-reader", daemon=True)
+            self._thread = threading.Thread(target=self._run, name=f"reader-{self.name}", daemon=True)
             self._thread.start()
         self.in_flight = True
         self._jobs.put(job)
@@ -84,15 +84,11 @@ class LiveReader(QObject):
     def _run(self) -> None:
         while (job := self._jobs.get()) is not None:
             try:
-                result = self.read(job, self._early.emit)
+                result = self.read(job)
             except BaseException as exc:  # handed to the Qt thread: a failure is shown, never lost
                 self._finished.emit(None, exc)
             else:
                 self._finished.emit(result, None)
-
-    def _on_early(self, part: Any) -> None:
-        if not self._stopped:
-            self.show(part)
 
     def _on_finished(self, result: Any, error: BaseException | None) -> None:
         self.in_flight = False

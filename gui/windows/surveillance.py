@@ -3,9 +3,10 @@
 It reads the store only (`engine.floor.surveillance.table_view`, the same figures as `drr stats`)
 and learns of new journal entries through `gui.floor.watch.StoreWatch` (within a second; on PostgreSQL
 from LISTEN/NOTIFY, naming the tables that moved, which alone are read again). What moved is read on
-the station's reader thread (`gui.floor.reader.LiveReader`: one read in flight, the next covering
-everything that moved meanwhile): the moved tables' tiles and page, one alert scan of their new
-entries, the floor's new alert entries; the Qt thread only redraws what the read brought. Charts
+two reader threads (`gui.floor.reader.LiveReader`: one read in flight each, the next covering
+everything that moved meanwhile): the screen's (the moved tables' tiles and page, a few queries) and
+the alerts' (one scan of the moved tables' new entries, the alerts it raises, the floor's new alert
+entries), so writing alerts never holds up a tile; the Qt thread only redraws what a read brought. Charts
 are built once and updated in place. Nothing here changes a round; the only writes are journaled
 alerts and their acknowledgement by a logged-in person.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 import html
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from fractions import Fraction
@@ -103,26 +104,37 @@ def _pct(x: float | None) -> str:
 
 
 @dataclass
-class LiveJob:
-    """One read of what moved, planned on the Qt thread from what the screen shows."""
+class ScreenJob:
+    """One read of the moved tables' tiles and page, planned on the Qt thread from what is shown."""
 
     window: win.SpinWindow
     wall: list[str]  # tiles to read again
     page: str | None  # the selected table, when its page is shown and it moved
-    scan: list[str]  # tables to scan for alerts (those that moved; every table for the silence check)
-    floor: bool  # the floor's own chain moved (alerts raised, updated, acknowledged)
 
 
 @dataclass
-class LiveResult:
-    """What a read brought back, drawn on the Qt thread."""
-
-    job: LiveJob
+class ScreenRead:
+    job: ScreenJob
     tiles: dict[str, TileView] = field(default_factory=dict)
     view: TableView | None = None
     software: str = ""
     read_ms: float = 0.0
-    alert_rows: list[FloorRow] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass
+class AlertJob:
+    """One alert scan: the tables that moved (every table for the silence check), the pages read
+    since the last scan (their bias and repeats), and whether the floor's chain moved."""
+
+    scan: list[str]
+    views: list[TableView]
+    floor: bool
+
+
+@dataclass
+class AlertRead:
+    rows: list[FloorRow] = field(default_factory=list)  # the floor's alert entries since the list
     error: str | None = None
 
 
@@ -386,9 +398,10 @@ class SurveillanceWindow(QMainWindow):
         self.scanner = scanner or AlertScanner()
         self.window_spec: win.SpinWindow = win.last_spins(1000)
         self.tails: dict[str, JournalTail] = {}
-        # The journal tails, the scanner's marks and the software digests are read on the reader
-        # thread and, for what a person asks, on the Qt thread: one at a time.
+        # The journal tails and software digests (the screen's reader, and the Qt thread for what a
+        # person asks) and the scanner's marks (the alerts' reader, the Qt thread): one user at a time.
         self._reading = threading.RLock()
+        self._scanning = threading.RLock()
         self.table: str | None = None
         self.last_refresh_ms = 0.0
         self.setWindowTitle("Diamond Rush Roulette — Surveillance")
@@ -471,8 +484,13 @@ class SurveillanceWindow(QMainWindow):
         self.watch = StoreWatch(store, self)
         self.watch.changed.connect(self.on_store_changed)
         self.watch.failed.connect(self._store_failed)
-        self.reader = LiveReader(self._plan, self._read, self._show, self)
-        self.reader.failed.connect(self.live.setText)
+        self._to_check: dict[str, TableView] = {}  # pages read live, for the next alert scan
+        self.reader = LiveReader("screen", self._plan_screen, self._read_screen, self._show_screen, self)
+        self.alert_reader = LiveReader(
+            "alerts", self._plan_alerts, self._read_alerts, self._show_alerts, self
+        )
+        for reader in (self.reader, self.alert_reader):
+            reader.failed.connect(self.live.setText)
         self.reload_tables()
         self.alerts.refresh()
         if live:
@@ -482,7 +500,7 @@ class SurveillanceWindow(QMainWindow):
             # A silent table is news too: re-scan once a minute even when nothing is written.
             self.silence = QTimer(self)
             self.silence.setInterval(60_000)
-            self.silence.timeout.connect(lambda: self.reader.request(everything=True))
+            self.silence.timeout.connect(lambda: self.alert_reader.request(everything=True))
             self.silence.start()
 
     def _store_failed(self, message: str) -> None:
@@ -643,7 +661,7 @@ class SurveillanceWindow(QMainWindow):
         """Scan the tables `only` names (those that moved), else every table (the silence check)."""
         tables = only if only is not None else self._all_tables()
         try:
-            with self._reading:
+            with self._scanning:
                 new = self.scanner.scan(self.store, tables)
                 for view in views or []:
                     new += self.scanner.check_view(self.store, view)
@@ -665,7 +683,7 @@ class SurveillanceWindow(QMainWindow):
 
     def on_store_changed(self, tables: set[str]) -> None:
         """Only the tables that moved are read again (their tiles, page and alert scan), on the reader
-        thread; a read already in flight takes them into the next one."""
+        threads; a read already in flight takes them into its next one."""
         from engine.store.users import FLOOR
 
         if tables - {FLOOR} - set(self._all_tables()):
@@ -673,11 +691,12 @@ class SurveillanceWindow(QMainWindow):
         if self.tabs.currentWidget() is self.wall and set(self.wall_tables()) - set(self.wall_tiles):
             self.refresh_wall()  # a table new on the wall: its tile is made (rare)
         self.reader.request(tables)
+        self.alert_reader.request(tables)
 
-    def _plan(self, moved: Moved) -> LiveJob | None:
-        """On the Qt thread: what the read of `moved` must bring, from what the screen shows now."""
-        from engine.store.users import FLOOR
+    # The screen: tiles and page of what moved.
 
+    def _plan_screen(self, moved: Moved) -> ScreenJob | None:
+        """On the Qt thread: the tiles and page `moved` asks for, from what the screen shows now."""
         tables = moved.tables
         on_wall = self.tabs.currentWidget() is self.wall
         page = None
@@ -687,18 +706,13 @@ class SurveillanceWindow(QMainWindow):
             else:
                 page = self.table
         wall = [t for t in self.wall_tables() if t in tables and t in self.wall_tiles] if on_wall else []
-        scan = self._all_tables() if moved.everything else sorted(tables - {FLOOR})
-        if not (wall or page or scan or FLOOR in tables):
-            return None
-        return LiveJob(self.window_spec, wall, page, scan, FLOOR in tables)
+        return ScreenJob(self.window_spec, wall, page) if wall or page else None
 
-    def _read(self, job: LiveJob, early: Callable[[LiveResult], None]) -> LiveResult:
-        """On the reader thread: the moved tiles in a few queries and the page, handed on at once
-        (`early`); then one alert scan of every moved table's new entries and the floor's alert
-        entries since the list was drawn."""
-        out = LiveResult(job)
+    def _read_screen(self, job: ScreenJob) -> ScreenRead:
+        """On the screen's reader thread: every moved tile at once (a few queries), and the page."""
+        out = ScreenRead(job)
         try:
-            if job.wall:  # every tile that moved read at once
+            if job.wall:
                 out.tiles = tile_views(self.store, job.wall, job.window)
             if job.page is not None:
                 started = time.perf_counter()
@@ -707,46 +721,59 @@ class SurveillanceWindow(QMainWindow):
                 out.read_ms = (time.perf_counter() - started) * 1000
         except DrrError as exc:
             out.error = exc.message
-        if out.tiles or out.view is not None:
-            early(out)
-        after = LiveResult(job)
-        try:
-            with self._reading:
-                if job.scan:
-                    self.scanner.scan(self.store, job.scan)
-                if out.view is not None:
-                    self.scanner.check_view(self.store, out.view)
-        except DrrError as exc:
-            after.error = exc.message
-        if job.scan or out.view is not None or job.floor:
-            try:  # whatever was raised, updated or acknowledged: only those entries
-                after.alert_rows = self.alerts.book.news(self.store)
-            except DrrError as exc:
-                after.error = exc.message
-        if out.error is not None and not (out.tiles or out.view is not None):
-            after.error = after.error or out.error
-        return after
+        return out
 
-    def _show(self, result: LiveResult) -> None:
-        """On the Qt thread: redraw what a read brought (tiles or a page read for a window since
-        changed are read again for the current one)."""
-        job = result.job
+    def _show_screen(self, result: ScreenRead) -> None:
+        """On the Qt thread: redraw the tiles and page read (read again if the window changed since)."""
         if result.error is not None:
             self.live.setText(result.error)
-        if result.tiles or result.view is not None:
-            if job.window is not self.window_spec:
-                self.reader.request([*result.tiles, *([result.view.table] if result.view else [])])
-            else:
-                for name, view in result.tiles.items():
-                    tile = self.wall_tiles.get(name)
-                    if tile is not None:
-                        tile.show_view(view)
-                if result.view is not None and result.view.table == self.table:
-                    self._show_page(result.view, result.software, time.perf_counter(), result.read_ms)
-        if result.alert_rows:
-            self.alerts.apply(result.alert_rows)
+        if result.job.window is not self.window_spec:
+            self.reader.request([*result.tiles, *([result.view.table] if result.view else [])])
+            return
+        for name, view in result.tiles.items():
+            tile = self.wall_tiles.get(name)
+            if tile is not None:
+                tile.show_view(view)
+        if result.view is not None and result.view.table == self.table:
+            self._show_page(result.view, result.software, time.perf_counter(), result.read_ms)
+            self._to_check[result.view.table] = result.view  # its bias and repeats: the next scan
+            self.alert_reader.request([result.view.table])
+
+    # The alerts: one scan of what moved, the alerts it raises, the floor's new alert entries.
+
+    def _plan_alerts(self, moved: Moved) -> AlertJob | None:
+        from engine.store.users import FLOOR
+
+        scan = self._all_tables() if moved.everything else sorted(moved.tables - {FLOOR})
+        views, self._to_check = list(self._to_check.values()), {}
+        floor = FLOOR in moved.tables
+        return AlertJob(scan, views, floor) if scan or views or floor else None
+
+    def _read_alerts(self, job: AlertJob) -> AlertRead:
+        """On the alerts' reader thread: scan, raise, and read back only the floor's new alert entries."""
+        out = AlertRead()
+        try:
+            with self._scanning:
+                if job.scan:
+                    self.scanner.scan(self.store, job.scan)
+                for view in job.views:
+                    self.scanner.check_view(self.store, view)
+        except DrrError as exc:
+            out.error = exc.message
+        try:  # whatever was raised, updated or acknowledged: only those entries
+            out.rows = self.alerts.book.news(self.store)
+        except DrrError as exc:
+            out.error = exc.message
+        return out
+
+    def _show_alerts(self, result: AlertRead) -> None:
+        if result.error is not None:
+            self.live.setText(result.error)
+        if result.rows:
+            self.alerts.apply(result.rows)
 
     def closeEvent(self, event: object) -> None:
         self.watch.stop()
         self.reader.stop()
+        self.alert_reader.stop()
         super().closeEvent(event)  # type: ignore[arg-type]

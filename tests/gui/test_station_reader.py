@@ -30,7 +30,7 @@ def test_a_backlog_is_one_read_not_a_queue(qtbot: QtBot) -> None:
         planned.append(set(moved.tables))
         return set(moved.tables)
 
-    def read(job: set[str], _early: object) -> set[str]:
+    def read(job: set[str]) -> set[str]:
         read_on.append(threading.current_thread())
         release.wait(5)
         return job
@@ -38,7 +38,7 @@ def test_a_backlog_is_one_read_not_a_queue(qtbot: QtBot) -> None:
     def show(result: object) -> None:
         shown.append((result, threading.current_thread()))
 
-    reader = LiveReader(plan, read, show)
+    reader = LiveReader("test", plan, read, show)
     try:
         reader.request({"T1"})
         qtbot.waitUntil(lambda: bool(read_on), timeout=2000)
