@@ -95,17 +95,18 @@ class FloorInbox:
         return done
 
     def _floor_actions(self) -> list[Entry]:
+        """The floor actions after the last one read (one range read along the floor chain's key)."""
         j = schema.journal
         with self.central.read() as conn:
             rows = conn.execute(
                 sa.select(j)
                 .where(j.c.table_id == FLOOR, j.c.seq > self._read_to)
+                .where(j.c.type == EntryType.FLOOR_ACTION.value)
                 .order_by(j.c.seq)
-                .limit(10_000)
             ).all()
         if rows:
             self._read_to = int(rows[-1].seq)
-        entries = [row_to_entry(r) for r in rows if r.type == EntryType.FLOOR_ACTION.value]
+        entries = [row_to_entry(r) for r in rows]
         return [e for e in entries if e.payload.get("table") == self.table]
 
     def _take(self, entry: Entry) -> Taken:
