@@ -260,6 +260,7 @@ def fingerprint(public_hex: str) -> str:
 _CACHE: dict[Path, tuple[tuple[int, int], TableKey]] = {}
 
 
+@functools.lru_cache(maxsize=1024)
 def witness_path(path: Path) -> Path:
     return path.with_suffix(".head")
 
@@ -420,16 +421,17 @@ def note_high_water(
     entries crossed one) in the witness (best effort: a read-only key dir leaves it)."""
     import time
 
+    if checkpoint_seq is not None:
+        checkpoint = True
+    now = time.monotonic()
+    path = key_path(where, table)
+    if not checkpoint and now - _LAST_NOTE.get(path, -WITNESS_EVERY) < WITNESS_EVERY:
+        return  # (before the key file is even looked at: this runs after every append)
     with contextlib.suppress(DrrError, OSError):
         key = load(where, table)
         if key is None or not key.journaled:
             return  # the first signed start marks the chain journaled (engine.store.evidence.started)
-        if checkpoint_seq is not None:
-            checkpoint = True
         cp_seq = checkpoint_seq if checkpoint_seq is not None else seq
-        now = time.monotonic()
-        if not checkpoint and now - _LAST_NOTE.get(key.path, -WITNESS_EVERY) < WITNESS_EVERY:
-            return
         _LAST_NOTE[key.path] = now
         changes: dict[str, Any] = {}
         if key.high_water is None or key.high_water[0] < seq:
