@@ -117,3 +117,22 @@ def test_an_append_with_int_keys_stores_the_text_a_reader_re_encodes(store: Stor
     (entry,) = store.journal.append_many([NewEvent("T1", "test.note", {10: "a", 9: "b"}, None, None)])
     assert entry.payload_text == '{"10":"a","9":"b"}'  # as strings, "10" sorts first
     assert verify(store, "T1").ok
+
+
+def test_a_raised_alert_moves_the_floor_chain_s_witness(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Appends inside a caller's own transaction (append_in) note the witness after the commit too:
+    an alert raised on the store's signed floor chain moves its high water (it stayed behind before)."""
+    from engine.floor.alerts import raise_alerts
+    from engine.floor_events import AlertRaised
+    from engine.store import keys
+    from engine.store.users import add_user
+    from engine.store.users_journal import FLOOR
+
+    monkeypatch.setattr(keys, "WITNESS_EVERY", 0.0)
+    add_user(store, "ada", "admin", "1111", by=None)  # keys the floor chain (SQLite)
+    alert = AlertRaised("a-1", "T1", "critical", "wheel_fault", "the wheel stopped", entry="T1:7")
+    assert raise_alerts(store, [write(alert, table=FLOOR)])
+    key = keys.load(store.where, FLOOR)
+    assert key is not None and key.high_water == store.journal.head(FLOOR)
