@@ -85,13 +85,17 @@ def signed_message(table: str, seq: int, hash_: str) -> bytes:
     return canonical_json({"hash": hash_, "seq": int(seq), "table": table}).encode()
 
 
+@functools.lru_cache(maxsize=64)
+def _public_key(public_hex: str) -> Ed25519PublicKey:
+    """The key object of a public key (made once: a verify checks thousands of checkpoints with it)."""
+    return Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_hex))
+
+
 def check_signature(public_hex: str, table: str, seq: int, hash_: str, sig_hex: str | None) -> bool:
     if not sig_hex:
         return False
     try:
-        Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_hex)).verify(
-            bytes.fromhex(sig_hex), signed_message(table, seq, hash_)
-        )
+        _public_key(public_hex).verify(bytes.fromhex(sig_hex), signed_message(table, seq, hash_))
     except (InvalidSignature, ValueError):
         return False
     return True
