@@ -17,10 +17,10 @@ def test_witness_updates_from_many_threads_at_once_never_fail_or_tear(tmp_path: 
 
     def move() -> None:
         start.wait()
-        for i in range(150):
+        for _ in range(150):
             try:
                 keys.update(key, journaled=True)
-            except BaseException as exc:  # noqa: BLE001 - every failure is the finding
+            except BaseException as exc:  # every failure is the finding
                 errors.append(exc)
 
     threads = [threading.Thread(target=move) for _ in range(6)]
