@@ -177,6 +177,13 @@ SAMPLES: dict[EntryType, dict[str, Any]] = {
         "station": "croupier",
         "role": "croupier",
     },
+    EntryType.TABLE_FLOOR_ACTION_TAKEN: {
+        "floor_seq": 812,
+        "floor_hash": "9a" * 32,
+        "action": "round.voided",
+        "outcome": "refused",
+        "why": "round T1-000007 is settled at the table, open when it was voided at the floor",
+    },
     EntryType.TABLE_KEY_ROTATED: {"old_key": "ab" * 32, "new_key": "cd" * 32, "signature": "ef" * 64},
     EntryType.TABLE_QUARANTINED: {
         "damaged_store": "/var/drr/table-1.sqlite.quarantined-20261201T114000Z",
