@@ -62,10 +62,20 @@ def _keyset_pages(store: Store, query: HistoryQuery, size: int) -> list[list[tup
             return pages
 
 
-@pytest.mark.parametrize("probe", [10**9, 1], ids=["filters-index", "sort-index"])
-def test_keyset_pages_equal_offset_pages(history: Store, probe: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    # A huge PROBE reads every filtered page through the filter's index, PROBE 1 through the sort's.
+@pytest.mark.parametrize(
+    ("probe", "paired"),
+    [(10**9, False), (1, False), (1, True), (history_page.PROBE, True)],
+    ids=["filters-index", "sort-index", "paired-index", "as-planned"],
+)
+def test_keyset_pages_equal_offset_pages(
+    history: Store, probe: int, paired: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without the (filter, sort) pairs' indexes a huge PROBE reads every filtered page through the
+    # filter's index, PROBE 1 through the sort's; with them PROBE 1 walks the pair's index wherever
+    # there is one (and the sort's elsewhere).
     monkeypatch.setattr(history_page, "PROBE", probe)
+    if not paired:
+        monkeypatch.setattr(history_page, "PAIRED", {})
     combos = history_filters(NOW)
     checked = 0
     for sort in SORTS:
@@ -82,3 +92,29 @@ def test_every_round_on_exactly_one_page(history: Store) -> None:
     pages = _keyset_pages(history, HistoryQuery(sort="paid", descending=True), 200)
     seen = [key for page in pages for key in page]
     assert len(seen) == len(set(seen)) == ROUNDS
+
+
+def test_every_paired_index_is_declared_for_its_filter_and_sort() -> None:
+    declared = {index.name for index in schema.rounds.indexes}
+    for by_sort in history_page.PAIRED.values():
+        assert set(by_sort) <= set(SORTS)
+        assert set(by_sort.values()) <= declared
+
+
+@pytest.mark.parametrize("table", [None, "T03"], ids=["every-table", "one-table"])
+def test_a_filter_with_an_index_for_its_sort_walks_that_index(history: Store, table: str | None) -> None:
+    # The combinations that took 120-712 ms at a million rounds over every table (docs/scale.md).
+    filters = {"result": {"result": 17}, "bonus_hit": {"bonus_hit": True}, "irregular": {"irregular": True}}
+    filters["lucky_hit"] = {"lucky_hit": False}
+    with history.read() as conn:
+        for name, by_sort in history_page.PAIRED.items():
+            for sort, index in by_sort.items():
+                query = HistoryQuery(table=table, sort=sort, **filters[name])
+                if table is not None and name in history_page.EVERY_TABLE_ONLY:
+                    # (The table's own payout index, through the planner's choice.)
+                    assert history_page.plan(conn, query) == ("sort", None), (name, sort)
+                else:
+                    assert history_page.plan(conn, query) == ("paired", index), (name, sort)
+        # A filter leaving fewer rounds than PROBE still reads them through its own index.
+        few = HistoryQuery(result=17, round_id="T03-0000500", sort="paid")
+        assert history_page.plan(conn, few) == ("few", "ix_rounds_round_id")
