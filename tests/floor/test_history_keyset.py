@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -118,3 +119,35 @@ def test_a_filter_with_an_index_for_its_sort_walks_that_index(history: Store, ta
         # A filter leaving fewer rounds than PROBE still reads them through its own index.
         few = HistoryQuery(result=17, round_id="T03-0000500", sort="paid")
         assert history_page.plan(conn, few) == ("few", "ix_rounds_round_id")
+
+
+@pytest.mark.parametrize("descending", [True, False], ids=["desc", "asc"])
+def test_a_result_sorted_page_after_a_cursor_seeks_the_index(tmp_path: Path, descending: bool) -> None:
+    # On SQLite (coalesce(result, -1), table, round id) past a cursor is no range it seeks in an
+    # expression index: such a page scanned the index from its start (page 1,000 cost 1,000 pages).
+    statements: list[tuple[str, Any]] = []
+
+    def seen(_c: Any, _cur: Any, statement: str, params: Any, _ctx: Any, _many: bool) -> None:
+        statements.append((statement, params))
+
+    with open_store(str(tmp_path / "h.sqlite")) as store:
+        fill_history(store, ROUNDS)
+        for query in (
+            HistoryQuery(sort="result", descending=descending),
+            HistoryQuery(sort="result", descending=descending, bonus_hit=True),
+        ):
+            _rows, cursor = fetch_page(store, query, None, 10)
+            assert cursor is not None
+            statements.clear()
+            sa.event.listen(store.engine, "before_cursor_execute", seen)
+            try:
+                fetch_page(store, query, cursor, 50)
+            finally:
+                sa.event.remove(store.engine, "before_cursor_execute", seen)
+            pages = [(s, p) for s, p in statements if "ORDER BY" in s]
+            assert len(pages) == 2  # the rest of the cursor's result, then the results beyond it
+            with store.read() as conn:
+                for statement, params in pages:
+                    explained = conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", params)
+                    plans = [row[3] for row in explained]
+                    assert not any(p.startswith("SCAN rounds") for p in plans), (statement, plans)
