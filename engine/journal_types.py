@@ -66,6 +66,7 @@ from engine.table_events import (
     AutoConfirmDue,
     BettingTime,
     DealerChanged,
+    FloorActionTaken,
     Irregularity,
     IrregularityResolved,
     KeyRotated,
@@ -123,6 +124,7 @@ Payload = (
     | IrregularityResolved
     | NextRound
     | DealerChanged
+    | FloorActionTaken
     | RngFault
     | Irregularity
     | PayoutApproved
@@ -178,6 +180,7 @@ _OWN_CLASSES: Final = (
     IrregularityResolved,
     NextRound,
     DealerChanged,
+    FloorActionTaken,
     RngFault,
     Irregularity,
     PayoutApproved,
