@@ -3,11 +3,18 @@
 A page is the `limit` rounds after a cursor in the chosen order; the cursor is the last row's
 (sort value, table, round id), so page 1,000 costs what page 1 costs. Each sort has an index that
 starts with its key, and one that starts with the table (engine.store.schema, migrations 0005 and
-0010). Which way a page is read depends on how many rounds the filters leave (`PROBE`, counted
-through the filters' own indexes, never more than PROBE rows): many, and the page walks the sort's
-index, skipping the rounds the filters refuse (at least one in every ~50 matches, since they are
-at least PROBE of the store's rounds); few, and they are taken through the filters' indexes and
-sorted (at most PROBE of them). Either way a page reads a few thousand rows, not the history.
+0010). A page is read one of three ways (`plan`):
+
+- few: an indexed filter leaves fewer than `PROBE` rounds (counted through the filter's own index,
+  never more than PROBE rows): they are taken through that index and sorted;
+- paired: the filter a few percent of the rounds pass (a result, bonus hit, irregular only, lucky
+  hit with the payout sort) has an index of its own for this sort (`PAIRED`, migration 0013): the
+  page walks it and reads only matching rounds, in order (unless another filter leaves fewer than
+  PROBE, which is then fewer rounds to read);
+- sort: otherwise the page walks the sort's index, skipping the rounds the filters refuse (at
+  least one in every ~50 matches, since each indexed filter keeps at least PROBE of them).
+
+Every way gives the same rows in the same order (ties broken by table, then round id).
 """
 
 from __future__ import annotations
@@ -138,33 +145,94 @@ def _row(row: Any) -> HistoryRow:
 PROBE = 15_000  # an indexed filter leaving fewer rounds than this drives the page through its index
 
 
-def _drivers(query: HistoryQuery) -> list[tuple[Any, str]]:
-    """The selective filters that have an index of their own: (clause, index name), with the table
-    filter's variant when one table is chosen (engine.store.schema, migrations 0005 and 0010)."""
+# The indexes that serve a (filter, sort) pair: the filter's value or predicate first, then the sort's
+# key, table and round id (engine.store.schema, migrations 0005, 0010 and 0013). Over every table these
+# filters keep too many rounds to sort for one page and too few to find quickly along the sort's index.
+PAIRED: dict[str, dict[str, str]] = {
+    "irregular": {
+        "time": "ix_rounds_irregular",
+        "table": "ix_rounds_irregular_table",
+        "result": "ix_rounds_irregular_result",
+        "wagered": "ix_rounds_irregular_wagered",
+        "paid": "ix_rounds_irregular_paid",
+    },
+    "bonus_hit": {
+        "time": "ix_rounds_bonus_hit",
+        "table": "ix_rounds_bonus_hit_table",
+        "result": "ix_rounds_bonus_hit_result",
+        "wagered": "ix_rounds_bonus_hit_wagered",
+        "paid": "ix_rounds_bonus_hit_paid",
+    },
+    "result": {
+        "time": "ix_rounds_result_opened",
+        "result": "ix_rounds_result",
+        "wagered": "ix_rounds_result_wagered",
+        "paid": "ix_rounds_result_paid",
+    },
+    "lucky_hit": {"paid": "ix_rounds_lucky_paid"},
+}
+# Lucky hit keeps a tenth of the rounds (or nine tenths): with one table chosen, that table's own
+# payout index (table, paid, round id) reads fewer entries than the pair's, where the table's rounds
+# lie among every table's (at a payout of 0, after all those of the tables before it).
+EVERY_TABLE_ONLY = frozenset({"lucky_hit"})
+
+
+def _set(query: HistoryQuery, name: str) -> bool:
+    """Whether the filter `name` of PAIRED narrows the query (bonus hit: only "yes" has an index)."""
+    value = getattr(query, name)
+    return value is True if name in ("irregular", "bonus_hit") else value is not None
+
+
+def _paired(query: HistoryQuery) -> tuple[str, str] | None:
+    """(filter, index) of the query's first filter in PAIRED with an index for its sort, else None."""
+    for name, by_sort in PAIRED.items():
+        one = query.table is not None and name in EVERY_TABLE_ONLY
+        if _set(query, name) and query.sort in by_sort and not one:
+            return name, by_sort[query.sort]
+    return None
+
+
+def _drivers(query: HistoryQuery) -> list[tuple[str, Any, str]]:
+    """The selective filters that have an index of their own: (filter, clause, index name), with the
+    table filter's variant when one table is chosen (engine.store.schema, migrations 0005 and 0010)."""
     r = schema.rounds
     one = query.table is not None
-    found: list[tuple[Any, str]] = []
+    found: list[tuple[str, Any, str]] = []
     if query.round_id:
-        found.append((r.c.round_id == query.round_id.strip(), "ix_rounds_round_id"))
+        found.append(("round_id", r.c.round_id == query.round_id.strip(), "ix_rounds_round_id"))
     if query.since is not None or query.until is not None:
         span = []
         if query.since is not None:
             span.append(r.c.opened_at >= format_time(query.since))
         if query.until is not None:
             span.append(r.c.opened_at < format_time(query.until))
-        found.append((sa.and_(*span), "ix_rounds_table_opened" if one else "ix_rounds_time_table_round"))
+        index = "ix_rounds_table_opened" if one else "ix_rounds_time_table_round"
+        found.append(("period", sa.and_(*span), index))
     if query.irregular:
-        found.append((schema.IRREGULAR, "ix_rounds_table_irregular" if one else "ix_rounds_irregular"))
+        index = "ix_rounds_table_irregular" if one else "ix_rounds_irregular"
+        found.append(("irregular", schema.IRREGULAR, index))
     if query.min_paid is not None:
         floor = r.c.paid >= to_units(query.min_paid, "minimum payout")
-        found.append((floor, "ix_rounds_table_paid" if one else "ix_rounds_paid"))
+        found.append(("min_paid", floor, "ix_rounds_table_paid" if one else "ix_rounds_paid"))
     if query.result is not None:
-        found.append(
-            (query.result == schema.RESULT_KEY, "ix_rounds_table_result" if one else "ix_rounds_result")
-        )
+        index = "ix_rounds_table_result" if one else "ix_rounds_result"
+        found.append(("result", query.result == schema.RESULT_KEY, index))
     if query.bonus_hit:
-        found.append((schema.BONUS_HIT, "ix_rounds_table_bonus_hit" if one else "ix_rounds_bonus_hit"))
+        index = "ix_rounds_table_bonus_hit" if one else "ix_rounds_bonus_hit"
+        found.append(("bonus_hit", schema.BONUS_HIT, index))
     return found
+
+
+def plan(conn: Any, query: HistoryQuery) -> tuple[str, str | None]:
+    """How a page of `query` is read: ("few", the filter's index), ("paired", the pair's index) or
+    ("sort", None) (the module's docstring says when)."""
+    paired = _paired(query)
+    few = _fewest(conn, query, skip=paired[0] if paired else None)
+    if few is not None:
+        return "few", few
+    if paired is not None:
+        return "paired", paired[1]
+    return "sort", None
 
 
 def fetch_page(
@@ -172,21 +240,14 @@ def fetch_page(
 ) -> tuple[list[HistoryRow], Cursor | None]:
     """Up to `limit` rounds after `after` in the query's order, and the cursor of the next page
     (None when this page is the last)."""
-    r = schema.rounds
-    key = query.sort_column()
-    # The table sort's key is the table itself: ordered by (table, round id), the primary key.
-    order = (key, r.c.round_id) if query.sort == "table" else (key, r.c.table_id, r.c.round_id)
     clauses = query.where()
     with store.read() as conn:
-        driver = _fewest(conn, query)
-        if driver is not None:
-            rows = _page_of_few(conn, query, clauses, driver, after, limit)
+        way, index = plan(conn, query)
+        if way == "few":
+            assert index is not None
+            rows = _page_of_few(conn, query, clauses, index, after, limit)
         else:
-            select = sa.select(*(r.c[name] for name in _COLUMNS), key.label("sort_key")).where(*clauses)
-            if after is not None:
-                select = select.where(_past(order, after, query))
-            directed = (c.desc() if query.descending else c.asc() for c in order)
-            rows = list(conn.execute(select.order_by(*directed).limit(limit + 1)).all())
+            rows = _walk(conn, query, clauses, index, after, limit)
     more = len(rows) > limit
     rows = rows[:limit]
     cursor: Cursor | None = None
@@ -196,20 +257,64 @@ def fetch_page(
     return [_row(row) for row in rows], cursor
 
 
-def _past(order: tuple[Any, ...], after: Cursor, query: HistoryQuery) -> Any:
-    """The rows after the cursor in the query's order (a row-value comparison an index serves)."""
-    values = (after[0], after[2]) if len(order) == 2 else after
+def _walk(
+    conn: Any, query: HistoryQuery, clauses: list[Any], index: str | None, after: Cursor | None, limit: int
+) -> list[Any]:
+    """The page read along an index in the query's order: the pair's `index` (named on SQLite, whose
+    planner, without statistics for a new index, may sort the filter's rounds instead; PostgreSQL's
+    planner picks it by itself), or with None the sort's index (the planner's choice)."""
+    r = schema.rounds
+    key = query.sort_column()
+    select = sa.select(*(r.c[name] for name in _COLUMNS), key.label("sort_key")).where(*clauses)
+    whole: tuple[Any, ...] = (key, r.c.table_id, r.c.round_id)
+    if query.sort == "table" or (query.sort == "result" and query.result is not None):
+        # The key is the table (the primary key orders the rows) or one result for every row: what
+        # orders them is (table, round id), which follows the key in its index.
+        page = select.where(_past((r.c.table_id, r.c.round_id), after[1:], query)) if after else select
+        return _run(conn, _ordered(page, whole[1:], query, limit), index)
+    if after is None:
+        return _run(conn, _ordered(select, whole, query, limit), index)
+    if query.sort != "result" or conn.dialect.name != "sqlite":
+        return _run(conn, _ordered(select.where(_past(whole, after, query)), whole, query, limit), index)
+    # SQLite does not seek an index on an expression by a row value: (coalesce(result, -1), table,
+    # round id) past the cursor would scan from the index's start. So the page is read as two ranges
+    # it seeks, the rest of the cursor's own result (ordered by (table, round id): SQLite would sort
+    # the whole result to order by an expression it holds constant), then, if the page is not full,
+    # the results beyond it.
+    same = select.where(key == after[0], _past(whole[1:], after[1:], query))
+    rows = _run(conn, _ordered(same, whole[1:], query, limit), index)
+    if len(rows) > limit:
+        return rows
+    beyond = select.where(key < after[0] if query.descending else key > after[0])
+    return rows + _run(conn, _ordered(beyond, whole, query, limit - len(rows)), index)
+
+
+def _ordered(select: Any, order: tuple[Any, ...], query: HistoryQuery, limit: int) -> Any:
+    """`select` in the query's direction by `order`, the first `limit` + 1 (one more: is there a next)."""
+    directed = (c.desc() if query.descending else c.asc() for c in order)
+    return select.order_by(*directed).limit(limit + 1)
+
+
+def _run(conn: Any, select: Any, index: str | None) -> list[Any]:
+    return list(conn.execute(select).all()) if index is None else _execute(conn, select, index)
+
+
+def _past(order: tuple[Any, ...], after: tuple[Any, ...], query: HistoryQuery) -> Any:
+    """The rows after the cursor's `after` values in the query's order (a row-value comparison an
+    index serves)."""
     position = sa.tuple_(*order)
-    bound = sa.tuple_(*(sa.literal(v) for v in values))
+    bound = sa.tuple_(*(sa.literal(v) for v in after))
     return position < bound if query.descending else position > bound
 
 
-def _fewest(conn: Any, query: HistoryQuery) -> str | None:
-    """The index of an indexed filter that leaves fewer than PROBE rounds (with the table filter),
-    None if none does. Each count reads at most PROBE entries of that index, never the rounds."""
+def _fewest(conn: Any, query: HistoryQuery, skip: str | None = None) -> str | None:
+    """The index of an indexed filter (but `skip`) that leaves fewer than PROBE rounds (with the table
+    filter), None if none does. Each count reads at most PROBE entries of that index, never the rounds."""
     r = schema.rounds
     table = [r.c.table_id == query.table] if query.table is not None else []
-    for clause, index in _drivers(query):
+    for name, clause, index in _drivers(query):
+        if name == skip:
+            continue
         probe = sa.select(sa.literal(1)).select_from(r).where(clause, *table).limit(PROBE).subquery()
         if int(_execute(conn, sa.select(sa.func.count()).select_from(probe), index)[0][0]) < PROBE:
             return index
@@ -227,21 +332,17 @@ def _page_of_few(
     found = sa.select(*(r.c[name] for name in _COLUMNS), query.sort_column().label("sort_key")).where(
         *clauses
     )
+    # (With the table sort the key is the table: ordered by (table, table, round id), the same order.)
     if conn.dialect.name == "sqlite":
-        key = query.sort_column()
-        order: tuple[Any, ...] = (
-            (key, r.c.round_id) if query.sort == "table" else (key, r.c.table_id, r.c.round_id)
-        )
+        order: tuple[Any, ...] = (query.sort_column(), r.c.table_id, r.c.round_id)
         select = found
     else:
         cte = found.cte("found").prefix_with("MATERIALIZED")
-        c = cte.c
-        order = (c.sort_key, c.round_id) if query.sort == "table" else (c.sort_key, c.table_id, c.round_id)
+        order = (cte.c.sort_key, cte.c.table_id, cte.c.round_id)
         select = sa.select(cte)
     if after is not None:
         select = select.where(_past(order, after, query))
-    directed = (col.desc() if query.descending else col.asc() for col in order)
-    return _execute(conn, select.order_by(*directed).limit(limit + 1), index)
+    return _execute(conn, _ordered(select, order, query, limit), index)
 
 
 def _execute(conn: Any, select: Any, index: str) -> list[Any]:
@@ -252,7 +353,7 @@ def _execute(conn: Any, select: Any, index: str) -> list[Any]:
     # Values written in (quoted by SQLAlchemy's literal processors): SQLite uses a partial index only
     # when the query's own text implies its predicate, which a bound parameter never does.
     compiled = select.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True})
-    sql = compiled.string.replace("FROM rounds", f"FROM rounds INDEXED BY {index}", 1)
+    sql = compiled.string.replace("FROM rounds", f"FROM rounds INDEXED BY {index}")  # (every part)
     return list(conn.exec_driver_sql(sql).all())
 
 

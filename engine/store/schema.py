@@ -187,6 +187,25 @@ Index("ix_rounds_bonus_hit", rounds.c.opened_at, rounds.c.table_id, rounds.c.rou
       sqlite_where=BONUS_HIT, postgresql_where=BONUS_HIT)  # fmt: skip
 Index("ix_rounds_table_bonus_hit", rounds.c.table_id, rounds.c.opened_at, rounds.c.round_id,
       sqlite_where=BONUS_HIT, postgresql_where=BONUS_HIT)  # fmt: skip
+# A filter over every table that leaves a few percent of the rounds (a result, bonus hit, irregular
+# only; lucky hit: no sorted by payout, whose largest payouts are all lucky hits) is too many rounds to
+# sort and too few to find quickly along the sort's own index: each such (filter, sort) pair has an
+# index of its own, the filter's value (or predicate) first, then the sort's key (migration 0013;
+# engine.floor.history_page.PAIRED names them).
+Index("ix_rounds_result_opened", RESULT_KEY, rounds.c.opened_at, rounds.c.table_id, rounds.c.round_id)
+Index("ix_rounds_result_wagered", RESULT_KEY, rounds.c.wagered, rounds.c.table_id, rounds.c.round_id)
+Index("ix_rounds_result_paid", RESULT_KEY, rounds.c.paid, rounds.c.table_id, rounds.c.round_id)
+Index("ix_rounds_lucky_paid", rounds.c.lucky_hit, rounds.c.paid, rounds.c.table_id, rounds.c.round_id)
+_PAIRED_KEYS = {
+    "result": (RESULT_KEY,),
+    "wagered": (rounds.c.wagered,),
+    "paid": (rounds.c.paid,),
+    "table": (),
+}
+for _flag, _where in (("bonus_hit", BONUS_HIT), ("irregular", IRREGULAR)):
+    for _sort, _key in _PAIRED_KEYS.items():
+        Index(f"ix_rounds_{_flag}_{_sort}", *_key, rounds.c.table_id, rounds.c.round_id,
+              sqlite_where=_where, postgresql_where=_where)  # fmt: skip
 
 # Aggregate: spins per number, per table, per UTC day, per rotor direction ("" when unknown).
 number_counts = Table(
