@@ -58,6 +58,7 @@ from engine.floor_events import (
     UserPinChanged,
     UserRoleChanged,
     UserUnlocked,
+    WriterEnrolled,
 )
 from engine.rng import Draw
 from engine.round import RoundEvent
@@ -142,6 +143,7 @@ Payload = (
     | UserLockedOut
     | UserUnlocked
     | ChainKeyed
+    | WriterEnrolled
     | FloorAction
     | ChainForwarded
     | AlertRaised
@@ -196,6 +198,7 @@ _OWN_CLASSES: Final = (
     UserLockedOut,
     UserUnlocked,
     ChainKeyed,
+    WriterEnrolled,
     FloorAction,
     ChainForwarded,
     AlertRaised,

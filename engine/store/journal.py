@@ -164,6 +164,8 @@ def _entry_row(entry: Entry) -> dict[str, Any]:
         "prev_hash": entry.prev_hash,
         "hash": entry.hash,
         "mac": entry.mac,
+        "signer": entry.signer,
+        "sig": entry.sig,
     }
 
 
@@ -270,10 +272,10 @@ class Journal:
         """Append events in order, all in one transaction: every one of them is stored, or none."""
         with self.store.begin() as conn:
             written = self.append_in(conn, events)
-        self._witness(written)
+        self.witness(written)
         return written
 
-    def _witness(self, written: Sequence[Entry]) -> None:
+    def witness(self, written: Sequence[Entry]) -> None:
         """After the commit: the key's witness remembers each signed table's new head (and the last
         interval checkpoint), so a journal later cut behind it fails verification."""
         if not written:
@@ -283,6 +285,12 @@ class Journal:
         last: dict[str, Entry] = {}
         for e in written:
             last[e.table] = e
+        if not self.store.is_sqlite:  # the floor chain, signed by its writers (engine.store.floor_sign)
+            from engine.store import floor_sign
+
+            if floor_sign.FLOOR in last:
+                floor_sign.witness(self.store, written)
+                del last[floor_sign.FLOOR]
         for table, e in last.items():
             if self.signer(table) is not None:
                 # the last interval checkpoint the batch crossed (not the head: a batch may end after it)
@@ -292,10 +300,25 @@ class Journal:
                 )
 
     def append_in(self, conn: Connection, events: Iterable[NewEvent]) -> list[Entry]:
-        """Append inside the caller's transaction (for callers that update their own rows with it)."""
+        """Append inside the caller's transaction (for callers that update their own rows with it).
+
+        The floor chain of a PostgreSQL floor database is signed entry by entry by its writers
+        (engine.store.floor_sign: this host's writer key, enrolled by the floor's root key), not by
+        one key's MACs and signed head."""
         heads: dict[str, tuple[tuple[int, str] | None, int, str]] = {}
         signers: dict[str, TableKey | None] = {}
         written: list[Entry] = []
+        floor = None
+        if conn.dialect.name != "sqlite":
+            from engine.store import floor_sign
+
+            events = list(events)
+            if any(floor_sign.applies(self.store, e.table) for e in events):
+                # the heads locked in the batch's order, as below (a forwarder locks a table, then the floor)
+                for table in dict.fromkeys(e.table for e in events):
+                    read_head(conn, check_table_id(table), lock=True)
+                floor = floor_sign.prepare(conn, self.store, events)
+                events = floor.events
         for event in events:
             if event.table not in heads:
                 check_table_id(event.table)
@@ -305,7 +328,8 @@ class Journal:
 
                     refuse_missing_heads(conn, [event.table])
                 heads[event.table] = (old, *(old or (0, GENESIS_HASH)))
-                signers[event.table] = self.signer(event.table)
+                by_writers = floor is not None and event.table == floor.chain
+                signers[event.table] = None if by_writers else self.signer(event.table)
             old, seq, prev = heads[event.table]
             seq += 1
             # Round-trip once so the stored text is exactly what a reader re-encodes (int keys become
@@ -325,9 +349,15 @@ class Journal:
             )
             key = signers[event.table]
             mac = key.mac(digest) if key is not None else None
-            entry = Entry(
-                event.table, seq, when, event.user, event.round_id, event.type, text, prev, digest, mac
+            signer, sig = (
+                floor.sign(event.type, seq, digest)
+                if floor is not None and event.table == floor.chain
+                else (None, None)
             )
+            entry = Entry(
+                event.table, seq, when, event.user, event.round_id, event.type, text, prev, digest, mac,
+                signer, sig,
+            )  # fmt: skip
             heads[event.table] = (old, seq, digest)
             written.append(entry)
         if len(signers) == 1 or not any(signers.values()):
