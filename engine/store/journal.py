@@ -199,7 +199,10 @@ _JOURNAL_COLUMNS = (
     "payload",
     "prev_hash",
     "hash",
-)
+    "mac",
+    "signer",
+    "sig",
+)  # every column, as the one-by-one insert writes them (a floor chain's signatures included)
 
 
 def _copy_entries(conn: Connection, entries: Sequence[Entry]) -> None:
@@ -209,7 +212,20 @@ def _copy_entries(conn: Connection, entries: Sequence[Entry]) -> None:
     with raw.cursor() as cur, cur.copy(f"COPY {schema.journal.name} ({columns}) FROM STDIN") as copy:
         for e in entries:
             copy.write_row(
-                (e.table, e.seq, e.time, e.user, e.round_id, e.type, e.payload_text, e.prev_hash, e.hash)
+                (
+                    e.table,
+                    e.seq,
+                    e.time,
+                    e.user,
+                    e.round_id,
+                    e.type,
+                    e.payload_text,
+                    e.prev_hash,
+                    e.hash,
+                    e.mac,
+                    e.signer,
+                    e.sig,
+                )
             )
 
 
