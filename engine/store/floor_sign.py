@@ -153,13 +153,11 @@ class FloorSigner:
 
 
 def prepare(conn: Connection, store: Store, events: Sequence[NewEvent]) -> FloorSigner:
-    """With the floor chain's head locked: the batch's events with what must come before them (the
-    `chain.keyed` of an unkeyed chain, this host's enrolment where the root key is here), and the
-    keys that sign them. An un-enrolled host without the root key is refused (`refusal`)."""
-    from engine.store.journal import read_head
-
+    """With the floor chain's head locked (by the caller, `Journal.append_in`): the batch's events with
+    what must come before them (the `chain.keyed` of an unkeyed chain, this host's enrolment where the
+    root key is here), and the keys that sign them. An un-enrolled host without the root key is
+    refused (`refusal`)."""
     where = store.where
-    read_head(conn, FLOOR, lock=True)
     mine = [e for e in events if e.table == FLOOR]
     types = {e.type for e in mine}
     root = root_key(where)

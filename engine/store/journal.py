@@ -330,9 +330,12 @@ class Journal:
 
             events = list(events)
             if any(floor_sign.applies(self.store, e.table) for e in events):
-                # the heads locked in the batch's order, as below (a forwarder locks a table, then the floor)
+                # the heads locked in the batch's order, as below (a forwarder locks a table, then the
+                # floor), the floor's before its keying is read
                 for table in dict.fromkeys(e.table for e in events):
                     read_head(conn, check_table_id(table), lock=True)
+                    if floor_sign.applies(self.store, table):
+                        break
                 floor = floor_sign.prepare(conn, self.store, events)
                 events = floor.events
         for event in events:
