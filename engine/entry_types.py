@@ -56,6 +56,8 @@ class EntryType(enum.StrEnum):
     TABLE_WHEEL_START = "table.wheel_start"
     TABLE_AUTO_CONFIRM_DUE = "table.auto_confirm_due"
     TABLE_DEALER_CHANGED = "table.dealer_changed"  # a croupier signed in or out at the croupier station
+    # a pit boss's action at the floor database (`floor.action`) taken into the table's own chain, or refused
+    TABLE_FLOOR_ACTION_TAKEN = "table.floor_action_taken"
     # the random number generator (engine.rng's continuous health tests)
     RNG_FAULT = "rng.fault"
     # the wheel's messages

@@ -67,6 +67,7 @@ from engine.table_events import (
     AutoConfirmDue,
     BettingTime,
     DealerChanged,
+    FloorActionTaken,
     Irregularity,
     IrregularityResolved,
     KeyRotated,
@@ -124,6 +125,7 @@ Payload = (
     | IrregularityResolved
     | NextRound
     | DealerChanged
+    | FloorActionTaken
     | RngFault
     | Irregularity
     | PayoutApproved
@@ -180,6 +182,7 @@ _OWN_CLASSES: Final = (
     IrregularityResolved,
     NextRound,
     DealerChanged,
+    FloorActionTaken,
     RngFault,
     Irregularity,
     PayoutApproved,

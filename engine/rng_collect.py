@@ -201,15 +201,31 @@ def collect_draws(
     """`n` draws as CSV `draw,lucky_numbers,lucky_odds,bonus_number` into `out`."""
     n = _count(n, "the number of draws")
     rules, rng = resolve_inputs(rules, rng, allow_test_rng)
+    rows = (draw_row(i, draw) + "\n" for i, draw in enumerate(iter_draws(rules, rng, n), start=1))
+    return _collect_csv("draws", DRAWS_HEADER, rows, n, out, progress, rng, rules)
+
+
+def _collect_csv(
+    kind: str,
+    header: str,
+    rows: Iterator[str],
+    n: int,
+    out: str | os.PathLike[str],
+    progress: ProgressFn | None,
+    rng: Rng,
+    rules: RulesSubmission,
+) -> Collection:
+    """Write `header` and the text of `n` items (`rows` yields each item's lines) into `out`, timed:
+    the one writer of the draws and bonus-games CSVs, so both report progress and size alike."""
     start = time.perf_counter()
     written = 0
     with _Output(out, binary=False) as f:
-        written += f.write(DRAWS_HEADER + "\n")
-        for i, draw in enumerate(iter_draws(rules, rng, n), start=1):
-            written += f.write(draw_row(i, draw) + "\n")
+        written += f.write(header + "\n")
+        for i, text in enumerate(rows, start=1):
+            written += f.write(text)
             if progress is not None and (i % _PROGRESS_EVERY == 0 or i == n):
                 progress(i, n)
-    return Collection("draws", n, Path(out), written, time.perf_counter() - start, rng.name, rules.sha256)
+    return Collection(kind, n, Path(out), written, time.perf_counter() - start, rng.name, rules.sha256)
 
 
 def play_bonus_game(rules: RulesSubmission, rng: Rng) -> GameBoxes:
@@ -254,14 +270,8 @@ def collect_bonus_games(
     """`n` bonus games as CSV `game,round,boxes` (six rows per game) into `out`."""
     n = _count(n, "the number of bonus games")
     rules, rng = resolve_inputs(rules, rng, allow_test_rng)
-    start = time.perf_counter()
-    written = 0
-    with _Output(out, binary=False) as f:
-        written += f.write(BONUS_HEADER + "\n")
-        for g, rounds in enumerate(iter_bonus_games(rules, rng, n), start=1):
-            written += f.write("".join(f"{g},{r},{boxes_text(b)}\n" for r, b in enumerate(rounds, start=1)))
-            if progress is not None and (g % _PROGRESS_EVERY == 0 or g == n):
-                progress(g, n)
-    return Collection(
-        "bonus_games", n, Path(out), written, time.perf_counter() - start, rng.name, rules.sha256
+    rows = (
+        "".join(f"{g},{r},{boxes_text(b)}\n" for r, b in enumerate(rounds, start=1))
+        for g, rounds in enumerate(iter_bonus_games(rules, rng, n), start=1)
     )
+    return _collect_csv("bonus_games", BONUS_HEADER, rows, n, out, progress, rng, rules)

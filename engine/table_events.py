@@ -26,6 +26,10 @@ registry turns that into a DrrError naming the entry).
   is confirmed at `deadline` unless the croupier disputes it
 - `table.dealer_changed` DealerChanged {dealer, previous, station} (+ role): who deals from the next
   round opened on (dealer None: the dealer signed out and nobody is signed in at the station)
+- `table.floor_action_taken` FloorActionTaken {floor_seq, floor_hash, action, outcome} (+ why): a
+  pit boss's action journaled at the floor database (`floor.action`) and brought to the table by its
+  forwarder (engine.floor.inbox): "taken" (the action's own entry follows in the same batch) or
+  "refused" (why: the table had moved on)
 - `round.irregularity` Irregularity {kind, reason, game, number?}
 - `round.payout_approved` PayoutApproved {wager_ids, total, threshold, approved_by} (+ reason, role
   from the pit-boss station); an old journal's `payout.approved` {amount, reason, by, role} reads as
@@ -544,3 +548,48 @@ class DealerChanged:
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> DealerChanged:
         return cls(_opt_str(d["dealer"]), _opt_str(d["previous"]), str(d["station"]), _opt_str(d.get("role")))
+
+
+FLOOR_ACTION_OUTCOMES = ("taken", "refused")
+
+
+@dataclass(frozen=True)
+class FloorActionTaken:
+    """A pit boss's action from the floor database (`floor.action` entry `floor_seq` of the floor's own
+    chain, with its hash) brought to this table by its forwarder (engine.floor.inbox): `taken` — the
+    action's own entry follows in the same batch, decided again on this journal — or `refused`, with
+    `why` (the table had moved on since the floor's copy showed the round)."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_FLOOR_ACTION_TAKEN
+    floor_seq: int
+    floor_hash: str
+    action: str
+    outcome: str
+    why: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.outcome not in FLOOR_ACTION_OUTCOMES:
+            raise ValueError(
+                f"outcome must be one of {', '.join(FLOOR_ACTION_OUTCOMES)}, not {self.outcome!r}"
+            )
+        if isinstance(self.floor_seq, bool) or not isinstance(self.floor_seq, int) or self.floor_seq < 1:
+            raise ValueError(f"floor_seq must be a positive entry number, not {self.floor_seq!r}")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "floor_seq": self.floor_seq,
+            "floor_hash": self.floor_hash,
+            "action": self.action,
+            "outcome": self.outcome,
+        }
+        return _put(out, why=self.why)
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> FloorActionTaken:
+        return cls(
+            int(d["floor_seq"]),
+            str(d["floor_hash"]),
+            str(d["action"]),
+            str(d["outcome"]),
+            _opt_str(d.get("why")),
+        )

@@ -189,14 +189,24 @@ def run_forward(args: argparse.Namespace) -> int:
     import threading
 
     from engine.cli.store_args import open_from_args
+    from engine.floor.inbox import FloorInbox
     from engine.store.db import open_store
     from engine.store.forward import Forwarder
 
     with open_from_args(args) as local:
         if args.once:
             with open_store(args.to) as central:
-                sent = Forwarder(local, central, [args.only_table]).forward_once()
+                forwarder = Forwarder(local, central, [args.only_table])
+                sent = forwarder.forward_once()
+                taken = FloorInbox(local, central, args.only_table).take()
+                if taken:  # the table's answer to the floor goes with this run
+                    sent += forwarder.forward_once()
             print(f"forwarded {sent} entries of table {args.only_table}")
+            for t in taken:
+                print(
+                    f"floor action {t.action} (floor entry {t.floor_seq}): {t.outcome}"
+                    + (f": {t.why}" if t.why else "")
+                )
             return 0
         # Whoever runs the forwarder in a terminal sees an outage and the catch-up, not only the log file.
         notices = logging.StreamHandler(sys.stderr)
@@ -206,10 +216,17 @@ def run_forward(args: argparse.Namespace) -> int:
         forward_log.addHandler(notices)
         forward_log.setLevel(logging.INFO)
         forwarder = Forwarder(local, args.to, [args.only_table])
+        inbox: list[FloorInbox] = []  # made once the floor database is reachable
+
+        def take_back() -> int:
+            if not inbox:
+                inbox.append(FloorInbox(local, forwarder.central_store(), args.only_table))
+            return len(inbox[0].take())
+
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         try:
-            forwarder.run(stop, interval=args.interval)
+            forwarder.run(stop, interval=args.interval, after=take_back)
         except KeyboardInterrupt:
             stop.set()
         finally:

@@ -40,7 +40,7 @@ from engine.round import ResultCorrected
 from engine.rules import RulesSubmission, parse_rules, refuse_bad_math
 from engine.store import schema
 from engine.store.db import Store
-from engine.store.forwarded import action_event
+from engine.store.forwarded import journal_action
 from engine.store.history import void_round
 from engine.store.projections import from_units
 from engine.store.users import FLOOR, authenticate
@@ -85,7 +85,7 @@ def _reason(reason: str) -> str:
     return reason.strip()
 
 
-def _round_row(store: Store, round_id: str, table: str | None) -> Any:
+def round_row(store: Store, round_id: str, table: str | None) -> Any:
     r = schema.rounds
     query = sa.select(r).where(r.c.round_id == round_id)
     if table is not None:
@@ -115,16 +115,14 @@ def correct_result(
     if row.result == new:
         raise DrrError(f"round {round_id} already has the result {new}")
     corrected = ResultCorrected(int(row.result), new, why, by=user.name, role=user.role)
-    store.journal.append_many(
-        [action_event(store, write(corrected, table=row.table_id, round_id=round_id, user=user.name))]
-    )
+    journal_action(store, write(corrected, table=row.table_id, round_id=round_id, user=user.name))
     return int(row.result)
 
 
 def check_correctable(store: Store, round_id: str, table: str | None = None) -> Any:
     """The round's row if its result may be corrected; else DrrError saying why and what to do
     instead (asked before the reason and the PIN, and again when the correction is journaled)."""
-    row = _round_row(store, round_id, table)
+    row = round_row(store, round_id, table)
     if row.status == "void":
         raise DrrError(f"round {round_id} is void: there is no result to correct")
     if row.result is None:
@@ -184,11 +182,7 @@ def approve_payout(
     wager of the round, what they pay, the table's large-payout threshold."""
     require(user, "approve_payout")
     why = _reason(reason)
-    row = _round_row(store, round_id, table)
-    if row.status == "void":
-        raise DrrError(f"round {round_id} is void: nothing to pay")
-    wager_ids, pending = _pending_payout(store, round_id, row.table_id, settled=row.status == "settled")
-    amount = from_units(row.paid) if row.status == "settled" else pending
+    row, wager_ids, amount = payout_to_approve(store, round_id, table)
     threshold, _ = approval_threshold(
         current_settings(store, row.table_id), DEFAULT_APPROVAL_THRESHOLD, table=row.table_id
     )
@@ -200,10 +194,20 @@ def approve_payout(
         reason=why,
         role=user.role,
     )
-    store.journal.append_many(
-        [action_event(store, write(approval, table=row.table_id, round_id=round_id, user=user.name))]
-    )
+    journal_action(store, write(approval, table=row.table_id, round_id=round_id, user=user.name))
     return amount
+
+
+def payout_to_approve(
+    store: Store, round_id: str, table: str | None = None
+) -> tuple[Any, tuple[str, ...], Decimal]:
+    """The round's row, its winning wagers and what the table pays them: what an approval signs off
+    (DrrError when there is nothing to approve)."""
+    row = round_row(store, round_id, table)
+    if row.status == "void":
+        raise DrrError(f"round {round_id} is void: nothing to pay")
+    wager_ids, pending = _pending_payout(store, round_id, row.table_id, settled=row.status == "settled")
+    return row, wager_ids, from_units(row.paid) if row.status == "settled" else pending
 
 
 def _pending_payout(
@@ -290,7 +294,7 @@ def change_settings(store: Store, table: str, changes: dict[str, str], reason: s
     why = _reason(reason)
     checked = check_settings(store, table, changes)
     changed = SettingsChanged(checked, why, user.name, user.role, "next round")
-    store.journal.append_many([action_event(store, write(changed, table=table, user=user.name))])
+    journal_action(store, write(changed, table=table, user=user.name))
 
 
 @dataclass(frozen=True)
@@ -335,10 +339,15 @@ def read_rules_candidate(path: Path | str) -> RulesCandidate:
         raw = path.read_bytes()
     except OSError as exc:
         raise DrrError(f"cannot read {path}: {exc.strerror}") from exc
+    return rules_candidate(raw.decode("utf-8"), str(path))
+
+
+def rules_candidate(text: str, source: str, *, report: bool = True) -> RulesCandidate:
+    """Validate a Rules Submission's text (RulesError naming every violation), with its math report."""
     # The pit boss loads a paytable onto a live table: one that returns 100% or more on any wager
     # kind (under any bonus strategy) is refused here as `drr rules check` refuses it.
-    rules = refuse_bad_math(parse_rules(raw, str(path)), str(path))
-    return RulesCandidate(rules, raw.decode("utf-8"), str(path), math_report(rules))
+    rules = refuse_bad_math(parse_rules(text.encode("utf-8"), source), source)
+    return RulesCandidate(rules, text, source, math_report(rules) if report else "")
 
 
 def load_rules(store: Store, table: str, candidate: RulesCandidate, reason: str, user: User) -> None:
@@ -359,7 +368,7 @@ def load_rules(store: Store, table: str, candidate: RulesCandidate, reason: str,
         role=user.role,
         effective="next round",
     )
-    store.journal.append_many([action_event(store, write(loaded, table=table, user=user.name))])
+    journal_action(store, write(loaded, table=table, user=user.name))
 
 
 def latest_rules(store: Store, table: str) -> RulesLoaded | None:

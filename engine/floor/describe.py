@@ -27,6 +27,12 @@ PRESETS = {"cash_out": "cash out", "random": "a random pick"}
 REASONS = {
     "cash_out": "cashed out", "x": "an X was picked", "timer": "the timer ran out", "max": "last round",
 }  # fmt: skip
+# A pit boss's action at the floor database, as the table's answer to it names it.
+FLOOR_ACTIONS = {
+    EntryType.ROUND_VOIDED: "void", EntryType.ROUND_RESULT_CORRECTED: "result correction",
+    EntryType.ROUND_PAYOUT_APPROVED: "payout approval", EntryType.TABLE_SETTINGS_CHANGED: "settings change",
+    EntryType.TABLE_RULES_LOADED: "Rules Submission",
+}  # fmt: skip
 
 
 def number_or_none(value: Any, none: str = "no result yet") -> str:
@@ -187,6 +193,12 @@ def describe(kind: str, p: Mapping[str, Any], *, boxes: Sequence[str] = ()) -> s
         return f"hold resolved ({_words(str(p.get('resolution', '')))}): {p.get('reason', '')}"
     if t is EntryType.TABLE_NEXT_ROUND:
         return "table cleared for the next round"
+    if t is EntryType.TABLE_FLOOR_ACTION_TAKEN:
+        action = entry_type(str(p.get("action", "")))
+        what = FLOOR_ACTIONS.get(action, "action") if action is not None else "action"
+        if p.get("outcome") == "taken":
+            return f"the pit boss's {what} at the floor, taken in by the table"
+        return f"the pit boss's {what} at the floor, refused by the table: {p.get('why', '')}"
     if t is EntryType.RNG_FAULT:
         return f"RNG fault: {p.get('test', '?')} failed — play stopped"
     rest = plain_fields(p)

@@ -262,13 +262,24 @@ class Forwarder:
         self.status.last_error = None
         return total
 
-    def run(self, stop: threading.Event, *, interval: float = 0.5, max_backoff: float = 30.0) -> None:
-        """Forward until `stop` is set; an unreachable central store is retried with back-off, never fatal."""
+    def run(
+        self,
+        stop: threading.Event,
+        *,
+        interval: float = 0.5,
+        max_backoff: float = 30.0,
+        after: Callable[[], int] | None = None,
+    ) -> None:
+        """Forward until `stop` is set; an unreachable central store is retried with back-off, never fatal.
+        `after` runs after each forward (the floor actions taken back, engine.floor.inbox); when it
+        journals anything, that is forwarded at once."""
         backoff = interval
         while not stop.is_set():
             try:
                 down = self.status.last_error is not None
                 sent = self.forward_once()
+                if after is not None and after():
+                    sent += self.forward_once()
                 if down:
                     log.info("central store reachable again: caught up, %d entries forwarded", sent)
                 backoff = interval

@@ -7,9 +7,19 @@ for ever (the next forward stops on the divergence). So an action on such a tabl
 the floor's own chain as a `floor.action` entry (the action's type and payload kept whole, the
 table and round named); on the table's own store (its SQLite file, or a floor database the table
 writes to directly) it goes to the table's chain, where the table service folds it.
+
+Every pit-boss action is journaled through `journal_action`. The way back (engine.floor.inbox: a
+`floor.action` brought to the table by its forwarder) decides the action again on the table's own
+store through the same functions, inside `taken_from_floor(marker)`: the `table.floor_action_taken`
+marker and the action's entry are then one batch (one transaction), so a crash never leaves an action
+taken without its marker, or a marker without its action.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import sqlalchemy as sa
 
@@ -43,3 +53,28 @@ def action_event(store: Store, event: NewEvent) -> NewEvent:
 
     action = FloorAction(event.table, event.type, dict(event.payload))
     return write(action, table=FLOOR, round_id=event.round_id, user=event.user, time=event.time)
+
+
+# The marker the floor inbox is taking an action under (None: an action taken here, by a person).
+_TAKING: ContextVar[NewEvent | None] = ContextVar("drr_taking_floor_action", default=None)
+
+
+@contextmanager
+def taken_from_floor(marker: NewEvent) -> Iterator[None]:
+    """Journal the actions decided inside this block with `marker` (a `table.floor_action_taken`
+    entry on the same chain) in front of them, in the same batch."""
+    token = _TAKING.set(marker)
+    try:
+        yield
+    finally:
+        _TAKING.reset(token)
+
+
+def journal_action(store: Store, event: NewEvent) -> None:
+    """Journal a pit-boss action: on its table's chain, or as `floor.action` on a forwarded copy
+    (`action_event`); with the floor inbox's marker in front when it is taking the action back."""
+    marker = _TAKING.get()
+    if marker is not None and marker.table == event.table:
+        store.journal.append_many([marker, event])
+        return
+    store.journal.append_many([action_event(store, event)])

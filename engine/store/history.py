@@ -306,8 +306,6 @@ def void_round(store: Store, round_id: str, reason: str, user: User, *, table: s
     if row.status == "void":
         raise DrrError(f"round {round_id} is already void")
     voided = RoundVoided(reason.strip(), by=user.name, role=user.role, previous_status=row.status)
-    from engine.store.forwarded import action_event  # on a forwarded copy: the floor's own chain
+    from engine.store.forwarded import journal_action  # on a forwarded copy: the floor's own chain
 
-    store.journal.append_many(
-        [action_event(store, write(voided, table=row.table_id, round_id=round_id, user=user.name))]
-    )
+    journal_action(store, write(voided, table=row.table_id, round_id=round_id, user=user.name))

@@ -167,6 +167,9 @@ WHEEL_USER: Final = "wheel"
 ROTOR_JOURNAL_S: Final = 10.0  # a rotor reading is journaled at most this often (and on a direction change)
 TIMER_USER: Final = "timer"
 SYSTEM_USER: Final = "system"
+# How often the service looks for entries another writer appended to its chain (a pit boss's action
+# taken in from the floor by the forwarder, `drr pitboss resolve` against this store): one head read.
+OTHER_WRITERS_EVERY_S: Final = 1.0
 # Test hook for the crash tests: "N:SECONDS" pauses inside the N-th journal transaction of this process
 # (after the rows are written, before the commit) and says so on stderr, so a test can SIGKILL there.
 # A stray variable on a table PC must not stall the game: the hook is ignored unless TEST_HOOKS_ENV is
@@ -276,6 +279,7 @@ class TableService:
         self._in_flight = wheel_drive.InFlight()  # the game the wheel had launched, as last heard
         self._before_open: int | None = None  # ... when bets opened: its messages are not the round's
         self._round_timer = RoundTimer(self._clock_due, self.tick_clock, clock)
+        self._others_task: asyncio.Task[None] | None = None
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -349,10 +353,34 @@ class TableService:
         self._started = True
         await self._publish(entries)
         self._schedule_timers()
+        self._others_task = asyncio.get_running_loop().create_task(
+            self._watch_other_writers(), name=f"other-writers-{self.table}"
+        )
         return entries
+
+    async def _watch_other_writers(self) -> None:
+        """Fold and publish, within a second, what another writer appended to this chain, so a pit
+        boss's approval or void from the floor reaches the croupier's screen without waiting for the
+        croupier's next command (the command lock catches up on entry: engine.table.service._CatchUpLock)."""
+        while True:
+            await asyncio.sleep(OTHER_WRITERS_EVERY_S)
+            if not self._started or self._failed is not None:
+                continue
+            try:
+                head = self.journal.head(self.table)
+                if head is not None and head[0] > self.state.last_seq:
+                    async with self._lock:
+                        pass
+            except DrrError as exc:  # the store unreachable a moment: the next command says so
+                log.debug("looking for other writers on table %s: %s", self.table, exc.message)
 
     async def close(self) -> None:
         """Stop the bonus timers, checkpoint the chain (count + head) and give the table up."""
+        if self._others_task is not None:
+            self._others_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._others_task
+            self._others_task = None
         tasks = [task for _, task in self._timers.values()]
         await self._round_timer.stop()
         self._stop_timers()

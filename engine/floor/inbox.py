@@ -1,0 +1,215 @@
+"""The way back from the floor: pit-boss actions journaled at the floor database, taken into the table.
+
+On the floor database a table's chain is the copy its forwarder makes (engine.store.forward), so a
+pit boss's void, correction, approval, settings or Rules Submission there is journaled on the floor's
+own chain as `floor.action` (engine.store.forwarded) and never reaches the table by itself. The
+forwarder, which runs on the table's PC beside the station with the table's own store and key, takes
+them back after each forward (`FloorInbox.take`), in floor order, each once:
+
+- the action is **decided again on the table's own journal** by the same function that decided it at
+  the floor (engine.floor.actions, engine.store.history.void_round), so it is checked against what the
+  table knows now, not the floor's copy, which may be behind;
+- it is refused when the table moved on meanwhile: the round's status or result is no longer what the
+  floor's copy showed (a void of a round that has since been settled would return wagers already
+  paid), an approval's amount differs from the table's, the user is not a user of the floor database
+  with a role that may do it, or the function itself refuses (the round already void, …);
+- either way a `table.floor_action_taken` entry {floor_seq, floor_hash, action, outcome, why?} goes on
+  the table's chain, in the same batch as the action's own entry when it is taken
+  (engine.store.forwarded.taken_from_floor), so nothing is taken twice or lost across a crash, and the
+  floor sees the outcome in the next forward of the table's journal.
+
+The table service folds the entries within a second (its watch for other writers) and the croupier's
+screen shows them. The floor's `floor` chain on PostgreSQL is a hash chain checked against its users
+(docs/journal-evidence.md); the user and role are checked here against the floor's users table.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import sqlalchemy as sa
+
+from engine.auth import PermissionDenied, User, require
+from engine.entry_types import EntryType
+from engine.errors import DrrError
+from engine.floor_events import FloorAction
+from engine.journal_types import parse, read, write
+from engine.round import ResultCorrected, RoundVoided
+from engine.store import schema
+from engine.store.db import Store
+from engine.store.forwarded import taken_from_floor
+from engine.store.records import Entry, row_to_entry
+from engine.store.users_journal import FLOOR
+from engine.table_events import FloorActionTaken, PayoutApproved, RulesLoaded, SettingsChanged
+
+log = logging.getLogger("drr.floor.inbox")
+
+# The permission each action needs (engine.auth), as the floor checked it when the pit boss acted.
+PERMISSION: dict[str, str] = {
+    EntryType.ROUND_VOIDED.value: "void_round",
+    EntryType.ROUND_RESULT_CORRECTED.value: "correct_result",
+    EntryType.ROUND_PAYOUT_APPROVED.value: "approve_payout",
+    EntryType.TABLE_SETTINGS_CHANGED.value: "change_settings",
+    EntryType.TABLE_RULES_LOADED.value: "load_rules",
+}
+
+
+@dataclass(frozen=True)
+class Taken:
+    """One floor action brought to the table: the floor entry and what the table journaled."""
+
+    floor_seq: int
+    action: str
+    outcome: str  # "taken" or "refused"
+    why: str | None
+
+
+class FloorInbox:
+    """The floor actions of `table` at `central`, taken into `local` (see the module docstring).
+
+    Keeps, in memory, how far it has read the floor chain; the table's newest
+    `table.floor_action_taken` says which floor actions are already in (looked up once, the first
+    time one is found)."""
+
+    def __init__(self, local: Store, central: Store, table: str) -> None:
+        self.local, self.central, self.table = local, central, table
+        self._read_to = 0  # the floor chain is read up to this entry
+        self._taken_to: int | None = None  # floor actions up to this floor entry are in the table's journal
+
+    def take(self) -> list[Taken]:
+        """Take every floor action of the table not taken yet; returns what was done with each."""
+        found = self._floor_actions()
+        if not found:
+            return []
+        if self._taken_to is None:
+            self._taken_to = last_taken(self.local, self.table)
+        done = []
+        for entry in found:
+            if entry.seq <= self._taken_to:
+                continue
+            done.append(self._take(entry))
+            self._taken_to = entry.seq
+        return done
+
+    def _floor_actions(self) -> list[Entry]:
+        """The floor actions after the last one read (one range read along the floor chain's key)."""
+        j = schema.journal
+        with self.central.read() as conn:
+            rows = conn.execute(
+                sa.select(j)
+                .where(j.c.table_id == FLOOR, j.c.seq > self._read_to)
+                .where(j.c.type == EntryType.FLOOR_ACTION.value)
+                .order_by(j.c.seq)
+            ).all()
+        if rows:
+            self._read_to = int(rows[-1].seq)
+        entries = [row_to_entry(r) for r in rows]
+        return [e for e in entries if e.payload.get("table") == self.table]
+
+    def _take(self, entry: Entry) -> Taken:
+        action = read(entry)
+        assert isinstance(action, FloorAction)
+        marker = FloorActionTaken(entry.seq, entry.hash, action.action, "taken")
+        try:
+            user = self._floor_user(entry, action.action)
+            with taken_from_floor(write(marker, table=self.table, round_id=entry.round_id, user=user.name)):
+                _decide_again(self.local, self.table, entry, action, user)
+        except DrrError as exc:
+            refused = FloorActionTaken(entry.seq, entry.hash, action.action, "refused", why=exc.message)
+            self.local.journal.append_many(
+                [write(refused, table=self.table, round_id=entry.round_id, user=entry.user)]
+            )
+            log.warning(
+                "table %s refused floor action %s (floor entry %d): %s",
+                self.table,
+                action.action,
+                entry.seq,
+                exc.message,
+            )
+            return Taken(entry.seq, action.action, "refused", exc.message)
+        log.info("table %s took floor action %s (floor entry %d)", self.table, action.action, entry.seq)
+        return Taken(entry.seq, action.action, "taken", None)
+
+    def _floor_user(self, entry: Entry, action: str) -> User:
+        """The pit boss who acted, as a user of the floor database whose role may do it."""
+        from engine.store.users import get_user
+
+        permission = PERMISSION.get(action)
+        if permission is None:
+            raise DrrError(f"the floor action {action!r} is not one a table takes")
+        if not entry.user:
+            raise DrrError("the floor action names no user")
+        try:
+            info = get_user(self.central, entry.user)
+        except DrrError as exc:
+            raise DrrError(
+                f"the floor action's user {entry.user!r} is not a user of the floor database"
+            ) from exc
+        user = User(info.name, info.role)
+        try:
+            require(user, permission)
+        except PermissionDenied as exc:
+            raise DrrError(f"{exc.message} (at the floor database)") from exc
+        return user
+
+
+def last_taken(local: Store, table: str) -> int:
+    """The floor entry of the newest floor action `table`'s journal took in or refused (0: none)."""
+    j = schema.journal
+    with local.read() as conn:
+        row = conn.execute(
+            sa.select(j.c.payload)
+            .where(j.c.table_id == table, j.c.type == EntryType.TABLE_FLOOR_ACTION_TAKEN.value)
+            .order_by(j.c.seq.desc())
+            .limit(1)
+        ).first()
+    if row is None:
+        return 0
+    import json
+
+    return int(json.loads(row.payload)["floor_seq"])
+
+
+def _decide_again(local: Store, table: str, entry: Entry, action: FloorAction, user: User) -> None:
+    """Run the action again on the table's own store (the function journals it, with the marker)."""
+    from engine.floor import actions
+    from engine.store.history import void_round
+
+    p: Any = parse(action.action, action.payload, where=f"floor entry {entry.seq}")
+    round_id = entry.round_id
+    if isinstance(p, RoundVoided | ResultCorrected | PayoutApproved) and not round_id:
+        raise DrrError("the floor action names no round")
+    if isinstance(p, RoundVoided):
+        row = actions.round_row(local, str(round_id), table)
+        if p.previous_status is not None and row.status != p.previous_status:
+            raise DrrError(
+                f"round {round_id} is {row.status} at the table, {p.previous_status} when it was voided at "
+                "the floor: not voided (void it again at the table if it still should be)"
+            )
+        void_round(local, str(round_id), p.reason, user, table=table)
+    elif isinstance(p, ResultCorrected):
+        row = actions.check_correctable(local, str(round_id), table)
+        if row.result != p.old:
+            raise DrrError(
+                f"round {round_id} has the result {row.result} at the table, {p.old} at the floor when it "
+                "was corrected: not corrected"
+            )
+        actions.correct_result(local, str(round_id), p.new, p.reason or "", user, table=table)
+    elif isinstance(p, PayoutApproved):
+        _, _, amount = actions.payout_to_approve(local, str(round_id), table)
+        if amount != Decimal(p.total):
+            raise DrrError(
+                f"round {round_id} pays {amount} at the table, {p.total} was approved at the floor: "
+                "not approved (approve it again)"
+            )
+        actions.approve_payout(local, str(round_id), p.reason or "", user, table=table)
+    elif isinstance(p, SettingsChanged):
+        actions.change_settings(local, table, dict(p.changes), p.reason or "", user)
+    elif isinstance(p, RulesLoaded):
+        candidate = actions.rules_candidate(p.text, p.source or f"floor entry {entry.seq}", report=False)
+        actions.load_rules(local, table, candidate, p.reason or "", user)
+    else:  # pragma: no cover - PERMISSION names exactly the types above
+        raise DrrError(f"the floor action {action.action!r} is not one a table takes")
