@@ -325,6 +325,17 @@ class Journal:
         signers: dict[str, TableKey | None] = {}
         written: list[Entry] = []
         floor = None
+
+        def lock(table: str) -> None:
+            """The chain's head read and locked, once per transaction's batch."""
+            check_table_id(table)
+            old = read_head(conn, table, lock=True)
+            if old is None:  # a new chain, or a head row removed: the next entry would reuse seq 1
+                from engine.store.heads import refuse_missing_heads
+
+                refuse_missing_heads(conn, [table])
+            heads[table] = (old, *(old or (0, GENESIS_HASH)))
+
         if conn.dialect.name != "sqlite":
             from engine.store import floor_sign
 
@@ -333,20 +344,15 @@ class Journal:
                 # the heads locked in the batch's order, as below (a forwarder locks a table, then the
                 # floor), the floor's before its keying is read
                 for table in dict.fromkeys(e.table for e in events):
-                    read_head(conn, check_table_id(table), lock=True)
+                    lock(table)
                     if floor_sign.applies(self.store, table):
                         break
                 floor = floor_sign.prepare(conn, self.store, events)
                 events = floor.events
         for event in events:
-            if event.table not in heads:
-                check_table_id(event.table)
-                old = read_head(conn, event.table, lock=True)
-                if old is None:  # a new chain, or a head row removed: the next entry would reuse seq 1
-                    from engine.store.heads import refuse_missing_heads
-
-                    refuse_missing_heads(conn, [event.table])
-                heads[event.table] = (old, *(old or (0, GENESIS_HASH)))
+            if event.table not in signers:
+                if event.table not in heads:
+                    lock(event.table)
                 by_writers = floor is not None and event.table == floor.chain
                 signers[event.table] = None if by_writers else self.signer(event.table)
             old, seq, prev = heads[event.table]
