@@ -299,11 +299,15 @@ def inside_bet(numbers: Iterable[Any], *, trios: bool = True, first_four: bool =
     return Bet(kind, key)
 
 
-# A wager packed into one int for fast settlement (engine/settlement.py): its amount in
-# 10**-KEY_PLACES minor units, how many decimal places the amount is written with, and the
-# index of its bet in legal_bets(). Amounts that do not fit settle by the plain Decimal path.
+# A wager packed into one int for fast settlement (engine/settlement.py): its amount's digits
+# (the amount in units of its own last decimal place: 25.00 -> 2500), how many decimal places
+# the amount is written with (at most KEY_PLACES), and the index of its bet in legal_bets().
+# Amounts that do not fit settle by the plain Decimal path. The digits, not the amount in
+# 10**-KEY_PLACES units, keep the key of an everyday amount (up to 5,242.87 written with two
+# places) below 2**30: one machine digit of a Python int, which the settlement reads into its
+# array several times faster than a longer one.
 KEY_PLACES = 4
-KEY_MAX_UNITS = 1 << 40
+KEY_MAX_UNITS = 1 << 40  # the amount in 10**-KEY_PLACES units stays below this
 KEY_INDEX_BITS = 8
 KEY_PLACES_BITS = 3
 
@@ -315,7 +319,7 @@ def legal_bet_index() -> Mapping[Bet, int]:
 
 
 def settle_key(bet: Bet, amount: Decimal) -> int | None:
-    """`bet` and `amount` packed as (units, places, bet index) in one int, or None if they do not
+    """`bet` and `amount` packed as (digits, places, bet index) in one int, or None if they do not
     fit: not a legal bet, not a non-negative Decimal with at most KEY_PLACES places, too large."""
     try:
         index = legal_bet_index().get(bet)
@@ -327,11 +331,11 @@ def settle_key(bet: Bet, amount: Decimal) -> int | None:
     assert isinstance(exponent, int)  # finite
     if not -KEY_PLACES <= exponent <= 12:
         return None
-    units = int("".join(map(str, digits))) * 10 ** (exponent + KEY_PLACES)
-    if units >= KEY_MAX_UNITS:
-        return None
     places = -exponent if exponent < 0 else 0
-    return (((units << KEY_PLACES_BITS) | places) << KEY_INDEX_BITS) | index
+    own = int("".join(map(str, digits))) * 10 ** (exponent + places)  # in units of its last place
+    if own * 10 ** (KEY_PLACES - places) >= KEY_MAX_UNITS:
+        return None
+    return (((own << KEY_PLACES_BITS) | places) << KEY_INDEX_BITS) | index
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ same answers digit for digit (tests/engine/test_settlement_units.py).
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import (
@@ -296,19 +297,27 @@ def _winning_odds(bet: Bet, lucky: Fraction | None, on_bonus: bool, rules: Rules
 
 
 # --- the integer path ----------------------------------------------------------------------
-# A round whose wagers all carry a settle key (engine/bets.py: amount in 10**-KEY_PLACES minor
-# units and the legal-bet index, packed in one int) settles in int64 arrays: each winning
-# payout is floor(units x num / (den x rounding units)) rounding steps, the same floor as
-# payout_of, with every product checked to stay below 2**62 first. Anything that does not fit
-# (an amount or odds too large, a finer rounding) takes the Decimal path below.
+# A round whose wagers all carry a settle key (engine/bets.py: the amount's digits and places
+# and the legal-bet index, packed in one int) settles in int64 arrays: each amount in
+# 10**-KEY_PLACES minor units is digits x 10**(KEY_PLACES - places), each winning payout is
+# floor(units x num / (den x rounding units)) rounding steps, the same floor as payout_of, with
+# every product checked to stay below 2**62 first. Anything that does not fit (an amount or
+# odds too large, a finer rounding) takes the Decimal path below.
 
 _LIMIT: Final = 1 << 62
 _KEY_MAX_WAGERS: Final = _LIMIT // KEY_MAX_UNITS  # so the sum of all amounts' units fits int64
 # Below this many wagers the Decimal path is the faster one (the array set-up costs ~40 us a
 # round; measured with the records built, the two cross near 250 wagers).
 _INT_PATH_MIN_WAGERS: Final = 256
-_UNITS_SHIFT: Final = KEY_INDEX_BITS + KEY_PLACES_BITS
 _PLACES_MASK: Final = (1 << KEY_PLACES_BITS) - 1
+
+
+@cache
+def _scale() -> Any:
+    """10**(KEY_PLACES - places) by places (0..7; a key never has more than KEY_PLACES places)."""
+    import numpy as np
+
+    return np.array([10 ** max(KEY_PLACES - p, 0) for p in range(1 << KEY_PLACES_BITS)], np.int64)
 
 
 @cache
@@ -372,8 +381,11 @@ def _settle_in_units(
     step = int(rounding.scaleb(KEY_PLACES, _MONEY))  # the rounding in minor units
     n = len(wagers)
     try:
-        # A comprehension reads the slot faster than map(attrgetter) does, list included.
-        keys = np.fromiter([w.key for w in wagers], np.int64, n)
+        # A comprehension reads the slot faster than map(attrgetter) does, list included; an
+        # unsigned array takes the list's ints several times faster than np.fromiter (an everyday
+        # key is one machine digit, engine/bets.py), and the array's buffer becomes `keys`
+        # (every key is below 2**62: the same bits as int64).
+        keys = np.frombuffer(array("Q", [w.key for w in wagers]), np.int64)  # type: ignore[type-var]
     except (TypeError, OverflowError, AttributeError):  # a wager without a key (engine.bets.settle_key)
         return None
 
@@ -383,10 +395,15 @@ def _settle_in_units(
     bets = legal_bets()
     classes: list[tuple[WinKind, Fraction]] = [(LOSE, _ZERO_ODDS)]
     class_of_bet = np.zeros(len(bets), np.int64)
+    lucky_odds: dict[int, Fraction] = {}  # X/n by bet size n: a dozen winning inside bets, five sizes
     for i in _covering(result):
         bet = bets[i]
         if bet.inside and lucky is not None:
-            classes.append((LUCKY, lucky / bet.size))
+            size = bet.size
+            odds = lucky_odds.get(size)
+            if odds is None:
+                odds = lucky_odds[size] = lucky / size
+            classes.append((LUCKY, odds))
         elif bet.inside and on_bonus:
             class_of_bet[i] = -1
             continue
@@ -397,8 +414,7 @@ def _settle_in_units(
     # Few arrays the size of the round, and the small ones compact: fresh memory costs more
     # than the arithmetic here. The low byte of a key is its bet index (a uint8 cast wraps).
     bet_of_wager = keys.astype(np.uint8)
-    win = np.flatnonzero(class_of_bet.take(bet_of_wager) != 0)
-    win_keys = keys.take(win)
+    win = np.flatnonzero((class_of_bet != 0).take(bet_of_wager))
     win_class = class_of_bet.take(bet_of_wager.take(win))
     by_player = np.flatnonzero(win_class < 0)
     if by_player.size:
@@ -421,7 +437,11 @@ def _settle_in_units(
         return None
     num = np.array([o.numerator for _, o in classes], np.int64).take(win_class)
     den = np.array([o.denominator * step for _, o in classes], np.int64).take(win_class)
-    units = win_keys >> _UNITS_SHIFT
+    keys >>= KEY_INDEX_BITS  # in place (keys is ours): only the places and digits are left to read
+    places = keys.astype(np.uint8) & _PLACES_MASK
+    keys >>= KEY_PLACES_BITS
+    keys *= _scale().take(places)  # every amount in minor units (below KEY_MAX_UNITS: settle_key)
+    units = keys.take(win)
     max_product = int(units.max()) * int(num.max()) if win.size else 0
     if max_product * max(win.size, 1) >= _LIMIT:  # the products and their sum stay exact
         return None
@@ -429,11 +449,8 @@ def _settle_in_units(
     steps = np.zeros(n, np.int64)
     steps[win] = win_steps  # every wager's payout, in rounding steps
 
-    keys >>= KEY_INDEX_BITS  # in place (keys is ours): only the places and units are left to read
-    places = keys.astype(np.uint8) & _PLACES_MASK
     max_places = int(places.max()) if n else 0
     win_places = int(places.take(win).max()) if win.size else 0
-    keys >>= KEY_PLACES_BITS
     total_wagered = _decimal_of_units(int(keys.sum()), max_places)
     total_paid = _MONEY.multiply(Decimal(int(win_steps.sum())), rounding)
     total_returned = _MONEY.add(total_paid, _decimal_of_units(int(units.sum()), win_places))

@@ -12,8 +12,11 @@ import argparse
 import importlib
 import json
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+
+from engine.bench_keys import scratch_key_dir
 
 BENCH_MODULES: tuple[str, ...] = (
     "engine.bench",
@@ -63,14 +66,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"drr bench: unknown group(s) {', '.join(unknown)}; see drr bench --list", file=sys.stderr)
         return 2
     figures: dict[str, float] = {}
-    for name in wanted:
-        started = time.perf_counter()
-        result = groups[name]()
-        figures.update(result)
-        if not args.json:
-            for key, value in result.items():
-                print(f"{key:40s} {value:>14,.3f}")
-            print(f"  ({name}: {time.perf_counter() - started:.1f} s)", file=sys.stderr)
+    # The scratch stores' keys and witnesses go with them, never into the user's key directory.
+    with tempfile.TemporaryDirectory(prefix="drr-bench-keys-") as keys, scratch_key_dir(keys):
+        for name in wanted:
+            started = time.perf_counter()
+            result = groups[name]()
+            figures.update(result)
+            if not args.json:
+                for key, value in result.items():
+                    print(f"{key:40s} {value:>14,.3f}")
+                print(f"  ({name}: {time.perf_counter() - started:.1f} s)", file=sys.stderr)
     if args.json:
         print(json.dumps(figures, sort_keys=True))
     return 0

@@ -170,6 +170,7 @@ def resolve_hold(store: Store, table: str, reason: str, user: User) -> str:
         written = store.journal.append_in(conn, [event])
         if written[0].seq != state.last_seq + 1:  # the table moved on meanwhile: decide again
             raise DrrError(f"table {table} wrote entries meanwhile: nothing resolved; run the command again")
+    store.journal.witness(written)  # committed: the key's witness follows the signed head
     return remedies.what
 
 

@@ -387,6 +387,7 @@ def raise_alerts(store: Store, events: list[NewEvent]) -> list[Alert]:
             if p.get("entry") is not None:
                 taken.add(p["entry"])
         written = store.journal.append_in(conn, out) if out else []
+    store.journal.witness(written)  # committed: the key's witness follows the signed head
     return [_alert(entry.time, entry.payload) for entry in written if entry.type == ALERT_RAISED]
 
 

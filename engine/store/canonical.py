@@ -55,7 +55,39 @@ def parse_time(text: str) -> datetime:
 
 
 def now_text() -> str:
-    return format_time(datetime.now(UTC))
+    # format_time's text for an instant already in UTC (isoformat is a third of strftime's cost; every
+    # journal append stamps its entry with it)
+    return datetime.now(UTC).isoformat(timespec="microseconds")[:-6] + "Z"
+
+
+def canonical_payload(payload: Mapping[str, Any]) -> str:
+    """The canonical JSON a payload is stored as: exactly what a reader re-encodes after parsing it.
+
+    Parsing turns every key into a string, and keys that were not strings (int keys) then sort as
+    strings: such a payload is encoded, parsed and encoded again. A payload whose keys are all
+    strings already reads back as it was written, so its first encoding is kept."""
+    text = canonical_json(payload)
+    return text if _str_keys_only(payload) else canonical_json(json.loads(text))
+
+
+def _str_keys_only(value: Any) -> bool:
+    if type(value) is dict:
+        for k, v in value.items():
+            if type(k) is not str or (type(v) not in _PLAIN and not _str_keys_only(v)):
+                return False
+        return True
+    if type(value) is list or type(value) is tuple:
+        return all(type(v) in _PLAIN or _str_keys_only(v) for v in value)
+    if isinstance(value, dict | list | tuple):  # subclasses: encoded as the plain ones
+        return _str_keys_only(dict(value) if isinstance(value, dict) else list(value))
+    if isinstance(value, Enum):  # encoded as its value (_default)
+        return _str_keys_only(value.value)
+    return value is None or isinstance(value, _SCALARS)
+
+
+# What canonical_json writes as a JSON scalar (or, for sets, a sorted list of scalars): no keys inside.
+_PLAIN = frozenset({str, int, float, bool, type(None), Decimal})
+_SCALARS = (str, int, float, Decimal, Fraction, datetime, set, frozenset)
 
 
 def entry_hash(
@@ -81,3 +113,32 @@ def entry_hash(
         "user": user,
     }
     return hashlib.sha256(canonical_json(record).encode("utf-8")).hexdigest()
+
+
+_encode_str = json.encoder.encode_basestring  # a str as canonical_json writes it (ensure_ascii=False)
+
+
+def _json_text(value: str | None) -> str:
+    return "null" if value is None else _encode_str(value)
+
+
+def entry_hash_of_text(
+    *,
+    table: str,
+    seq: int,
+    time: str,
+    user: str | None,
+    round_id: str | None,
+    type: str,
+    payload_text: str,
+    prev_hash: str,
+) -> str:
+    """`entry_hash` of an entry whose payload is given as its canonical JSON text (`payload_text`):
+    the same bytes, spliced instead of re-encoded (the canonical JSON of an object is its keys, in
+    order, each with its value's canonical JSON; the append path hashes every entry this way)."""
+    s = _json_text
+    record = (
+        f'{{"payload":{payload_text},"prev_hash":{s(prev_hash)},"round_id":{s(round_id)},"seq":{int(seq)!r},'
+        f'"table":{s(table)},"time":{s(time)},"type":{s(type)},"user":{s(user)}}}'
+    )
+    return hashlib.sha256(record.encode("utf-8")).hexdigest()

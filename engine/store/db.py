@@ -17,7 +17,7 @@ import sqlite3
 import sys
 import threading
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,6 +46,31 @@ def notify_head(conn: Connection, table: str, seq: int, channel: str = CHANNEL) 
         sa.text("SELECT pg_notify(:ch, current_schema() || ':' || :msg)"),
         {"ch": channel, "msg": f"{table}:{seq}"},
     )
+
+
+_COMPILED: dict[tuple[str, Hashable], Any] = {}
+
+
+def exec_fast(conn: Connection, key: Hashable, statement: Any, values: dict[str, Any]) -> Any:
+    """Execute `statement` (bound by name from `values`) compiled once per dialect under `key`: the
+    append path and its projections run a few such statements per entry, hundreds of times a second,
+    and SQLAlchemy's per-call statement building and caching cost several times the SQL itself.
+
+    On SQLite the statement goes straight to the driver's cursor (inside the same transaction; no
+    type processing: a Boolean comes back as 0/1); the result offers `fetchone()`, `fetchall()` and
+    `rowcount` either way. A statement built per call must not be passed here: `key` names it.
+    """
+    compiled = _COMPILED.get((conn.dialect.name, key))
+    if compiled is None:
+        compiled = _COMPILED[(conn.dialect.name, key)] = statement.compile(dialect=conn.dialect)
+    if compiled.positional:
+        params = tuple(values[k] for k in compiled.positiontup)
+        if conn.dialect.name == "sqlite":
+            cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+            cursor.execute(compiled.string, params)
+            return cursor
+        return conn.exec_driver_sql(compiled.string, params)
+    return conn.exec_driver_sql(compiled.string, values)
 
 
 # `Store.journal` is the journal layer's `Journal`, registered by engine.store.journal when it is
@@ -380,7 +405,10 @@ def _sqlite_engine(url: str, *, durable: bool = True) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
-        conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get("drr_read") else "BEGIN IMMEDIATE")
+        # Straight to the driver (every journal append begins here; through exec_driver_sql this one
+        # statement cost as much as the append's own SQL). Its errors are sqlite3's: translate_errors.
+        read = conn.get_execution_options().get("drr_read")
+        conn.connection.driver_connection.execute("BEGIN" if read else "BEGIN IMMEDIATE")  # type: ignore[union-attr]
 
     return engine
 

@@ -9,7 +9,6 @@ nothing. On SQLite the commit is fsynced (WAL, synchronous=FULL) before `append`
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -19,8 +18,15 @@ from sqlalchemy.engine import Connection
 
 from engine.errors import DrrError
 from engine.store import schema
-from engine.store.canonical import GENESIS_HASH, canonical_json, entry_hash, format_time, now_text, parse_time
-from engine.store.db import check_table_id, notify_head, register_journal
+from engine.store.canonical import (
+    GENESIS_HASH,
+    canonical_payload,
+    entry_hash_of_text,
+    format_time,
+    now_text,
+    parse_time,
+)
+from engine.store.db import check_table_id, exec_fast, notify_head, register_journal
 from engine.store.records import Entry, NewEvent, row_to_entry
 
 if TYPE_CHECKING:
@@ -60,9 +66,9 @@ def read_head(conn: Connection, table: str, *, lock: bool) -> tuple[int, str] | 
             .values(table_id=table, seq=0, hash=GENESIS_HASH)
             .on_conflict_do_nothing(index_elements=["table_id"])
         )
-        row = _exec_fast(conn, "read_head_locked", _READ_HEAD_LOCKED, {"t": table}).fetchone()
+        row = exec_fast(conn, "read_head_locked", _READ_HEAD_LOCKED, {"t": table}).fetchone()
     else:
-        row = _exec_fast(conn, "read_head", _READ_HEAD, {"t": table}).fetchone()
+        row = exec_fast(conn, "read_head", _READ_HEAD, {"t": table}).fetchone()
     return (int(row[0]), row[1]) if row and int(row[0]) > 0 else None
 
 
@@ -80,7 +86,7 @@ def write_head(conn: Connection, table: str, old: tuple[int, str] | None, seq: i
     if old is None and conn.dialect.name == "sqlite":
         conn.execute(sa.insert(schema.chain_heads).values(table_id=table, seq=seq, hash=hash_))
         return
-    done = _exec_fast(
+    done = exec_fast(
         conn,
         "advance_head",
         _ADVANCE_HEAD,
@@ -88,28 +94,6 @@ def write_head(conn: Connection, table: str, old: tuple[int, str] | None, seq: i
     ).rowcount
     if done != 1:  # the head moved under us: only possible without the row lock, i.e. a bug
         raise RuntimeError(f"journal head of {table} moved during an append")
-
-
-_COMPILED: dict[tuple[str, str], Any] = {}
-
-
-def _exec_fast(conn: Connection, key: str, statement: Any, values: dict[str, Any]) -> Any:
-    """Execute a statement compiled once per dialect: the append path runs it thousands of times a second.
-
-    On SQLite the statement goes straight to the driver's cursor (inside the same transaction); the
-    result offers `fetchone()` and `rowcount` either way.
-    """
-    compiled = _COMPILED.get((conn.dialect.name, key))
-    if compiled is None:
-        compiled = _COMPILED[(conn.dialect.name, key)] = statement.compile(dialect=conn.dialect)
-    if compiled.positional:
-        params = tuple(values[k] for k in compiled.positiontup)
-        if conn.dialect.name == "sqlite":
-            cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-            cursor.execute(compiled.string, params)
-            return cursor
-        return conn.exec_driver_sql(compiled.string, params)
-    return conn.exec_driver_sql(compiled.string, values)
 
 
 _INSERT_ENTRY = sa.insert(schema.journal).values(
@@ -145,7 +129,7 @@ Signer = Callable[[int, str], str]  # (seq, hash) -> Ed25519 signature hex (engi
 
 def insert_entry(conn: Connection, entry: Entry, *, project: bool = True, sign: Signer | None = None) -> None:
     """Store one fully formed entry (its head row already locked) with its projections and checkpoint."""
-    _exec_fast(conn, "insert_entry", _INSERT_ENTRY, _entry_row(entry))
+    exec_fast(conn, "insert_entry", _INSERT_ENTRY, _entry_row(entry))
     if project:
         _projections()[0](conn, entry)
     if entry.seq % CHECKPOINT_EVERY == 0:
@@ -249,7 +233,7 @@ def write_checkpoint(
 
 def sign_head(conn: Connection, table: str, seq: int, hash_: str, sign: Signer) -> None:
     """Put the table key's signature over the head (seq, hash) on the head row (same transaction)."""
-    _exec_fast(conn, "sign_head", _SIGN_HEAD, {"t": table, "s": seq, "sig": sign(seq, hash_)})
+    exec_fast(conn, "sign_head", _SIGN_HEAD, {"t": table, "s": seq, "sig": sign(seq, hash_)})
 
 
 _SIGN_HEAD = (
@@ -287,13 +271,14 @@ class Journal:
     def append_many(self, events: Iterable[NewEvent]) -> list[Entry]:
         """Append events in order, all in one transaction: every one of them is stored, or none."""
         with self.store.begin() as conn:
-            written = self.append_in(conn, events)
-        self.witness(written)
+            written, signers = self._append(conn, events)
+        self.witness(written, signers)
         return written
 
-    def witness(self, written: Sequence[Entry]) -> None:
+    def witness(self, written: Sequence[Entry], signers: Mapping[str, TableKey | None] | None = None) -> None:
         """After the commit: the key's witness remembers each signed table's new head (and the last
-        interval checkpoint), so a journal later cut behind it fails verification."""
+        interval checkpoint), so a journal later cut behind it fails verification. `signers`: the
+        tables' keys as the append found them (else they are looked up)."""
         if not written:
             return
         from engine.store import keys
@@ -308,7 +293,8 @@ class Journal:
                 floor_sign.witness(self.store, written)
                 del last[floor_sign.FLOOR]
         for table, e in last.items():
-            if self.signer(table) is not None:
+            signer = signers[table] if signers is not None and table in signers else self.signer(table)
+            if signer is not None:
                 # the last interval checkpoint the batch crossed (not the head: a batch may end after it)
                 cps = [x.seq for x in written if x.table == table and x.seq % CHECKPOINT_EVERY == 0]
                 keys.note_high_water(
@@ -316,7 +302,14 @@ class Journal:
                 )
 
     def append_in(self, conn: Connection, events: Iterable[NewEvent]) -> list[Entry]:
-        """Append inside the caller's transaction (for callers that update their own rows with it).
+        """Append inside the caller's transaction (for callers that update their own rows with it);
+        after the commit, the caller passes the entries to `witness`."""
+        return self._append(conn, events)[0]
+
+    def _append(
+        self, conn: Connection, events: Iterable[NewEvent]
+    ) -> tuple[list[Entry], dict[str, TableKey | None]]:
+        """`append_in`, with each table's key as found for the append (for the witness after it).
 
         The floor chain of a PostgreSQL floor database is signed entry by entry by its writers
         (engine.store.floor_sign: this host's writer key, enrolled by the floor's root key), not by
@@ -357,19 +350,18 @@ class Journal:
                 signers[event.table] = None if by_writers else self.signer(event.table)
             old, seq, prev = heads[event.table]
             seq += 1
-            # Round-trip once so the stored text is exactly what a reader re-encodes (int keys become
-            # strings and re-sort as strings).
-            body = json.loads(canonical_json(dict(event.payload)))
-            text = canonical_json(body)
+            # The stored text is exactly what a reader re-encodes (int keys become strings and re-sort
+            # as strings), and the hash is entry_hash's, taken over that text.
+            text = canonical_payload(dict(event.payload))
             when = _time_text(event.time)
-            digest = entry_hash(
+            digest = entry_hash_of_text(
                 table=event.table,
                 seq=seq,
                 time=when,
                 user=event.user,
                 round_id=event.round_id,
                 type=event.type,
-                payload=body,
+                payload_text=text,
                 prev_hash=prev,
             )
             key = signers[event.table]
@@ -402,7 +394,7 @@ class Journal:
                 if conn.dialect.name == "postgresql":
                     # Stations LISTENing wake at commit (as after a forward), not at their next poll.
                     notify_head(conn, table, seq)
-        return written
+        return written, signers
 
     def head(self, table: str) -> tuple[int, str] | None:
         """(seq, hash) of the chain's last entry, or None for an empty chain."""

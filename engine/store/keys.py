@@ -48,7 +48,19 @@ def key_dir() -> Path:
     """Where key files live: `$DRR_KEY_DIR`, else `<user config dir>/keys` (not the stores' data dir)."""
     given = os.environ.get(KEY_DIR_ENV)
     if given:
-        return Path(given).expanduser().absolute()
+        return _given_dir(given, os.getcwd())
+    return _config_dir(os.environ.get("XDG_CONFIG_HOME"), os.environ.get("HOME"))
+
+
+# Every append looks its table's key up (`load`): the directory and the file's path are worked out once
+# per setting (the environment and working directory they depend on are part of the cache's key).
+@functools.lru_cache(maxsize=64)
+def _given_dir(given: str, cwd: str) -> Path:
+    return Path(given).expanduser().absolute()
+
+
+@functools.lru_cache(maxsize=64)
+def _config_dir(xdg_config_home: str | None, home: str | None) -> Path:
     import platformdirs
 
     return platformdirs.user_config_path(APP_NAME) / "keys"
@@ -60,7 +72,12 @@ def store_id(where: str) -> str:
 
 
 def key_path(where: str, table: str) -> Path:
-    return key_dir() / f"table-{table}@{store_id(where)}.key"
+    return _key_path(key_dir(), where, table)
+
+
+@functools.lru_cache(maxsize=1024)
+def _key_path(directory: Path, where: str, table: str) -> Path:
+    return directory / f"table-{table}@{store_id(where)}.key"
 
 
 def signed_message(table: str, seq: int, hash_: str) -> bytes:
@@ -145,8 +162,8 @@ class TableKey:
     verified: VerifiedMark | None = None
     retired: tuple[tuple[str, str], ...] = ()  # (public key, MAC key hex) of keys rotated out
 
-    @property
-    def mac_key(self) -> bytes:
+    @functools.cached_property
+    def mac_key(self) -> bytes:  # once per loaded key: every append MACs its entry with it
         return _mac_key_cached(self.private, self.table)
 
     def mac_key_for(self, public_hex: str) -> bytes | None:
@@ -241,6 +258,7 @@ def fingerprint(public_hex: str) -> str:
 _CACHE: dict[Path, tuple[tuple[int, int], TableKey]] = {}
 
 
+@functools.lru_cache(maxsize=1024)
 def witness_path(path: Path) -> Path:
     return path.with_suffix(".head")
 
@@ -411,16 +429,17 @@ def note_high_water(
     file under another name (a floor writer's)."""
     import time
 
+    if checkpoint_seq is not None:
+        checkpoint = True
+    now = time.monotonic()
+    path = key_path(where, table)
+    if not checkpoint and now - _LAST_NOTE.get(path, -WITNESS_EVERY) < WITNESS_EVERY:
+        return  # (before the key file is even looked at: this runs after every append)
     with contextlib.suppress(DrrError, OSError):
         key = load(where, table, path=path)
         if key is None or not key.journaled:
             return  # the first signed start marks the chain journaled (engine.store.evidence.started)
-        if checkpoint_seq is not None:
-            checkpoint = True
         cp_seq = checkpoint_seq if checkpoint_seq is not None else seq
-        now = time.monotonic()
-        if not checkpoint and now - _LAST_NOTE.get(key.path, -WITNESS_EVERY) < WITNESS_EVERY:
-            return
         _LAST_NOTE[key.path] = now
         changes: dict[str, Any] = {}
         if key.high_water is None or key.high_water[0] < seq:

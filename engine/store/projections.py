@@ -65,6 +65,7 @@ from engine.errors import DrrError
 from engine.journal_types import entry_type
 from engine.store import schema, users_journal
 from engine.store.canonical import canonical_json, format_time, parse_time
+from engine.store.db import exec_fast
 from engine.store.journal import register_projections
 from engine.store.records import Entry
 from engine.store.rules_store import record_rules
@@ -128,25 +129,40 @@ def _unknown_round(entry: Entry) -> DrrError:
 
 
 class SqlRows:
-    """The projections in the database, read and written row by row (an append's few entries)."""
+    """The projections in the database, read and written row by row (an append's few entries).
+
+    Every append runs these (a wager: one read and one update of its round), so each statement is
+    built and compiled once per shape and run through the driver (`exec_fast`): through SQLAlchemy's
+    per-call statement building they cost more than the rest of a durable append."""
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
 
     def round(self, entry: Entry) -> dict[str, Any]:
-        r = schema.rounds
-        row = self.conn.execute(
-            sa.select(r).where(r.c.table_id == entry.table, r.c.round_id == entry.round_id)
-        ).first()
+        row = exec_fast(
+            self.conn, "projections.round", _READ_ROUND, {"k_table": entry.table, "k_round": entry.round_id}
+        ).fetchone()
         if row is None:
             raise _unknown_round(entry)
-        return dict(row._mapping)
+        values = dict(zip(_ROUND_COLUMNS, row, strict=True))
+        for name in _ROUND_BOOLEANS:  # the driver's 0/1 on SQLite, as SQLAlchemy would read it
+            if values[name] is not None:
+                values[name] = bool(values[name])
+        return values
 
     def set_round(self, entry: Entry, values: dict[str, Any]) -> None:
-        r = schema.rounds
-        self.conn.execute(
-            sa.update(r).where(r.c.table_id == entry.table, r.c.round_id == entry.round_id).values(**values)
-        )
+        names = tuple(values)
+        statement = _SET_ROUND.get(names)
+        if statement is None:
+            r = schema.rounds
+            statement = _SET_ROUND[names] = (
+                sa.update(r)
+                .where(r.c.table_id == sa.bindparam("k_table"), r.c.round_id == sa.bindparam("k_round"))
+                .values({r.c[n]: sa.bindparam(f"v_{n}") for n in names})
+            )
+        params = {f"v_{n}": v for n, v in values.items()}
+        params["k_table"], params["k_round"] = entry.table, entry.round_id
+        exec_fast(self.conn, ("projections.set_round", names), statement, params)
 
     def insert_round(self, values: dict[str, Any]) -> None:
         self.conn.execute(sa.insert(schema.rounds).values(values))
@@ -156,40 +172,70 @@ class SqlRows:
         deltas = {k: v for k, v in deltas.items() if v}
         if not deltas:
             return
-        where = [table.c[k] == v for k, v in keys.items()]
-        done = self.conn.execute(
-            sa.update(table).where(*where).values({table.c[k]: table.c[k] + v for k, v in deltas.items()})
-        ).rowcount
+        shape = (table.name, tuple(keys), tuple(deltas))
+        statement = _BUMP.get(shape)
+        if statement is None:
+            statement = _BUMP[shape] = (
+                sa.update(table)
+                .where(*[table.c[k] == sa.bindparam(f"k_{k}") for k in keys])
+                .values({table.c[k]: table.c[k] + _delta(table, k) for k in deltas})
+            )
+        params = {f"k_{k}": v for k, v in keys.items()}
+        params.update({f"d_{k}": v for k, v in deltas.items()})
+        done = exec_fast(self.conn, ("projections.bump", shape), statement, params).rowcount
         if not done:
             self.conn.execute(sa.insert(table).values(_new_aggregate(table, keys, deltas)))
 
     def wager_entries(self, entry: Entry) -> list[tuple[str, str]]:
         """(type, payload text) of the round's wager entries in chain order (an index read)."""
-        j = schema.journal
-        rows = self.conn.execute(
-            sa.select(j.c.type, j.c.payload)
-            .where(j.c.table_id == entry.table, j.c.round_id == entry.round_id, j.c.type.in_(_WAGER_TYPES))
-            .order_by(j.c.seq)
-        ).all()
+        rows = exec_fast(
+            self.conn, "projections.wager_entries", _WAGER_ENTRIES, _wager_params(entry)
+        ).fetchall()
         return [(t, text) for t, text in rows]
 
     def wagers_so_far(self, entry: Entry) -> list[tuple[str, str]]:
         """The round's wager entries up to `entry` (a bulk append has stored the later ones already)."""
-        j = schema.journal
-        rows = self.conn.execute(
-            sa.select(j.c.type, j.c.payload)
-            .where(
-                j.c.table_id == entry.table,
-                j.c.round_id == entry.round_id,
-                j.c.seq <= entry.seq,
-                j.c.type.in_(_WAGER_TYPES),
-            )
-            .order_by(j.c.seq)
-        ).all()
+        params = {**_wager_params(entry), "k_seq": entry.seq}
+        rows = exec_fast(self.conn, "projections.wagers_so_far", _WAGERS_SO_FAR, params).fetchall()
         return [(t, text) for t, text in rows]
 
 
 _WAGER_TYPES = (EntryType.ROUND_WAGER_PLACED.value, EntryType.ROUND_WAGER_REMOVED.value)
+_ROUND_COLUMNS = tuple(c.name for c in schema.rounds.columns)
+_ROUND_BOOLEANS = tuple(c.name for c in schema.rounds.columns if isinstance(c.type, sa.Boolean))
+_READ_ROUND = sa.select(*schema.rounds.columns).where(
+    schema.rounds.c.table_id == sa.bindparam("k_table"), schema.rounds.c.round_id == sa.bindparam("k_round")
+)
+_SET_ROUND: dict[tuple[str, ...], Any] = {}  # the columns an UPDATE of a round sets -> its statement
+_BUMP: dict[tuple[str, tuple[str, ...], tuple[str, ...]], Any] = {}  # (table, keys, deltas) -> UPDATE
+
+
+def _wager_entries_query(*where: Any) -> Any:
+    j = schema.journal
+    return (
+        sa.select(j.c.type, j.c.payload)
+        .where(
+            j.c.table_id == sa.bindparam("k_table"),
+            j.c.round_id == sa.bindparam("k_round"),
+            # the two types as plain parameters (an IN list SQLAlchemy expands per call cannot be precompiled)
+            j.c.type.in_([sa.bindparam("k_placed"), sa.bindparam("k_removed")]),
+            *where,
+        )
+        .order_by(j.c.seq)
+    )
+
+
+_WAGER_ENTRIES = _wager_entries_query()
+_WAGERS_SO_FAR = _wager_entries_query(schema.journal.c.seq <= sa.bindparam("k_seq"))
+
+
+def _delta(table: sa.Table, column: str) -> Any:
+    return sa.bindparam(f"d_{column}", type_=table.c[column].type)
+
+
+def _wager_params(entry: Entry) -> dict[str, Any]:
+    placed, removed = _WAGER_TYPES
+    return {"k_table": entry.table, "k_round": entry.round_id, "k_placed": placed, "k_removed": removed}
 
 
 def _new_aggregate(table: sa.Table, keys: dict[str, Any], deltas: dict[str, int]) -> dict[str, Any]:
@@ -227,9 +273,6 @@ def _count_spin(
         },
     )
     return lucky_hit, bonus_hit
-
-
-_ROUND_COLUMNS = tuple(c.name for c in schema.rounds.columns)
 
 
 def _opened(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -692,7 +693,7 @@ def derived_problem(store: Store, tables: list[str]) -> str | None:
                             return f"table {table}: {problem} (changed outside the journal)"
             finally:
                 trans.rollback()
-    except sa.exc.SQLAlchemyError:
+    except (sa.exc.SQLAlchemyError, sqlite3.Error):  # sqlite3's own: a SQLite BEGIN goes to the driver
         return None  # a read-only copy or an older schema: the projections are not checked here
     return None
 

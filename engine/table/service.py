@@ -462,6 +462,9 @@ class TableService:
             if self._pause is not None and self._writes == self._pause[0]:
                 print(f"drr-test: paused in transaction {self._writes}", file=sys.stderr, flush=True)
                 time.sleep(self._pause[1])
+        # Committed: the key's witness follows the signed head (at most every keys.WITNESS_EVERY s), so
+        # a journal later cut or rolled back behind it fails verification even after a crash.
+        self.journal.witness(entries)
         try:
             for entry in (*foreign, *entries):
                 self.state.apply_entry(entry)

@@ -226,16 +226,19 @@ def test_missing_bonus_outcome_names_the_first_wager_in_order(monkeypatch: pytes
     ]
 
 
-def test_settle_key_packs_units_places_and_bet_index() -> None:
+def test_settle_key_packs_digits_places_and_bet_index() -> None:
     bet = outside_bet(BetKind.DOZEN, 2)
     w = Wager("w", "p", bet, Decimal("12.50"))
     assert w.key is not None
     assert w.key & ((1 << KEY_INDEX_BITS) - 1) == ALL_BETS.index(bet)
     assert (w.key >> KEY_INDEX_BITS) & ((1 << KEY_PLACES_BITS) - 1) == 2
-    assert w.key >> (KEY_INDEX_BITS + KEY_PLACES_BITS) == 125_000
+    assert w.key >> (KEY_INDEX_BITS + KEY_PLACES_BITS) == 1250  # the amount's digits at its places
     # The key is derived: it takes no part in a wager's identity and follows a replaced amount.
     assert w == Wager("w", "p", bet, Decimal("12.5")) and "key" not in repr(w)
     moved = dataclasses.replace(w, amount=Decimal("3"))
-    assert moved.key is not None and moved.key >> (KEY_INDEX_BITS + KEY_PLACES_BITS) == 30_000
+    assert moved.key is not None and moved.key >> (KEY_INDEX_BITS + KEY_PLACES_BITS) == 3
+    assert Wager("w", "p", bet, Decimal("3E+2")).key >> (KEY_INDEX_BITS + KEY_PLACES_BITS) == 300  # type: ignore[operator]
+    # An everyday amount's key is one machine digit of a Python int (the settlement reads those fast).
+    assert Wager("w", "p", bet, Decimal("5242.87")).key < 1 << 30  # type: ignore[operator]
     for refused in ("-1", "NaN", "Infinity", "-0"):
         assert Wager("w", "p", bet, Decimal(refused)).key is None

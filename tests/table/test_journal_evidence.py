@@ -436,3 +436,32 @@ def test_users_changed_outside_the_journal_are_caught(
     )  # an admin inserted with a hash copied from a row
     conn.close()
     assert "users row mallory (admin) is in no journal entry" in _audit(path, capsys)
+
+
+def test_a_crashed_session_rolled_back_to_its_first_signed_head_is_caught(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The witness follows the table's own appends (not only starts and clean closes): a session that
+    crashed, then had its entries cut back to the genuinely signed head it started from, fails."""
+    monkeypatch.setattr(keys, "WITNESS_EVERY", 0.0)  # every append moves the witness (else every 0.25 s)
+    path = tmp_path / "table.sqlite"
+
+    async def crashed_session() -> tuple[int, str, str]:
+        with open_store(str(path), table="T1") as store:
+            svc = make_service(store)  # no claim: closing the store leaves no shutdown checkpoint
+            await svc.start()
+            conn = _db(path)
+            signed = conn.execute("SELECT seq, hash, sig FROM chain_heads").fetchone()
+            conn.close()
+            await svc.open_bets(CROUPIER)
+            await cover_everything(svc)
+            return signed  # the process dies here: no close
+
+    seq, hash_, sig = run(crashed_session())
+    conn = _db(path)
+    conn.execute("DELETE FROM journal WHERE seq > ?", (seq,))
+    conn.execute("DELETE FROM checkpoints WHERE seq > ?", (seq,))
+    conn.execute("UPDATE chain_heads SET seq = ?, hash = ?, sig = ?", (seq, hash_, sig))
+    conn.close()
+    err = _audit(path, capsys)  # before: OK (the witness still named the head the session started on)
+    assert f"entry {seq + 1}:" in err and "truncated or rolled back" in err
