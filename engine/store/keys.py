@@ -432,7 +432,7 @@ def note_high_water(
     if checkpoint_seq is not None:
         checkpoint = True
     now = time.monotonic()
-    path = key_path(where, table)
+    path = path if path is not None else key_path(where, table)
     if not checkpoint and now - _LAST_NOTE.get(path, -WITNESS_EVERY) < WITNESS_EVERY:
         return  # (before the key file is even looked at: this runs after every append)
     with contextlib.suppress(DrrError, OSError):
