@@ -42,7 +42,10 @@ class Goal:
         return figure >= self.value if self.op == ">=" else figure <= self.value
 
     def __str__(self) -> str:
-        return f"{'≥' if self.op == '>=' else '≤'} {self.value:,.0f}"
+        # A whole goal with thousands separators (≥ 300,000), a fractional one as written (≤ 0.5: a
+        # whole-number format printed it "≤ 0").
+        value = f"{self.value:,.0f}" if self.value == int(self.value) else f"{self.value:,.10g}"
+        return f"{'≥' if self.op == '>=' else '≤'} {value}"
 
 
 @dataclass(frozen=True)

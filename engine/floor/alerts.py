@@ -69,6 +69,7 @@ WHEEL_FAULTS = (
     "miss_spin", "launch_failed", "ball_not_detected", "result_mismatch", "restart", "wheel_restart", "gap",
 )  # fmt: skip
 LINK_KINDS = ("link", "link_state")
+SETTINGS_CHANGED = spellings(EntryType.TABLE_SETTINGS_CHANGED)
 
 
 @dataclass(frozen=True)
@@ -171,76 +172,81 @@ class AlertScanner:
     station: str = "surveillance"
     seen: dict[str, int] = field(default_factory=dict)  # table -> last seq scanned
     known: set[str] | None = None  # alert ids already raised (loaded from the journal on first use)
-    silent_limits: dict[str, tuple[int, timedelta]] = field(default_factory=dict)  # table -> (head, limit)
+    # table -> (the seq its settings were read up to, its silent limit)
+    silent_limits: dict[str, tuple[int, timedelta]] = field(default_factory=dict)
 
     def scan(self, store: Store, tables: list[str], now: datetime | None = None) -> list[Alert]:
-        found: list[NewEvent] = []
-        j = schema.journal
+        """Raise what the entries appended to `tables` since the last scan say, and their silences.
+
+        A few queries for all the tables at once, however many moved: their heads with the time of
+        their last entry, the new entries of every table that moved, and (only for a table quiet long
+        enough to be silent) the status of its last round."""
         now = now or datetime.now(UTC)
+        found: list[NewEvent] = []
         with store.read() as conn:
-            for table in tables:
-                head = conn.execute(
-                    sa.select(schema.chain_heads.c.seq).where(schema.chain_heads.c.table_id == table)
-                ).scalar()
-                if head is None:
+            heads = _heads_and_times(conn, tables)
+            todo = {}
+            for table, (head, _last) in heads.items():
+                start = self.seen.get(table, max(0, head - self.lookback)) + 1
+                if start <= head:
+                    todo[table] = (start, head)
+            new = _entries_between(conn, todo)
+            quiet = [
+                t
+                for t, (_head, last) in heads.items()
+                if last and now - parse_time(last) > min(MIN_SILENT_AFTER, self.silent_after)
+            ]
+            status = _last_round_status(conn, quiet) if quiet else {}
+            for table in dict.fromkeys(tables):
+                if table not in heads:
                     continue
-                start = self.seen.get(table, max(0, int(head) - self.lookback)) + 1
-                rows = conn.execute(
-                    sa.select(j.c.seq, j.c.time, j.c.type, j.c.round_id, j.c.payload)
-                    .where(j.c.table_id == table, j.c.seq >= start)
-                    .order_by(j.c.seq)
-                ).all()
-                for seq, time, kind, round_id, payload in rows:
-                    hit = _entry_alert(table, seq, kind, round_id, json.loads(payload), self.payout_threshold)
+                head, last = heads[table]
+                for seq, time, kind, round_id, payload in new.get(table, ()):
+                    p = json.loads(payload)
+                    self._note_settings(table, seq, kind, p)
+                    hit = _entry_alert(table, seq, kind, round_id, p, self.payout_threshold)
                     if hit is not None:
                         alert_id = alert_identity(table, seq, hit[1], round_id, time)
                         found.append(_event(alert_id, table, *hit, round_id, at=time, entry=f"{table}:{seq}"))
-                self.seen[table] = int(head)
-                last = conn.execute(
-                    sa.select(j.c.time).where(j.c.table_id == table, j.c.seq == int(head))
-                ).scalar()
-                open_round = conn.execute(
-                    sa.select(schema.rounds.c.status)
-                    .where(schema.rounds.c.table_id == table)
-                    .order_by(schema.rounds.c.seq.desc())
-                    .limit(1)
-                ).scalar()
-                silence = now - parse_time(last) if last else timedelta(0)
-                if (
-                    open_round not in (None, "settled", "void")
-                    and silence > min(MIN_SILENT_AFTER, self.silent_after)
-                    and silence > (limit := self._silent_limit(conn, table, int(head)))
-                ):
-                    minutes = int(limit.total_seconds() // 60)
-                    found.append(
-                        _event(
-                            f"{table}:silent:{last}",
-                            table,
-                            "warning",
-                            "table silent",
-                            f"nothing journaled for over {minutes} min with a round {open_round}",
-                            None,
+                self.seen[table] = head
+                open_round = status.get(table)
+                if table in quiet and open_round not in (None, "settled", "void"):
+                    silence = now - parse_time(last)  # type: ignore[arg-type]  # quiet: a last entry
+                    limit = self._silent_limit(conn, table, head)
+                    if silence > limit:
+                        minutes = int(limit.total_seconds() // 60)
+                        found.append(
+                            _event(
+                                f"{table}:silent:{last}",
+                                table,
+                                "warning",
+                                "table silent",
+                                f"nothing journaled for over {minutes} min with a round {open_round}",
+                                None,
+                            )
                         )
-                    )
         return self._raise(store, found)
+
+    def _note_settings(self, table: str, seq: int, kind: str, payload: dict[str, Any]) -> None:
+        """A scanned `table.settings_changed` keeps the table's silent limit current without a query."""
+        cached = self.silent_limits.get(table)
+        if cached is not None and seq > cached[0] and kind in SETTINGS_CHANGED:
+            self.silent_limits[table] = (seq, _limit_from(payload, cached[1]))
 
     def _silent_limit(self, conn: Any, table: str, head: int) -> timedelta:
         """The table's own silent_after_minutes (a pit boss's table.settings_changed), else the
-        scanner's. Read once per silence (the head does not move while a table is silent)."""
+        scanner's. Read once per table; the settings scanned since (`_note_settings`) keep it current."""
         cached = self.silent_limits.get(table)
-        if cached is not None and cached[0] == head:
+        if cached is not None:
             return cached[1]
         j = schema.journal
         limit = self.silent_after
         for payload in conn.execute(
             sa.select(j.c.payload)
-            .where(j.c.table_id == table, j.c.type.in_(spellings(EntryType.TABLE_SETTINGS_CHANGED)))
+            .where(j.c.table_id == table, j.c.seq <= head, j.c.type.in_(SETTINGS_CHANGED))
             .order_by(j.c.seq)
         ).scalars():
-            minutes = json.loads(payload).get("changes", {}).get("silent_after_minutes")
-            if minutes is not None:
-                with contextlib.suppress(ValueError, OverflowError):  # checked when journaled; be safe
-                    limit = timedelta(minutes=int(minutes))
+            limit = _limit_from(json.loads(payload), limit)
         self.silent_limits[table] = (head, limit)
         return limit
 
@@ -317,6 +323,70 @@ class AlertScanner:
         return self._raise(store, found)
 
 
+def _limit_from(payload: dict[str, Any], limit: timedelta) -> timedelta:
+    """The silent limit after one `table.settings_changed` payload (unchanged if it sets none)."""
+    minutes = payload.get("changes", {}).get("silent_after_minutes")
+    if minutes is not None:
+        with contextlib.suppress(ValueError, OverflowError):  # checked when journaled; be safe
+            return timedelta(minutes=int(minutes))
+    return limit
+
+
+def _heads_and_times(conn: sa.Connection, tables: list[str]) -> dict[str, tuple[int, str | None]]:
+    """Each table's head seq and the time of its entry at the head, in one query."""
+    if not tables:
+        return {}
+    h, j = schema.chain_heads, schema.journal
+    query = (
+        sa.select(h.c.table_id, h.c.seq, j.c.time)
+        .select_from(h.outerjoin(j, sa.and_(j.c.table_id == h.c.table_id, j.c.seq == h.c.seq)))
+        .where(h.c.table_id.in_(sorted(set(tables))))
+    )
+    return {t: (int(seq), time) for t, seq, time in conn.execute(query)}
+
+
+def _entries_between(
+    conn: sa.Connection, ranges: dict[str, tuple[int, int]]
+) -> dict[str, list[tuple[int, str, str, str | None, str]]]:
+    """(seq, time, type, round_id, payload) of each table's entries in its (first, last) seq range, in
+    seq order: one query for all the tables (each range an index range of the journal's key)."""
+    out: dict[str, list[tuple[int, str, str, str | None, str]]] = {}
+    if not ranges:
+        return out
+    j = schema.journal
+    query = (
+        sa.select(j.c.table_id, j.c.seq, j.c.time, j.c.type, j.c.round_id, j.c.payload)
+        .where(
+            sa.or_(
+                *(
+                    sa.and_(j.c.table_id == table, j.c.seq.between(first, last))
+                    for table, (first, last) in sorted(ranges.items())
+                )
+            )
+        )
+        .order_by(j.c.table_id, j.c.seq)
+    )
+    for table, seq, time, kind, round_id, payload in conn.execute(query):
+        out.setdefault(table, []).append((int(seq), time, kind, round_id, payload))
+    return out
+
+
+def _last_round_status(conn: sa.Connection, tables: list[str]) -> dict[str, str | None]:
+    """The status of each table's latest round (by seq; None without rounds), in one query: a
+    correlated LIMIT 1 per table through ix_rounds_table_seq."""
+    r, h = schema.rounds, schema.chain_heads
+    latest = (
+        sa.select(r.c.status)
+        .where(r.c.table_id == h.c.table_id)
+        .order_by(r.c.seq.desc())
+        .limit(1)
+        .correlate(h)
+        .scalar_subquery()
+    )
+    query = sa.select(h.c.table_id, latest).where(h.c.table_id.in_(sorted(set(tables))))
+    return {t: s for t, s in conn.execute(query)}
+
+
 def scanner_from_settings(settings: Any, **kw: Any) -> AlertScanner:
     """An AlertScanner with the thresholds of the installation's settings (engine.config.Settings);
     the engine's defaults when `settings` is None."""
@@ -345,17 +415,21 @@ def _event(
 
 
 def _journaled(conn: sa.Connection, key: str, values: list[str], types: tuple[str, ...]) -> set[str]:
-    """Which of `values` a floor entry of `types` names under `key` (a LIKE on the payload text: ids
-    and entry names are unique substrings of it)."""
+    """Which of `values` a floor entry of `types` names under `key`: one query for them all (a LIKE
+    on the payload text: ids and entry names are unique substrings of it), each payload found then
+    checked for each needle exactly."""
     j = schema.journal
+    needles = {f'"{key}":{json.dumps(value)}': value for value in values}
     found: set[str] = set()
-    for value in values:
-        needle = f'"{key}":{json.dumps(value)}'
-        hit = conn.execute(
-            sa.select(j.c.seq).where(j.c.table_id == FLOOR, j.c.type.in_(types), j.c.payload.contains(needle))
-        ).first()
-        if hit is not None:
-            found.add(value)
+    if not needles:
+        return found
+    query = sa.select(j.c.payload).where(
+        j.c.table_id == FLOOR,
+        j.c.type.in_(types),
+        sa.or_(*(j.c.payload.contains(needle, autoescape=True) for needle in needles)),
+    )
+    for payload in conn.execute(query).scalars():
+        found.update(value for needle, value in needles.items() if needle in payload)
     return found
 
 
@@ -404,54 +478,123 @@ def _alert(time: str, p: dict[str, Any]) -> Alert:
     )
 
 
+FloorRow = tuple[int, str, str, str | None, str]  # a floor entry: seq, time, type, user, payload
+
+
+@dataclass
+class AlertBook:
+    """The latest `limit` alerts (by when raised), each with every event of its fact and its
+    acknowledgement, kept current by folding in only the floor entries appended since (`news`, read
+    on any thread; `fold`, in memory): an alert raised, updated or acknowledged changes its own line,
+    nothing is re-read."""
+
+    limit: int = 500
+    last_seq: int = -1  # the floor entries up to here are folded in (-1: nothing read yet)
+    alerts: dict[str, Alert] = field(default_factory=dict)
+    raised_at: dict[str, int] = field(default_factory=dict)  # alert id -> seq of its alert.raised
+
+    def load(self, store: Store) -> None:
+        """Read the book afresh: the latest `limit` alerts raised, then what came after the oldest."""
+        j = schema.journal
+        with store.read() as conn:
+            head = conn.execute(
+                sa.select(schema.chain_heads.c.seq).where(schema.chain_heads.c.table_id == FLOOR)
+            ).scalar()
+            head = -1 if head is None else int(head)
+            raised = conn.execute(
+                sa.select(j.c.seq, j.c.time, j.c.type, j.c.user_name, j.c.payload)
+                .where(j.c.table_id == FLOOR, j.c.type == ALERT_RAISED, j.c.seq <= head)
+                .order_by(j.c.seq.desc())
+                .limit(self.limit)
+            ).all()
+            # Updates and acknowledgements come after the alert they name: read from the oldest one listed.
+            later = (
+                conn.execute(
+                    sa.select(j.c.seq, j.c.time, j.c.type, j.c.user_name, j.c.payload)
+                    .where(
+                        j.c.table_id == FLOOR,
+                        j.c.type.in_((ALERT_UPDATED, ALERT_ACKNOWLEDGED)),
+                        j.c.seq > raised[-1].seq,
+                        j.c.seq <= head,
+                    )
+                    .order_by(j.c.seq)
+                ).all()
+                if raised
+                else []
+            )
+        self.alerts, self.raised_at, self.last_seq = {}, {}, -1
+        rows = [(int(seq), time, kind, user, payload) for seq, time, kind, user, payload in [*raised, *later]]
+        self.fold(sorted(rows, key=lambda row: row[0]))
+        self.last_seq = head
+
+    def news(self, store: Store) -> list[FloorRow]:
+        """The alert entries appended to the floor's chain since the book was last brought up to date."""
+        j = schema.journal
+        with store.read() as conn:
+            rows = conn.execute(
+                sa.select(j.c.seq, j.c.time, j.c.type, j.c.user_name, j.c.payload)
+                .where(
+                    j.c.table_id == FLOOR,
+                    j.c.seq > self.last_seq,
+                    j.c.type.in_((ALERT_RAISED, ALERT_UPDATED, ALERT_ACKNOWLEDGED)),
+                )
+                .order_by(j.c.seq)
+            ).all()
+        return [(int(seq), time, kind, user, payload) for seq, time, kind, user, payload in rows]
+
+    def fold(self, rows: list[FloorRow]) -> set[str]:
+        """Fold floor entries (in seq order) into the book; those already in are skipped. Returns the
+        ids of the alerts that changed."""
+        changed: set[str] = set()
+        for seq, time, kind, user, payload in rows:
+            if seq <= self.last_seq:
+                continue
+            self.last_seq = seq
+            p = json.loads(payload)
+            if kind == ALERT_RAISED:
+                a = _alert(time, p)
+                self.alerts[a.alert_id] = replace(a, events=((a.at or time, a.severity, a.message),))
+                self.raised_at[a.alert_id] = seq
+                changed.add(a.alert_id)
+                continue
+            found = self.alerts.get(str(p.get("alert_id")))
+            if found is None:
+                continue
+            a = found
+            if kind == ALERT_ACKNOWLEDGED:
+                if not a.acknowledged:
+                    by = p.get("by") or user or "?"
+                    self.alerts[a.alert_id] = replace(a, acknowledged_by=by, acknowledged_at=time)
+                    changed.add(a.alert_id)
+                continue
+            severity = max(a.severity, str(p["severity"]), key=lambda s: SEVERITY_RANK.get(s, 0))
+            self.alerts[a.alert_id] = replace(
+                a,
+                severity=severity,
+                message=str(p["message"]),
+                at=p.get("at") or time,
+                events=(*a.events, (p.get("at") or time, str(p["severity"]), str(p["message"]))),
+                since_acknowledged=a.since_acknowledged + a.acknowledged,
+            )
+            changed.add(a.alert_id)
+        if len(self.alerts) > self.limit:  # only the latest `limit` raised stay in the book
+            oldest = sorted(self.raised_at, key=self.raised_at.__getitem__)[: len(self.alerts) - self.limit]
+            for alert_id in oldest:
+                del self.alerts[alert_id], self.raised_at[alert_id]
+                changed.add(alert_id)
+        return changed
+
+    def latest(self) -> list[Alert]:
+        """The book's alerts by their latest event, newest first."""
+        return sorted(self.alerts.values(), key=lambda a: (a.at or a.time, a.time), reverse=True)
+
+
 def list_alerts(store: Store, *, limit: int = 500) -> list[Alert]:
     """The latest alerts (by their latest event), newest first, each with every event of its fact and
     its acknowledgement if any."""
-    j = schema.journal
-    with store.read() as conn:
-        raised = conn.execute(
-            sa.select(j.c.seq, j.c.time, j.c.payload)
-            .where(j.c.table_id == FLOOR, j.c.type == ALERT_RAISED)
-            .order_by(j.c.seq.desc())
-            .limit(limit)
-        ).all()
-        if not raised:
-            return []
-        # Updates and acknowledgements come after the alert they name: read from the oldest one listed.
-        later = conn.execute(
-            sa.select(j.c.time, j.c.type, j.c.user_name, j.c.payload)
-            .where(
-                j.c.table_id == FLOOR,
-                j.c.type.in_((ALERT_UPDATED, ALERT_ACKNOWLEDGED)),
-                j.c.seq > raised[-1].seq,
-            )
-            .order_by(j.c.seq)
-        ).all()
-    alerts: dict[str, Alert] = {}
-    for _seq, time, payload in reversed(raised):
-        a = _alert(time, json.loads(payload))
-        alerts[a.alert_id] = replace(a, events=((a.at or time, a.severity, a.message),))
-    for time, kind, user, payload in later:
-        p = json.loads(payload)
-        found = alerts.get(str(p.get("alert_id")))
-        if found is None:
-            continue
-        a = found
-        if kind == ALERT_ACKNOWLEDGED:
-            if not a.acknowledged:
-                by = p.get("by") or user or "?"
-                alerts[a.alert_id] = replace(a, acknowledged_by=by, acknowledged_at=time)
-            continue
-        severity = max(a.severity, str(p["severity"]), key=lambda s: SEVERITY_RANK.get(s, 0))
-        alerts[a.alert_id] = replace(
-            a,
-            severity=severity,
-            message=str(p["message"]),
-            at=p.get("at") or time,
-            events=(*a.events, (p.get("at") or time, str(p["severity"]), str(p["message"]))),
-            since_acknowledged=a.since_acknowledged + a.acknowledged,
-        )
-    return sorted(alerts.values(), key=lambda a: (a.at or a.time, a.time), reverse=True)
+    book = AlertBook(limit)
+    book.load(store)
+    return book.latest()
 
 
 def acknowledge_alert(store: Store, alert_id: str, user: User, note: str = "") -> None:

@@ -13,6 +13,7 @@ page stays cheap on a table with millions of rounds.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter, deque
 from collections.abc import Mapping
@@ -113,19 +114,26 @@ def _sequence(store: Store, table: str, window: SpinWindow) -> list[_SeqRow]:
     return rows
 
 
-def frequency(counts: list[int], order: tuple[int, ...]) -> dict[str, Any]:
-    """Bars in `order` with the expected count and the 99% binomial band of one number."""
+@functools.lru_cache(maxsize=4096)
+def _band(n: int) -> tuple[float, float]:
+    """The 99% binomial band of one number's count in `n` spins (a wall's tiles share a few n)."""
     from scipy import stats
 
-    n = sum(counts)
     p = 1 / POCKETS
     tail = (1 - BAND) / 2
+    return float(stats.binom.ppf(tail, n, p)), float(stats.binom.isf(tail, n, p))
+
+
+def frequency(counts: list[int], order: tuple[int, ...]) -> dict[str, Any]:
+    """Bars in `order` with the expected count and the 99% binomial band of one number."""
+    n = sum(counts)
+    low, high = _band(n) if n else (0.0, 0.0)
     return {
         "numbers": list(order),
         "counts": [counts[k] for k in order],
-        "expected": n * p,
-        "band_low": float(stats.binom.ppf(tail, n, p)) if n else 0.0,
-        "band_high": float(stats.binom.isf(tail, n, p)) if n else 0.0,
+        "expected": n * (1 / POCKETS),
+        "band_low": low,
+        "band_high": high,
     }
 
 

@@ -107,7 +107,11 @@ def fast_sql(sqlite: bool, has_mac: bool, batch: int, *, signed: bool = False) -
 
 
 def _json_str(value: str | None) -> str:
-    return "null" if value is None else json.dumps(value, ensure_ascii=False)
+    if value is None:
+        return "null"
+    if value.isascii() and value.isprintable() and '"' not in value and "\\" not in value:
+        return f'"{value}"'  # what json.dumps gives for it, at a tenth of its cost (once per round id)
+    return json.dumps(value, ensure_ascii=False)
 
 
 def scan(

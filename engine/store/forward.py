@@ -42,8 +42,8 @@ from engine.journal_types import write
 from engine.store import schema, signed_heads
 from engine.store.canonical import GENESIS_HASH, format_time
 from engine.store.db import CHANNEL, Store, notify_head
-from engine.store.journal import insert_entries, read_head, write_head
-from engine.store.records import row_to_entry
+from engine.store.journal import ENTRY_COLUMNS, insert_entries, read_head, write_head
+from engine.store.records import Entry
 
 log = logging.getLogger("drr.store.forward")
 
@@ -173,7 +173,7 @@ class Forwarder:
                     sa.select(h.c.seq, h.c.hash, h.c.sig).where(h.c.table_id == table)
                 ).first()
                 rows = lconn.execute(
-                    sa.select(j)
+                    sa.select(*ENTRY_COLUMNS)
                     .where(j.c.table_id == table, j.c.seq > seq)
                     .where(j.c.seq <= (int(local_head.seq) if local_head is not None else 0))
                     .order_by(j.c.seq)
@@ -194,7 +194,7 @@ class Forwarder:
                     self._sign_head(conn, table, seq, prev, local_head, checkpoints=[])
                 self.status.central_heads[table] = seq
                 return 0
-            entries = [row_to_entry(row) for row in rows]
+            entries = [Entry(*row) for row in rows]
             for entry in entries:
                 if entry.seq != seq + 1 or entry.prev_hash != prev:
                     raise ChainDivergence(

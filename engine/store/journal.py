@@ -96,6 +96,25 @@ def write_head(conn: Connection, table: str, old: tuple[int, str] | None, seq: i
         raise RuntimeError(f"journal head of {table} moved during an append")
 
 
+# The journal's columns in `Entry`'s field order: `Entry(*row)` makes an entry from a row of them, about
+# four times cheaper than `row_to_entry`'s attribute reads (a forwarder reads millions).
+ENTRY_COLUMNS = tuple(
+    schema.journal.c[name]
+    for name in (
+        "table_id",
+        "seq",
+        "time",
+        "user_name",
+        "round_id",
+        "type",
+        "payload",
+        "prev_hash",
+        "hash",
+        "mac",
+    )
+)
+
+
 _INSERT_ENTRY = sa.insert(schema.journal).values(
     {c: sa.bindparam(c.name) for c in schema.journal.columns}  # type: ignore[misc]
 )
@@ -425,10 +444,13 @@ class Journal:
         while True:
             with self.store.read() as conn:
                 rows = conn.execute(
-                    sa.select(j).where(j.c.table_id == table, j.c.seq >= seq).order_by(j.c.seq).limit(batch)
+                    sa.select(*ENTRY_COLUMNS)
+                    .where(j.c.table_id == table, j.c.seq >= seq)
+                    .order_by(j.c.seq)
+                    .limit(batch)
                 ).all()
             for row in rows:
-                yield row_to_entry(row)
+                yield Entry(*row)
             if len(rows) < batch:
                 return
             seq = int(rows[-1].seq) + 1

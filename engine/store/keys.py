@@ -28,6 +28,7 @@ import hmac
 import json
 import os
 import stat
+import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -85,14 +86,20 @@ def signed_message(table: str, seq: int, hash_: str) -> bytes:
     return canonical_json({"hash": hash_, "seq": int(seq), "table": table}).encode()
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=64)
 def _public_key(public_hex: str) -> Ed25519PublicKey:
-    """A public key parsed once (a floor chain's audit checks one signature per entry, by few keys)."""
+    """The key object of a public key (made once: a verify checks thousands of checkpoints with it)."""
     return Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_hex))
 
 
 def check_signature(public_hex: str, table: str, seq: int, hash_: str, sig_hex: str | None) -> bool:
-    return check_raw(public_hex, signed_message(table, seq, hash_), sig_hex)
+    if not sig_hex:
+        return False
+    try:
+        _public_key(public_hex).verify(bytes.fromhex(sig_hex), signed_message(table, seq, hash_))
+    except (InvalidSignature, ValueError):
+        return False
+    return True
 
 
 def check_raw(public_hex: str, message: bytes, sig_hex: str | None) -> bool:
@@ -254,6 +261,9 @@ def fingerprint(public_hex: str) -> str:
     return hashlib.sha256(bytes.fromhex(public_hex)).hexdigest()[:16]
 
 
+# A process's witness updates one at a time (threads of one station), each its own temporary file.
+_WITNESS_LOCK = threading.Lock()
+
 # path -> (mtime_ns, key): every append asks for the key, so the file is read again only when it changed
 _CACHE: dict[Path, tuple[tuple[int, int], TableKey]] = {}
 
@@ -383,16 +393,19 @@ def update(key: TableKey, **changes: Any) -> TableKey:
     weaker, never wrong)."""
     new = replace(key, **changes)
     wpath = witness_path(key.path)
-    tmp = wpath.with_suffix(f".tmp{os.getpid()}")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(json.dumps(new.witness_json(), sort_keys=True) + "\n")
-        os.replace(tmp, wpath)
-    except OSError as error:
-        raise DrrError(f"cannot write the table key's witness {wpath}: {error.strerror}") from error
-    _CACHE.pop(key.path, None)
-    return load(key.store, key.table, path=key.path) or new
+    # One temporary file per process and thread: a station's reader thread (alerts) and its GUI
+    # thread may both move a witness, and a shared name would let one truncate the other's file.
+    tmp = wpath.with_suffix(f".tmp{os.getpid()}-{threading.get_ident()}")
+    with _WITNESS_LOCK:
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(json.dumps(new.witness_json(), sort_keys=True) + "\n")
+            os.replace(tmp, wpath)
+        except OSError as error:
+            raise DrrError(f"cannot write the table key's witness {wpath}: {error.strerror}") from error
+        _CACHE.pop(key.path, None)
+        return load(key.store, key.table, path=key.path) or new
 
 
 def rotated(key: TableKey) -> TableKey:

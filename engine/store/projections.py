@@ -53,7 +53,7 @@ written with executemany), which is what makes it fast and keeps it equal to the
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any, Protocol
 
@@ -119,9 +119,9 @@ class Rows(Protocol):
 
     def bump(self, table: sa.Table, keys: dict[str, Any], deltas: dict[str, int]) -> None: ...
 
-    def wager_entries(self, entry: Entry) -> list[tuple[str, str]]: ...
+    def wager_entries(self, entry: Entry, opened: int) -> list[tuple[str, str]]: ...
 
-    def wagers_so_far(self, entry: Entry) -> list[tuple[str, str]]: ...
+    def wagers_so_far(self, entry: Entry, opened: int) -> list[tuple[str, str]]: ...
 
 
 def _unknown_round(entry: Entry) -> DrrError:
@@ -186,21 +186,35 @@ class SqlRows:
         if not done:
             self.conn.execute(sa.insert(table).values(_new_aggregate(table, keys, deltas)))
 
-    def wager_entries(self, entry: Entry) -> list[tuple[str, str]]:
-        """(type, payload text) of the round's wager entries in chain order (an index read)."""
-        rows = exec_fast(
-            self.conn, "projections.wager_entries", _WAGER_ENTRIES, _wager_params(entry)
-        ).fetchall()
-        return [(t, text) for t, text in rows]
+    def wager_entries(self, entry: Entry, opened: int) -> list[tuple[str, str]]:
+        """(type, payload text) of the round's wager entries in chain order, up to `entry`."""
+        return self.wagers_so_far(entry, opened)
 
-    def wagers_so_far(self, entry: Entry) -> list[tuple[str, str]]:
-        """The round's wager entries up to `entry` (a bulk append has stored the later ones already)."""
-        params = {**_wager_params(entry), "k_seq": entry.seq}
+    def wagers_so_far(self, entry: Entry, opened: int) -> list[tuple[str, str]]:
+        """The round's wager entries up to `entry` (a bulk append has stored the later ones already).
+        `opened` is the round's first seq (its row's `seq`): the read is bounded by it on both sides,
+        so it costs the round's span of the journal whatever the plan (on PostgreSQL without
+        statistics, `table_id = ? AND round_id = ?` alone was planned as a scan of the table's whole
+        chain through the primary key, per settled round)."""
+        params = {**_wager_params(entry), "k_from": opened, "k_seq": entry.seq}
         rows = exec_fast(self.conn, "projections.wagers_so_far", _WAGERS_SO_FAR, params).fetchall()
         return [(t, text) for t, text in rows]
 
 
+def _wager_rows(conn: Connection, table: str, first: int, last: int) -> list[Any]:
+    """(round_id, seq, type, payload) of every wager entry of `table` between seqs `first` and `last`."""
+    j = schema.journal
+    query = sa.select(j.c.round_id, j.c.seq, j.c.type, j.c.payload).where(
+        j.c.table_id == table, j.c.seq >= first, j.c.seq <= last, j.c.type.in_(_WAGER_TYPES)
+    )
+    return [tuple(row) for row in conn.execute(query.order_by(j.c.seq))]
+
+
 _WAGER_TYPES = (EntryType.ROUND_WAGER_PLACED.value, EntryType.ROUND_WAGER_REMOVED.value)
+# The entries whose handlers read a round's wager entries (settlement: the handle; a removal: the total).
+_READS_WAGERS = frozenset({EntryType.ROUND_SETTLED.value, EntryType.ROUND_WAGER_REMOVED.value})
+# The entries whose handlers make a round's row (`insert_round`).
+_OPENS = frozenset({EntryType.ROUND_OPENED.value, EntryType.HISTORY_IMPORTED.value})
 _ROUND_COLUMNS = tuple(c.name for c in schema.rounds.columns)
 _ROUND_BOOLEANS = tuple(c.name for c in schema.rounds.columns if isinstance(c.type, sa.Boolean))
 _READ_ROUND = sa.select(*schema.rounds.columns).where(
@@ -225,8 +239,9 @@ def _wager_entries_query(*where: Any) -> Any:
     )
 
 
-_WAGER_ENTRIES = _wager_entries_query()
-_WAGERS_SO_FAR = _wager_entries_query(schema.journal.c.seq <= sa.bindparam("k_seq"))
+_WAGERS_SO_FAR = _wager_entries_query(
+    schema.journal.c.seq >= sa.bindparam("k_from"), schema.journal.c.seq <= sa.bindparam("k_seq")
+)
 
 
 def _delta(table: sa.Table, column: str) -> Any:
@@ -356,10 +371,11 @@ def _bonus(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
     rows.set_round(entry, {"status": "bonus"})
 
 
-def _handle_by_bet(rows: Rows, entry: Entry) -> dict[str, int]:
-    """The round's standing wagers summed by bet name, from its own journal entries."""
+def _handle_by_bet(rows: Rows, entry: Entry, opened: int) -> dict[str, int]:
+    """The round's standing wagers summed by bet name, from its own journal entries (the round opened
+    at seq `opened`)."""
     standing: dict[str, tuple[str, int]] = {}
-    for type_name, text in rows.wager_entries(entry):
+    for type_name, text in rows.wager_entries(entry, opened):
         w = json.loads(text)
         if type_name == EntryType.ROUND_WAGER_PLACED:
             standing[str(w.get("id"))] = (
@@ -391,8 +407,8 @@ def _wager_placed(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
 
 
 def _wager_removed(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
-    rows.round(entry)
-    rows.set_round(entry, {"wagered": _standing_units(rows.wagers_so_far(entry))})
+    row = rows.round(entry)
+    rows.set_round(entry, {"wagered": _standing_units(rows.wagers_so_far(entry, int(row["seq"])))})
 
 
 def _bump_handle(rows: Rows, table: str, day: str, handle: dict[str, int], sign: int) -> None:
@@ -424,7 +440,7 @@ def _settled(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
         "returned": returned,
     }
     if not was_settled:
-        handle = _handle_by_bet(rows, entry)
+        handle = _handle_by_bet(rows, entry, int(row["seq"]))
         _bump_handle(rows, entry.table, entry.time[:10], handle, +1)
         values["handle"] = canonical_json(handle)
     rows.set_round(entry, values)
@@ -559,7 +575,10 @@ class BatchRows:
 
     The rounds the run names are read in one query per table; the handlers change them in memory; the
     aggregates' deltas are added up. `flush` INSERTs the new rounds, UPDATEs the changed ones and adds
-    the deltas with one upsert per aggregate table: a few statements instead of several per entry."""
+    the deltas with one upsert per aggregate table: a few statements instead of several per entry.
+    A round's wager entries (for its settlement and a removed wager) come from the run itself, and
+    for the rounds opened before it, from one read per table of the journal between the earliest such
+    round's opening and the run (never per entry, never the whole chain)."""
 
     def __init__(self, conn: Connection, entries: Sequence[Entry]) -> None:
         self.conn = conn
@@ -568,10 +587,29 @@ class BatchRows:
         self.new: set[tuple[str, str]] = set()
         self.dirty: set[tuple[str, str]] = set()
         self.deltas: dict[str, dict[tuple[Any, ...], dict[str, int]]] = {}
-        self._wagers: dict[tuple[str, str], list[tuple[str, str]]] | None = None
+        # The run's own wager entries by round, (seq, type, payload) in order; each table's first seq in
+        # the run, when the run continues that table's stored chain without a gap (else None: read the
+        # journal as one by one does); the stored rounds' earlier wager entries, read on first need.
+        self._wagers: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
+        spans: dict[str, list[int]] = {}
+        for e in entries:
+            span = spans.setdefault(e.table, [e.seq, e.seq, 0])
+            span[0], span[1], span[2] = min(span[0], e.seq), max(span[1], e.seq), span[2] + 1
+            if e.round_id is not None and e.type in _WAGER_TYPES:
+                self._wagers.setdefault((e.table, e.round_id), []).append((e.seq, e.type, e.payload_text))
+        self._first: dict[str, int | None] = {
+            t: (lo if hi - lo + 1 == n else None) for t, (lo, hi, n) in spans.items()
+        }
+        self._earlier: dict[tuple[str, str], list[tuple[str, str]]] | None = None
+        # Only the rounds the run does not open itself are read: a handful (the round under way when the
+        # run began, a late correction), each found by its key. Reading every round the run names in one
+        # IN list was planned as a scan of the table's every round on a PostgreSQL without statistics (a
+        # floor just filled, autovacuum off). A round the run opens that is stored already is caught
+        # when `flush` inserts it.
+        opens = {(e.table, e.round_id) for e in entries if e.round_id is not None and e.type in _OPENS}
         r = schema.rounds
         for table, ids in _by_table(
-            {(e.table, e.round_id) for e in entries if e.round_id is not None}
+            {(e.table, e.round_id) for e in entries if e.round_id is not None} - opens
         ).items():
             for i in range(0, len(ids), _CHUNK):
                 for row in conn.execute(
@@ -614,40 +652,70 @@ class BatchRows:
                     )
                 held[k] = held.get(k, 0) + v
 
-    def wager_entries(self, entry: Entry) -> list[tuple[str, str]]:
-        if self._wagers is None:
-            self._wagers = self._read_wagers()
-        found = self._wagers.get((entry.table, str(entry.round_id)))
-        return SqlRows(self.conn).wager_entries(entry) if found is None else found
+    def wager_entries(self, entry: Entry, opened: int) -> list[tuple[str, str]]:
+        return self.wagers_so_far(entry, opened)
 
-    def wagers_so_far(self, entry: Entry) -> list[tuple[str, str]]:
-        # Only a removed wager asks (rare): the run is in the journal already, so read it there.
-        return SqlRows(self.conn).wagers_so_far(entry)
+    def wagers_so_far(self, entry: Entry, opened: int) -> list[tuple[str, str]]:
+        first = self._first.get(entry.table)
+        if first is None:  # not a gapless run of the table's chain: read it as one by one does
+            return SqlRows(self.conn).wagers_so_far(entry, opened)
+        key = (entry.table, str(entry.round_id))
+        earlier: list[tuple[str, str]] = []
+        if opened < first:  # the round began before the run: its first wagers are stored
+            read = self._earlier_wagers()
+            if key not in read:  # not foreseen from the run's entry types: read it as one by one does
+                return SqlRows(self.conn).wagers_so_far(entry, opened)
+            earlier = read[key]
+        return earlier + [(t, text) for seq, t, text in self._wagers.get(key, []) if seq <= entry.seq]
 
-    def _read_wagers(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
-        """The wager entries of every round the run settles (already in the journal), one read per table."""
-        settled = {
+    def _earlier_wagers(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
+        """The stored wager entries (before the run) of the rounds opened before the run that settle
+        or lose a wager in it: per table, one read of the journal from the earliest one's opening."""
+        if self._earlier is not None:
+            return self._earlier
+        asking = {
             (e.table, str(e.round_id))
             for e in self.entries
-            if e.round_id is not None and e.type == EntryType.ROUND_SETTLED.value
+            if e.round_id is not None and e.type in _READS_WAGERS
         }
-        found: dict[tuple[str, str], list[tuple[str, str]]] = {k: [] for k in settled}
-        j = schema.journal
-        for table, ids in _by_table(settled).items():
-            for i in range(0, len(ids), _CHUNK):
-                for rid, type_name, text in self.conn.execute(
-                    sa.select(j.c.round_id, j.c.type, j.c.payload)
-                    .where(j.c.table_id == table, j.c.round_id.in_(ids[i : i + _CHUNK]))
-                    .where(j.c.type.in_(_WAGER_TYPES))
-                    .order_by(j.c.seq)
-                ):
+        found: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        for table, ids in _by_table(asking).items():
+            first = self._first.get(table)
+            opened = [
+                int(row["seq"])
+                for rid in ids
+                if (row := self.rounds.get((table, rid))) is not None
+                and first is not None
+                and int(row["seq"]) < first
+            ]
+            if not opened or first is None:
+                continue
+            found.update({(table, rid): [] for rid in ids})
+            for rid, _seq, type_name, text in _wager_rows(self.conn, table, min(opened), first - 1):
+                if (table, rid) in found:
                     found[(table, rid)].append((type_name, text))
+        self._earlier = found
         return found
+
+    def _insert_new(self, rows: list[dict[str, Any]]) -> None:
+        """INSERT the rounds the run opened; one stored already (not read: see __init__) is a round
+        opened twice in its journal, refused in one line as `insert_round` does."""
+        try:
+            insert_rows(self.conn, schema.rounds, rows)
+        except Exception as exc:  # SQLite: sa.exc.IntegrityError; COPY on PostgreSQL: psycopg's own
+            orig = getattr(exc, "orig", exc)
+            if not isinstance(exc, sa.exc.IntegrityError) and getattr(orig, "sqlstate", None) != "23505":
+                raise
+            diag = getattr(orig, "diag", None)
+            which = getattr(diag, "message_detail", None) or str(orig).splitlines()[0]
+            raise DrrError(
+                f"a round this run opens is stored already: opened twice in its journal ({which})"
+            ) from None
 
     def flush(self) -> None:
         r = schema.rounds
         if self.new:
-            self.conn.execute(sa.insert(r), [self.rounds[k] for k in sorted(self.new)])
+            self._insert_new([self.rounds[k] for k in sorted(self.new)])
         if self.dirty:
             columns = [c.name for c in r.columns if not c.primary_key]
             update = (
@@ -764,10 +832,10 @@ class MemoryRows:
         for name, v in deltas.items():
             row[name] += v
 
-    def wager_entries(self, entry: Entry) -> list[tuple[str, str]]:
+    def wager_entries(self, entry: Entry, opened: int) -> list[tuple[str, str]]:
         return self.wagers.pop(entry.round_id or "", [])
 
-    def wagers_so_far(self, entry: Entry) -> list[tuple[str, str]]:
+    def wagers_so_far(self, entry: Entry, opened: int) -> list[tuple[str, str]]:
         return list(self.wagers.get(entry.round_id or "", []))  # `saw_wager` ran for `entry` first
 
     def saw_wager(self, round_id: str, type_name: str, text: str) -> None:
@@ -784,17 +852,22 @@ class MemoryRows:
                 self._insert(t, list(self.aggregates[t.name].values()))
 
     def _insert(self, table: sa.Table, rows: list[dict[str, Any]]) -> None:
-        """Rows in bulk: COPY on PostgreSQL, executemany elsewhere."""
-        if not rows:
-            return
-        if self.conn.dialect.name != "postgresql":
-            self.conn.execute(sa.insert(table), rows)
-            return
-        names = [c.name for c in table.columns]
-        cursor = self.conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-        with cursor.copy(f"COPY {table.name} ({', '.join(names)}) FROM STDIN") as copy:
-            for row in rows:
-                copy.write_row(tuple(row[n] for n in names))
+        insert_rows(self.conn, table, rows)
+
+
+def insert_rows(conn: Connection, table: sa.Table, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Rows in bulk: COPY on PostgreSQL (an executemany there is one huge statement psycopg parses
+    placeholder by placeholder: ~0.1 s for a forwarded batch's 200 rounds), executemany elsewhere."""
+    if not rows:
+        return
+    if conn.dialect.name != "postgresql":
+        conn.execute(sa.insert(table), list(rows))
+        return
+    names = [c.name for c in table.columns]
+    cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    with cursor.copy(f"COPY {table.name} ({', '.join(names)}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(tuple(row[n] for n in names))
 
 
 def rebuild(conn: Connection, table: str) -> int:

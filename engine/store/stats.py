@@ -66,13 +66,20 @@ class Tally:
 
 
 def chi_square(counts: Sequence[int]) -> dict[str, Any]:
-    from scipy import stats
+    """Pearson's chi-square of every number equally likely: `scipy.stats.chisquare`'s arithmetic and
+    its p-value function (`chdtrc`, what `chi2.sf` calls), without its argument handling, which cost
+    a wall of a hundred tiles 1.5 ms a tile."""
+    import numpy as np
+    from scipy import special
 
     n = sum(counts)
     if n == 0:
         return {"statistic": None, "df": POCKETS - 1, "p_value": None}
-    result = stats.chisquare(counts)
-    return {"statistic": float(result.statistic), "df": POCKETS - 1, "p_value": float(result.pvalue)}
+    observed = np.asarray(counts, dtype=float)
+    expected = observed.mean()
+    statistic = float(((observed - expected) ** 2 / expected).sum())
+    df = len(counts) - 1
+    return {"statistic": statistic, "df": POCKETS - 1, "p_value": float(special.chdtrc(df, statistic))}
 
 
 # --- plain words for every test (what the screens show; the p-value alone is not a sentence) -------
@@ -124,7 +131,7 @@ def sector_needs(width: int) -> int:
 
 def z_scores(counts: Sequence[int], alpha: float = DEFAULT_ALPHA) -> dict[str, Any]:
     """Per-number z = (count - n/37) / sqrt(n p (1-p)); flagged when two-sided p < alpha/37."""
-    from scipy import stats
+    from scipy import special
 
     n = sum(counts)
     p = 1 / POCKETS
@@ -133,7 +140,7 @@ def z_scores(counts: Sequence[int], alpha: float = DEFAULT_ALPHA) -> dict[str, A
         return {"z": [0.0] * POCKETS, "p_values": [1.0] * POCKETS, "flagged": [], "threshold": threshold}
     sd = math.sqrt(n * p * (1 - p))
     z = [(c - n * p) / sd for c in counts]
-    pv = [float(v) for v in 2 * stats.norm.sf([abs(v) for v in z])]
+    pv = [float(v) for v in 2 * special.ndtr([-abs(v) for v in z])]  # norm.sf(x) is ndtr(-x), quicker
     return {
         "z": z,
         "p_values": pv,

@@ -271,17 +271,17 @@ def _verify_chain(
                 signed_by=writer_check,
             )
 
-        split = (
-            _split_point(conn, name, head_row, checkpoints, key_file)
+        parts = (
+            _parts(conn, name, head_row, checkpoints, key_file)
             if mark is None and has_mac and not per_entry
-            else None
+            else []
         )
-        if split is None:
+        if not parts:
             problem = sequential(state)
         else:
-            problem = _in_two(store, conn, state, split, checkpoints, sequential, head_row, pinned, want)
-            if problem is not None or state.expected == split[0] + 1:
-                # the halves did not join: the sequential scan gives the verdict
+            problem = _in_parts(store, conn, state, parts, checkpoints, sequential, pinned, want, mac_key_of)
+            if problem is not None or state.expected == parts[0].start + 1:
+                # the parts did not join: the sequential scan gives the verdict
                 checkpoints.clear()
                 checkpoints.update(all_checkpoints)
                 state = Scan(table=name, mac_from=state.mac_from)
@@ -378,76 +378,106 @@ def _journal_columns(store: Store) -> set[str]:
         return {c["name"] for c in sa.inspect(conn).get_columns("journal")}
 
 
-def _split_point(
+def _parts(
     conn: Any, name: str, head_row: Any, checkpoints: dict[int, tuple[str, str | None]], key_file: Any
-) -> tuple[int, str, str, bool] | None:
-    """Where a long chain is cut for two processes (engine.store.chain_parallel): an interval
-    checkpoint near the middle signed by one of the table's keys; (seq, hash, key, its entry MAC'd)."""
+) -> list[Any]:
+    """Where a long chain is cut into parts scanned side by side (engine.store.chain_parallel): the
+    evenly spaced interval checkpoints signed by one of the table's keys (a cut whose checkpoint is
+    missing or not signed so is left out, and its neighbours' parts are longer)."""
     from engine.store import chain_parallel, keys
 
     if key_file is None or head_row is None or int(head_row.seq) < chain_parallel.PARALLEL_MIN:
-        return None
+        return []
     if not chain_parallel.available():
-        return None
-    seq = int(head_row.seq) // 2 // _CHECKPOINT_EVERY * _CHECKPOINT_EVERY
-    if seq not in checkpoints:
-        return None
-    cp_hash, sig = checkpoints[seq]
-    for public in (key_file.public, *(p for p, _ in key_file.retired)):
-        if keys.check_signature(public, name, seq, cp_hash, sig):
-            j = schema.journal
-            mac = conn.execute(sa.select(j.c.mac).where(j.c.table_id == name, j.c.seq == seq)).scalar()
-            return seq, cp_hash, public, mac is not None
-    return None
+        return []
+    head = int(head_row.seq)
+    signed: list[tuple[int, str, str]] = []
+    for seq in chain_parallel.cuts(head, _CHECKPOINT_EVERY):
+        if seq not in checkpoints:
+            continue
+        cp_hash, sig = checkpoints[seq]
+        for public in (key_file.public, *(p for p, _ in key_file.retired)):
+            if keys.check_signature(public, name, seq, cp_hash, sig):
+                signed.append((seq, cp_hash, public))
+                break
+    if not signed:
+        return []
+    j = schema.journal
+    maced = set(
+        conn.execute(
+            sa.select(j.c.seq).where(
+                j.c.table_id == name, j.c.seq.in_([seq for seq, _, _ in signed]), j.c.mac.is_not(None)
+            )
+        ).scalars()
+    )
+    ends = [seq for seq, _, _ in signed[1:]] + [head]
+    return [
+        chain_parallel.Part(seq, cp_hash, public, seq in maced, upto)
+        for (seq, cp_hash, public), upto in zip(signed, ends, strict=True)
+    ]
 
 
-def _in_two(
+def _in_parts(
     store: Store,
     conn: Any,
     state: Scan,
-    split: tuple[int, str, str, bool],
+    parts: list[Any],
     checkpoints: dict[int, tuple[str, str | None]],
     sequential: Any,
-    head_row: Any,
     pinned: str | None,
     want: set[int],
+    mac_key_of: Any,
 ) -> Problem | None:
-    """The first half here, the second in a worker; `state` holds the joined chain when they join
-    (else it stops at the split, and the caller scans sequentially)."""
-    from engine.store import chain_parallel
+    """The chain before the first cut here, its parts side by side (engine.store.chain_parallel);
+    `state` holds the joined chain when they join (else it stops at the first cut, and the caller
+    scans sequentially)."""
+    from engine.store import chain_parallel, keys
 
-    seq, cp_hash, public, macs = split
-    pool, future = chain_parallel.start_worker(
-        url=store.engine.url.render_as_string(hide_password=False),
-        where=store.where,
-        table=state.table,
-        start=seq,
-        start_hash=cp_hash,
-        key=public,
-        macs=macs,
-        mac_from=state.mac_from,
-        upto=int(head_row.seq),
-        checkpoints={s: v for s, v in checkpoints.items() if s > seq},
-        pinned=pinned,
-        want=want,
+    name = state.table
+    sqlite = conn.dialect.name == "sqlite"
+
+    def here(part: Any, cps: dict[int, tuple[str, str | None]]) -> Any:
+        return chain_parallel.scan_part(
+            conn.connection.driver_connection,
+            sqlite,
+            name,
+            part,
+            mac_from=state.mac_from,
+            checkpoints=cps,
+            pinned=pinned,
+            want=want,
+            mac_key_of=mac_key_of,
+            signature_holds=lambda public, seq, h, sig: keys.check_signature(public, name, seq, h, sig),
+        )
+
+    problem, halves = chain_parallel.in_parts(
+        state,
+        parts,
+        first=lambda upto: sequential(state, upto=upto),
+        here=here,
+        checkpoints=checkpoints,
+        worker_args={
+            "url": store.engine.url.render_as_string(hide_password=False),
+            "where": store.where,
+            "table": name,
+            "mac_from": state.mac_from,
+            "pinned": pinned,
+            "want": want,
+        },
     )
-    try:
-        problem = sequential(state, upto=seq)
-        if problem is not None:
-            future.cancel()
-            return problem
-        try:
-            half = future.result()
-        except Exception:  # a worker that could not start or read: the sequential scan decides
-            state.expected = seq + 1
-            return None
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-    if not chain_parallel.join(state, half, seq, public):
-        state.expected = seq + 1
+    if problem is not None:
+        return problem
+    found = [half for half in halves or [] if half is not None]
+    if len(found) != len(parts):
+        state.expected = parts[0].start + 1
         return None
-    for reached in half.reached:
-        checkpoints.pop(reached, None)
+    for part, half in zip(parts, found, strict=True):
+        if not chain_parallel.join(state, half, part.start, part.key):
+            state.expected = parts[0].start + 1
+            return None
+    for half in found:
+        for reached in half.reached:
+            checkpoints.pop(reached, None)
     return None
 
 

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from engine.auth import User
 from engine.errors import DrrError
-from engine.floor.alerts import Alert, acknowledge_alerts, list_alerts
+from engine.floor.alerts import Alert, AlertBook, FloorRow, acknowledge_alerts
 from engine.store.db import Store
 from gui import theme
 
@@ -48,7 +48,8 @@ class AlertsPanel(QWidget):
         self.store = store
         self.current_user = current_user
         self.sign_off = sign_off
-        self.alerts: list[Alert] = []
+        self.alerts: list[Alert] = []  # the lines shown, in order
+        self.book = AlertBook(limit=300)
         title = QLabel("Alerts")
         title.setObjectName("title")
         self.count = QLabel()
@@ -63,7 +64,7 @@ class AlertsPanel(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         self.open_only = QCheckBox("Open only")
-        self.open_only.toggled.connect(lambda _on: self.refresh())
+        self.open_only.toggled.connect(lambda _on: self.redraw())
         self.ack = QPushButton("Acknowledge selected")
         self.ack.clicked.connect(self.acknowledge_selected)
         self.select_open = QPushButton("Select all open")
@@ -100,28 +101,42 @@ class AlertsPanel(QWidget):
         self.ack.setToolTip("" if allowed else "log in as surveillance, pit boss or admin to acknowledge")
 
     def refresh(self) -> None:
+        """Bring the list up to date: the first time read, then only the floor entries since folded in."""
+        if self.book.last_seq < 0:
+            self.book.load(self.store)
+            self.redraw()
+        else:
+            self.apply(self.book.news(self.store))
+
+    def apply(self, rows: list[FloorRow]) -> None:
+        """Fold floor entries read elsewhere (the station's reader thread) in; redraw what changed."""
+        if self.book.fold(rows):
+            self.redraw()
+
+    def redraw(self) -> None:
+        """Draw the book: a line whose alert is unchanged stays as it is, only new and changed ones are
+        (re)written and moved (inserted where they now belong)."""
         chosen = {a.alert_id for a in self.selected_alerts()}
-        latest = list_alerts(self.store, limit=300)
+        latest = self.book.latest()
         open_count = sum(1 for a in latest if not a.acknowledged)
         self.count.setText(f"{open_count} open of {len(latest)}")
-        self.alerts = [a for a in latest if not a.acknowledged] if self.open_only.isChecked() else latest
+        shown = [a for a in latest if not a.acknowledged] if self.open_only.isChecked() else latest
         self.table.blockSignals(True)
-        self.table.setRowCount(len(self.alerts))
-        for row, a in enumerate(self.alerts):
-            ack = f"✓ {a.acknowledged_by}" if a.acknowledged_at else ""
-            if a.since_acknowledged:
-                ack += f" (+{a.since_acknowledged} since)"
-            when = (a.at or a.time)[11:19]
-            values = (when, a.table, SHORT.get(a.severity, a.severity), f"{a.kind}: {a.message}",
-                      str(a.count), ack)  # fmt: skip
-            for col, text in enumerate(values):
-                item = QTableWidgetItem(text)
-                if col == 2:
-                    item.setForeground(SEVERITY_COLOUR.get(a.severity, theme.TEXT))
-                if a.acknowledged:
-                    item.setForeground(QColor(theme.TEXT_DIM))
-                item.setToolTip(f"{(a.at or a.time)[:19]} UTC · {a.message}")
-                self.table.setItem(row, col, item)
+        keep = {id(a) for a in shown}
+        old = self.alerts
+        for row in range(len(old) - 1, -1, -1):  # bottom up: the rows above keep their numbers
+            if id(old[row]) not in keep:
+                self.table.removeRow(row)
+        kept = [id(a) for a in old if id(a) in keep]
+        place = set(kept)
+        if kept != [id(a) for a in shown if id(a) in place]:  # unchanged lines out of order: redraw all
+            self.table.setRowCount(0)
+            place = set()
+        for row, a in enumerate(shown):
+            if id(a) not in place:
+                self.table.insertRow(row)
+                self._write_row(row, a)
+        self.alerts = shown
         self.table.clearSelection()
         mode = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
         for row, a in enumerate(self.alerts):
@@ -129,6 +144,22 @@ class AlertsPanel(QWidget):
                 self.table.selectionModel().select(self.table.model().index(row, 0), mode)
         self.table.blockSignals(False)
         self.show_detail()
+
+    def _write_row(self, row: int, a: Alert) -> None:
+        ack = f"✓ {a.acknowledged_by}" if a.acknowledged_at else ""
+        if a.since_acknowledged:
+            ack += f" (+{a.since_acknowledged} since)"
+        when = (a.at or a.time)[11:19]
+        values = (when, a.table, SHORT.get(a.severity, a.severity), f"{a.kind}: {a.message}",
+                  str(a.count), ack)  # fmt: skip
+        for col, text in enumerate(values):
+            item = QTableWidgetItem(text)
+            if col == 2:
+                item.setForeground(SEVERITY_COLOUR.get(a.severity, theme.TEXT))
+            if a.acknowledged:
+                item.setForeground(QColor(theme.TEXT_DIM))
+            item.setToolTip(f"{(a.at or a.time)[:19]} UTC · {a.message}")
+            self.table.setItem(row, col, item)
 
     def selected_alerts(self) -> list[Alert]:
         rows = sorted(i.row() for i in self.table.selectionModel().selectedRows())

@@ -2,7 +2,11 @@
 
 It reads the store only (`engine.floor.surveillance.table_view`, the same figures as `drr stats`)
 and learns of new journal entries through `gui.floor.watch.StoreWatch` (within a second; on PostgreSQL
-from LISTEN/NOTIFY, naming the tables that moved, which alone are read again). Charts
+from LISTEN/NOTIFY, naming the tables that moved, which alone are read again). What moved is read on
+two reader threads (`gui.floor.reader.LiveReader`: one read in flight each, the next covering
+everything that moved meanwhile): the screen's (the moved tables' tiles and page, a few queries) and
+the alerts' (one scan of the moved tables' new entries, the alerts it raises, the floor's new alert
+entries), so writing alerts never holds up a tile; the Qt thread only redraws what a read brought. Charts
 are built once and updated in place. Nothing here changes a round; the only writes are journaled
 alerts and their acknowledgement by a logged-in person.
 """
@@ -10,8 +14,10 @@ alerts and their acknowledgement by a logged-in person.
 from __future__ import annotations
 
 import html
+import threading
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from fractions import Fraction
 
@@ -43,7 +49,7 @@ from PySide6.QtWidgets import (
 from engine.auth import User
 from engine.errors import DrrError
 from engine.floor import windows as win
-from engine.floor.alerts import AlertScanner
+from engine.floor.alerts import AlertScanner, FloorRow
 from engine.floor.started import started_text
 from engine.floor.surveillance import (
     LAYOUT_ORDER,
@@ -59,6 +65,7 @@ from engine.store.stats import CHI_NEEDS, expected_lucky_count, house_edges, sec
 from engine.wheel_layout import WHEEL_ORDER
 from gui import theme
 from gui.floor.alerts_panel import AlertsPanel
+from gui.floor.reader import LiveReader, Moved
 from gui.floor.watch import StoreWatch
 from gui.widgets.charts.bars import CategoryBars, ZScores
 from gui.widgets.charts.frequency import FrequencyChart
@@ -94,6 +101,41 @@ def _num(x: float | None, fmt: str) -> str:
 
 def _pct(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:.2f}%"
+
+
+@dataclass
+class ScreenJob:
+    """One read of the moved tables' tiles and page, planned on the Qt thread from what is shown."""
+
+    window: win.SpinWindow
+    wall: list[str]  # tiles to read again
+    page: str | None  # the selected table, when its page is shown and it moved
+
+
+@dataclass
+class ScreenRead:
+    job: ScreenJob
+    tiles: dict[str, TileView] = field(default_factory=dict)
+    view: TableView | None = None
+    software: str = ""
+    read_ms: float = 0.0
+    error: str | None = None
+
+
+@dataclass
+class AlertJob:
+    """One alert scan: the tables that moved (every table for the silence check), the pages read
+    since the last scan (their bias and repeats), and whether the floor's chain moved."""
+
+    scan: list[str]
+    views: list[TableView]
+    floor: bool
+
+
+@dataclass
+class AlertRead:
+    rows: list[FloorRow] = field(default_factory=list)  # the floor's alert entries since the list
+    error: str | None = None
 
 
 def split_values(stats: dict) -> list[int]:  # type: ignore[type-arg]
@@ -356,6 +398,10 @@ class SurveillanceWindow(QMainWindow):
         self.scanner = scanner or AlertScanner()
         self.window_spec: win.SpinWindow = win.last_spins(1000)
         self.tails: dict[str, JournalTail] = {}
+        # The journal tails and software digests (the screen's reader, and the Qt thread for what a
+        # person asks) and the scanner's marks (the alerts' reader, the Qt thread): one user at a time.
+        self._reading = threading.RLock()
+        self._scanning = threading.RLock()
         self.table: str | None = None
         self.last_refresh_ms = 0.0
         self.setWindowTitle("Diamond Rush Roulette — Surveillance")
@@ -438,6 +484,13 @@ class SurveillanceWindow(QMainWindow):
         self.watch = StoreWatch(store, self)
         self.watch.changed.connect(self.on_store_changed)
         self.watch.failed.connect(self._store_failed)
+        self._to_check: dict[str, TableView] = {}  # pages read live, for the next alert scan
+        self.reader = LiveReader("screen", self._plan_screen, self._read_screen, self._show_screen, self)
+        self.alert_reader = LiveReader(
+            "alerts", self._plan_alerts, self._read_alerts, self._show_alerts, self
+        )
+        for reader in (self.reader, self.alert_reader):
+            reader.failed.connect(self.live.setText)
         self.reload_tables()
         self.alerts.refresh()
         if live:
@@ -447,7 +500,7 @@ class SurveillanceWindow(QMainWindow):
             # A silent table is news too: re-scan once a minute even when nothing is written.
             self.silence = QTimer(self)
             self.silence.setInterval(60_000)
-            self.silence.timeout.connect(lambda: self.scan_alerts())
+            self.silence.timeout.connect(lambda: self.alert_reader.request(everything=True))
             self.silence.start()
 
     def _store_failed(self, message: str) -> None:
@@ -530,16 +583,17 @@ class SurveillanceWindow(QMainWindow):
 
     # --- refresh -------------------------------------------------------------------------
 
-    def view_of(self, table: str) -> TableView:
-        tail = self.tails.setdefault(table, JournalTail(table))
-        return table_view(
-            self.store,
-            table,
-            self.window_spec,
-            expected_lucky=self.expected_lucky,
-            house_edge=self.house_edge,
-            tail=tail,
-        )
+    def view_of(self, table: str, window: win.SpinWindow | None = None) -> TableView:
+        with self._reading:
+            tail = self.tails.setdefault(table, JournalTail(table))
+            return table_view(
+                self.store,
+                table,
+                window or self.window_spec,
+                expected_lucky=self.expected_lucky,
+                house_edge=self.house_edge,
+                tail=tail,
+            )
 
     def refresh(self) -> None:
         """Recompute and repaint every chart of the selected table."""
@@ -548,24 +602,30 @@ class SurveillanceWindow(QMainWindow):
         started = time.perf_counter()
         try:
             view = self.view_of(self.table)
+            software = self._software_text(self.table)
         except DrrError as exc:
             self.live.setText(exc.message)
             return
+        self._show_page(view, software, started, 0.0)
+
+    def _show_page(self, view: TableView, software: str, started: float, read_ms: float) -> None:
         self.page.show_view(view)
-        self.last_refresh_ms = (time.perf_counter() - started) * 1000
+        self.last_refresh_ms = read_ms + (time.perf_counter() - started) * 1000
         last = (view.last_time or "")[11:19]
-        self.live.setText(f"● LIVE  table {self.table} · last entry {last} UTC · {view.window.label}")
+        self.live.setText(f"● LIVE  table {view.table} · last entry {last} UTC · {view.window.label}")
         self.live.setStyleSheet(f"color: {theme.WIN.name()}")
-        self._show_software(self.table)
+        self.software.setText(software)
         self.current_view = view
         self.refreshed.emit(self.last_refresh_ms)
 
-    def _show_software(self, table: str) -> None:
-        read_at, text = self._software_read.get(table, (float("-inf"), ""))
-        if time.monotonic() - read_at >= 60:
-            text = f"Table {table}: {started_text(self.store, table)}"
-            self._software_read[table] = (time.monotonic(), text)
-        self.software.setText(text)
+    def _software_text(self, table: str) -> str:
+        """The software the table started with, re-read at most once a minute."""
+        with self._reading:
+            read_at, text = self._software_read.get(table, (float("-inf"), ""))
+            if time.monotonic() - read_at >= 60:
+                text = f"Table {table}: {started_text(self.store, table)}"
+                self._software_read[table] = (time.monotonic(), text)
+            return text
 
     def wall_tables(self) -> list[str]:
         return [
@@ -599,18 +659,20 @@ class SurveillanceWindow(QMainWindow):
 
     def scan_alerts(self, views: list[TableView] | None = None, only: list[str] | None = None) -> None:
         """Scan the tables `only` names (those that moved), else every table (the silence check)."""
-        tables = (
-            only if only is not None else [self.tables.item(i).text() for i in range(self.tables.count())]
-        )
+        tables = only if only is not None else self._all_tables()
         try:
-            new = self.scanner.scan(self.store, tables)
-            for view in views or []:
-                new += self.scanner.check_view(self.store, view)
+            with self._scanning:
+                new = self.scanner.scan(self.store, tables)
+                for view in views or []:
+                    new += self.scanner.check_view(self.store, view)
         except DrrError as exc:
             self.live.setText(exc.message)
             return
         if new:
             self.alerts.refresh()
+
+    def _all_tables(self) -> list[str]:
+        return [self.tables.item(i).text() for i in range(self.tables.count())]
 
     def _tab_shown(self, _index: int) -> None:
         if self.tabs.currentWidget() is self.wall:
@@ -620,25 +682,98 @@ class SurveillanceWindow(QMainWindow):
             self.refresh()
 
     def on_store_changed(self, tables: set[str]) -> None:
-        """Only the tables that moved are read again (their charts, wall tiles and alert scan)."""
+        """Only the tables that moved are read again (their tiles, page and alert scan), on the reader
+        threads; a read already in flight takes them into its next one."""
         from engine.store.users import FLOOR
 
-        known = {self.tables.item(i).text() for i in range(self.tables.count())}
-        if tables - {FLOOR} - known:
+        if tables - {FLOOR} - set(self._all_tables()):
             self.reload_tables()
-        moved = sorted(tables - {FLOOR})
-        if self.table in tables and self.tabs.currentWidget() is self.wall:
-            self._page_stale = True  # the page behind the wall is recomputed when it is shown
-            self.scan_alerts(only=moved)
-        elif self.table in tables:
-            self.refresh()
-            self.scan_alerts([self.current_view], only=moved)
-        elif moved:
-            self.scan_alerts(only=moved)
-        self.refresh_wall(tables)
-        if FLOOR in tables:
-            self.alerts.refresh()
+        if self.tabs.currentWidget() is self.wall and set(self.wall_tables()) - set(self.wall_tiles):
+            self.refresh_wall()  # a table new on the wall: its tile is made (rare)
+        self.reader.request(tables)
+        self.alert_reader.request(tables)
+
+    # The screen: tiles and page of what moved.
+
+    def _plan_screen(self, moved: Moved) -> ScreenJob | None:
+        """On the Qt thread: the tiles and page `moved` asks for, from what the screen shows now."""
+        tables = moved.tables
+        on_wall = self.tabs.currentWidget() is self.wall
+        page = None
+        if self.table in tables:
+            if on_wall:
+                self._page_stale = True  # the page behind the wall is recomputed when it is shown
+            else:
+                page = self.table
+        wall = [t for t in self.wall_tables() if t in tables and t in self.wall_tiles] if on_wall else []
+        return ScreenJob(self.window_spec, wall, page) if wall or page else None
+
+    def _read_screen(self, job: ScreenJob) -> ScreenRead:
+        """On the screen's reader thread: every moved tile at once (a few queries), and the page."""
+        out = ScreenRead(job)
+        try:
+            if job.wall:
+                out.tiles = tile_views(self.store, job.wall, job.window)
+            if job.page is not None:
+                started = time.perf_counter()
+                out.view = self.view_of(job.page, job.window)
+                out.software = self._software_text(job.page)
+                out.read_ms = (time.perf_counter() - started) * 1000
+        except DrrError as exc:
+            out.error = exc.message
+        return out
+
+    def _show_screen(self, result: ScreenRead) -> None:
+        """On the Qt thread: redraw the tiles and page read (read again if the window changed since)."""
+        if result.error is not None:
+            self.live.setText(result.error)
+        if result.job.window is not self.window_spec:
+            self.reader.request([*result.tiles, *([result.view.table] if result.view else [])])
+            return
+        for name, view in result.tiles.items():
+            tile = self.wall_tiles.get(name)
+            if tile is not None:
+                tile.show_view(view)
+        if result.view is not None and result.view.table == self.table:
+            self._show_page(result.view, result.software, time.perf_counter(), result.read_ms)
+            self._to_check[result.view.table] = result.view  # its bias and repeats: the next scan
+            self.alert_reader.request([result.view.table])
+
+    # The alerts: one scan of what moved, the alerts it raises, the floor's new alert entries.
+
+    def _plan_alerts(self, moved: Moved) -> AlertJob | None:
+        from engine.store.users import FLOOR
+
+        scan = self._all_tables() if moved.everything else sorted(moved.tables - {FLOOR})
+        views, self._to_check = list(self._to_check.values()), {}
+        floor = FLOOR in moved.tables
+        return AlertJob(scan, views, floor) if scan or views or floor else None
+
+    def _read_alerts(self, job: AlertJob) -> AlertRead:
+        """On the alerts' reader thread: scan, raise, and read back only the floor's new alert entries."""
+        out = AlertRead()
+        try:
+            with self._scanning:
+                if job.scan:
+                    self.scanner.scan(self.store, job.scan)
+                for view in job.views:
+                    self.scanner.check_view(self.store, view)
+        except DrrError as exc:
+            out.error = exc.message
+        try:  # whatever was raised, updated or acknowledged: only those entries
+            out.rows = self.alerts.book.news(self.store)
+        except DrrError as exc:
+            out.error = exc.message
+        return out
+
+    def _show_alerts(self, result: AlertRead) -> None:
+        if result.error is not None:
+            self.live.setText(result.error)
+        if result.rows:
+            self.alerts.apply(result.rows)
 
     def closeEvent(self, event: object) -> None:
         self.watch.stop()
+        self.reader.stop()
+        self.alert_reader.stop()
         super().closeEvent(event)  # type: ignore[arg-type]

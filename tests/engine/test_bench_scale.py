@@ -64,3 +64,21 @@ def test_a_goal_is_at_least_or_at_most(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bench_scale, "_GROUPS", dict(bench_scale._GROUPS))
     with pytest.raises(ValueError, match="'>=' or '<='"):
         register("test_bad_goal", lambda ctx: {}, goals={"x": ("==", 1)})
+
+
+def test_a_fractional_goal_is_printed_as_written(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """floor_cpu_per_table_pct's goal of 0.5 was printed "goal ≤ 0" in the summary table."""
+    monkeypatch.setattr(bench_scale, "_GROUPS", dict(bench_scale._GROUPS))
+    register(
+        "test_goals",
+        lambda ctx: {"test_cpu_pct": 0.6, "test_rate": 250_000.0, "test_ms": 12.5},
+        weight=1,
+        goals={"test_cpu_pct": ("<=", 0.5), "test_rate": (">=", 300_000), "test_ms": ("<=", 12.75)},
+    )
+    assert main(["bench", "--scale", "--tiny", "--only", "test_goals"]) == 0
+    lines = {ln.split()[0]: ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("test_")}
+    assert lines["test_cpu_pct"].endswith("goal ≤ 0.5  MISSED")
+    assert lines["test_rate"].endswith("goal ≥ 300,000  MISSED")
+    assert lines["test_ms"].endswith("goal ≤ 12.75  holds")

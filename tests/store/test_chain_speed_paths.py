@@ -127,6 +127,69 @@ def test_two_processes_give_the_verdicts_of_one(
     assert bad_two.problem == bad_one.problem and bad_one.bad_seq == 5200 and "MAC" in (bad_one.problem or "")
 
 
+@pytest.mark.parametrize("workers", [0, 1])
+@pytest.mark.parametrize(
+    ("change", "seq", "words"),
+    [
+        ("UPDATE journal SET mac = '" + "0" * 64 + "' WHERE seq = ?", 5200, "MAC"),  # the third part
+        ("UPDATE journal SET time = '2020-01-01T00:00:00.000000Z' WHERE seq = ?", 4700, "hash"),
+        ("UPDATE journal SET payload = ' ' || payload WHERE seq = ?", 3100, "canonical"),  # the second
+        ("UPDATE journal SET mac = NULL WHERE seq = ?", 1500, "MAC"),  # before the first cut
+        ("UPDATE checkpoints SET sig = '" + "ab" * 64 + "' WHERE seq = ?", 4000, ""),  # a cut's signature
+    ],
+)
+def test_three_parts_give_the_verdicts_of_one(
+    chain: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    workers: int,
+    change: str,
+    seq: int,
+    words: str,
+) -> None:
+    """Cut in three at the checkpoints 2000 and 4000: the parts scanned by a worker (1) or, taken back
+    from the workers' queue, here (0) join to the one-process verdict, and a damage in any part (or a
+    cut checkpoint's signature broken) is named exactly as one process names it."""
+    joined: list[bool] = []
+    real_join = chain_parallel.join
+
+    def spy(*args: object) -> bool:
+        joined.append(real_join(*args))  # type: ignore[arg-type]
+        return joined[-1]
+
+    monkeypatch.setattr(chain_parallel, "join", spy)
+    monkeypatch.setattr(chain_parallel, "available", lambda: True)
+    monkeypatch.setattr(chain_parallel, "WORKERS", workers)
+    monkeypatch.setattr(chain_parallel, "PART_MIN", 2300)
+    path = chain / "chain.sqlite"
+    with key_dir(chain / "keys"), open_store(str(path), table=TABLE) as store:
+        head = store.journal.head(TABLE)
+        assert head is not None and chain_parallel.cuts(head[0], 1000) == [2000, 4000]
+        monkeypatch.setattr(chain_parallel, "PARALLEL_MIN", 10**9)
+        one = verify(store, TABLE, remember=False)
+        monkeypatch.setattr(chain_parallel, "PARALLEL_MIN", 1000)
+        three = verify(store, TABLE, remember=False)
+        assert joined == [True, True]  # the three parts joined
+        assert (one.ok, one.events, one.rounds, one.tables, one.keys) == (
+            three.ok,
+            three.events,
+            three.rounds,
+            three.tables,
+            three.keys,
+        )
+        db = sqlite3.connect(path)
+        db.execute(change, (seq,))
+        db.commit()
+        db.close()
+        bad_three = verify(store, TABLE, remember=False)
+        monkeypatch.setattr(chain_parallel, "PARALLEL_MIN", 10**9)
+        bad_one = verify(store, TABLE, remember=False)
+    assert not bad_one.ok and bad_three.problem == bad_one.problem and bad_three.bad_seq == bad_one.bad_seq
+    assert words in (bad_one.problem or "")
+    if seq != 4000:
+        assert bad_one.bad_seq == seq
+
+
 def test_the_incremental_verify_agrees_with_the_full_one(chain: Path, tmp_path: Path) -> None:
     where = _copy(chain, tmp_path)
     path = where / "chain.sqlite"

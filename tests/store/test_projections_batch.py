@@ -30,10 +30,12 @@ def snapshot(store: Store) -> dict[str, list[tuple[Any, ...]]]:
 
 
 def varied_journal(store: Store) -> list[Entry]:
-    """Rounds played through the table service (bonus games, manual results), plus corrections, voids
-    of settled and open rounds, irregularities with and without a round, and imported history."""
+    """Rounds played through the table service (bonus games, manual results), plus a round whose wagers,
+    removals and settlement span several batches, corrections, voids of settled and open rounds,
+    irregularities with and without a round, and imported history."""
     play_rounds(store, "T1", 45, bonus_every=9)
     j = store.journal
+    many_wagers(store, "x-0")
     play_round(store, "T1", "x-1", 5, paid="35.00", wagered="10.00")
     j.append(
         "T1", "round.result_corrected", {"old": 5, "new": 6, "reason": "misread"}, round_id="x-1", user="pat"
@@ -52,6 +54,35 @@ def varied_journal(store: Store) -> list[Entry]:
             user="pat",
         )
     return list(j.entries("T1"))
+
+
+def many_wagers(store: Store, round_id: str) -> None:
+    """A round with 120 wagers on three bets, four of them taken back (early, middle, late), then
+    settled: its wager entries cross batch boundaries (a removal and the settlement read them)."""
+    j = store.journal
+    j.append("T1", "round.opened", {"round_id": round_id, "dealer": "dana"}, round_id=round_id, user="dana")
+    for i in range(120):
+        bet = ("red", "black", "straight")[i % 3]
+        j.append(
+            "T1", "round.wager_placed",
+            {"id": f"m{i}", "player": f"p{i % 7}", "bet": bet, "amount": f"{5 + i % 4}.00"},
+            round_id=round_id, user="dana",
+        )  # fmt: skip
+        if i in (2, 40, 77, 119):
+            j.append("T1", "round.wager_removed", {"wager_id": f"m{i - 2}"}, round_id=round_id, user="dana")
+    draw = {"lucky": {"17": "199"}, "bonus_number": 0}
+    j.append("T1", "round.bets_closed", {"draw": draw}, round_id=round_id, user=None)
+    j.append(
+        "T1",
+        "round.result",
+        {"number": 18, "source": "sensor", "direction": "cw"},
+        round_id=round_id,
+        user=None,
+    )
+    j.append(
+        "T1", "round.settled", {"total_wagered": "764.00", "total_paid": "0.00", "total_returned": "0.00"},
+        round_id=round_id, user=None,
+    )  # fmt: skip
 
 
 def copy_entries(entries: list[Entry], target: Store, *, chunk: int | None) -> None:
@@ -104,6 +135,36 @@ def test_a_batch_naming_an_unknown_round_is_refused_whole(tmp_path: Path) -> Non
         with pytest.raises(DrrError, match="unknown round 'r-3'"):
             copy_entries(broken, target, chunk=len(broken))
         assert all(not rows for rows in snapshot(target).values())
+
+
+def test_a_batch_opening_a_stored_round_again_is_refused_whole(tmp_path: Path, central: Store) -> None:
+    """The run's own new rounds are not read first (only the ones it continues): a round it opens that
+    the store holds already is still refused in one line, and nothing of the run stays."""
+    from engine.errors import DrrError
+
+    with open_store(str(tmp_path / "source.sqlite"), table="T1") as source:
+        for i in range(BULK_FROM + 10):
+            play_round(source, "T1", f"r-{i}", i % 37)
+        entries = list(source.journal.entries("T1"))
+    first = [e for e in entries if e.round_id != "r-5"]  # r-5 goes in first, on its own
+    with central.begin() as conn:
+        play = [e for e in entries if e.round_id == "r-5"]
+        renumbered = [
+            Entry(e.table, i + 1, e.time, e.user, e.round_id, e.type, e.payload_text, e.prev_hash, e.hash)
+            for i, e in enumerate(play)
+        ]
+        insert_entries(conn, renumbered)
+        write_head(conn, "T1", read_head(conn, "T1", lock=True), len(play), play[-1].hash)
+    before = snapshot(central)
+    again = [
+        Entry(e.table, len(play) + i + 1, e.time, e.user, e.round_id, e.type, e.payload_text, "", "")
+        for i, e in enumerate(entries)
+    ]  # every round, r-5 once more among them
+    assert len(first) < len(again)
+    with pytest.raises(DrrError, match="opened twice") as raised:
+        copy_entries(again, central, chunk=len(again))
+    assert "\n" not in str(raised.value)
+    assert snapshot(central) == before
 
 
 @pytest.mark.parametrize("chunk", [None, 100_000])

@@ -16,6 +16,9 @@ from gui import theme
 from gui.widgets.charts.base import ThemedPlot, colour
 
 _FILL = {"red": theme.NUMBER_RED, "black": theme.TEXT_DIM, "green": theme.NUMBER_GREEN}
+# Made once: a wall of a hundred tiles would otherwise make 7,400 brushes and pens a refresh.
+_BRUSHES = {**{name: pg.mkBrush(c) for name, c in _FILL.items()}, "hot": pg.mkBrush(theme.WARN)}
+_PENS = {True: pg.mkPen(theme.DANGER, width=2), False: pg.mkPen(theme.PANEL_EDGE, width=1)}
 
 
 class FrequencyChart(ThemedPlot):
@@ -42,11 +45,9 @@ class FrequencyChart(ThemedPlot):
         """Redraw from `engine.floor.surveillance.frequency` output (same items, new values)."""
         self.numbers = list(freq["numbers"])
         self.heights = list(freq["counts"])
-        brushes, pens = [], []
-        for n in self.numbers:
-            hot = n in flagged
-            brushes.append(pg.mkBrush(theme.WARN if hot else _FILL[number_colour(n)]))
-            pens.append(pg.mkPen(theme.DANGER if hot else theme.PANEL_EDGE, width=2 if hot else 1))
+        hot = set(flagged)
+        brushes = [_BRUSHES["hot" if n in hot else number_colour(n)] for n in self.numbers]
+        pens = [_PENS[n in hot] for n in self.numbers]
         self.bars.setOpts(x=list(range(37)), height=self.heights, brushes=brushes, pens=pens)
         self.expected.setValue(freq["expected"])
         self.band.setRegion((freq["band_low"], freq["band_high"]))

@@ -1,0 +1,33 @@
+"""A station moves a key's witness from two threads (the alerts' reader and the GUI): every update is
+whole, none fails, and the witness reads back afterwards."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from engine.store import keys
+
+
+def test_witness_updates_from_many_threads_at_once_never_fail_or_tear(tmp_path: Path) -> None:
+    where = str(tmp_path / "station.sqlite")
+    key, _ = keys.ensure(where, "floor")
+    errors: list[BaseException] = []
+    start = threading.Barrier(6)
+
+    def move() -> None:
+        start.wait()
+        for _ in range(150):
+            try:
+                keys.update(key, journaled=True)
+            except BaseException as exc:  # every failure is the finding
+                errors.append(exc)
+
+    threads = [threading.Thread(target=move) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert keys.load(where, "floor") is not None and keys.load(where, "floor").journaled  # type: ignore[union-attr]
+    assert not list(tmp_path.glob("*.tmp*")) and not list(keys.key_path(where, "floor").parent.glob("*.tmp*"))
