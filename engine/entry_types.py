@@ -85,6 +85,8 @@ class EntryType(enum.StrEnum):
     USER_LOCKED_OUT = "user.locked_out"
     USER_UNLOCKED = "user.unlocked"
     CHAIN_KEYED = "chain.keyed"  # the key that signs a chain no table starts (the store's floor chain)
+    # a host's key admitted to sign the floor chain of a PostgreSQL floor database (engine.store.floor_sign)
+    CHAIN_WRITER_ENROLLED = "chain.writer_enrolled"
     # surveillance and the floor's actions
     ALERT_RAISED = "alert.raised"
     ALERT_ACKNOWLEDGED = "alert.acknowledged"

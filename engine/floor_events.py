@@ -11,7 +11,10 @@ journaled today; a login's `station` and `host` say where it was tried.
   host, table?}; `user.locked_out` {name, until}; `user.unlocked` {name}. `pin` is the PIN's salted
   scrypt hash with its parameters {scheme: "scrypt", n, r, p, salt, hash} (PinHash; weak parameters
   are refused when read). An old journal's `user.added` has no `pin`.
-- `chain.keyed` {key}: the Ed25519 key that signs the floor chain from this entry on.
+- `chain.keyed` {key}: the Ed25519 key that signs the floor chain from this entry on (on a
+  PostgreSQL floor database: its root key, which signs the enrolments);
+  `chain.writer_enrolled` {key, host, by?}: a host's writer key admitted by the root key to sign the
+  floor chain's entries from this entry on (engine.store.floor_sign).
 - `alert.raised` {alert_id, table, severity, kind, message, round_id?, at?};
   `alert.acknowledged` {alert_id, table, by, role, note}
 - `action.refused` {name, role, permission, station}
@@ -210,6 +213,24 @@ class ChainKeyed:
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> ChainKeyed:
         return cls(str(d["key"]))
+
+
+@dataclass(frozen=True)
+class WriterEnrolled:
+    """A host's Ed25519 writer key (hex) that may sign the floor chain's entries from here on; the
+    entry itself is signed by the floor's root key (engine.store.floor_sign). `by`: the admin."""
+
+    type: ClassVar[EntryType] = EntryType.CHAIN_WRITER_ENROLLED
+    key: str
+    host: str
+    by: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return _put({"key": self.key, "host": self.host}, by=self.by)
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> WriterEnrolled:
+        return cls(str(d["key"]), str(d["host"]), _opt_str(d.get("by")))
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,7 @@ from engine.floor_events import (
     UserPinChanged,
     UserRoleChanged,
     UserUnlocked,
+    WriterEnrolled,
 )
 from engine.rng import Draw
 from engine.round import RoundEvent
@@ -144,6 +145,7 @@ Payload = (
     | UserLockedOut
     | UserUnlocked
     | ChainKeyed
+    | WriterEnrolled
     | FloorAction
     | ChainForwarded
     | AlertRaised
@@ -199,6 +201,7 @@ _OWN_CLASSES: Final = (
     UserLockedOut,
     UserUnlocked,
     ChainKeyed,
+    WriterEnrolled,
     FloorAction,
     ChainForwarded,
     AlertRaised,

@@ -1,7 +1,10 @@
-"""`drr db upgrade` / `rebuild` / `forward` / `quarantine` / `rotate-key`: the store's own maintenance.
+"""`drr db upgrade` / `rebuild` / `forward` / `quarantine` / `rotate-key` / `enroll` / `writer-key`: the
+store's own maintenance.
 
-`upgrade` creates the store or brings its schema to this program's version (Alembic); `quarantine` and
-`rotate-key` are the journal-evidence procedures of docs/journal-evidence.md."""
+`upgrade` creates the store or brings its schema to this program's version (Alembic), and on a
+PostgreSQL floor database keys its floor chain (the root key, engine.store.floor_sign); `quarantine`,
+`rotate-key`, `enroll` (admit a station's writer key to sign the floor chain) and `writer-key` (the key
+this host signs the floor chain with) are the journal-evidence procedures of docs/journal-evidence.md."""
 
 from __future__ import annotations
 
@@ -53,6 +56,24 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     rk.add_argument("--user", required=True, help="who does it (the entry's user)")
     rk.set_defaults(func=run_rotate_key)
 
+    en = dsub.add_parser(
+        "enroll",
+        help="admit a station host's writer key to sign the floor chain of a PostgreSQL floor database "
+        "(run where the floor's root key is; journaled, signed by the root key)",
+    )
+    add_db(en)
+    en.add_argument("--host", required=True, help="the station host's name (as drr db writer-key prints it)")
+    en.add_argument("--key", required=True, metavar="HEX", help="its writer key (drr db writer-key)")
+    en.add_argument("--user", required=True, help="who enrolls it (journaled)")
+    en.set_defaults(func=run_enroll)
+
+    wk = dsub.add_parser(
+        "writer-key",
+        help="print the key this host signs a PostgreSQL floor database's floor chain with (made if none)",
+    )
+    add_db(wk)
+    wk.set_defaults(func=run_writer_key)
+
 
 def run_quarantine(args: argparse.Namespace) -> int:
     from pathlib import Path
@@ -90,6 +111,48 @@ def run_rotate_key(args: argparse.Namespace) -> int:
     return 0
 
 
+def _floor_database(store: object) -> None:
+    from engine.errors import DrrError
+
+    if getattr(store, "is_sqlite", True):
+        raise DrrError(
+            "writer keys are for a PostgreSQL floor database (--db postgresql://…): a SQLite store's "
+            "floor chain is signed by its own key"
+        )
+
+
+def run_enroll(args: argparse.Namespace) -> int:
+    from engine.cli.store_args import open_from_args
+    from engine.store import floor_sign, keys
+
+    with open_from_args(args) as store:
+        _floor_database(store)
+        done = floor_sign.enroll(store, args.host, args.key.strip().lower(), by=args.user)
+    fp = keys.fingerprint(args.key.strip().lower())
+    if done:
+        print(f"writer key {fp} of host {args.host} enrolled on the floor chain (signed by the root key)")
+    else:
+        print(f"writer key {fp} is already enrolled on the floor chain")
+    return 0
+
+
+def run_writer_key(args: argparse.Namespace) -> int:
+    from engine.cli.store_args import open_from_args
+    from engine.store import floor_sign, keys
+
+    with open_from_args(args) as store:
+        _floor_database(store)
+        key = floor_sign.writer_key(store.where)
+        with store.read() as conn:
+            enrolled = key.public in floor_sign.keying(conn)[1]
+    host = floor_sign.this_host()
+    state = (
+        "enrolled" if enrolled else f"not enrolled: drr db enroll --db URL --host {host} --key {key.public}"
+    )
+    print(f"host {host} writer key {key.public} (fingerprint {keys.fingerprint(key.public)}, {state})")
+    return 0
+
+
 def run_upgrade(args: argparse.Namespace) -> int:
     from engine.cli.store_args import open_from_args
     from engine.store import keys
@@ -101,6 +164,17 @@ def run_upgrade(args: argparse.Namespace) -> int:
             if made:
                 fp = keys.fingerprint(key.public)
                 print(f"table {args.only_table}: signing key {fp} created at {key.path}")
+        if not store.is_sqlite:  # the floor chain's root key (engine.store.floor_sign)
+            from engine.store import floor_sign
+
+            named, root, made = floor_sign.ensure_root(store)
+            fp = keys.fingerprint(named)
+            if made and root is not None:
+                print(f"floor chain: root key {fp} created at {root.path} (journaled as chain.keyed)")
+            elif root is not None:
+                print(f"floor chain: keyed by root key {fp} ({root.path})")
+            else:
+                print(f"floor chain: keyed by root key {fp}, whose key file is on the admin's PC, not here")
         if store.upgraded_from is None:
             print(f"{store.where}: schema {head_revision()} is current")
         else:

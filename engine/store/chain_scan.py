@@ -13,6 +13,10 @@ force when the key file is at hand: a forger who recomputed every hash is named 
 entry they changed. Once a MAC'd entry has been seen (or from the witness's `mac_from`), every later
 entry must carry a valid one. The entries a MAC does not cover (before MACs, or without the key file)
 rest on the hash chain and the signed checkpoints and head, as `verify` checks after this pass.
+
+A chain every host writes (the floor chain of a PostgreSQL floor database) is signed entry by entry
+instead: given `signed_by` (engine.store.floor_sign.WriterCheck), the pass also reads each entry's
+writer key and signature and has it checked against the keys the chain's root key enrolled.
 """
 
 from __future__ import annotations
@@ -67,6 +71,8 @@ class Problem:
 KeyCheck = Callable[[Entry, str | None], tuple[str | None, str | None]]
 MacKey = Callable[[str], bytes | None]  # the MAC key of a public key, None if not at hand
 SigCheck = Callable[[str, int, str, str | None], bool]  # (public, seq, hash, sig) -> holds
+# (seq, type, payload text, hash, writer key, writer signature, key in force) -> what is wrong, or None
+EntrySigCheck = Callable[[int, str, str, str, str | None, str | None, str | None], str | None]
 
 
 class HmacSha256:
@@ -86,11 +92,14 @@ class HmacSha256:
         return outer.hexdigest()
 
 
-def fast_sql(sqlite: bool, has_mac: bool, batch: int) -> str:
+def fast_sql(sqlite: bool, has_mac: bool, batch: int, *, signed: bool = False) -> str:
     """The batch query (keyset by seq, `batch` rows): the stored fields, nothing computed (splicing
-    the text in the database was measured slower than in Python)."""
+    the text in the database was measured slower than in Python); `signed`: each entry's writer key
+    and signature too."""
     mark = "?" if sqlite else "%s"
     mac = "mac" if has_mac else "NULL"
+    if signed:
+        mac += ", signer, sig"
     return (
         f"SELECT seq, time, user_name, round_id, type, payload, prev_hash, hash, {mac} FROM journal "
         f"WHERE table_id = {mark} AND seq >= {mark} AND seq <= {mark} ORDER BY seq LIMIT {int(batch)}"
@@ -120,15 +129,18 @@ def scan(
     has_mac: bool = True,
     upto: int | None = None,
     batch: int = BATCH,
+    signed_by: EntrySigCheck | None = None,
 ) -> Problem | None:
     """Follow the chain from `state.expected` to its end or `upto` (updating `state`); the first
     problem or None.
 
     `dbapi` is a DBAPI connection (inside the caller's read transaction; `sqlite` says its dialect).
     `checkpoints` (seq -> (hash, sig)) loses each checkpoint reached. `has_mac`: the schema has
-    `journal.mac`."""
+    `journal.mac`. `signed_by`: every entry's writer signature is checked by it (a chain signed entry
+    by entry, engine.store.floor_sign)."""
     table = state.table
-    sql = fast_sql(sqlite, has_mac, batch)
+    signed = signed_by is not None
+    sql = fast_sql(sqlite, has_mac, batch, signed=signed)
     last_seq = upto if upto is not None else 1 << 62
     sha256 = hashlib.sha256
     expected, prev = state.expected, state.prev
@@ -152,7 +164,8 @@ def scan(
         while True:
             cursor.execute(sql, (table, expected, last_seq))
             rows = cursor.fetchall()
-            for seq, time_, user, rid, typ, payload, prev_h, h, mac in rows:
+            for row in rows:
+                seq, time_, user, rid, typ, payload, prev_h, h, mac = row[:9] if signed else row
                 if seq != expected:
                     return stop(expected, f"missing (removed); the chain jumps to {seq}")
                 if prev_h != prev:
@@ -196,6 +209,10 @@ def scan(
                         mac_key = mac_key_of(key)
                         macer = HmacSha256(mac_key) if mac_key is not None else None
                         inner = None if macer is None else (macer._inner, macer._outer)
+                if signed_by is not None:
+                    sig_problem = signed_by(seq, typ, payload, h, row[9], row[10], key)
+                    if sig_problem is not None:
+                        return stop(seq, sig_problem)
                 if mac is not None:
                     macs = True
                     if inner is not None:  # HmacSha256.hex, inlined: it runs for every entry

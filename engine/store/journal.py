@@ -167,6 +167,8 @@ def _entry_row(entry: Entry) -> dict[str, Any]:
         "prev_hash": entry.prev_hash,
         "hash": entry.hash,
         "mac": entry.mac,
+        "signer": entry.signer,
+        "sig": entry.sig,
     }
 
 
@@ -200,7 +202,10 @@ _JOURNAL_COLUMNS = (
     "payload",
     "prev_hash",
     "hash",
-)
+    "mac",
+    "signer",
+    "sig",
+)  # every column, as the one-by-one insert writes them (a floor chain's signatures included)
 
 
 def _copy_entries(conn: Connection, entries: Sequence[Entry]) -> None:
@@ -210,7 +215,20 @@ def _copy_entries(conn: Connection, entries: Sequence[Entry]) -> None:
     with raw.cursor() as cur, cur.copy(f"COPY {schema.journal.name} ({columns}) FROM STDIN") as copy:
         for e in entries:
             copy.write_row(
-                (e.table, e.seq, e.time, e.user, e.round_id, e.type, e.payload_text, e.prev_hash, e.hash)
+                (
+                    e.table,
+                    e.seq,
+                    e.time,
+                    e.user,
+                    e.round_id,
+                    e.type,
+                    e.payload_text,
+                    e.prev_hash,
+                    e.hash,
+                    e.mac,
+                    e.signer,
+                    e.sig,
+                )
             )
 
 
@@ -287,6 +305,12 @@ class Journal:
         last: dict[str, Entry] = {}
         for e in written:
             last[e.table] = e
+        if not self.store.is_sqlite:  # the floor chain, signed by its writers (engine.store.floor_sign)
+            from engine.store import floor_sign
+
+            if floor_sign.FLOOR in last:
+                floor_sign.witness(self.store, written)
+                del last[floor_sign.FLOOR]
         for table, e in last.items():
             signer = signers[table] if signers is not None and table in signers else self.signer(table)
             if signer is not None:
@@ -304,20 +328,45 @@ class Journal:
     def _append(
         self, conn: Connection, events: Iterable[NewEvent]
     ) -> tuple[list[Entry], dict[str, TableKey | None]]:
-        """`append_in`, with each table's key as found for the append (for the witness after it)."""
+        """`append_in`, with each table's key as found for the append (for the witness after it).
+
+        The floor chain of a PostgreSQL floor database is signed entry by entry by its writers
+        (engine.store.floor_sign: this host's writer key, enrolled by the floor's root key), not by
+        one key's MACs and signed head."""
         heads: dict[str, tuple[tuple[int, str] | None, int, str]] = {}
         signers: dict[str, TableKey | None] = {}
         written: list[Entry] = []
-        for event in events:
-            if event.table not in heads:
-                check_table_id(event.table)
-                old = read_head(conn, event.table, lock=True)
-                if old is None:  # a new chain, or a head row removed: the next entry would reuse seq 1
-                    from engine.store.heads import refuse_missing_heads
+        floor = None
 
-                    refuse_missing_heads(conn, [event.table])
-                heads[event.table] = (old, *(old or (0, GENESIS_HASH)))
-                signers[event.table] = self.signer(event.table)
+        def lock(table: str) -> None:
+            """The chain's head read and locked, once per transaction's batch."""
+            check_table_id(table)
+            old = read_head(conn, table, lock=True)
+            if old is None:  # a new chain, or a head row removed: the next entry would reuse seq 1
+                from engine.store.heads import refuse_missing_heads
+
+                refuse_missing_heads(conn, [table])
+            heads[table] = (old, *(old or (0, GENESIS_HASH)))
+
+        if conn.dialect.name != "sqlite":
+            from engine.store import floor_sign
+
+            events = list(events)
+            if any(floor_sign.applies(self.store, e.table) for e in events):
+                # the heads locked in the batch's order, as below (a forwarder locks a table, then the
+                # floor), the floor's before its keying is read
+                for table in dict.fromkeys(e.table for e in events):
+                    lock(table)
+                    if floor_sign.applies(self.store, table):
+                        break
+                floor = floor_sign.prepare(conn, self.store, events)
+                events = floor.events
+        for event in events:
+            if event.table not in signers:
+                if event.table not in heads:
+                    lock(event.table)
+                by_writers = floor is not None and event.table == floor.chain
+                signers[event.table] = None if by_writers else self.signer(event.table)
             old, seq, prev = heads[event.table]
             seq += 1
             # The stored text is exactly what a reader re-encodes (int keys become strings and re-sort
@@ -336,9 +385,15 @@ class Journal:
             )
             key = signers[event.table]
             mac = key.mac(digest) if key is not None else None
-            entry = Entry(
-                event.table, seq, when, event.user, event.round_id, event.type, text, prev, digest, mac
+            signer, sig = (
+                floor.sign(event.type, seq, digest)
+                if floor is not None and event.table == floor.chain
+                else (None, None)
             )
+            entry = Entry(
+                event.table, seq, when, event.user, event.round_id, event.type, text, prev, digest, mac,
+                signer, sig,
+            )  # fmt: skip
             heads[event.table] = (old, seq, digest)
             written.append(entry)
         if len(signers) == 1 or not any(signers.values()):

@@ -106,7 +106,7 @@ def check_raw(public_hex: str, message: bytes, sig_hex: str | None) -> bool:
     if not sig_hex:
         return False
     try:
-        Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_hex)).verify(bytes.fromhex(sig_hex), message)
+        _public_key(public_hex).verify(bytes.fromhex(sig_hex), message)
     except (InvalidSignature, ValueError):
         return False
     return True
@@ -273,9 +273,10 @@ def witness_path(path: Path) -> Path:
     return path.with_suffix(".head")
 
 
-def load(where: str, table: str) -> TableKey | None:
-    """The key file of this store and table, None if there is none; DrrError if unsafe or unreadable."""
-    path = key_path(where, table)
+def load(where: str, table: str, *, path: Path | None = None) -> TableKey | None:
+    """The key file of this store and table, None if there is none; DrrError if unsafe or unreadable.
+    `path`: a key file under another name (a floor writer's, engine.store.floor_sign)."""
+    path = path if path is not None else key_path(where, table)
     try:
         st = path.stat()
     except FileNotFoundError:
@@ -348,14 +349,14 @@ def _write(key: TableKey, *, new: bool) -> TableKey:
     if not new:
         os.replace(target, key.path)
     _CACHE.pop(key.path, None)
-    return load(key.store, key.table) or key
+    return load(key.store, key.table, path=key.path) or key
 
 
-def create(where: str, table: str) -> TableKey:
+def create(where: str, table: str, *, path: Path | None = None) -> TableKey:
     """A new key for this store and table (refused if one exists: a key is rotated, never replaced)."""
     private = Ed25519PrivateKey.generate()
     key = TableKey(
-        path=key_path(where, table),
+        path=path if path is not None else key_path(where, table),
         table=table,
         store=where,
         private=private,
@@ -371,12 +372,19 @@ def copy_to(key: TableKey, where: str) -> TableKey:
     return update(copied, journaled=key.journaled, high_water=key.high_water, checkpoint=key.checkpoint)
 
 
-def ensure(where: str, table: str) -> tuple[TableKey, bool]:
-    """The key of this store and table, created if there is none; (key, created now)."""
-    key = load(where, table)
+def ensure(where: str, table: str, *, path: Path | None = None) -> tuple[TableKey, bool]:
+    """The key of this store and table, created if there is none; (key, created now). Two threads
+    (or processes) creating it at once: the one that lost the race reads the winner's file."""
+    key = load(where, table, path=path)
     if key is not None:
         return key, False
-    return create(where, table), True
+    try:
+        return create(where, table, path=path), True
+    except DrrError:
+        again = load(where, table, path=path)
+        if again is None:
+            raise
+        return again, False
 
 
 def update(key: TableKey, **changes: Any) -> TableKey:
@@ -397,7 +405,7 @@ def update(key: TableKey, **changes: Any) -> TableKey:
         except OSError as error:
             raise DrrError(f"cannot write the table key's witness {wpath}: {error.strerror}") from error
         _CACHE.pop(key.path, None)
-        return load(key.store, key.table) or new
+        return load(key.store, key.table, path=key.path) or new
 
 
 def rotated(key: TableKey) -> TableKey:
@@ -427,19 +435,21 @@ def note_high_water(
     *,
     checkpoint: bool = False,
     checkpoint_seq: int | None = None,
+    path: Path | None = None,
 ) -> None:
     """Remember a signed head (or checkpoint: at the head, or at `checkpoint_seq` when a batch of
-    entries crossed one) in the witness (best effort: a read-only key dir leaves it)."""
+    entries crossed one) in the witness (best effort: a read-only key dir leaves it). `path`: a key
+    file under another name (a floor writer's)."""
     import time
 
     if checkpoint_seq is not None:
         checkpoint = True
     now = time.monotonic()
-    path = key_path(where, table)
+    path = path if path is not None else key_path(where, table)
     if not checkpoint and now - _LAST_NOTE.get(path, -WITNESS_EVERY) < WITNESS_EVERY:
         return  # (before the key file is even looked at: this runs after every append)
     with contextlib.suppress(DrrError, OSError):
-        key = load(where, table)
+        key = load(where, table, path=path)
         if key is None or not key.journaled:
             return  # the first signed start marks the chain journaled (engine.store.evidence.started)
         cp_seq = checkpoint_seq if checkpoint_seq is not None else seq

@@ -28,6 +28,10 @@ class Entry:
     prev_hash: str
     hash: str
     mac: str | None = None  # HMAC over `hash` by the table's key (engine.store.keys), None if unsigned
+    # On the floor chain of a PostgreSQL floor database (engine.store.floor_sign): the writer's public
+    # key and its Ed25519 signature over (table, seq, hash); None elsewhere.
+    signer: str | None = None
+    sig: str | None = None
 
     @property
     def payload(self) -> dict[str, Any]:
@@ -73,4 +77,6 @@ def row_to_entry(row: Any) -> Entry:
         prev_hash=row.prev_hash,
         hash=row.hash,
         mac=getattr(row, "mac", None),  # an older schema's row has none
+        signer=getattr(row, "signer", None),
+        sig=getattr(row, "sig", None),
     )

@@ -130,8 +130,10 @@ def record_rules(conn: Connection, entry: Entry) -> None:
 def backfill(conn: Connection, table: str | None = None) -> int:
     """Store the Rules Submission of every rules entry already in the journal; returns their number."""
     j = schema.journal
-    # Not `mac`: migration 0006 runs this on a journal that 0008 gives its MAC column only later.
-    query = sa.select(*(c for c in j.c if c.name != "mac")).where(j.c.type.in_(RULES_TYPES))
+    # Not `mac`, `signer`, `sig`: migration 0006 runs this on a journal that 0008 and 0013 give those
+    # columns only later.
+    later = {"mac", "signer", "sig"}
+    query = sa.select(*(c for c in j.c if c.name not in later)).where(j.c.type.in_(RULES_TYPES))
     if table is not None:
         query = query.where(j.c.table_id == table)
     count = 0

@@ -55,6 +55,11 @@ journal = Table(
     # HMAC-SHA256 (hex) over `hash` with the table key's MAC key (engine.store.keys); NULL before keys
     # had MACs (migration 0008) and on an unsigned chain.
     Column("mac", String(64)),
+    # On a chain every host writes (the floor chain of a PostgreSQL floor database,
+    # engine.store.floor_sign): the public key (hex) of the writer that signed the entry and its
+    # Ed25519 signature over (table, seq, hash); NULL elsewhere (migration 0013).
+    Column("signer", String(64)),
+    Column("sig", String(128)),
 )
 Index("ix_journal_round", journal.c.round_id)
 # The entries a restart seeds its state from before the last round (engine.table.recovery: Rules
@@ -76,6 +81,17 @@ Index(
     journal.c.seq,
     sqlite_where=SEED_FILTER,
     postgresql_where=SEED_FILTER,
+)
+# The floor chain's root key and its writers' enrolments (engine.store.floor_sign): read before every
+# floor write on a PostgreSQL floor database, so found through a partial index (migration 0013).
+KEYING_TYPES: tuple[str, ...] = (EntryType.CHAIN_KEYED.value, EntryType.CHAIN_WRITER_ENROLLED.value)
+KEYING_FILTER = journal.c.type.in_([literal_column(f"'{t}'") for t in KEYING_TYPES])
+Index(
+    "ix_journal_keying",
+    journal.c.table_id,
+    journal.c.seq,
+    sqlite_where=KEYING_FILTER,
+    postgresql_where=KEYING_FILTER,
 )
 
 # The head of each chain, updated in the same transaction as every append; also the writers' lock row.

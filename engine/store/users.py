@@ -8,8 +8,9 @@ transaction: the table and the record of it cannot disagree, `drr db rebuild` ma
 payload; a table's own chain never holds user entries.
 
 On a SQLite store the floor chain is signed by its own key (engine.store.keys, table id "floor"),
-made at the first user change: whoever can write the file but not read the key cannot rewrite the
-users' journal without `drr audit verify` failing.
+made at the first user change; on a PostgreSQL floor database each entry is signed by its writing
+host's enrolled key (engine.store.floor_sign, in the journal's append). Whoever can write the store
+but not read those keys cannot rewrite the users' journal without `drr audit verify` failing.
 """
 
 from __future__ import annotations
@@ -131,7 +132,7 @@ def count_active_admins(store: Store) -> int:
 
 def _floor_key(store: Store) -> TableKey | None:
     """The floor chain's key on a SQLite store (made now if it has none); None on PostgreSQL, whose
-    floor chain is written by every station's host (docs/journal-evidence.md)."""
+    floor chain every station's host writes, each entry signed by its writer (engine.store.floor_sign)."""
     if not store.is_sqlite:
         return None
     from engine.store import keys
@@ -159,6 +160,8 @@ def _journal(
             payloads.insert(0, ChainKeyed(key.public))
         events: list[NewEvent] = [write(p, table=FLOOR, user=user(p)) for p in payloads]
         written = store.journal.append_in(conn, events)
+    if not store.is_sqlite:
+        store.journal.witness(written)
     if key is not None and written:
         last = written[-1]
         if not key.journaled:

@@ -15,6 +15,11 @@ checked against the chain's own key (a lab compares the fingerprint printed with
 The first failure is reported with the table, seq and what is wrong (edited, removed, reordered,
 truncated, not signed). On a floor store the signed heads the forwarder received from each table
 (engine.store.signed_heads) must still be there, with the same hash and the key's signature.
+
+The floor chain of a PostgreSQL floor database is signed entry by entry by the hosts that write it
+(engine.store.floor_sign): from its `chain.keyed` (the root key, pinned like a table's key) on, every
+entry must carry a valid signature of a writer key the root key enrolled before it, and the witness of
+each key file here (the root's, this host's writer keys') must find its last signed entry.
 """
 
 from __future__ import annotations
@@ -196,13 +201,17 @@ def _verify_chain(
 ) -> VerifyReport | None:
     """One table's chain: the fast pass (engine.store.chain_scan), then the head, key and witness, and
     on a floor store the signed heads it received from the table (engine.store.signed_heads)."""
-    from engine.store import keys
+    from engine.store import floor_sign, keys
 
     heads, cps = schema.chain_heads, schema.checkpoints
-    has_mac = _has_mac_column(store)
+    columns = _journal_columns(store)
+    has_mac = "mac" in columns
+    # signed entry by entry by its writers (no MACs, no signed head: no one key writes it all)
+    per_entry = floor_sign.applies(store, name) and "sig" in columns
+    writers = floor_sign.writer_keys_here(store.where) if per_entry else []
     mac_key_of = (
         (lambda public: key_file.mac_key_for(public))
-        if key_file is not None and has_mac
+        if key_file is not None and has_mac and not per_entry
         else (lambda public: None)
     )
     with store.read() as conn:
@@ -213,7 +222,9 @@ def _verify_chain(
         all_checkpoints = dict(checkpoints)
         state = Scan(table=name, mac_from=key_file.mac_from if key_file is not None and has_mac else None)
         rounds_before = 0
-        mark = key_file.verified if incremental and key_file is not None and has_mac else None
+        mark = (
+            key_file.verified if incremental and key_file is not None and has_mac and not per_entry else None
+        )
         if mark is not None and pinned == key_file.public and _mark_holds(conn, name, mark, checkpoints):
             state = Scan(
                 table=name,
@@ -233,10 +244,14 @@ def _verify_chain(
         else:
             mark = None
         want = {key_file.high_water[0]} if key_file is not None and key_file.high_water else set()
+        want |= {w.high_water[0] for w in writers if w.high_water}
         kept = signed_heads.received(conn, name) if floor_heads else {}
         want |= set(kept)
+        writer_check = floor_sign.WriterCheck() if per_entry else None
 
         def sequential(state: Scan, upto: int | None = None) -> Problem | None:
+            if writer_check is not None:
+                writer_check.writers.clear()  # a rescan starts from the chain's first entry
             return scan(
                 conn.connection.driver_connection,
                 conn.dialect.name == "sqlite",
@@ -246,15 +261,21 @@ def _verify_chain(
                 want=want,
                 key_change=_key_change,
                 mac_key_of=mac_key_of,
-                signature_holds=lambda public, seq, hash_, sig: keys.check_signature(
-                    public, name, seq, hash_, sig
-                ),
+                # per entry: each entry's own signature, not its checkpoint's, is what holds it
+                signature_holds=(lambda *_: True)
+                if per_entry
+                else lambda public, seq, hash_, sig: keys.check_signature(public, name, seq, hash_, sig),
                 entry_problem=entry_problem,
                 has_mac=has_mac,
                 upto=upto,
+                signed_by=writer_check,
             )
 
-        parts = _parts(conn, name, head_row, checkpoints, key_file) if mark is None and has_mac else []
+        parts = (
+            _parts(conn, name, head_row, checkpoints, key_file)
+            if mark is None and has_mac and not per_entry
+            else []
+        )
         if not parts:
             problem = sequential(state)
         else:
@@ -307,7 +328,18 @@ def _verify_chain(
         state.bad_sig,
         state.hashes_at,
         all_checkpoints,
+        per_entry=per_entry,
     )
+    for writer in writers if failed is None else ():
+        failed = _against_witness(
+            report,
+            name,
+            last,
+            writer,
+            state.hashes_at,
+            all_checkpoints,
+            whose=f"the floor writer key file {writer.path.name}",
+        )
     if failed is not None:
         return _refine(store, failed)
     if kept:
@@ -325,6 +357,7 @@ def _verify_chain(
             report.unpinned.append(name)
     if (
         remember
+        and not per_entry
         and key_file is not None
         and has_mac
         and pinned == key_file.public
@@ -338,10 +371,11 @@ def _verify_chain(
     return None
 
 
-def _has_mac_column(store: Store) -> bool:
-    """An older schema's copy (read as it is by the audit) has no `journal.mac`."""
+def _journal_columns(store: Store) -> set[str]:
+    """An older schema's copy (read as it is by the audit) has no `journal.mac` (0008), no
+    `journal.sig` (0013)."""
     with store.read() as conn:
-        return "mac" in {c["name"] for c in sa.inspect(conn).get_columns("journal")}
+        return {c["name"] for c in sa.inspect(conn).get_columns("journal")}
 
 
 def _parts(
@@ -568,8 +602,11 @@ def _against_key(
     bad_sig: int | None,
     hashes_at: dict[int, str],
     checkpoints: dict[int, tuple[str, str | None]],
+    *,
+    per_entry: bool = False,
 ) -> VerifyReport | None:
-    """The signature checks of one chain after its hashes held (see the module docstring)."""
+    """The signature checks of one chain after its hashes held (see the module docstring);
+    `per_entry`: every entry's own signature was checked in the pass (engine.store.floor_sign)."""
     from engine.store import keys
 
     journaled = key_file is not None and key_file.journaled
@@ -595,6 +632,8 @@ def _against_key(
             f"the chain is signed by key {keys.fingerprint(key)}, not the table's key "
             f"{keys.fingerprint(pinned)} (rewritten with another key)",
         )
+    if per_entry:  # no head or checkpoint signature to hold it against: its last entry's signature is
+        return _against_witness(report, name, last, key_file, hashes_at, checkpoints)
     first_bad = signed_ok + 1 if signed_ok else key_since
     if bad_sig is not None:
         return _fail(
@@ -626,6 +665,8 @@ def _against_witness(
     key_file: Any,
     hashes_at: dict[int, str],
     checkpoints: dict[int, tuple[str, str | None]],
+    *,
+    whose: str = "the table's key file",
 ) -> VerifyReport | None:
     """The key's witness (engine.store.keys): the last head and checkpoint it saw signed are there."""
     if key_file is not None and key_file.high_water is not None:
@@ -635,11 +676,11 @@ def _against_witness(
                 report,
                 name,
                 last + 1,
-                f"missing: the table's key file saw entry {hw_seq} signed, the journal ends at {last} "
+                f"missing: {whose} saw entry {hw_seq} signed, the journal ends at {last} "
                 "(truncated or rolled back)",
             )
         if hashes_at.get(hw_seq) != hw_hash:
-            return _fail(report, name, hw_seq, "differs from the entry the table's key signed (rewritten)")
+            return _fail(report, name, hw_seq, f"differs from the entry {whose} saw signed (rewritten)")
     if key_file is not None and key_file.checkpoint is not None and key_file.checkpoint not in checkpoints:
         return _fail(
             report, name, key_file.checkpoint, "its signed checkpoint is missing (checkpoint rows removed)"

@@ -111,6 +111,7 @@ NOT_FOLDED: Final = frozenset(
         EntryType.USER_LOCKED_OUT,
         EntryType.USER_UNLOCKED,
         EntryType.CHAIN_KEYED,
+        EntryType.CHAIN_WRITER_ENROLLED,
         EntryType.FLOOR_ACTION,
         EntryType.CHAIN_FORWARDED,
         EntryType.ALERT_RAISED,

@@ -223,6 +223,7 @@ SAMPLES: dict[EntryType, dict[str, Any]] = {
     EntryType.USER_ENABLED: {"name": "pat"},
     EntryType.USER_UNLOCKED: {"name": "pat"},
     EntryType.CHAIN_KEYED: {"key": "ab" * 32},
+    EntryType.CHAIN_WRITER_ENROLLED: {"key": "cd" * 32, "host": "pit-2", "by": "ada"},
     EntryType.FLOOR_ACTION: {"table": "T1", "action": "table.settings_changed", "payload": {"changes": {}}},
     EntryType.CHAIN_FORWARDED: {"table": "T1"},
     EntryType.USER_LOGIN: {"name": "pat", "role": "pitboss", "station": "pitboss", "host": "floor-1"},

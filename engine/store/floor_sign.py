@@ -1,0 +1,283 @@
+"""The floor chain of a PostgreSQL floor database, signed entry by entry by the hosts that write it.
+
+Every station's host writes that chain (sign-ins, users, alerts, floor actions, forward marks), so no
+one key can sign its head as a table's key signs its chain. Instead (docs/journal-evidence.md):
+
+- the floor's **root key** (engine.store.keys, `table-floor@<store id>.key` in the admin's key
+  directory, the same file as a SQLite store's floor key) is named by the chain's `chain.keyed`
+  entry; `drr db upgrade --db URL` makes it, or else the first host that writes a floor chain
+  without one (so: run the upgrade on the admin's PC first);
+- each writing host has its own **writer key** (`floor-writer-<host>@<store id>.key` beside it,
+  0600), admitted by a `chain.writer_enrolled` {key, host, by} entry that the root key signs: made
+  automatically where the root key is in this host's key directory, else by the admin with
+  `drr db enroll`; a host whose key is not enrolled refuses to write, naming that command;
+- every entry from `chain.keyed` on carries its writer's public key and Ed25519 signature over
+  (floor, seq, hash) (`journal.signer`, `journal.sig`); `chain.keyed` and the enrolments are signed
+  by the root key, every other entry by an enrolled writer key. The hash covers every predecessor,
+  so a signature over entry N vouches for entries 1..N (those before `chain.keyed` included).
+
+`WriterCheck` is `drr audit verify`'s check of each entry (engine.store.chain_scan calls it). Each
+key's witness (keys.py's `.head` file beside it) remembers the last entry it signed: a tail cut
+behind it is caught where that key file is.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from engine.entry_types import EntryType
+from engine.errors import DrrError
+from engine.floor_events import ChainKeyed, WriterEnrolled
+from engine.journal_types import write
+from engine.store import keys, schema
+from engine.store.db import Store
+from engine.store.keys import TableKey
+from engine.store.records import Entry, NewEvent
+from engine.store.users_journal import FLOOR
+
+KEYED = EntryType.CHAIN_KEYED.value
+ENROLLED = EntryType.CHAIN_WRITER_ENROLLED.value
+ROOT_SIGNED = frozenset({KEYED, ENROLLED})  # the entries only the floor's root key signs
+
+
+def applies(store: Store, table: str) -> bool:
+    """This chain is signed entry by entry: the floor chain of a PostgreSQL floor database."""
+    return table == FLOOR and not store.is_sqlite
+
+
+def this_host() -> str:
+    """The name this host's writer key is kept and enrolled under."""
+    return socket.gethostname() or "localhost"
+
+
+def _file_name(host: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", host)[:64] or "host"
+
+
+def writer_path(where: str, host: str | None = None) -> Path:
+    return keys.key_dir() / f"floor-writer-{_file_name(host or this_host())}@{keys.store_id(where)}.key"
+
+
+def writer_key(where: str) -> TableKey:
+    """This host's writer key for the floor database `where`, made now if it has none."""
+    return keys.ensure(where, FLOOR, path=writer_path(where))[0]
+
+
+def writer_keys_here(where: str) -> list[TableKey]:
+    """Every writer key file of this store in this key directory (their witnesses, for verify)."""
+    found: list[TableKey] = []
+    for path in sorted(keys.key_dir().glob(f"floor-writer-*@{keys.store_id(where)}.key")):
+        key = keys.load(where, FLOOR, path=path)
+        if key is not None:
+            found.append(key)
+    return found
+
+
+def root_key(where: str) -> TableKey | None:
+    """The floor's root key, if it is in this host's key directory (the admin's PC)."""
+    return keys.load(where, FLOOR)
+
+
+def ensure_root(store: Store) -> tuple[str, TableKey | None, bool]:
+    """`drr db upgrade --db URL`: the floor chain keyed (its root key made here and named by
+    `chain.keyed`) if it is not yet; (the root key in force, its key file if it is here, made now)."""
+    with store.begin() as conn:
+        from engine.store.journal import read_head
+
+        read_head(conn, FLOOR, lock=True)
+        named = chain_root(conn)
+        root = root_key(store.where)
+        if named is not None:
+            return named, root if root is not None and root.public == named else None, False
+        root, made = keys.ensure(store.where, FLOOR)
+        written = store.journal.append_in(conn, [write(ChainKeyed(root.public), table=FLOOR)])
+    store.journal.witness(written)
+    return root.public, root, made
+
+
+def keying(conn: Connection) -> tuple[str | None, set[str]]:
+    """(the root key the floor chain's first `chain.keyed` names or None, the writer keys its
+    enrolments name), as the store says (verify checks their signatures), through ix_journal_keying.
+    Not cached: read in the writer's own transaction, after the head lock, it is never stale."""
+    j = schema.journal
+    rows = conn.execute(
+        sa.select(j.c.type, j.c.payload).where(j.c.table_id == FLOOR, schema.KEYING_FILTER).order_by(j.c.seq)
+    ).all()
+    root: str | None = None
+    writers: set[str] = set()
+    for type_, text in rows:
+        key = str(json.loads(text).get("key"))
+        if type_ == KEYED and root is None:
+            root = key
+        elif type_ == ENROLLED:
+            writers.add(key)
+    return root, writers
+
+
+def chain_root(conn: Connection) -> str | None:
+    return keying(conn)[0]
+
+
+def refusal(where: str, writer: TableKey) -> DrrError:
+    host = this_host()
+    return DrrError(
+        f"this host's floor writer key {keys.fingerprint(writer.public)} ({host}) is not enrolled on the "
+        f"floor database {where}: nothing written; an admin enrolls it on the PC that holds the floor's "
+        f"root key: drr db enroll --db URL --host {host} --key {writer.public}"
+    )
+
+
+@dataclass
+class FloorSigner:
+    """The keys that sign one transaction's floor entries: the root's kind with the root key, every
+    other with this host's writer key (`Journal.append_in`)."""
+
+    root: TableKey | None
+    writer: TableKey | None
+    events: list[NewEvent] = field(default_factory=list)
+    chain: str = FLOOR
+
+    def sign(self, type_: str, seq: int, hash_: str) -> tuple[str, str]:
+        key = self.root if type_ in ROOT_SIGNED else self.writer
+        if key is None:  # a root-signed entry where the root key is not: only `prepare` lets one through
+            raise DrrError(f"a {type_} entry is signed by the floor's root key, which is not on this host")
+        return key.public, key.sign(seq, hash_)
+
+
+def prepare(conn: Connection, store: Store, events: Sequence[NewEvent]) -> FloorSigner:
+    """With the floor chain's head locked (by the caller, `Journal.append_in`): the batch's events with
+    what must come before them (the `chain.keyed` of an unkeyed chain, this host's enrolment where the
+    root key is here), and the keys that sign them. An un-enrolled host without the root key is
+    refused (`refusal`)."""
+    where = store.where
+    mine = [e for e in events if e.table == FLOOR]
+    types = {e.type for e in mine}
+    root = root_key(where)
+    named, enrolled = keying(conn)
+    first: list[NewEvent] = []
+    if named is None and KEYED not in types:  # first need: this host keys the chain
+        root = keys.ensure(where, FLOOR)[0]
+        first.append(write(ChainKeyed(root.public), table=FLOOR))
+        named = root.public
+    elif named is None:
+        named = next(str(e.payload.get("key")) for e in mine if e.type == KEYED)
+    if root is not None and root.public != named:
+        root = None  # a root key file of another keying: it signs nothing here
+    if types & ROOT_SIGNED and root is None:
+        raise DrrError(
+            f"the floor's root key {keys.fingerprint(named)} is not in this key directory: enrol writers "
+            f"on the admin's PC (the one drr db upgrade --db URL made it on)"
+        )
+    writer: TableKey | None = None
+    if types - ROOT_SIGNED:
+        writer = writer_key(where)
+        enrolled |= {str(e.payload.get("key")) for e in mine if e.type == ENROLLED}
+        if writer.public not in enrolled:
+            if root is not None:
+                first.append(write(WriterEnrolled(writer.public, this_host()), table=FLOOR))
+            else:
+                raise refusal(where, writer)
+    return FloorSigner(root, writer, [*first, *events])
+
+
+def enroll(store: Store, host: str, public: str, *, by: str) -> bool:
+    """`drr db enroll`: admit the writer key `public` of `host` (the root key signs the entry);
+    False if it is already enrolled."""
+    try:
+        if len(bytes.fromhex(public)) != 32:
+            raise ValueError
+    except ValueError:
+        raise DrrError(f"--key {public!r} is not a writer key (64 hex digits: drr db writer-key)") from None
+    with store.begin() as conn:
+        from engine.store.journal import read_head
+
+        read_head(conn, FLOOR, lock=True)
+        if public in keying(conn)[1]:
+            return False
+        written = store.journal.append_in(
+            conn, [write(WriterEnrolled(public, host, by), table=FLOOR, user=by)]
+        )
+    store.journal.witness(written)
+    return True
+
+
+def witness(store: Store, written: Sequence[Entry]) -> None:
+    """After the commit: each of this host's keys that signed some of `written` remembers the last
+    entry it signed (keys.py's witness), so a floor chain cut behind it fails `drr audit verify` here."""
+    last: dict[str, Entry] = {}
+    for e in written:
+        if e.table == FLOOR and e.signer:
+            last[e.signer] = e
+    if not last:
+        return
+    for key in (root_key(store.where), keys.load(store.where, FLOOR, path=writer_path(store.where))):
+        if key is None or key.public not in last:
+            continue
+        e = last[key.public]
+        if not key.journaled:
+            keys.update(key, journaled=True, high_water=(e.seq, e.hash))
+        else:
+            keys.note_high_water(store.where, FLOOR, e.seq, e.hash, path=key.path)
+
+
+def _fp(public: str) -> str:
+    try:
+        return keys.fingerprint(public)
+    except ValueError:
+        return repr(public[:16])
+
+
+class WriterCheck:
+    """`drr audit verify`'s check of each entry of a floor chain signed entry by entry (called by
+    engine.store.chain_scan with the key in force, i.e. the root key its `chain.keyed` named)."""
+
+    def __init__(self) -> None:
+        self.writers: dict[str, str] = {}  # enrolled writer key -> host
+
+    def __call__(
+        self,
+        seq: int,
+        type_: str,
+        payload: str,
+        hash_: str,
+        signer: str | None,
+        sig: str | None,
+        root: str | None,
+    ) -> str | None:
+        if root is None:
+            return None  # before chain.keyed: the root's signature over chain.keyed covers these
+        if not signer or not sig:
+            return (
+                "carries no writer's signature, where every entry of the floor chain is signed from its "
+                "chain.keyed on (inserted or rewritten)"
+            )
+        if type_ in ROOT_SIGNED:
+            if signer != root:
+                return (
+                    f"a {type_} not signed by the floor's root key {_fp(root)} but by {_fp(signer)} (forged)"
+                )
+        elif signer not in self.writers:
+            return (
+                f"signed by key {_fp(signer)}, which no enrolment by the floor's root key admits "
+                "(an un-enrolled writer: inserted or rewritten)"
+            )
+        if not keys.check_signature(signer, FLOOR, seq, hash_, sig):
+            return (
+                f"its signature does not match its writer's key {_fp(signer)} (rewritten, inserted, "
+                "renumbered or reordered)"
+            )
+        if type_ == ENROLLED:
+            try:
+                body = json.loads(payload)
+                self.writers[str(body["key"])] = str(body.get("host"))
+            except (ValueError, KeyError, TypeError):
+                return "an enrolment whose payload names no key (edited)"
+        return None
