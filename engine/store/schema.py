@@ -57,7 +57,7 @@ journal = Table(
     Column("mac", String(64)),
     # On a chain every host writes (the floor chain of a PostgreSQL floor database,
     # engine.store.floor_sign): the public key (hex) of the writer that signed the entry and its
-    # Ed25519 signature over (table, seq, hash); NULL elsewhere (migration 0013).
+    # Ed25519 signature over (table, seq, hash); NULL elsewhere (migration 0014).
     Column("signer", String(64)),
     Column("sig", String(128)),
 )
@@ -83,7 +83,7 @@ Index(
     postgresql_where=SEED_FILTER,
 )
 # The floor chain's root key and its writers' enrolments (engine.store.floor_sign): read before every
-# floor write on a PostgreSQL floor database, so found through a partial index (migration 0013).
+# floor write on a PostgreSQL floor database, so found through a partial index (migration 0014).
 KEYING_TYPES: tuple[str, ...] = (EntryType.CHAIN_KEYED.value, EntryType.CHAIN_WRITER_ENROLLED.value)
 KEYING_FILTER = journal.c.type.in_([literal_column(f"'{t}'") for t in KEYING_TYPES])
 Index(

@@ -1,8 +1,8 @@
 """journal.signer, journal.sig: each floor-chain entry of a PostgreSQL floor database signed by its
 writer; ix_journal_keying: the floor chain's root key and enrolments
 
-Revision ID: 0013
-Revises: 0012
+Revision ID: 0014
+Revises: 0013
 Create Date: 2026-12-01 16:00:00
 
 Existing entries stay unsigned (NULL): the floor chain is signed from its `chain.keyed` entry on, whose
@@ -15,8 +15,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0013"
-down_revision = "0012"
+revision = "0014"
+down_revision = "0013"
 branch_labels = None
 depends_on = None
 
