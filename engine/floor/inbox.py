@@ -19,8 +19,9 @@ them back after each forward (`FloorInbox.take`), in floor order, each once:
   floor sees the outcome in the next forward of the table's journal.
 
 The table service folds the entries within a second (its watch for other writers) and the croupier's
-screen shows them. The floor's `floor` chain on PostgreSQL is a hash chain checked against its users
-(docs/journal-evidence.md); the user and role are checked here against the floor's users table.
+screen shows them. Before anything is decided the floor entry is checked as written: its hash
+recomputes and, on a PostgreSQL floor database, an enrolled writer signed it (engine.store.floor_sign);
+its user must be a floor user whose role may do the action.
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ class FloorInbox:
         assert isinstance(action, FloorAction)
         marker = FloorActionTaken(entry.seq, entry.hash, action.action, "taken")
         try:
+            self._check_floor_entry(entry)
             user = self._floor_user(entry, action.action)
             with taken_from_floor(write(marker, table=self.table, round_id=entry.round_id, user=user.name)):
                 _decide_again(self.local, self.table, entry, action, user)
@@ -132,6 +134,32 @@ class FloorInbox:
             return Taken(entry.seq, action.action, "refused", exc.message)
         log.info("table %s took floor action %s (floor entry %d)", self.table, action.action, entry.seq)
         return Taken(entry.seq, action.action, "taken", None)
+
+    def _check_floor_entry(self, entry: Entry) -> None:
+        """The floor entry is as its writer wrote it: its hash recomputes from its fields and, on a
+        PostgreSQL floor database (engine.store.floor_sign), an enrolled writer's signature covers it."""
+        from engine.store import floor_sign, keys
+        from engine.store.verify import entry_problem
+
+        problem = entry_problem(entry)
+        if problem is not None:
+            raise DrrError(f"floor entry {entry.seq} {problem}")
+        if not floor_sign.applies(self.central, FLOOR):
+            return
+        with self.central.read() as conn:
+            root, writers = floor_sign.keying(conn)
+        if root is None:
+            return  # a floor chain not keyed yet (before migration 0014): the hash chain only
+        signed = (
+            entry.signer in writers
+            and entry.sig is not None
+            and keys.check_signature(entry.signer, FLOOR, entry.seq, entry.hash, entry.sig)
+        )
+        if not signed:
+            raise DrrError(
+                f"floor entry {entry.seq} is not signed by an enrolled writer of the floor database "
+                "(inserted or rewritten there)"
+            )
 
     def _floor_user(self, entry: Entry, action: str) -> User:
         """The pit boss who acted, as a user of the floor database whose role may do it."""

@@ -12,6 +12,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import pytest
+import sqlalchemy as sa
+
 from engine.auth import User
 from engine.bets import inside_bet
 from engine.floor import actions
@@ -21,11 +24,12 @@ from engine.floor.inbox import FloorInbox, last_taken
 from engine.floor_events import FloorAction
 from engine.journal_types import write
 from engine.rng import SeededRng
-from engine.store import Store
+from engine.store import Store, schema
 from engine.store.forward import Forwarder
 from engine.store.users import FLOOR, add_user
 from engine.store.verify import verify
 from engine.table.service import TableService
+from tests.pg_schema import PG_URL
 from tests.store.helpers import play_round
 from tests.table.helpers import CROUPIER, wheel
 
@@ -236,3 +240,27 @@ def test_drr_db_forward_once_takes_the_floor_actions_and_says_so(
         "table.floor_action_taken",
         "table.settings_changed",
     ]
+
+
+@pytest.mark.skipif(PG_URL is None, reason="the floor chain is signed entry by entry on PostgreSQL only")
+def test_a_floor_action_whose_writer_signature_was_stripped_or_whose_payload_was_edited_is_refused(
+    store: Store, central: Store, table_id: str
+) -> None:
+    """Someone who can write the floor database edits a pit boss's genuine floor action (another round,
+    a signature removed): the table refuses it rather than journal what no floor station signed."""
+    _floor(store, central, table_id)
+    actions.void(central, f"{table_id}-000002", "dispute", PAT, table=table_id)
+    actions.void(central, f"{table_id}-000001", "dispute", PAT, table=table_id)
+    edited, stripped = [e for e in central.journal.entries(FLOOR) if e.type == "floor.action"][-2:]
+    j = schema.journal
+    with central.begin() as conn:
+        conn.execute(sa.update(j).where(j.c.table_id == FLOOR, j.c.seq == stripped.seq).values(sig=None))
+        text = edited.payload_text.replace('"reason":"dispute"', '"reason":"ball left the wheel"')
+        conn.execute(sa.update(j).where(j.c.table_id == FLOOR, j.c.seq == edited.seq).values(payload=text))
+
+    taken = FloorInbox(store, central, table_id).take()
+
+    assert [t.outcome for t in taken] == ["refused", "refused"]
+    assert "hash" in str(taken[0].why) or "edited" in str(taken[0].why)
+    assert "not signed by an enrolled writer" in str(taken[1].why)
+    assert actions.round_row(store, f"{table_id}-000001", table_id).status == "settled"
