@@ -221,8 +221,14 @@ def report_time() -> str:
 def rotate_key(store: Store, table: str, *, user: str) -> tuple[str, str]:
     """Replace the table's key: the rotation is journaled, signed by the old key; (old, new) fingerprints."""
     from engine.journal_types import write
+    from engine.store import floor_sign
     from engine.table_events import KeyRotated
 
+    if floor_sign.applies(store, table):
+        raise DrrError(
+            "the floor chain of a PostgreSQL floor database is signed by its enrolled writers' keys: "
+            "drr db rotate-key does not rotate its root key (not supported; see docs/journal-evidence.md)"
+        )
     old = keys.load(store.where, table)
     if old is None:
         raise DrrError(

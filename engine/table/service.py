@@ -279,7 +279,7 @@ class TableService:
         self._in_flight = wheel_drive.InFlight()  # the game the wheel had launched, as last heard
         self._before_open: int | None = None  # ... when bets opened: its messages are not the round's
         self._round_timer = RoundTimer(self._clock_due, self.tick_clock, clock)
-        self._others_task: asyncio.Task[None] | None = None
+        self._others_handle: asyncio.TimerHandle | None = None  # the next look for other writers
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -353,34 +353,40 @@ class TableService:
         self._started = True
         await self._publish(entries)
         self._schedule_timers()
-        self._others_task = asyncio.get_running_loop().create_task(
-            self._watch_other_writers(), name=f"other-writers-{self.table}"
-        )
+        self._look_later(asyncio.get_running_loop())
         return entries
 
-    async def _watch_other_writers(self) -> None:
+    def _look_later(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._others_handle = loop.call_later(OTHER_WRITERS_EVERY_S, self._look_for_other_writers, loop)
+
+    def _look_for_other_writers(self, loop: asyncio.AbstractEventLoop) -> None:
         """Fold and publish, within a second, what another writer appended to this chain, so a pit
         boss's approval or void from the floor reaches the croupier's screen without waiting for the
-        croupier's next command (the command lock catches up on entry: engine.table.service._CatchUpLock)."""
-        while True:
-            await asyncio.sleep(OTHER_WRITERS_EVERY_S)
-            if not self._started or self._failed is not None:
-                continue
-            try:
-                head = self.journal.head(self.table)
-                if head is not None and head[0] > self.state.last_seq:
-                    async with self._lock:
-                        pass
-            except DrrError as exc:  # the store unreachable a moment: the next command says so
-                log.debug("looking for other writers on table %s: %s", self.table, exc.message)
+        croupier's next command (the command lock catches up on entry: _CatchUpLock). A timer
+        callback, not a task that sleeps: nothing waits on the loop between looks."""
+        if not self._started:
+            return
+        self._look_later(loop)
+        if self._failed is not None or self._lock.busy:
+            return  # a command under way catches up itself
+        try:
+            head = self.journal.head(self.table)
+        except DrrError as exc:  # the store unreachable a moment: the next command says so
+            log.debug("looking for other writers on table %s: %s", self.table, exc.message)
+            return
+        if head is not None and head[0] > self.state.last_seq:
+            loop.create_task(self._take_in(), name=f"other-writers-{self.table}")
+
+    async def _take_in(self) -> None:
+        with contextlib.suppress(DrrError):  # a failed table says so at its next command
+            async with self._lock:
+                pass
 
     async def close(self) -> None:
         """Stop the bonus timers, checkpoint the chain (count + head) and give the table up."""
-        if self._others_task is not None:
-            self._others_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._others_task
-            self._others_task = None
+        if self._others_handle is not None:
+            self._others_handle.cancel()
+            self._others_handle = None
         tasks = [task for _, task in self._timers.values()]
         await self._round_timer.stop()
         self._stop_timers()
@@ -1232,6 +1238,10 @@ class _CatchUpLock:
     def __init__(self, service: TableService) -> None:
         self._service = service
         self._lock = asyncio.Lock()
+
+    @property
+    def busy(self) -> bool:
+        return self._lock.locked()
 
     async def __aenter__(self) -> None:
         await self._lock.acquire()

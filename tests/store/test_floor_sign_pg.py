@@ -328,3 +328,10 @@ def test_a_long_floor_batch_goes_in_signed_too(floor: str, capsys: pytest.Captur
     assert all(r["signer"] and r["sig"] for r in rows)
     code, said = _audit(floor, capsys)
     assert code == 0, said
+
+
+def test_rotate_key_refuses_the_floor_chain_of_a_postgresql_floor_in_one_line(floor: str) -> None:
+    from engine.store.evidence import rotate_key
+
+    with open_store(floor) as store, pytest.raises(DrrError, match="does not rotate its root key"):
+        rotate_key(store, "floor", user="ada")
