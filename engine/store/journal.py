@@ -98,21 +98,19 @@ def write_head(conn: Connection, table: str, old: tuple[int, str] | None, seq: i
 
 # The journal's columns in `Entry`'s field order: `Entry(*row)` makes an entry from a row of them, about
 # four times cheaper than `row_to_entry`'s attribute reads (a forwarder reads millions).
-ENTRY_COLUMNS = tuple(
-    schema.journal.c[name]
-    for name in (
-        "table_id",
-        "seq",
-        "time",
-        "user_name",
-        "round_id",
-        "type",
-        "payload",
-        "prev_hash",
-        "hash",
-        "mac",
-    )
+ENTRY_NAMES = (
+    "table_id",
+    "seq",
+    "time",
+    "user_name",
+    "round_id",
+    "type",
+    "payload",
+    "prev_hash",
+    "hash",
+    "mac",
 )
+ENTRY_COLUMNS = tuple(schema.journal.c[name] for name in ENTRY_NAMES)
 
 
 _INSERT_ENTRY = sa.insert(schema.journal).values(
@@ -192,20 +190,8 @@ def insert_entries(conn: Connection, entries: Sequence[Entry], *, sign: Signer |
 # A run at least this long goes into PostgreSQL by COPY (a floor catching up on a table's journal): one
 # stream instead of a statement per entry.
 COPY_FROM = 64
-_JOURNAL_COLUMNS = (
-    "table_id",
-    "seq",
-    "time",
-    "user_name",
-    "round_id",
-    "type",
-    "payload",
-    "prev_hash",
-    "hash",
-    "mac",
-    "signer",
-    "sig",
-)  # every column, as the one-by-one insert writes them (a floor chain's signatures included)
+# every column, as the one-by-one insert writes them (a floor chain's signatures included)
+_JOURNAL_COLUMNS = (*ENTRY_NAMES, "signer", "sig")
 
 
 def _copy_entries(conn: Connection, entries: Sequence[Entry]) -> None:

@@ -131,18 +131,9 @@ def _write_copies(store: Store, table: str, entries: int, progress: Callable[[fl
     from engine.floor.demo import START
 
     source = _copies(templates, table, rounds + 1, first_seq, START.timestamp())
-    columns = (
-        "table_id",
-        "seq",
-        "time",
-        "user_name",
-        "round_id",
-        "type",
-        "payload",
-        "prev_hash",
-        "hash",
-        "mac",
-    )
+    from engine.store.journal import ENTRY_NAMES
+
+    columns = ENTRY_NAMES
     mac_key = key.mac_key if key is not None else None  # each entry's MAC, as Journal.append_in writes it
     insert = f"INSERT INTO journal ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
     if not store.is_sqlite:
