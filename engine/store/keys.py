@@ -49,7 +49,10 @@ def key_dir() -> Path:
     """Where key files live: `$DRR_KEY_DIR`, else `<user config dir>/keys` (not the stores' data dir)."""
     given = os.environ.get(KEY_DIR_ENV)
     if given:
-        return _given_dir(given, os.getcwd())
+        # The working directory matters only to a relative setting (a station started in a folder
+        # since removed has none: os.getcwd() fails there, and every append asks for its key).
+        absolute = os.path.isabs(os.path.expanduser(given))
+        return _given_dir(given, "" if absolute else os.getcwd())
     return _config_dir(os.environ.get("XDG_CONFIG_HOME"), os.environ.get("HOME"))
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
+
 from engine.store import keys
 
 
@@ -31,3 +33,15 @@ def test_witness_updates_from_many_threads_at_once_never_fail_or_tear(tmp_path: 
     assert errors == []
     assert keys.load(where, "floor") is not None and keys.load(where, "floor").journaled  # type: ignore[union-attr]
     assert not list(tmp_path.glob("*.tmp*")) and not list(keys.key_path(where, "floor").parent.glob("*.tmp*"))
+
+
+def test_an_absolute_key_directory_needs_no_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A station whose working folder was removed still finds its keys (was: FileNotFoundError)."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.setenv("DRR_KEY_DIR", str(tmp_path / "keys"))
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    assert keys.key_dir() == tmp_path / "keys"
