@@ -280,6 +280,9 @@ class TableService:
         self._before_open: int | None = None  # ... when bets opened: its messages are not the round's
         self._round_timer = RoundTimer(self._clock_due, self.tick_clock, clock)
         self._others_handle: asyncio.TimerHandle | None = None  # the next look for other writers
+        # The take-in under way: held here, as the loop keeps only a weak reference to a task (one
+        # unreferenced could be collected mid-step), and awaited by close().
+        self._taking_in: asyncio.Task[None] | None = None
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -374,8 +377,9 @@ class TableService:
         except DrrError as exc:  # the store unreachable a moment: the next command says so
             log.debug("looking for other writers on table %s: %s", self.table, exc.message)
             return
-        if head is not None and head[0] > self.state.last_seq:
-            loop.create_task(self._take_in(), name=f"other-writers-{self.table}")
+        idle = self._taking_in is None or self._taking_in.done()
+        if head is not None and head[0] > self.state.last_seq and idle:
+            self._taking_in = loop.create_task(self._take_in(), name=f"other-writers-{self.table}")
 
     async def _take_in(self) -> None:
         with contextlib.suppress(DrrError):  # a failed table says so at its next command
@@ -388,6 +392,10 @@ class TableService:
             self._others_handle.cancel()
             self._others_handle = None
         tasks = [task for _, task in self._timers.values()]
+        taking_in, self._taking_in = self._taking_in, None
+        if taking_in is not None:  # what another writer appended is folded before the table is given up
+            with contextlib.suppress(asyncio.CancelledError):
+                await taking_in
         await self._round_timer.stop()
         self._stop_timers()
         for task in tasks:

@@ -70,3 +70,25 @@ def test_limits_and_closing_apply_from_the_next_round_and_survive_a_restart(stor
         await again.close()
 
     asyncio.run(go())
+
+
+def test_what_another_writer_appended_is_taken_in_before_the_table_closes(store: Store) -> None:
+    """The look for other writers (every second) starts a take-in task; the service holds it and
+    close() awaits it, so none is left pending (or collected mid-step) when the table is given up."""
+
+    async def go() -> None:
+        svc = make_service(store)
+        await svc.start()
+        seen: list[str] = []
+        svc.subscribe(lambda e: seen.append(e.type))
+        change_settings(store, "T1", {"max_bet": "50"}, "vip", PITBOSS)
+        svc._look_for_other_writers(asyncio.get_running_loop())  # as its timer does; closed at once
+        svc._look_for_other_writers(asyncio.get_running_loop())  # a second look: the same take-in
+        takes = [t for t in asyncio.all_tasks() if t.get_name() == "other-writers-T1"]
+        assert len(takes) == 1
+        await svc.close()
+        assert takes[0].done()
+        assert svc.state.settings.get("max_bet") == "50"
+        assert "table.settings_changed" in seen
+
+    asyncio.run(go())
