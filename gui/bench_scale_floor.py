@@ -3,7 +3,10 @@
 `floor_forward_entries_per_s` (group floor_forward): one table catching up into the floor's PostgreSQL
 through `engine.store.forward.Forwarder` (the code `drr db forward` runs): the run's long signed
 journal (`ctx.long_journal()`), up to `FORWARD_ENTRIES` of its entries forwarded batch by batch into an
-empty floor schema (journal by COPY, projections folded per batch), entries per second.
+empty floor schema (journal by COPY, projections folded per batch), entries per second; and
+`audit_verify_entries_per_s_pg`: `verify` of that copy on the floor's PostgreSQL (the floor's audit
+of a table it received: no key file there, so the hash chain, the signed checkpoints under the key
+the journal names and the signed heads; no MACs), entries per second.
 
 Group floor_live, against PostgreSQL, in two processes:
 - the floor: `ctx.floor_rounds` settled rounds of history over `ctx.floor_tables` tables written
@@ -80,6 +83,7 @@ def _pg(ctx: ScaleContext) -> str:
 def bench_forward(ctx: ScaleContext) -> dict[str, float]:
     from engine.store import open_store
     from engine.store.forward import Forwarder
+    from engine.store.verify import verify
 
     pg = _pg(ctx)
     journal = ctx.long_journal()
@@ -97,9 +101,21 @@ def bench_forward(ctx: ScaleContext) -> dict[str, float]:
             if not n:
                 break
             sent += n
-            ctx.progress(sent / wanted, f"forwarded {sent:,} entries")
+            ctx.progress(0.8 * sent / wanted, f"forwarded {sent:,} entries")
         elapsed = time.perf_counter() - started
-    return {"floor_forward_entries_per_s": sent / elapsed}
+        # The floor's own audit of what it received: `drr audit verify` of the table's copy on the
+        # floor (no key file there: the hash chain, the signed checkpoints under the key the table's
+        # journal names, and the signed heads the forwarder handed over).
+        ctx.progress(0.85, "verifying the floor's copy")
+        began = time.perf_counter()
+        report = verify(central, journal.table, remember=False)
+        verify_s = time.perf_counter() - began
+        if not report.ok:
+            raise RuntimeError(f"the floor's copy does not verify: {report.problem}")
+    return {
+        "floor_forward_entries_per_s": sent / elapsed,
+        "audit_verify_entries_per_s_pg": report.events / verify_s,
+    }
 
 
 # -- the live floor ----------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ JSON on stdout and in the --out file, the bar on stderr; and the long synthetic 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from engine import bench_scale
 from engine.bench_scale import ScaleContext, register
 from gui.cli import main
+from tests.pg_schema import PG_URL
 
 
 def test_the_scale_bench_runs_end_to_end_at_tiny_sizes(
@@ -28,6 +30,25 @@ def test_the_scale_bench_runs_end_to_end_at_tiny_sizes(
     assert len(pages) == 5 * 2 * 32  # every sort, both ways, every filter and the table with each
     assert figures["history_page_ms_at_1M_rounds"] == max(pages.values())
     assert "100%" in printed.err  # the progress bar
+
+
+@pytest.mark.skipif(PG_URL is None, reason="needs DRR_TEST_PG_URL (a real PostgreSQL)")
+def test_the_floor_groups_run_end_to_end_on_postgresql(capsys: pytest.CaptureFixture[str]) -> None:
+    """floor_forward (a table forwarded into PostgreSQL, then the floor's copy verified) and floor_live
+    (tables playing, forwarded as they commit, the surveillance station in its own process woken by
+    LISTEN/NOTIFY) at tiny sizes: every figure comes out, and every commit reached the station's wall."""
+    assert PG_URL is not None
+    only = ["--only", "floor_forward", "--only", "floor_live"]
+    assert main(["bench", "--scale", "--tiny", "--json", "--pg", PG_URL, *only]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["floor_forward_entries_per_s"] > 0
+    assert figures["audit_verify_entries_per_s_pg"] > 0
+    assert figures["floor_live_commits"] > 0
+    assert figures["floor_wall_refresh_ms_at_100_tables"] > 0
+    assert 0 < figures["floor_cpu_per_table_pct"] < 100
+    # a commit that never reached its tile counts as infinitely late
+    assert math.isfinite(figures["floor_commit_to_screen_ms_p99"])
+    assert math.isfinite(figures["floor_commit_to_floor_ms_p99"])
 
 
 def test_a_scale_group_gets_the_shared_long_journal(
