@@ -21,9 +21,14 @@ run: venv
 	$(BIN)/python -m gui.qt_libs --install
 	$(BIN)/drr
 
+# The PostgreSQL the tests and the floor benchmarks use: this machine's (tools/postgres.sh starts it
+# if it is down), unless DRR_TEST_PG_URL / DRR_BENCH_PG_URL name another.
+LOCAL_PG := postgresql+psycopg://postgres@127.0.0.1:5432/test
+
 test: venv
 	$(BIN)/python -m gui.qt_libs --install --xvfb
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+	@if [ -z "$$DRR_TEST_PG_URL" ]; then tools/postgres.sh; fi
+	DRR_TEST_PG_URL="$${DRR_TEST_PG_URL:-$(LOCAL_PG)}" QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
 
 lint: venv
 	$(BIN)/ruff check engine hardware gui resources tests packaging
@@ -35,9 +40,11 @@ bench: venv
 	QT_QPA_PLATFORM=offscreen $(BIN)/drr bench
 
 # The long scale figures (docs/scale.md): up to 20 minutes on two cores; the figures also go to
-# bench-scale.json. The floor groups use $(DRR_BENCH_PG_URL), a scratch PostgreSQL, when it is set.
+# bench-scale.json. The floor groups run in scratch schemas of $(DRR_BENCH_PG_URL), else of the
+# local PostgreSQL's `test` database (dropped afterwards).
 bench-scale: venv
-	QT_QPA_PLATFORM=offscreen $(BIN)/drr bench --scale --out bench-scale.json
+	@if [ -z "$$DRR_BENCH_PG_URL" ]; then tools/postgres.sh; fi
+	DRR_BENCH_PG_URL="$${DRR_BENCH_PG_URL:-$(LOCAL_PG)}" QT_QPA_PLATFORM=offscreen $(BIN)/drr bench --scale --out bench-scale.json
 
 # The installable one-folder bundle dist/drr/ (PyInstaller, packaging/drr.spec); see docs/packaging.md.
 DIST_STAMP := $(VENV)/.dist-stamp
