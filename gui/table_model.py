@@ -350,7 +350,7 @@ class TableModel(QObject):
         from engine.table.changes import changes_of
         from gui.pay_lines import history_entry
 
-        changes = changes_of(entries)
+        changes = changes_of(entries, self.source.state if self.source is not None else None)
         if changes.history and self.source is not None:
             r = self.source.state.round
             found = history_entry(r) if r is not None else None
@@ -372,11 +372,6 @@ class TableModel(QObject):
         if changes.shown and self.source is not None:
             self._view = self._build_view()
         view = self._view
-        if changes.wagers and view.winning_only and view.phase is Phase.RESULT:
-            # Winning wagers only: a chip entered after the result changes what the round pays.
-            from engine.table.changes import Changes
-
-            changes = changes | Changes(pay_lines=True, approvals=True)
         self.changed.emit(changes, view)
         if changes.wagers:
             self.wagersChanged.emit(view.wagers)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from engine import round as _round
 from engine.journal_types import Unknown, parse
@@ -42,6 +42,9 @@ from engine.table_events import (
     WheelStartOrdered,
 )
 from engine.wheel_events import WheelEvent, WheelLaunched, WheelNoMoreBets, WheelResult
+
+if TYPE_CHECKING:
+    from engine.table.state import TableState
 
 
 class EntryLike(Protocol):
@@ -251,9 +254,16 @@ def _one(p: Any) -> Changes:
     return Changes(other=True)
 
 
-def changes_of(entries: Iterable[EntryLike]) -> Changes:
-    """The notice of a batch of entries (a command's return value, or what a subscriber was handed)."""
+def changes_of(entries: Iterable[EntryLike], state: TableState | None = None) -> Changes:
+    """The notice of a batch of entries (a command's return value, or what a subscriber was handed).
+
+    `state`, the table's state with the batch folded in, for what an entry changes only in some
+    rounds: with winning wagers only, a wager is entered after the result, so it changes what the
+    round pays (its pay lines and approvals), not only the felt."""
     out = Changes()
     for entry in entries:
         out = out | _one(parse(entry.type, entry.payload))
+    r = state.round if state is not None else None
+    if out.wagers and r is not None and r.winning_only and r.phase is _round.Phase.RESULT:
+        out = out | Changes(pay_lines=True, approvals=True)
     return out

@@ -154,3 +154,31 @@ def test_entry_mode_is_all_or_winning(store: Store) -> None:
     asyncio.run(go())
     opened = next(e for e in store.journal.entries("T1") if e.type == "round.opened")
     assert "entry" not in opened.payload  # an ordinary round's entry reads as before
+
+
+def test_a_wager_entered_after_the_result_changes_the_pay_lines(store: Store) -> None:
+    """The notice of a winning-only wager names the pay lines and approvals (what the round pays
+    changed), from the table's state; a wager while bets are open names only the wagers."""
+    from engine.table.changes import changes_of
+
+    async def go() -> None:
+        svc = _winning_table(store)
+        await svc.start()
+        n = await _to_result(svc, lucky=True)
+        entries = await svc.place_wager(CROUPIER, "anna", inside_bet([n]), Decimal(5))
+        notice = changes_of(entries, svc.state)
+        assert notice.wagers and notice.pay_lines and notice.approvals
+        assert not changes_of(entries).pay_lines  # without the state, only what the entry says
+        await svc.close()
+
+        change_settings(store, "T1", {"entry_mode": "all"}, "quiet again", PITBOSS)
+        usual = make_service(store)
+        await usual.start()
+        await usual.void(PITBOSS, "back to all wagers")
+        await usual.open_bets(CROUPIER)
+        placed = await usual.place_wager(CROUPIER, "anna", inside_bet([n]), Decimal(5))
+        notice = changes_of(placed, usual.state)
+        assert notice.wagers and not notice.pay_lines and not notice.approvals
+        await usual.close()
+
+    asyncio.run(go())
