@@ -65,7 +65,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
     from engine.cli.store_args import open_from_args
     from engine.errors import DrrError
-    from engine.store.verify import derived_problem, file_damage, users_problem, verify
+    from engine.store.verify import audit
 
     # An older schema is read as it is: the audit needs only the journal tables, and it must not
     # have to upgrade (alter) the copy it is judging.
@@ -82,11 +82,8 @@ def run_verify(args: argparse.Namespace) -> int:
         print(f"drr audit verify: {lost} ({error})", file=sys.stderr)
         return 1
     with store_cm as store:
-        report = verify(store, args.only_table, public_key=args.public_key)
-        damage = file_damage(store) if report.ok else None
-        derived = derived_problem(store, sorted(report.tables)) if report.ok and damage is None else None
-        if derived is None and report.ok and damage is None and args.only_table is None:
-            derived = users_problem(store)
+        found = audit(store, args.only_table, public_key=args.public_key)
+    report, damage, derived = found.report, found.damage, found.derived
     if derived is not None:
         print(f"drr audit verify: the journal verifies, but {derived}", file=sys.stderr)
         return 1

@@ -12,6 +12,7 @@ def bench_chain_scale(ctx: ScaleContext) -> dict[str, float]:
     figures = chain_figures(journal, ctx.workdir, ctx.progress)
     return {
         "audit_verify_entries_per_s": figures["audit_verify_entries_per_s"],
+        "audit_verify_command_entries_per_s": figures["audit_verify_command_entries_per_s"],
         "audit_verify_incremental_ms": figures["audit_verify_incremental_ms"],
         "table_start_ms_at_5M_entries": figures["table_start_ms"],
         "chain_entries": figures["chain_entries"],

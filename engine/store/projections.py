@@ -885,8 +885,13 @@ def rebuild(conn: Connection, table: str) -> int:
     conn.execute(sa.delete(subs).where(subs.c.first_table == table))
     if table == users_journal.FLOOR:
         users_journal.rebuild(conn)  # the users table, made again from the floor chain's user entries
+    return fold_journal(conn, table, MemoryRows(conn, table))
+
+
+def fold_journal(conn: Connection, table: str, rows: MemoryRows) -> int:
+    """Fold a table's journal into `rows` with the handlers every append runs (the chunked read of
+    `rebuild`, also `drr audit verify`'s check of the stored projections); returns the entries read."""
     handled: dict[str, bool] = {}  # stored spelling -> does a handler take it (through the registry)
-    rows = MemoryRows(conn, table)
     mark = "?" if conn.dialect.name == "sqlite" else "%s"
     query = (
         "SELECT seq, time, user_name, round_id, type, payload FROM journal "

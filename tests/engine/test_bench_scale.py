@@ -32,6 +32,23 @@ def test_the_scale_bench_runs_end_to_end_at_tiny_sizes(
     assert "100%" in printed.err  # the progress bar
 
 
+def test_the_chain_group_measures_the_verify_and_the_whole_audit_command(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The chain group at tiny sizes: the full verify, the whole `drr audit verify` (the derived
+    tables' check included), the incremental verify and the table's start, each measured."""
+    assert main(["bench", "--scale", "--tiny", "--json", "--only", "chain"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    for name in (
+        "audit_verify_entries_per_s",
+        "audit_verify_command_entries_per_s",
+        "audit_verify_incremental_ms",
+        "table_start_ms_at_5M_entries",
+    ):
+        assert figures[name] > 0, name
+    assert figures["chain_entries"] >= 3_000
+
+
 @pytest.mark.skipif(PG_URL is None, reason="needs DRR_TEST_PG_URL (a real PostgreSQL)")
 def test_the_floor_groups_run_end_to_end_on_postgresql(capsys: pytest.CaptureFixture[str]) -> None:
     """floor_forward (a table forwarded into PostgreSQL, then the floor's copy verified) and floor_live

@@ -1,0 +1,120 @@
+"""`drr audit verify`'s check of the derived tables (engine.store.verify.derived_problem): the journal
+folded again and held against the stored rows without writing them. Every kind of edit made with
+plain SQL is named by table, row and column; a journal whose rounds change after they were first
+flushed (a pit boss's void or correction of an earlier round) raises nothing; the store is left as
+it was."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from engine.floor import actions
+from engine.floor.demo import play_rounds
+from engine.store import Store, open_store, projections, schema
+from engine.store.verify import derived_problem
+from tests.pg_schema import PG_URL, pg_schema_url
+from tests.table.helpers import PITBOSS
+
+BACKENDS = ["sqlite", "postgresql"] if PG_URL else ["sqlite"]
+TABLE = "T1"
+
+
+@pytest.fixture(params=BACKENDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    if request.param == "sqlite":
+        with open_store(str(tmp_path / "table.sqlite"), table=TABLE) as s:
+            yield s
+        return
+    with pg_schema_url("drr_derived") as url, open_store(url, table=TABLE) as s:
+        yield s
+
+
+@pytest.fixture(params=[50_000, 7], ids=["one-flush", "flush-every-7-entries"])
+def chunk(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
+    """A short chunk makes the fold flush finished rounds often, as on a journal of years."""
+    monkeypatch.setattr(projections, "REBUILD_CHUNK", request.param)
+    return int(request.param)
+
+
+def _played(store: Store) -> list[str]:
+    rounds = play_rounds(store, TABLE, 12, seed="derived", bonus_every=4)
+    # Later entries about earlier rounds: a void and a corrected result, after those rounds settled.
+    actions.void(store, rounds[1], "dealer error seen on the camera", PITBOSS, table=TABLE)
+    row = actions.check_correctable(store, rounds[2], TABLE)
+    new = (int(row.result) + 1) % 37
+    actions.correct_result(store, rounds[2], new, "sensor misread", PITBOSS, table=TABLE)
+    return rounds
+
+
+def _sql(store: Store, statement: str, **params: object) -> None:
+    with store.engine.begin() as conn:
+        conn.execute(sa.text(statement), params)
+
+
+def _snapshot(store: Store) -> dict[str, list[tuple[object, ...]]]:
+    with store.read() as conn:
+        return {
+            name: sorted(tuple(r) for r in conn.execute(sa.select(schema.metadata.tables[name])))
+            for name in ("rounds", "number_counts", "daily_totals", "daily_handle", "rules_submissions")
+        }
+
+
+def test_an_untouched_store_agrees_and_is_left_as_it_was(store: Store, chunk: int) -> None:
+    _played(store)
+    before = _snapshot(store)
+    assert derived_problem(store, [TABLE]) is None
+    assert _snapshot(store) == before
+
+
+def test_a_raised_payout_is_named_by_round_and_column(store: Store, chunk: int) -> None:
+    rounds = _played(store)
+    _sql(store, "UPDATE rounds SET paid = paid + 500 WHERE round_id = :r", r=rounds[5])
+    problem = derived_problem(store, [TABLE])
+    assert problem is not None and problem.startswith(f"table {TABLE}: rounds row {rounds[5]}: paid is ")
+    assert problem.endswith("(changed outside the journal)")
+
+
+def test_an_edit_of_a_round_a_later_entry_changed_is_named(store: Store, chunk: int) -> None:
+    """The voided round was flushed settled, then taken back by the void: the edit of its stored
+    row is still found (and the void itself raises nothing, as the untouched store shows)."""
+    rounds = _played(store)
+    _sql(store, "UPDATE rounds SET status = 'settled' WHERE round_id = :r", r=rounds[1])
+    assert derived_problem(store, [TABLE]) == (
+        f"table {TABLE}: rounds row {rounds[1]}: status is 'settled', the journal says 'void' "
+        "(changed outside the journal)"
+    )
+
+
+def test_a_deleted_round_is_missing(store: Store, chunk: int) -> None:
+    rounds = _played(store)
+    _sql(store, "DELETE FROM rounds WHERE round_id = :r", r=rounds[7])
+    assert derived_problem(store, [TABLE]) == (
+        f"table {TABLE}: rounds row {rounds[7]} of the journal is missing (changed outside the journal)"
+    )
+
+
+def test_an_inserted_round_is_in_no_journal_entry(store: Store, chunk: int) -> None:
+    rounds = _played(store)
+    with store.engine.begin() as conn:
+        r = schema.rounds
+        row = dict(conn.execute(sa.select(r).where(r.c.round_id == rounds[3])).one()._mapping)
+        conn.execute(sa.insert(schema.rounds).values({**row, "round_id": "forged-round"}))
+    assert derived_problem(store, [TABLE]) == (
+        f"table {TABLE}: rounds row forged-round is in no journal entry (changed outside the journal)"
+    )
+
+
+def test_an_edited_aggregate_is_named(store: Store, chunk: int) -> None:
+    _played(store)
+    with store.engine.begin() as conn:
+        t = schema.number_counts
+        key = conn.execute(sa.select(t).limit(1)).one()._mapping
+        where = [t.c[c.name] == key[c.name] for c in t.primary_key.columns]
+        conn.execute(sa.update(t).where(*where).values(spins=t.c.spins + 3))
+    problem = derived_problem(store, [TABLE])
+    assert problem is not None and problem.startswith(f"table {TABLE}: number_counts row ")
+    assert ": spins is " in problem
