@@ -6,7 +6,9 @@ journal (`ctx.long_journal()`), up to `FORWARD_ENTRIES` of its entries forwarded
 empty floor schema (journal by COPY, projections folded per batch), entries per second; and
 `audit_verify_entries_per_s_pg`: `verify` of that copy on the floor's PostgreSQL (the floor's audit
 of a table it received: no key file there, so the hash chain, the signed checkpoints under the key
-the journal names and the signed heads; no MACs), entries per second.
+the journal names and the signed heads; no MACs), entries per second; and
+`audit_verify_command_entries_per_s_pg`: the whole `drr audit verify` of it (the derived tables
+checked against the journal's fold too).
 
 Group floor_live, against PostgreSQL, in two processes:
 - the floor: `ctx.floor_rounds` settled rounds of history over `ctx.floor_tables` tables written
@@ -83,7 +85,7 @@ def _pg(ctx: ScaleContext) -> str:
 def bench_forward(ctx: ScaleContext) -> dict[str, float]:
     from engine.store import open_store
     from engine.store.forward import Forwarder
-    from engine.store.verify import verify
+    from engine.store.verify import audit, verify
 
     pg = _pg(ctx)
     journal = ctx.long_journal()
@@ -112,9 +114,16 @@ def bench_forward(ctx: ScaleContext) -> dict[str, float]:
         verify_s = time.perf_counter() - began
         if not report.ok:
             raise RuntimeError(f"the floor's copy does not verify: {report.problem}")
+        ctx.progress(0.9, "the whole drr audit verify of the floor's copy")
+        began = time.perf_counter()
+        whole = audit(central, journal.table)
+        whole_s = time.perf_counter() - began
+        if not whole.report.ok or whole.damage is not None or whole.derived is not None:
+            raise RuntimeError(f"drr audit verify fails the floor's copy: {whole}")
     return {
         "floor_forward_entries_per_s": sent / elapsed,
         "audit_verify_entries_per_s_pg": report.events / verify_s,
+        "audit_verify_command_entries_per_s_pg": whole.report.events / whole_s,
     }
 
 

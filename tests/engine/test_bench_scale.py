@@ -60,6 +60,7 @@ def test_the_floor_groups_run_end_to_end_on_postgresql(capsys: pytest.CaptureFix
     figures = json.loads(capsys.readouterr().out)
     assert figures["floor_forward_entries_per_s"] > 0
     assert figures["audit_verify_entries_per_s_pg"] > 0
+    assert figures["audit_verify_command_entries_per_s_pg"] > 0
     assert figures["floor_live_commits"] > 0
     assert figures["floor_wall_refresh_ms_at_100_tables"] > 0
     assert 0 < figures["floor_cpu_per_table_pct"] < 100
