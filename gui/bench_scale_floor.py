@@ -10,6 +10,11 @@ the journal names and the signed heads; no MACs), entries per second; and
 `audit_verify_command_entries_per_s_pg`: the whole `drr audit verify` of it (the derived tables
 checked against the journal's fold too).
 
+`floor_audit_entries_per_s_one_by_one` / `_side_by_side` (group floor_audit): the floor's whole
+`drr audit verify` of `AUDIT_TABLES` signed journals forwarded into an empty floor schema, table after
+table and on a forked worker per core (engine.store.audit_tables); `floor_audit_workers` says how
+many workers it had (0: forking was not possible in this process).
+
 Group floor_live, against PostgreSQL, in two processes:
 - the floor: `ctx.floor_rounds` settled rounds of history over `ctx.floor_tables` tables written
   straight into the floor's projections (BENCHMARK FIXTURE, as gui/bench_stations.py: millions of
@@ -125,6 +130,56 @@ def bench_forward(ctx: ScaleContext) -> dict[str, float]:
         "audit_verify_entries_per_s_pg": report.events / verify_s,
         "audit_verify_command_entries_per_s_pg": whole.report.events / whole_s,
     }
+
+
+# -- floor_audit_entries_per_s ------------------------------------------------------------------------
+
+AUDIT_TABLES = 4
+AUDIT_ENTRIES = 250_000  # each table's journal
+
+
+def bench_floor_audit(ctx: ScaleContext) -> dict[str, float]:
+    """The floor's whole `drr audit verify` (every table: chains, derived tables, users) of
+    `AUDIT_TABLES` forwarded signed journals, table after table and side by side
+    (engine.store.audit_tables), entries per second of each."""
+    from engine.store import audit_tables, open_store
+    from engine.store.forward import Forwarder
+    from engine.store.synthetic import build_long_journal
+    from engine.store.verify import audit
+
+    pg = _pg(ctx)
+    size = 3_000 if ctx.tiny else AUDIT_ENTRIES
+    out: dict[str, float] = {}
+    with scratch_schema(pg, "drr_bench_audit") as url:
+        with open_store(url) as central:
+            for i in range(AUDIT_TABLES):
+                table = f"A{i + 1}"
+                ctx.progress(0.6 * i / AUDIT_TABLES, f"table {table}: {size:,} entries forwarded")
+                path = ctx.workdir / f"audit-{table}.sqlite"
+                journal = build_long_journal(path, size, key_dir=ctx.key_dir, table=table)
+                with open_store(journal.url, table=table) as local:
+                    forwarder = Forwarder(local, central, [table])
+                    while forwarder.forward_batch(table):
+                        pass
+                path.unlink(missing_ok=True)
+        before = audit_tables.WORKERS
+        try:
+            with open_store(url, migrate=False) as store:
+                for label, workers in (("one_by_one", 0), ("side_by_side", None)):
+                    what = label.replace("_", " ")
+                    ctx.progress(0.7 if workers == 0 else 0.85, f"the floor's audit, {what}")
+                    audit_tables.WORKERS = workers
+                    began = time.perf_counter()
+                    found = audit(store)
+                    took = time.perf_counter() - began
+                    if not found.report.ok or found.damage is not None or found.derived is not None:
+                        raise RuntimeError(f"the floor does not verify: {found}")
+                    out[f"floor_audit_entries_per_s_{label}"] = found.report.events / took
+                used = audit_tables.workers_for(store, sorted(found.report.tables))
+                out["floor_audit_workers"] = float(used)  # 0: forking was not possible here
+        finally:
+            audit_tables.WORKERS = before
+    return out
 
 
 # -- the live floor ----------------------------------------------------------------------------------
@@ -420,6 +475,7 @@ register(
     goals={"floor_forward_entries_per_s": (">=", 20_000)},
     needs_pg=True,
 )
+register("floor_audit", bench_floor_audit, weight=40, needs_pg=True)
 register(
     "floor_live",
     bench_live,

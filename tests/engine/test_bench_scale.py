@@ -55,12 +55,14 @@ def test_the_floor_groups_run_end_to_end_on_postgresql(capsys: pytest.CaptureFix
     (tables playing, forwarded as they commit, the surveillance station in its own process woken by
     LISTEN/NOTIFY) at tiny sizes: every figure comes out, and every commit reached the station's wall."""
     assert PG_URL is not None
-    only = ["--only", "floor_forward", "--only", "floor_live"]
+    only = ["--only", "floor_forward", "--only", "floor_audit", "--only", "floor_live"]
     assert main(["bench", "--scale", "--tiny", "--json", "--pg", PG_URL, *only]) == 0
     figures = json.loads(capsys.readouterr().out)
     assert figures["floor_forward_entries_per_s"] > 0
     assert figures["audit_verify_entries_per_s_pg"] > 0
     assert figures["audit_verify_command_entries_per_s_pg"] > 0
+    assert figures["floor_audit_entries_per_s_one_by_one"] > 0
+    assert figures["floor_audit_entries_per_s_side_by_side"] > 0
     assert figures["floor_live_commits"] > 0
     assert figures["floor_wall_refresh_ms_at_100_tables"] > 0
     assert 0 < figures["floor_cpu_per_table_pct"] < 100
