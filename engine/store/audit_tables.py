@@ -16,8 +16,9 @@ from __future__ import annotations
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from itertools import repeat
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from engine.store.db import Store
@@ -43,27 +44,47 @@ def _forget_parent_connections(store: Store) -> None:
     store.engine.dispose(close=False)
 
 
-def _audit_one(url: str, table: str) -> tuple[VerifyReport, str | None]:
-    """In a worker: one table's chain and, if it holds, its derived tables."""
-    from engine.store import open_store
+def _check(store: Store, table: str) -> tuple[VerifyReport, str | None]:
+    """One table's chain and, if it holds, its derived tables."""
     from engine.store.verify import derived_problem, verify
 
-    store = _STORES.get(url)
-    if store is None:
-        store = _STORES[url] = open_store(url, migrate=False, allow_older=True)
     report = verify(store, table)
     return report, (derived_problem(store, [table]) if report.ok else None)
 
 
+def _audit_one(url: str, table: str) -> tuple[VerifyReport, str | None]:
+    """In a worker: `_check` through the worker's own store."""
+    from engine.store import open_store
+
+    store = _STORES.get(url)
+    if store is None:
+        store = _STORES[url] = open_store(url, migrate=False, allow_older=True)
+    return _check(store, table)
+
+
 def audit_side_by_side(store: Store, tables: list[str], workers: int) -> Audit:
     """`verify.audit` of every table in `tables` (sorted) on `workers` processes."""
-    from engine.store.verify import Audit, VerifyReport, file_damage, users_problem
-
     context = multiprocessing.get_context("fork")
+    try:
+        found = _in_workers(store, tables, workers, context)
+    except BrokenProcessPool:  # a worker died (killed, out of memory): every table here instead
+        found = [_check(store, table) for table in tables]
+    return _together(store, found)
+
+
+def _in_workers(
+    store: Store, tables: list[str], workers: int, context: Any
+) -> list[tuple[VerifyReport, str | None]]:
     with ProcessPoolExecutor(
         workers, mp_context=context, initializer=_forget_parent_connections, initargs=(store,)
     ) as pool:
-        found = list(pool.map(_audit_one, repeat(store.url), tables))
+        return list(pool.map(_audit_one, repeat(store.url), tables))
+
+
+def _together(store: Store, found: list[tuple[VerifyReport, str | None]]) -> Audit:
+    """The tables' findings in their order, as `verify.audit` of them one after another reports."""
+    from engine.store.verify import Audit, VerifyReport, file_damage, users_problem
+
     whole = VerifyReport(ok=True)
     for report, _derived in found:
         if not report.ok:

@@ -64,7 +64,7 @@ def test_a_broken_chain_is_named_before_any_derived_table(
     alone, side = _both(store, monkeypatch)
     assert alone == side
     assert not side.report.ok and side.report.bad_table == "T3"
-    assert side.report.problem.startswith("table T3 entry 9: ")
+    assert side.report.problem is not None and side.report.problem.startswith("table T3 entry 9: ")
 
 
 def test_the_first_table_whose_derived_tables_disagree_is_named(
@@ -76,6 +76,26 @@ def test_the_first_table_whose_derived_tables_disagree_is_named(
     alone, side = _both(store, monkeypatch)
     assert alone == side
     assert side.derived is not None and side.derived.startswith("table T2: rounds row ")
+
+
+def test_a_worker_that_dies_leaves_the_tables_to_this_process(
+    floor: tuple[str, Store], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from concurrent.futures.process import BrokenProcessPool
+
+    _url, store = floor
+    _sql(store, "UPDATE rounds SET paid = paid + 1 WHERE table_id = 'T2'")
+    monkeypatch.setattr(audit_tables, "WORKERS", 0)
+    alone = audit(store)
+
+    def broken(*_args: object) -> None:
+        raise BrokenProcessPool("a worker was killed")
+
+    monkeypatch.setattr(audit_tables, "_in_workers", broken)
+    monkeypatch.setattr(chain_parallel, "available", lambda: True)
+    monkeypatch.setattr(audit_tables, "WORKERS", 2)
+    assert audit(store) == alone
+    assert alone.derived is not None and alone.derived.startswith("table T2: ")
 
 
 def test_drr_audit_verify_of_the_floor_says_ok(floor: tuple[str, Store]) -> None:
