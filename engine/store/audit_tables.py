@@ -2,7 +2,7 @@
 a forked worker, the verdict the one table-after-table order gives.
 
 A floor's PostgreSQL holds every table's journal, and its whole audit is a sum over the tables (five
-years of 100 tables: more than a day in one process, docs/scale.md). Each table's check reads only
+years of 100 tables: most of a day in one process, docs/scale.md). Each table's check reads only
 that table's chain and rows, so `audit_side_by_side` hands the tables to worker processes (one per
 core) and puts their findings together in the tables' order: the first table whose chain fails, as
 `verify` of every table would name it (with the earlier tables' counts); else the store file's
