@@ -131,9 +131,8 @@ def _write_copies(store: Store, table: str, entries: int, progress: Callable[[fl
     from engine.floor.demo import START
 
     source = _copies(templates, table, rounds + 1, first_seq, START.timestamp())
-    from engine.store.journal import ENTRY_NAMES
+    from engine.store.journal import ENTRY_NAMES as columns
 
-    columns = ENTRY_NAMES
     mac_key = key.mac_key if key is not None else None  # each entry's MAC, as Journal.append_in writes it
     insert = f"INSERT INTO journal ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
     if not store.is_sqlite:
