@@ -128,9 +128,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.settings_options = DEFAULT_COMMAND_OPTIONS
     try:
         _apply_settings(args)
-        if func is None:
-            return _default_command()(args)
-        return int(func(args) or 0)
+        code = _default_command()(args) if func is None else int(func(args) or 0)
+        sys.stdout.flush()  # inside the try: a reader gone by now is the pipe case below, not exit 120
+        return code
     except DrrError as exc:
         if logging.getLogger().handlers:  # not before the log is set up: Python would print it to stderr
             logging.getLogger("drr").warning(
@@ -146,10 +146,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # The reader went away (`drr history list | head`): stop quietly, as Unix tools do, and keep
-        # Python from complaining when it flushes stdout at exit.
+        # The reader went away (`drr history list | head`, `drr math | head -1`): what it read is what
+        # it asked for, so this is success (exit 0, as `drr wheel decode … | head` always was), quietly;
+        # stdout goes to /dev/null so Python's own flush at exit does not fail again (exit 120).
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -108,14 +108,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_tables(m: GameMath) -> None:
-    from rich.console import Console
     from rich.table import Table
 
+    from engine.cli.console import stdout_console
     from engine.math.bonus_value import STRATEGIES, Strategy
     from engine.math.report import STRATEGY_TITLES, frac, outcome_bands
     from engine.math.wager_math import KIND_TITLES, percent, sqrt_decimal
 
-    console = Console()
+    console = stdout_console()
     console.print(f"[bold]{m.rules.name}[/bold]  sha256 {m.rules.sha256}")
     console.print(
         f"E[Lucky Numbers per spin] = {frac(m.lucky.mean_count)}, "

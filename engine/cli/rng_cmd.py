@@ -44,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     c.set_defaults(func=run_collect)
     mark_settings_options(c, "rules")
 
-    t = rng_sub.add_parser("test", help="collect and run the statistical battery at 99%")
+    t = rng_sub.add_parser("test", help="collect and run the statistical battery at 99%%")
     t.add_argument("--draws", metavar="N", default=None, help="draws to test (default 200,000)")
     t.add_argument("--bonus-games", metavar="N", default=None, help="bonus games to test (default draws/10)")
     t.add_argument("--rules", metavar="FILE", help="the Rules Submission TOML (default: the installation's)")

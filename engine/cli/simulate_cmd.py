@@ -113,12 +113,12 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_table(result: SimulationResult, name: str) -> None:
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
+    from engine.cli.console import stdout_console
     from engine.math.wager_math import KIND_TITLES
 
-    console = Console()
+    console = stdout_console()
     table = Table(
         title=(
             f"{name}: {result.spins:,} spins, bonus games played {result.strategy.value} "

@@ -114,16 +114,14 @@ def run_list(args: argparse.Namespace) -> int:
     with open_from_args(args) as store:
         sign_in_if_users(store, args, "manage_users", doing="drr users list")
         users = list_users(store)
+    if args.json:  # one JSON array, `[]` when there are none (a script reads it whole)
+        print(json.dumps([asdict(u) for u in users], sort_keys=True))
+        return 0
     for u in users:
-        if args.json:
-            print(json.dumps(asdict(u), sort_keys=True))
-        else:
-            state = (
-                "disabled"
-                if u.disabled
-                else (f"locked until {u.locked_until}" if u.locked_until else "active")
-            )
-            print(f"{u.name:<20} {u.role:<13} {state}")
+        state = (
+            "disabled" if u.disabled else (f"locked until {u.locked_until}" if u.locked_until else "active")
+        )
+        print(f"{u.name:<20} {u.role:<13} {state}")
     return 0
 
 
