@@ -19,6 +19,7 @@ venv: $(STAMP)
 # make stops here (gui/qt_libs.py). The tests also need Xvfb for the real-display test.
 run: venv
 	$(BIN)/python -m gui.qt_libs --install
+	@echo 'drr is $(BIN)/drr; to type plain "drr" in this shell: export PATH="$$PWD/$(BIN):$$PATH"'
 	$(BIN)/drr
 
 # The PostgreSQL the tests and the floor benchmarks use: this machine's (tools/postgres.sh starts it

@@ -74,3 +74,18 @@ def test_users_list_json_with_no_users_is_an_empty_array(
     capsys.readouterr()
     assert main(["users", "list", "--db", db, "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == []
+
+
+def test_the_build_uses_a_license_expression() -> None:
+    """The first build printed ~40 lines of setuptools deprecation warnings: `project.license` as a table
+    (PEP 639 wants an SPDX expression, which setuptools reads from 77 on)."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert isinstance(project["project"]["license"], str)
+    assert "setuptools>=77" in project["build-system"]["requires"]
+
+
+def test_make_run_says_how_to_put_drr_on_path() -> None:
+    out = subprocess.run(["make", "-n", "run"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert 'export PATH="$PWD/.venv/bin:$PATH"' in out
