@@ -23,13 +23,17 @@ run: venv
 	$(BIN)/drr
 
 # The PostgreSQL the tests and the floor benchmarks use: this machine's (tools/postgres.sh starts it
-# if it is down), unless DRR_TEST_PG_URL / DRR_BENCH_PG_URL name another.
+# if it is down), unless DRR_TEST_PG_URL / DRR_BENCH_PG_URL name another. A machine with none still runs
+# every test: the test session starts a PostgreSQL of its own (pgserver, tests/pg_embedded.py).
 LOCAL_PG := postgresql+psycopg://postgres@127.0.0.1:5432/test
 
 test: venv
 	$(BIN)/python -m gui.qt_libs --install --xvfb
-	@if [ -z "$$DRR_TEST_PG_URL" ]; then tools/postgres.sh; fi
-	DRR_TEST_PG_URL="$${DRR_TEST_PG_URL:-$(LOCAL_PG)}" QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+	@url="$$DRR_TEST_PG_URL"; from="the one DRR_TEST_PG_URL names"; \
+	if [ -z "$$url" ] && tools/postgres.sh --if-present; then url='$(LOCAL_PG)'; from="this machine's"; fi; \
+	[ -n "$$url" ] || from="none on this machine, the tests start their own"; \
+	echo "PostgreSQL for the tests: $$from"; \
+	DRR_TEST_PG_URL="$$url" QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: venv
 	$(BIN)/ruff check engine hardware gui resources tests packaging

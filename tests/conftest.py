@@ -5,7 +5,42 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
+import contextlib
+import tempfile
+from pathlib import Path
+
 import pytest
+
+
+def _own_postgresql() -> contextlib.ExitStack | None:
+    """With no PostgreSQL named (DRR_TEST_PG_URL unset: no server on this machine, see `make test`), the
+    session starts one of its own, so no PostgreSQL test is skipped. Done when this file is imported, the
+    first of the conftests, since tests/store's and tests/table's read the URL when they are imported; a
+    pytest-xdist worker inherits the controller's URL through its environment instead."""
+    if os.environ.get("DRR_TEST_PG_URL") or os.environ.get("PYTEST_XDIST_WORKER"):
+        return None
+    from tests.pg_embedded import embedded_server
+
+    stack = contextlib.ExitStack()
+    # A short path: a Unix socket's path is limited to about 100 bytes.
+    data_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="drr-pg-"))) / "data"
+    try:
+        os.environ["DRR_TEST_PG_URL"] = stack.enter_context(embedded_server(data_dir))
+    except Exception as exc:
+        stack.close()
+        raise pytest.UsageError(
+            "no PostgreSQL for the tests: DRR_TEST_PG_URL names none and the embedded one (pgserver) "
+            f"did not start: {exc}"
+        ) from None
+    return stack
+
+
+_OWN_POSTGRESQL = _own_postgresql()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _OWN_POSTGRESQL is not None:
+        _OWN_POSTGRESQL.close()
 
 
 @pytest.fixture(autouse=True)

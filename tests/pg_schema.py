@@ -8,7 +8,9 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-PG_URL = os.environ.get("DRR_TEST_PG_URL")
+# Read at import, after tests/conftest.py has set it (make test: the machine's server; else the session's
+# embedded one, tests/pg_embedded.py).
+PG_URL = os.environ.get("DRR_TEST_PG_URL") or None
 
 
 @contextmanager
