@@ -215,6 +215,10 @@ class WheelFeed:
         while True:
             h = self.link.health
             warnings = self.warnings + (("wheel silent",) if h.silent else ())
+            if not h.connected and h.detail:
+                warnings += (
+                    h.detail,
+                )  # why the port is down (permission, busy, absent): not always the cable
             self.table.set_sensor_health(SensorHealth(h.connected, h.source, h.last_line_age, warnings))
             await asyncio.sleep(self.HEALTH_PERIOD_S)
 

@@ -222,6 +222,9 @@ class WheelLink(ABC):
             return
         self._detail = detail
         if connected == self._connected:
+            # Still down, for a new reason (the first failed open among them: the link starts down):
+            # the log says why each time the reason changes, not at every retry.
+            log.warning("wheel link %s not connected: %s", self.source, detail)
             return
         self._connected = connected
         if connected:

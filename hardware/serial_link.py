@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import threading
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
@@ -28,6 +29,25 @@ from hardware.protocol import LineFramer, Protocol
 PARITIES = {"N": serial.PARITY_NONE, "E": serial.PARITY_EVEN, "O": serial.PARITY_ODD, "M": serial.PARITY_MARK,
             "S": serial.PARITY_SPACE}  # fmt: skip
 STOPBITS = {"1": serial.STOPBITS_ONE, "1.5": serial.STOPBITS_ONE_POINT_FIVE, "2": serial.STOPBITS_TWO}
+
+
+def why_not_open(port: str, exc: BaseException) -> str:
+    """Why `port` would not open, in the words that say what to do: a port the user may not open is not
+    a cable problem (pyserial's exceptions carry the OS's errno)."""
+    code = getattr(exc, "errno", None)
+    if code in (errno.EACCES, errno.EPERM):
+        return (
+            f"cannot open {port}: permission denied (this user is not allowed to open it: add the user "
+            "to the dialout group with `sudo usermod -aG dialout $USER`, then log in again)"
+        )
+    if code in (errno.EBUSY, errno.EAGAIN, errno.EWOULDBLOCK):
+        return f"cannot open {port}: the port is busy (another program has it open: close that program)"
+    if code in (errno.ENOENT, errno.ENODEV, errno.ENXIO):
+        return (
+            f"cannot open {port}: no such port (check the cable and the USB adapter; `drr wheel ports` "
+            "lists the ports this PC has)"
+        )
+    return f"cannot open {port}: {exc}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +168,7 @@ class SerialLink(WheelLink):
                     self.port, timeout=0.1, write_timeout=2.0, **self.settings.serial_kwargs()
                 )
             except (serial.SerialException, OSError, ValueError) as exc:
-                self._post(self._set_connected, False, f"cannot open {self.port}: {exc}")
+                self._post(self._set_connected, False, why_not_open(self.port, exc))
                 self._stop.wait(backoff)
                 backoff = min(backoff * 2, self._reconnect_max)
                 continue

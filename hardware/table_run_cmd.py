@@ -264,6 +264,9 @@ async def _report_link(link: WheelLink, spec: str, *, grace: float = 3.0) -> Non
     while True:
         if link.connected != shown:
             shown = link.connected
-            state = "connected" if shown else "not connected (retrying; check the cable and the port)"
+            # The link's reason (permission denied, busy, absent, lost) says what to do; the cable is
+            # only the guess when it has none.
+            why = link.health.detail or "check the cable and the port"
+            state = "connected" if shown else f"not connected (retrying; {why})"
             print(f"drr: the wheel on {spec} is {state}", file=sys.stderr, flush=True)
         await asyncio.sleep(1.0)

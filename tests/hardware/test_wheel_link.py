@@ -349,7 +349,8 @@ def test_exclusive_open_refuses_a_second_reader() -> None:
         finally:
             server.close()
 
-    assert asyncio.run(scenario()).startswith("cannot open")
+    detail = asyncio.run(scenario())
+    assert detail.startswith("cannot open") and "busy" in detail, detail  # not a cable problem
 
 
 @needs_pty
@@ -502,3 +503,35 @@ def test_two_open_commands_of_one_key_each_get_their_own_reply() -> None:
             ]
 
     asyncio.run(scenario())
+
+
+def test_a_port_that_does_not_open_says_why_in_words_and_in_the_log(caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 29: a port the user may not open read as a cable problem, with nothing in the log."""
+
+    async def scenario(port: str) -> str:
+        link = SerialLink(port, silence_after=None, reconnect_min=0.05)
+        async with link:
+            await asyncio.sleep(0.3)
+            assert not link.health.connected
+            return link.health.detail
+
+    with caplog.at_level("WARNING", logger="hardware.link"):
+        detail = asyncio.run(scenario("/dev/drr-no-such-port"))
+    assert "no such port" in detail and "drr wheel ports" in detail, detail
+    assert any("no such port" in r.getMessage() for r in caplog.records), caplog.records
+
+
+@pytest.mark.parametrize(
+    ("code", "words"),
+    [(13, "permission denied"), (1, "permission denied"), (16, "busy"), (11, "busy"), (2, "no such port")],
+)
+def test_why_a_port_would_not_open(code: int, words: str) -> None:
+    import serial
+
+    from hardware.serial_link import why_not_open
+
+    exc = serial.SerialException(code, f"could not open port /dev/ttyUSB0: [Errno {code}] ...")
+    text = why_not_open("/dev/ttyUSB0", exc)
+    assert words in text and "/dev/ttyUSB0" in text
+    if words == "permission denied":
+        assert "dialout" in text  # what to do about it
