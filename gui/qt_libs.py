@@ -167,7 +167,18 @@ def ensure(install: bool, need_xvfb: bool = False, run: Runner = _ldd) -> str | 
 def check_before_start() -> None:
     """Raise DrrError (one line) when a station would open on X11 without the libraries it needs."""
     platform = os.environ.get("QT_QPA_PLATFORM", "")
-    on_x11 = platform in ("", "xcb") and bool(os.environ.get("DISPLAY"))
+    on_screen = platform in ("", "xcb")
+    if (
+        sys.platform.startswith("linux")
+        and on_screen
+        and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    ):
+        # Qt would abort blaming a library (libxcb-cursor0) when the fault is that there is no screen.
+        raise DrrError(
+            "no display: the stations need a desktop session (DISPLAY is not set; on a table PC start drr "
+            "from its desktop or its kiosk session, over ssh use `ssh -X`; `drr screenshots` needs none)"
+        )
+    on_x11 = on_screen and bool(os.environ.get("DISPLAY"))
     if sys.platform.startswith("linux") and on_x11:
         line = problem(missing_libraries())
         if line is not None:

@@ -154,3 +154,17 @@ def test_ldd_output_maps_to_debian_packages() -> None:
     assert line is not None and "sudo apt-get install -y libxcb-icccm4 libxcb-keysyms1" in line
     assert "libweird.so.9" in line
     assert qt_libs.problem([]) is None
+
+
+def test_with_no_display_drr_says_so_in_one_line(tmp_path: Path) -> None:
+    """Issue 29: with no display at all Qt aborted blaming libxcb-cursor0 (the check ran only with DISPLAY)."""
+    env = drr_env(tmp_path, DRR_CONFIG=str(_settings(tmp_path)))
+    for var in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        env.pop(var, None)
+    done = subprocess.run(
+        [sys.executable, "-m", "gui.cli"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode != 0
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("drr: no display"), done.stderr
+    assert not (tmp_path / "table.sqlite").exists(), "the station started with no display"
