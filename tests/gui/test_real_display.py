@@ -157,7 +157,7 @@ def test_ldd_output_maps_to_debian_packages() -> None:
 
 
 def test_with_no_display_drr_says_so_in_one_line(tmp_path: Path) -> None:
-    """Issue 29: with no display at all Qt aborted blaming libxcb-cursor0 (the check ran only with DISPLAY)."""
+    """Issue 29: with no display Qt aborted blaming libxcb-cursor0 (the check ran only with DISPLAY)."""
     env = drr_env(tmp_path, DRR_CONFIG=str(_settings(tmp_path)))
     for var in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
         env.pop(var, None)
