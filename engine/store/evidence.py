@@ -31,19 +31,30 @@ PROCEDURE = "docs/journal-evidence.md: keep the file, then `drr db quarantine --
 
 
 def check_for_start(store: Store, table: str) -> keys.TableKey:
-    """The table's key (made now if it has none) after the chain verified against it; DrrError if not."""
-    key, _ = keys.ensure(store.where, table)
+    """The table's key (made now if it has none) after the chain verified against it; DrrError if not.
+    A signed chain whose key file is gone is refused as that, in words, and no new key is written: a
+    new key would make the chain read as rewritten with another key."""
     with store.read() as conn:
+        head = conn.execute(
+            sa.select(schema.chain_heads.c.seq, schema.chain_heads.c.sig).where(
+                schema.chain_heads.c.table_id == table
+            )
+        ).first()
         has = (
-            conn.execute(
-                sa.select(schema.chain_heads.c.table_id).where(schema.chain_heads.c.table_id == table)
-            ).first()
-            is not None
+            head is not None
             or conn.execute(
                 sa.select(schema.journal.c.seq).where(schema.journal.c.table_id == table).limit(1)
             ).first()
             is not None
         )
+    if head is not None and head.sig is not None and keys.load(store.where, table) is None:
+        raise DrrError(
+            f"table {table}: the journal ({head.seq} entries, signed) is here but the table's key file "
+            f"{keys.key_path(store.where, table)} is missing (deleted, moved, or another key folder: see "
+            f"`drr config show`); restore it from the backup (docs/backup-restore.md). The table does not "
+            f"start without it, and nothing was written"
+        )
+    key, _ = keys.ensure(store.where, table)
     if not has and not key.journaled:
         return key  # a new table: its first table.started journals the key
     # From the last position a verification found good (the witness's MAC'd mark): a restart stays

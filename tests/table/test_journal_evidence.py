@@ -319,6 +319,22 @@ def test_a_zero_byte_file_where_the_key_says_entries_existed(
         assert store.journal.head("T1") is None  # no new journal at round 000001 was started
 
 
+def test_a_missing_key_file_is_named_as_missing_and_no_key_is_written(tmp_path: Path) -> None:
+    """Issue 29: a deleted key file read as "signed by key …, not the table's key … (rewritten with another
+    key)" — tampering — and the refused start still wrote a new key file."""
+    path, _ = _played(tmp_path)
+    key = keys.load(str(path), "T1")
+    assert key is not None
+    Path(key.path).unlink()
+    keys._CACHE.clear()
+    with open_store(str(path), table="T1") as store, pytest.raises(DrrError) as refused:
+        run(make_service(store).start())
+    message = str(refused.value)
+    assert "key file" in message and "is missing" in message and "backup" in message, message
+    assert "rewritten" not in message
+    assert not Path(key.path).exists(), "the refused start wrote a new key file"
+
+
 def test_a_key_readable_by_others_is_refused(tmp_path: Path) -> None:
     path, _ = _played(tmp_path)
     key = keys.load(str(path), "T1")
