@@ -48,13 +48,22 @@ from engine.errors import DrrError, IllegalTransition, IllegalWager
 from engine.exact import parse_odds, parse_whole
 from engine.rng import Draw, Rng, draw_lucky_and_bonus
 from engine.rules import format_odds
-from engine.settlement import RoundSettlement, check_bonus_outcome, players_needing_bonus, settle_round
+from engine.settlement import (
+    BONUS,
+    RoundSettlement,
+    check_bonus_outcome,
+    players_needing_bonus,
+    settle_round,
+)
 
 if TYPE_CHECKING:
     from engine.rules import RulesSubmission
 
 
 class Phase(enum.StrEnum):
+    """A round's phase; IDLE is the table's between rounds (no round on the felt: no RoundState is)."""
+
+    IDLE = "idle"
     NEW = "new"
     OPEN = "open"
     CLOSED = "closed"
@@ -552,8 +561,11 @@ def check_wager(state: RoundState, wager: Wager) -> None:
         )
 
 
-def apply(state: RoundState, event: RoundEvent) -> RoundState:
-    """The state after `event`, or IllegalTransition/IllegalWager (the state is immutable)."""
+def apply(state: RoundState, event: RoundEvent, *, settled: RoundSettlement | None = None) -> RoundState:
+    """The state after `event`, or IllegalTransition/IllegalWager (the state is immutable).
+
+    `settled`: the settlement of `state` the caller already has (engine.table.settlements works it
+    out once per round state): a RoundSettled is checked against it rather than settling again."""
     s = state
     p = s.phase
     if isinstance(event, RoundOpened):
@@ -654,7 +666,7 @@ def apply(state: RoundState, event: RoundEvent) -> RoundState:
         check_bonus_outcome(event.player, event.odds)
         return replace(s, bonus_odds={**s.bonus_odds, event.player: event.odds}, events=s.events + 1)
     if isinstance(event, RoundSettled):
-        return _apply_settled(s, event)
+        return _apply_settled(s, event, settled)
     if isinstance(event, RoundVoided):
         if p in (Phase.NEW, Phase.SETTLED, Phase.VOID):
             raise _refuse(event, s, "only a round in play can be voided")
@@ -717,7 +729,7 @@ def _apply_result(s: RoundState, event: ResultRecorded) -> RoundState:
     )
 
 
-def _apply_settled(s: RoundState, event: RoundSettled) -> RoundState:
+def _apply_settled(s: RoundState, event: RoundSettled, given: RoundSettlement | None) -> RoundState:
     if s.phase is Phase.RESULT:
         if _needing(s):
             raise _refuse(event, s, "players won on the Bonus Number: the bonus games come first")
@@ -727,8 +739,7 @@ def _apply_settled(s: RoundState, event: RoundSettled) -> RoundState:
             raise _refuse(event, s, f"bonus games not finished for {', '.join(missing)}")
     else:
         raise _refuse(event, s)
-    assert s.draw is not None and s.result is not None
-    settled = settle_round(s.wagers, s.result, s.draw, s.bonus_odds, s.rules)
+    settled = _settlement(s, given)
     returned_ok = event.total_returned is None or event.total_returned == settled.total_returned
     if (settled.total_wagered, settled.total_paid) != (
         event.total_wagered,
@@ -766,9 +777,24 @@ def bonus_needed(state: RoundState) -> tuple[str, ...]:
     return _needing(state)
 
 
-def settle(state: RoundState) -> RoundSettled:
-    """The RoundSettled event for a round whose result (and bonus outcomes) are in."""
+def settle(state: RoundState, settled: RoundSettlement | None = None) -> RoundSettled:
+    """The RoundSettled event for a round whose result (and bonus outcomes) are in; `settled`: its
+    settlement when the caller already has it (see `apply`)."""
     if state.phase not in (Phase.RESULT, Phase.BONUS) or state.draw is None or state.result is None:
         raise IllegalTransition(f"cannot settle in phase {state.phase.value.upper()}")
-    settled = settle_round(state.wagers, state.result, state.draw, state.bonus_odds, state.rules)
-    return RoundSettled(settled.total_wagered, settled.total_paid, settled.total_returned)
+    done = _settlement(state, settled)
+    return RoundSettled(done.total_wagered, done.total_paid, done.total_returned)
+
+
+def _settlement(s: RoundState, given: RoundSettlement | None) -> RoundSettlement:
+    """`given` when it is this round's (its result and wagers, every bonus outcome in), else worked
+    out here."""
+    assert s.draw is not None and s.result is not None
+    if given is not None and given.result == s.result and given.wagers == s.wagers:
+        if s.result != s.draw.bonus_number:
+            return given
+        # On the Bonus Number: only a settlement at this round's bonus outcomes (no stand-in) is its own.
+        bonus = zip(given.wagers, given.outcomes, strict=True)
+        if all(o.odds * w.bet.size == s.bonus_odds.get(w.player) for w, o in bonus if o.kind == BONUS):
+            return given
+    return settle_round(s.wagers, s.result, s.draw, s.bonus_odds, s.rules)

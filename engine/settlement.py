@@ -5,6 +5,8 @@ Public API (used by the table service, `drr settle` and the game math):
 - `settle_wager(wager, result, draw, bonus_odds, rules) -> Settlement`: one wager.
 - `settle_round(wagers, result, draw, bonus_odds, rules) -> RoundSettlement`: every wager
   of a round, with `total_wagered` and `total_paid`.
+- `with_bonus_outcomes(settled, bonus_odds, rules)`: a round's settlement with its Bonus wins
+  paid at the players' bonus outcomes (what settle_round gives at them; only those wins redone).
 - `players_needing_bonus(wagers, result, draw)`: who must play a bonus game before the
   round can be settled (an inside wager covering the Bonus Number when it hits).
 - `payout_of(amount, odds, rounding)`: the rounding rule on its own.
@@ -178,6 +180,44 @@ class RoundSettlement:
             "total_wagered": str(_quantize(self.total_wagered, q)),
             "total_paid": str(_quantize(self.total_paid, q)),
         }
+
+
+def with_bonus_outcomes(
+    settled: RoundSettlement, bonus_odds: Mapping[str, Fraction], rules: RulesSubmission
+) -> RoundSettlement:
+    """`settled` with the Bonus wins of the players in `bonus_odds` paid at their outcome (B/n to 1):
+    the same settlement `settle_round` gives at those outcomes, digit for digit, but only the Bonus
+    wins are worked out again (a round is settled once per result; its bonus games end later)."""
+    outcomes = list(settled.outcomes)
+    paid, returned = settled.total_paid, settled.total_returned
+    made: dict[tuple[Fraction, Decimal], Outcome] = {}
+    changed = False
+    for i, (w, o) in enumerate(zip(settled.wagers, settled.outcomes, strict=True)):
+        if o.kind != BONUS or w.player not in bonus_odds:
+            continue
+        odds = check_bonus_outcome(w.player, Fraction(bonus_odds[w.player])) / w.bet.size
+        if odds == o.odds:
+            continue
+        new = made.get((odds, w.amount))
+        if new is None:
+            new = made[odds, w.amount] = Outcome(BONUS, odds, payout_of(w.amount, odds, rules.rounding))
+        # Exact under the money context; every payout has the rounding's places, so the totals keep
+        # the places settle_round writes them with.
+        paid = _MONEY.add(_MONEY.subtract(paid, o.payout), new.payout)
+        returned = _MONEY.add(_MONEY.subtract(returned, o.payout), new.payout)
+        outcomes[i] = new
+        changed = True
+    if not changed:
+        return settled
+    return RoundSettlement(
+        settled.result,
+        settled.wagers,
+        settled.total_wagered,
+        paid,
+        returned,
+        settled.money_quantum,
+        tuple(outcomes),
+    )
 
 
 def money_quantum(rules: RulesSubmission) -> Decimal:

@@ -91,7 +91,6 @@ async def _start_table(
     from engine.rng import SystemRng
     from engine.store.users import authenticate
     from engine.table.service import TableService
-    from gui.table_model import journal_history
 
     text = Path(rules_path).read_bytes() if rules_path else None
     extra: dict[str, Any] = {"approval_threshold": threshold} if threshold is not None else {}
@@ -102,7 +101,7 @@ async def _start_table(
     def approve(name: str, pin: str) -> Any:
         return authenticate(store, name, pin, table=table_id, station="croupier")
 
-    table.attach(service, user, authenticate=approve, history=journal_history(store, table_id))
+    table.attach(service, user, authenticate=approve)
 
 
 def round_clock_options(spec: str, settings: Any) -> dict[str, Any]:
@@ -210,7 +209,7 @@ class WheelFeed:
             self.table.wheel_event(event)
 
     async def _health(self) -> None:
-        from gui.view_model import SensorHealth
+        from gui.widgets.status import SensorHealth
 
         while True:
             h = self.link.health
@@ -371,7 +370,6 @@ async def _follow(table: Any, db: str | None, table_id: str, closing: asyncio.Ev
     from engine.store.db import open_store
     from engine.table.follower import JournalFollower
     from gui.floor.watch import StoreWatch
-    from gui.table_model import journal_history
 
     store = open_store(db, table=table_id, migrate=False)
     watch = StoreWatch(store)
@@ -382,7 +380,7 @@ async def _follow(table: Any, db: str | None, table_id: str, closing: asyncio.Ev
             # Until the croupier station has loaded its Rules Submission there is nothing to show.
             if table.source is None and follower.rules is not None:
                 viewer = User("viewer", "surveillance")  # every command is refused by the follower anyway
-                table.attach(follower, viewer, history=journal_history(store, table_id))
+                table.attach(follower, viewer)
 
         def moved(_tables: object) -> None:
             follower.poll()

@@ -16,9 +16,10 @@ SCREEN_GAMES games. Goal <= 16 ms beyond the line itself.
 `confirm_result_settlements` and `confirm_result_snapshots`: what one confirmed result costs with
 the croupier window attached (offscreen, on the table service with a SQLite journal): the number of
 settlement computations (`engine.settlement.settle_round`, counted wherever it is called from) and
-of whole-view rebuilds (`gui.table_model.TableModel._build_view`) from the croupier's confirmation
-until the window has redrawn, averaged over CONFIRM_ROUNDS rounds of a few wagers each, one with a
-bonus game. Goals: 1 and at most 1.
+of whole-view rebuilds (`engine.table.read_model.ReadModel._build`) from the croupier's confirmation
+until the window has redrawn, averaged over CONFIRM_ROUNDS rounds of a few wagers each, one in five
+with a bonus game. Goals: 1 and at most 1. `settle_calls_per_round`: the same count over each whole
+round played (bets opened to the next round: result, bonus game, settlement and its fold). Goal <= 1.
 """
 
 from __future__ import annotations
@@ -184,13 +185,14 @@ def confirm_costs() -> dict[str, float]:
 
     loop = qasync.QEventLoop(app)
     try:
-        settlements, snapshots = loop.run_until_complete(_measure_confirm(app, CONFIRM_ROUNDS))
+        settlements, snapshots, per_round = loop.run_until_complete(_measure_confirm(app, CONFIRM_ROUNDS))
     finally:
         loop.close()
         asyncio.set_event_loop(None)
     return {
         "confirm_result_settlements": settlements / CONFIRM_ROUNDS,
         "confirm_result_snapshots": snapshots / CONFIRM_ROUNDS,
+        "settle_calls_per_round": per_round / CONFIRM_ROUNDS,
     }
 
 
@@ -206,10 +208,10 @@ class _Counted:
         import importlib
 
         import engine.settlement
-        from gui.table_model import TableModel
+        from engine.table.read_model import ReadModel
 
         # Every module on the confirmation's path is loaded first, so its `settle_round` is patched.
-        for name in ("engine.round", "engine.table.service", "engine.table.settlements", "gui.pay_lines"):
+        for name in ("engine.round", "engine.table.service", "engine.table.settlements"):
             importlib.import_module(name)
 
         original = engine.settlement.settle_round
@@ -221,13 +223,13 @@ class _Counted:
         for module in list(sys.modules.values()):
             if getattr(module, "settle_round", None) is original:
                 self._swap(module, "settle_round", settle_round)
-        build = TableModel._build_view
+        build = ReadModel._build
 
-        def build_view(model: TableModel) -> Any:
+        def build_view(model: ReadModel) -> None:
             self.snapshots += 1
-            return build(model)
+            build(model)
 
-        self._swap(TableModel, "_build_view", build_view)
+        self._swap(ReadModel, "_build", build_view)
         return self
 
     def _swap(self, owner: object, name: str, value: object) -> None:
@@ -243,7 +245,7 @@ class _Counted:
         self.settlements = self.snapshots = 0
 
 
-async def _measure_confirm(app: Any, rounds: int) -> tuple[int, int]:
+async def _measure_confirm(app: Any, rounds: int) -> tuple[int, int, int]:
     from decimal import Decimal
 
     from engine.auth import User
@@ -255,7 +257,7 @@ async def _measure_confirm(app: Any, rounds: int) -> tuple[int, int]:
     from gui.windows.croupier import CroupierWindow
 
     croupier = User("bench", "croupier")
-    settlements = snapshots = 0
+    settlements = snapshots = per_round = 0
     with (
         tempfile.TemporaryDirectory() as tmp,
         open_store(str(Path(tmp) / "bench.sqlite"), table="B1") as store,
@@ -269,6 +271,7 @@ async def _measure_confirm(app: Any, rounds: int) -> tuple[int, int]:
         window.show()
         app.processEvents()
         for index in range(rounds):
+            counted.reset()
             await service.open_bets(croupier)
             await service.place_wager(croupier, "Seat 1", outside_bet(BetKind.RED), Decimal(10))
             await service.place_wager(croupier, "Seat 1", inside_bet([index % 37]), Decimal(5))
@@ -285,12 +288,13 @@ async def _measure_confirm(app: Any, rounds: int) -> tuple[int, int]:
             number = round_.draw.bonus_number if bonus_round else (index * 7) % 37
             await service.wheel_event({"type": "result", "game": None, "number": number})
             app.processEvents()
-            counted.reset()
+            before = counted.settlements
+            counted.snapshots = 0
             table.confirm_result()
             while table.tasks:
                 await asyncio.gather(*list(table.tasks))
             app.processEvents()
-            settlements += counted.settlements
+            settlements += counted.settlements - before
             snapshots += counted.snapshots
             if service.state.round is not None and service.state.round.bonus_players:
                 for player in service.state.round.bonus_players:
@@ -299,9 +303,11 @@ async def _measure_confirm(app: Any, rounds: int) -> tuple[int, int]:
                         await service.bonus_pick(croupier, player, 1)
             await service.settle(croupier)
             await service.next_round(croupier)
+            app.processEvents()
+            per_round += counted.settlements
         window.close()
         await table.shutdown()
-    return settlements, snapshots
+    return settlements, snapshots, per_round
 
 
 BENCHMARKS: dict[str, Callable[[], dict[str, float]]] = {

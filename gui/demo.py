@@ -28,11 +28,11 @@ from engine import wheel_events as ev
 from engine.auth import User
 from engine.bets import BetKind, inside_bet, outside_bet
 from engine.rng import Draw, SeededRng, draw_lucky_and_bonus
+from engine.round import Phase
 from engine.store.db import open_store
 from engine.store.users import add_user, authenticate
 from engine.table.service import DEFAULT_APPROVAL_THRESHOLD, TableService
 from gui.table_model import TableModel
-from gui.view_model import Phase
 
 PLAYERS = ("Anna", "Bob", "Carla", "Dev", "Eve")
 DEMO_CROUPIER = User("dana", "croupier")

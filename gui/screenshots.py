@@ -33,7 +33,7 @@ def render_table_stations(out_dir: Path) -> tuple[QApplication, list[Path]]:
 
     from gui import demo, theme
     from gui.table_model import TableModel
-    from gui.view_model import SensorHealth
+    from gui.widgets.status import SensorHealth
     from gui.windows.bonus_screen import BonusScreen
     from gui.windows.croupier import CroupierWindow
     from gui.windows.player_display import PlayerDisplay

@@ -1,4 +1,4 @@
-"""The one Qt adapter between the screens and a table: commands in, one push per journal batch out.
+"""The one Qt adapter between the screens and a table: commands in, the engine's pushes out as signals.
 
 `TableModel` sits on a `TableSource`: this process's `engine.table.service.TableService` (the
 croupier station) or `engine.table.follower.JournalFollower` (a player display or bonus screen in
@@ -8,32 +8,31 @@ is "starting": it shows an empty table with that reason and refuses every comman
 
 One round's path from the service to pixels:
 
-    service command -> journal (durable) -> TableState fold -> service.subscribe_batches(batch)
-    -> TableModel: changes_of(batch) (engine.table.changes.Changes), the TableView rebuilt ONCE
-       (only if the notice names something a screen shows), the settlement read from the
-       service's per-round-state cache (engine.table.settlements)
+    service command -> journal (durable) -> TableState fold -> the source's read model
+       (engine.table.read_model: changes_of(batch), the TableView rebuilt ONCE if the notice names
+       something shown, its settlement from the table's SettlementCache, its next step with it)
+    -> subscribe_batches callback(entries, changes, view) -> TableModel: signal plumbing only
     -> changed(Changes, TableView) and, from the same notice, the per-part signals below
     -> each window redraws only the parts the notice names, reading values from the view.
 
-Qt face (what the windows connect to; payloads are `gui.view_model` / `engine.bets` values):
+Qt face (what the windows connect to; payloads are `engine.table.view` / `engine.bets` values):
     changed(Changes, TableView)     once per journal batch (and once, naming everything, on attach)
     phaseChanged(Phase)             wagersChanged(tuple[Wager, ...])
-    drawMade(Draw)                  resultArrived(int number, str source)  # wheel|manual
+    drawMade(Draw)                  resultArrived(int number, str source)  # sensor|manual
     payoutsChanged(tuple[PayLine, ...], tuple[str, ...] wager ids needing approval)
     settled(tuple[PayLine, ...])    bonusUpdated(BonusView)   # one per player the notice names
     sensorHealth(SensorHealth)      irregularity(str)   # no-spin, void, sensor fault … with reason
     refused(str)                    historyChanged(tuple[HistoryEntry, ...])
     dealerChanged(User | None)      # who deals after a sign-in, dealer change or sign-out
 Reading: `view` / `snapshot()` (the last pushed TableView; never rebuilt on read), `rules`,
-`players`, `phase`, `clock` (the source's clock: a bonus countdown is `deadline - clock()`).
+`players` (the station's seat names), `phase`, `clock` (the source's clock: a bonus countdown is
+`deadline - clock()`).
 
-For the GUI tests and demos (what changed from `gui.table_model.TableModel`, which is now this
-class under its old name): construct as before, `TableModel(service, user, players,
-authenticate=..., history=...)`, or `TableModel.starting(rules, players, table_id)` and later
-`attach(source, user, ...)` (replaces gui.deferred_table.DeferredTable). `refresh()` pushes the
-whole view again. `tasks` holds the commands in flight. `bonus_timeout` is gone: the service's own
-timers (TableService.tick_bonus_games on its clock) end a countdown; a test moves a fake clock and
-calls `service.tick_bonus_games()`.
+Construct `TableModel(service, user, players, authenticate=...)`, or
+`TableModel.starting(rules, players, table_id)` and later `attach(source, user, ...)`. `refresh()`
+pushes the source's whole view again. `tasks` holds the commands in flight. The service's own
+timers (TableService.tick_bonus_games on its clock) end a bonus countdown; a test moves a fake
+clock and calls `service.tick_bonus_games()`.
 """
 
 from __future__ import annotations
@@ -48,21 +47,19 @@ from PySide6.QtCore import QObject, Signal
 
 from engine.auth import User
 from engine.errors import DrrError
-from gui.view_model import Draw, HistoryEntry, Phase, SensorHealth, TableView, TimeoutPreset
+from engine.round import Phase
+from engine.table.view import TableView
+from gui.widgets.status import SensorHealth
 
 if TYPE_CHECKING:  # the table's modules load once a table is attached, not before the first frame
     from engine.bets import Bet
     from engine.bonus_game import Preset
     from engine.rules import RulesSubmission
-    from engine.settlement import RoundSettlement
     from engine.store.records import Entry
     from engine.table.changes import Changes
-    from engine.table.holds import HoldRemedies
-    from engine.table.service import Approval
     from engine.table.state import TableState
     from engine.wheel_events import WheelEvent
 
-HISTORY_KEPT = 500
 STARTING = "starting: reading the journal"
 SIGNED_OUT = "nobody is signed in at this station: sign in first"
 
@@ -75,20 +72,17 @@ class TableSource(Protocol):
     clock: Callable[[], float]
 
     @property
-    def phase(self) -> str: ...
+    def phase(self) -> Phase: ...
 
     @property
     def rules(self) -> RulesSubmission | None: ...
 
+    @property
+    def view(self) -> TableView: ...
+
     def subscribe_batches(
-        self, callback: Callable[[list[Entry]], Awaitable[None] | None]
+        self, callback: Callable[[list[Entry], Changes, TableView], Awaitable[None] | None]
     ) -> Callable[[], None]: ...
-
-    def settlement(self) -> RoundSettlement | None: ...
-
-    def provisional_settlement(self) -> RoundSettlement | None: ...
-
-    def approval_needed(self) -> Approval | None: ...
 
     async def open_bets(self, user: User) -> list[Entry]: ...
 
@@ -160,7 +154,7 @@ class TableSource(Protocol):
 class TableModel(QObject):
     """The screens' table (see the module docstring)."""
 
-    changed = Signal(object, object)  # (engine.table.changes.Changes, gui.view_model.TableView)
+    changed = Signal(object, object)  # (engine.table.changes.Changes, engine.table.view.TableView)
     phaseChanged = Signal(object)
     wagersChanged = Signal(object)
     drawMade = Signal(object)
@@ -183,7 +177,6 @@ class TableModel(QObject):
         rules: RulesSubmission | None = None,
         table_id: str = "",
         authenticate: Callable[[str, str], User] | None = None,
-        history: Sequence[HistoryEntry] = (),
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -195,11 +188,10 @@ class TableModel(QObject):
         self._authenticate = authenticate  # (name, pin) -> User, for a pit boss's approval
         self.tasks: set[asyncio.Task[Any]] = set()
         self.signed_out = False  # the dealer signed out: every command waits for the next sign-in
-        self._history: list[HistoryEntry] = []
         self._unsubscribe: Callable[[], None] | None = None
-        self._view = TableView(self._table_id, 0, Phase.IDLE, players=players, hold=STARTING)
+        self._view = _starting_view(self._table_id)
         if source is not None:
-            self.attach(source, self.user, authenticate=authenticate, history=history)
+            self.attach(source, self.user, authenticate=authenticate)
 
     @classmethod
     def starting(cls, rules: RulesSubmission, players: tuple[str, ...], table_id: str) -> TableModel:
@@ -229,17 +221,15 @@ class TableModel(QObject):
         user: User,
         *,
         authenticate: Callable[[str, str], User] | None = None,
-        history: Sequence[HistoryEntry] = (),
     ) -> None:
-        """From now on commands go to `source` and every journal batch it hands over is pushed; the
-        whole table is pushed once now, so every screen redraws from what the journal says."""
+        """From now on commands go to `source` and every view it hands over is pushed; the whole
+        table is pushed once now, so every screen redraws from what the journal says."""
         if self._unsubscribe is not None:
             self._unsubscribe()
         self.source = source
         self.user = user
         self._authenticate = authenticate
         self._table_id = source.table
-        self._history = list(history)[-HISTORY_KEPT:]
         self._unsubscribe = source.subscribe_batches(self._on_batch)
         self.refresh()
 
@@ -273,105 +263,23 @@ class TableModel(QObject):
         """The last pushed view (reading it never rebuilds it)."""
         return self._view
 
-    @staticmethod
-    def _hold_text(st: TableState) -> str | None:
-        """What stops the round, in one line: an RNG fault first (it outlasts any hold), else the hold."""
-        from engine.table.changes import rng_fault_text
-
-        if st.rng_fault is not None:
-            return rng_fault_text(st.rng_fault)
-        return None if st.hold is None else f"{st.hold.kind.replace('_', ' ')}: {st.hold.reason}"
-
-    def _build_view(self) -> TableView:
-        """The whole table as the source's state says: once per batch that changes what is shown."""
-        from engine.round import Phase as RoundPhase
-        from engine.round import bonus_needed
-        from engine.table.limits import limits_in_force
-        from engine.table.wheel_drive import wheel_phase
-        from gui.bonus_bridge import bonus_view
-        from gui.pay_lines import lines_of, with_bonus_payout
-
-        src = self.source
-        assert src is not None
-        st = src.state
-        r = st.round
-        draw = None if r is None or r.draw is None else Draw(dict(r.draw.lucky), r.draw.bonus_number)
-        result = r.result if r is not None else None
-        if result is None and st.pending_result is not None:
-            result = st.pending_result.number
-        lines = lines_of(r, src.provisional_settlement()) if r is not None else ()
-        need = src.approval_needed()
-        rules = src.rules or self.rules
-        games = tuple(
-            with_bonus_payout(
-                bonus_view(p, st.games.get(p), TimeoutPreset(st.presets.get(p, "cash_out")), rules), lines
-            )
-            for p in (r.bonus_players if r is not None else ())
-        )
-        raw = src.phase
-        return TableView(
-            table_id=src.table,
-            round_no=st.rounds_opened,
-            phase=Phase.IDLE if raw in ("idle", "new") else Phase(raw),
-            wagers=r.wagers if r is not None else (),
-            draw=draw,
-            result=result,
-            pay_lines=lines,
-            history=tuple(self._history),
-            bonus_games=games,
-            players=self._players,
-            approvals_needed=need.wager_ids if need is not None else (),
-            hold=self._hold_text(st),
-            stopped=st.rng_fault is not None,
-            spin=wheel_phase(st),
-            # The round's settings while it is in play; a change waits for the next round (shown so).
-            limits=limits_in_force(
-                rules.limits, st.round_settings if st.in_play else st.settings, st.settings
-            ),
-            dealer=st.dealer,
-            winning_only=r is not None and r.winning_only,
-            bonus_due=r is not None and r.phase is RoundPhase.RESULT and bool(bonus_needed(r)),
-            remedies=self._remedies(st),
-            void_reason=r.void_reason if r is not None else "",
-        )
-
-    @staticmethod
-    def _remedies(st: TableState) -> HoldRemedies | None:
-        """The hold in words and what ends it (engine.table.holds), while a round is on hold."""
-        from engine.table.holds import hold_remedies
-
-        if st.hold is None or st.round is None or st.rng_fault is not None:
-            return None
-        return hold_remedies(st.hold, st.round.phase, st.expected_game)
-
     # --- the push -----------------------------------------------------------------------------
 
-    def _on_batch(self, entries: list[Entry]) -> None:
-        from engine.table.changes import changes_of
-        from gui.pay_lines import history_entry
-
-        changes = changes_of(entries, self.source.state if self.source is not None else None)
-        if changes.history and self.source is not None:
-            r = self.source.state.round
-            found = history_entry(r) if r is not None else None
-            if found is not None:
-                self._history.append(found)
-                del self._history[:-HISTORY_KEPT]
-        self.push(changes)
+    def _on_batch(self, entries: list[Entry], changes: Changes, view: TableView) -> None:
+        self.push(changes, view)
 
     def refresh(self) -> None:
         """Push the whole table (attach, reconnect, a test's starting point)."""
         from engine.table.changes import EVERYTHING
 
-        self.push(EVERYTHING)
+        if self.source is not None:
+            self.push(EVERYTHING, self.source.view)
 
-    def push(self, changes: Changes) -> None:
-        """Rebuild the view if the notice names what a screen shows, then tell the screens, once."""
+    def push(self, changes: Changes, view: TableView) -> None:
+        """Tell the screens, once, what the notice names, with the view the source built."""
         if not changes:
             return
-        if changes.shown and self.source is not None:
-            self._view = self._build_view()
-        view = self._view
+        self._view = view
         self.changed.emit(changes, view)
         if changes.wagers:
             self.wagersChanged.emit(view.wagers)
@@ -606,9 +514,8 @@ class TableModel(QObject):
     def bonus_cash_out(self, player: str) -> None:
         self._submit(lambda s: s.bonus_cash_out(self.user, player), dealer=False)
 
-    def bonus_set_preset(self, player: str, preset: TimeoutPreset) -> None:
-        value: Preset = "random" if preset is TimeoutPreset.RANDOM else "cash_out"
-        self._submit(lambda s: s.set_bonus_preset(self.user, player, value), dealer=False)
+    def bonus_set_preset(self, player: str, preset: Preset) -> None:
+        self._submit(lambda s: s.set_bonus_preset(self.user, player, preset), dealer=False)
 
     async def shutdown(self) -> None:
         if self._unsubscribe is not None:
@@ -620,23 +527,8 @@ class TableModel(QObject):
             await self.source.close()
 
 
-def journal_history(store: Any, table: str, count: int = HISTORY_KEPT) -> list[HistoryEntry]:
-    """The last `count` settled results of `table` from the store's round history, oldest first,
-    so the history strip and the player display's statistics survive a restart."""
-    from engine.store.history import RoundFilter, list_rounds
+def _starting_view(table_id: str) -> TableView:
+    """The empty table the windows paint before a source is attached (engine.table.read_model)."""
+    from engine.table.read_model import starting_view
 
-    rows = list(
-        list_rounds(store, RoundFilter(table=table, status="settled"), limit=count, newest_first=True)
-    )
-    out = []
-    for row in reversed(rows):
-        number = row["result"]
-        if number is None:
-            continue
-        lucky = {int(n) for n, _ in row["lucky"]}
-        out.append(
-            HistoryEntry(
-                number, lucky=number in lucky, bonus=number == row["bonus_number"], manual=row["manual"]
-            )
-        )
-    return out
+    return starting_view(table_id, STARTING)

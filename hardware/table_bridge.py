@@ -85,7 +85,7 @@ class WheelDriver:
             self._unsubscribe()
             self._unsubscribe = None
 
-    def _on_batch(self, entries: list[Entry]) -> None:
+    def _on_batch(self, entries: list[Entry], _changes: object, _view: object) -> None:
         # Runs under the service's command lock: the command goes out as a task, never awaited here.
         types = {e.type for e in entries}
         ordered = EntryType.TABLE_WHEEL_START in types

@@ -26,7 +26,7 @@ looks back `LOOKBACK` entries per table) and raises what it finds:
 - manual results, voids, results overridden (`round.result_corrected`);
 - payouts at or above the threshold;
 - a table silent for longer than `silent_after` while its last round is unfinished;
-and, from a `TableView`, bias thresholds crossed and repeated numbers beyond chance.
+and, from a `SurveillancePage`, bias thresholds crossed and repeated numbers beyond chance.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ from engine.store.stats import CHI_NEEDS, sector_needs
 from engine.store.users import FLOOR
 
 if TYPE_CHECKING:
-    from engine.floor.surveillance import TableView
+    from engine.floor.surveillance import SurveillancePage
     from engine.store.db import Store
 
 ALERT_RAISED = EntryType.ALERT_RAISED.value
@@ -260,7 +260,7 @@ class AlertScanner:
             self.known.add(e.payload["alert_id"])
         return raise_alerts(store, events)
 
-    def check_view(self, store: Store, view: TableView) -> list[Alert]:
+    def check_view(self, store: Store, view: SurveillancePage) -> list[Alert]:
         """Bias and repeats alerts from a surveillance page (at most once per table, kind and day)."""
         s = view.stats
         day = datetime.now(UTC).strftime("%Y-%m-%d")

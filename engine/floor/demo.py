@@ -205,7 +205,7 @@ async def play_rounds_async(
     demo = _DemoTable(svc, clock, SeededRng(f"{seed}-{table}"), start)
     played: list[str] = []
     if on_batch is not None:
-        svc.subscribe_batches(on_batch)
+        svc.subscribe_batches(lambda entries, _changes, _view: on_batch(entries))
     await svc.start()
     try:
         first = svc.state.rounds_opened

@@ -155,7 +155,7 @@ def hold_series(rows: list[Any], theoretical: float | None) -> dict[str, Any]:
 
 
 @dataclass
-class TableView:
+class SurveillancePage:
     """One table's surveillance page: `stats` is exactly `drr stats --json` for the same window."""
 
     table: str
@@ -183,7 +183,7 @@ def table_view(
     house_edge: Fraction | Mapping[str, Fraction] | None = DEFAULT_EDGE,
     alpha: float = DEFAULT_ALPHA,
     tail: JournalTail | None = None,
-) -> TableView:
+) -> SurveillancePage:
     stats = table_stats(
         store,
         table,
@@ -197,7 +197,7 @@ def table_view(
     rows = _sequence(store, table, window)
     tail = tail or JournalTail(table)
     tail.update(store)
-    return TableView(
+    return SurveillancePage(
         table=table,
         window=window,
         stats=stats,

@@ -9,7 +9,7 @@ from the table's state (or the screens' view of it), never from the notice.
 
     changes = changes_of(await service.confirm_result(croupier))
     changes.phase and changes.pay_lines       # True: the round is in RESULT, its winners are known
-    changes.result                            # ResultNotice(17, confirmed=True, source="wheel")
+    changes.result                            # ResultNotice(17, confirmed=True, source="sensor")
 
 Payloads are read through the registry (`engine.journal_types.parse`: typed, legacy spellings mapped).
 """
@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from engine import round as _round
 from engine.journal_types import Unknown, parse
+from engine.round import ResultSource
 from engine.table_events import (
     AutoConfirmDue,
     BettingTime,
@@ -63,7 +64,7 @@ class ResultNotice:
 
     number: int
     confirmed: bool  # False: the wheel's result, waiting for the croupier's confirmation
-    source: str  # "wheel" or "manual"
+    source: ResultSource  # "sensor" or "manual", as the journal says it (round.result_recorded)
     corrected: bool = False  # a pit boss corrected the recorded result
 
 
@@ -183,7 +184,7 @@ def _reason(kind: str, reason: str, what: str = "") -> Changes:
 def _wheel(p: WheelEvent) -> Changes:
     """A wheel message (engine.wheel_events); an accepted result waits for the croupier's confirmation."""
     if isinstance(p, WheelResult) and p.accepted:
-        return Changes(wheel=True, spin=True, result=ResultNotice(p.number, False, "wheel"))
+        return Changes(wheel=True, spin=True, result=ResultNotice(p.number, False, "sensor"))
     if isinstance(p, WheelLaunched | WheelNoMoreBets):
         return Changes(wheel=True, spin=True)  # the ball is spinning
     return Changes(wheel=True)
@@ -200,10 +201,9 @@ def _one(p: Any) -> Changes:
     if isinstance(p, _round.BetsClosed):
         return Changes(phase=True, draw=True)
     if isinstance(p, _round.ResultRecorded):
-        source = "manual" if p.source == "manual" else "wheel"
         return Changes(
             phase=True,
-            result=ResultNotice(p.number, True, source),
+            result=ResultNotice(p.number, True, p.source),
             pay_lines=True,
             approvals=True,
             hold=True,  # a manual result entered by the pit boss lifts a hold

@@ -5,8 +5,9 @@ screen in another process must not claim it, so it rebuilds the same `TableState
 keeps by folding the journal (`engine.table.state.TableState.apply_entry`, the fold recovery runs),
 and folds the new entries each time the store says the table moved (`gui.floor.watch.StoreWatch`:
 PRAGMA data_version on SQLite, LISTEN/NOTIFY on PostgreSQL). It is a `gui.table_model.TableSource`
-like the `TableService`, so `gui.table_model.TableModel` shows it exactly as the croupier's screens
-show the service; every command is refused with the reason. It needs no Qt, so it lives with the
+like the `TableService`: it hands its batch subscribers `(entries, changes, view)` from the same read
+model (engine.table.read_model), so `gui.table_model.TableModel` shows it exactly as the croupier's
+screens show the service; every command is refused with the reason. It needs no Qt, so it lives with the
 service in the engine, and `gui/` implements the table's commands (`wheel_event` among them) once,
 in the table model.
 """
@@ -23,14 +24,17 @@ from engine.bets import Bet
 from engine.bonus_game import Preset
 from engine.errors import DrrError
 from engine.rng import SystemRng
+from engine.round import Phase
 from engine.rules import RulesSubmission
 from engine.settlement import RoundSettlement
 from engine.store.db import Store
 from engine.store.journal import Journal
 from engine.store.records import Entry
+from engine.table.changes import Changes
+from engine.table.read_model import ReadModel
 from engine.table.service import Approval
-from engine.table.settlements import SettlementCache
 from engine.table.state import TableState
+from engine.table.view import TableView
 from engine.wheel_events import WheelEvent
 
 READ_ONLY = "this screen follows the table's journal and changes nothing: use the croupier station"
@@ -46,24 +50,29 @@ class JournalFollower:
         self.clock = clock
         self.state = TableState(table, SystemRng(), clock)  # never draws: the draw is read from the journal
         self._journal = Journal(store)
-        self._settlements = SettlementCache()
+        self._read = ReadModel(self)
         self._subscribers: list[Callable[[Entry], Any]] = []
-        self._batch_subscribers: list[Callable[[list[Entry]], Awaitable[None] | None]] = []
+        self._batch_subscribers: list[Callable[[list[Entry], Changes, TableView], Any]] = []
         self.poll()
 
     @property
-    def phase(self) -> str:
+    def phase(self) -> Phase:
         return self.state.phase
+
+    @property
+    def view(self) -> TableView:
+        """What the screens show now, as the journal says (engine.table.view)."""
+        return self._read.view
 
     @property
     def rules(self) -> RulesSubmission | None:
         return self.state.rules
 
     def settlement(self) -> RoundSettlement | None:
-        return self._settlements.final(self.state.round)
+        return self.state.settlements.final(self.state.round)
 
     def provisional_settlement(self) -> RoundSettlement | None:
-        return self._settlements.provisional(self.state.round)
+        return self.state.settlements.provisional(self.state.round)
 
     def approval_needed(self) -> Approval | None:
         """Approvals are the croupier station's business; a follower shows none."""
@@ -80,9 +89,9 @@ class JournalFollower:
         return unsubscribe
 
     def subscribe_batches(
-        self, callback: Callable[[list[Entry]], Awaitable[None] | None]
+        self, callback: Callable[[list[Entry], Changes, TableView], Awaitable[None] | None]
     ) -> Callable[[], None]:
-        """`callback(entries)` once per `poll()` that folded anything."""
+        """`callback(entries, changes, view)` once per `poll()` that folded anything."""
         self._batch_subscribers.append(callback)
 
         def unsubscribe() -> None:
@@ -105,9 +114,12 @@ class JournalFollower:
             batch.append(entry)
             for callback in list(self._subscribers):
                 callback(entry)
-        if batch:
+        if batch and self._batch_subscribers:
+            changes, view = self._read.batch(batch)
             for batch_callback in list(self._batch_subscribers):
-                batch_callback(batch)
+                batch_callback(batch, changes, view)
+        elif batch:
+            self._read.track(batch)
         return len(batch)
 
     async def close(self) -> None:

@@ -20,11 +20,13 @@ Remedies (the role that may take each is the engine.auth permission in `PERMISSI
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from engine.round import Phase
-from engine.table.state import Hold
 from engine.wheel_events import RESULT_MISMATCH
+
+if TYPE_CHECKING:  # the croupier's next step (engine.table.next_step) loads this before the first frame
+    from engine.table.state import Hold
 
 NO_SPIN: Final = "no_spin"
 ACKNOWLEDGE: Final = "acknowledge"

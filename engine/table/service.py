@@ -30,12 +30,14 @@ resolve_irregularity(reason) (pit boss), accept_sensor_result(reason) (pit boss:
 of a hold, engine.table.holds), approve_payout (pit boss), settle, next_round,
 load_rules(text) (pit boss; from the next round), set_bonus_preset(player, preset),
 bonus_start(player), bonus_pick(player, box), bonus_cash_out(player), tick_bonus_games().
-Reading: phase ("idle" or the round's phase), round (engine.round.RoundState), rules, state
-(engine.table.state.TableState: pending result, hold, bonus games, approvals), settlement(),
-approval_needed(), recovery (what start() rebuilt).
+Reading: phase (engine.round.Phase; IDLE between rounds), view (engine.table.view.TableView), round
+(engine.round.RoundState), rules, state (engine.table.state.TableState: pending result, hold, bonus
+games, approvals), settlement(), approval_needed(), recovery (what start() rebuilt).
 
-Subscribers: `subscribe_batches(callback)` hands over each durable batch at once (a screen makes one
-change notice of it, engine.table.changes); `subscribe(callback) -> unsubscribe`;
+Subscribers: `subscribe_batches(callback)` hands over each durable batch at once, as
+`callback(entries, changes, view)`: the batch's change notice (engine.table.changes) and the table's
+view after it (engine.table.view, built once per batch by engine.table.read_model; `view` reads the
+current one); `subscribe(callback) -> unsubscribe`;
 `callback(entry: engine.store.journal.Entry)`, plain or async, is called once per entry, in chain
 order, after the entry is committed and folded
 (the service's state already shows it). It runs under the service's command lock: schedule further
@@ -116,12 +118,14 @@ from engine.store.records import Entry, row_to_entry
 from engine.table import dealer as dealers
 from engine.table import limits as table_limits
 from engine.table import wheel_drive
+from engine.table.changes import Changes
 from engine.table.holds import ACCEPT_SENSOR, WHAT, hold_remedies
+from engine.table.read_model import ReadModel
 from engine.table.recovery import RecoveryReport, recover
 from engine.table.round_clock import RoundTimer
-from engine.table.settlements import SettlementCache
 from engine.table.state import TableState
 from engine.table.thresholds import approval_threshold
+from engine.table.view import TableView
 from engine.table.wheel import DOUBTFUL, check_wheel_event
 from engine.table_events import (
     AutoConfirmDue,
@@ -178,7 +182,7 @@ PAUSE_ENV: Final = "DRR_TABLE_PAUSE_IN_TXN"
 TEST_HOOKS_ENV: Final = "DRR_TEST_HOOKS"
 
 Subscriber = Callable[[Entry], Awaitable[None] | None]
-BatchSubscriber = Callable[[list[Entry]], Awaitable[None] | None]
+BatchSubscriber = Callable[[list[Entry], Changes, TableView], Awaitable[None] | None]
 Step = tuple[Payload, str | None]  # an entry to journal: its payload (engine.journal_types) and round id
 
 
@@ -257,7 +261,7 @@ class TableService:
         self._lock = _CatchUpLock(self)
         self._subscribers: list[Subscriber] = []
         self._batch_subscribers: list[BatchSubscriber] = []
-        self._settlements = SettlementCache()
+        self._read = ReadModel(self)  # the screens' view, built once per batch with a subscriber
         self._timers: dict[str, tuple[tuple[int, float | None], asyncio.Task[None]]] = {}
         self._direction: Direction | None = None  # the rotor's last direction, journaled with the result
         self._wheel_game_at_open: int | None = None  # the wheel's game while its last state is "started"
@@ -425,9 +429,10 @@ class TableService:
         return unsubscribe
 
     def subscribe_batches(self, callback: BatchSubscriber) -> Callable[[], None]:
-        """`callback(entries)` once per durable batch (a command's entries, with what other writers
-        appended before them), after the per-entry subscribers; returns unsubscribe. A screen turns
-        the batch into one change notice (engine.table.changes) and redraws once."""
+        """`callback(entries, changes, view)` once per durable batch (a command's entries, with what
+        other writers appended before them), after the per-entry subscribers; returns unsubscribe.
+        `changes` names what the batch changed (engine.table.changes), `view` is the table after it
+        (engine.table.view): built once for every subscriber, so a screen redraws once from it."""
         self._batch_subscribers.append(callback)
 
         def unsubscribe() -> None:
@@ -441,9 +446,13 @@ class TableService:
         await self._publish_entries(batch)
         if not batch:
             return
+        if not self._batch_subscribers:
+            self._read.track(batch)  # nobody shown: the view is built when next read
+            return
+        changes, view = self._read.batch(batch)
         for callback in list(self._batch_subscribers):
             try:
-                result = callback(batch)
+                result = callback(batch, changes, view)
                 if inspect.isawaitable(result):
                     await result
             except Exception:  # a broken screen must not stop the table
@@ -528,8 +537,14 @@ class TableService:
     # -- reading ----------------------------------------------------------------------------------
 
     @property
-    def phase(self) -> str:
+    def phase(self) -> Phase:
         return self.state.phase
+
+    @property
+    def view(self) -> TableView:
+        """What the screens show now (engine.table.view): the last batch's view, rebuilt only if the
+        state moved since."""
+        return self._read.view
 
     @property
     def round(self) -> RoundState | None:
@@ -542,11 +557,11 @@ class TableService:
     def settlement(self) -> RoundSettlement | None:
         """The round's settlement once its result and every bonus outcome are in (else None); worked
         out once per round state (engine.table.settlements), however many screens and checks ask."""
-        return self._settlements.final(self.state.round)
+        return self.state.settlements.final(self.state.round)
 
     def provisional_settlement(self) -> RoundSettlement | None:
         """Every wager settled once the result is in, running bonus games stood in (the paying list)."""
-        return self._settlements.provisional(self.state.round)
+        return self.state.settlements.provisional(self.state.round)
 
     def approval_needed(self) -> Approval | None:
         """The large payouts still waiting for a pit boss's approval, or None."""
@@ -921,8 +936,10 @@ class TableService:
                 raise IllegalTransition(
                     f"payouts of {need.total} on {len(need.wager_ids)} wager(s) need a pit boss's approval"
                 )
-            event = settle(s)  # refuses while a bonus game is unfinished
-            after = apply(s, event)
+            # The settlement the approval check, the screens and the fold read (worked out once).
+            settled = self.settlement()
+            event = settle(s, settled)  # refuses while a bonus game is unfinished
+            after = apply(s, event, settled=settled)
             assert after.settlement is not None
             paid = tuple(PaidWager.from_json(x.to_wire()) for x in after.settlement.settlements if x.won)
             event = replace(event, total_returned=after.settlement.total_returned, payouts=paid)

@@ -1,17 +1,20 @@
-"""The settlement of the round on the felt, worked out once per round state (the service and a
-journal follower share it): the paying list, the approval check and the screens all read this one.
+"""The settlement of the round on the felt, worked out once per result (the table's state keeps one
+cache, engine.table.state.TableState.settlements): the commands, the fold, the approval check, the
+screens and the journal all read this one object.
 
 A round's settlement depends only on its immutable `engine.round.RoundState` (wagers, result, draw,
 bonus outcomes, rules), so it is kept until the fold replaces the state. While bonus games are still
 running the *provisional* settlement stands their players in at the smallest legal outcome
 (`BONUS_OUTCOME_MIN`): the screens list those Bonus wins as pending and show no amount for them, so
-the stand-in never reaches a payout; everyone else can be paid meanwhile.
+the stand-in never reaches a payout; everyone else can be paid meanwhile. A bonus outcome changes
+only those Bonus wins: they are priced onto the settlement already made for the same result and
+wagers (`engine.settlement.with_bonus_outcomes`), so `settle_round` runs once per result.
 """
 
 from __future__ import annotations
 
 from engine.round import Phase, RoundState, bonus_needed
-from engine.settlement import BONUS_OUTCOME_MIN, RoundSettlement, settle_round
+from engine.settlement import BONUS_OUTCOME_MIN, RoundSettlement, settle_round, with_bonus_outcomes
 
 
 class SettlementCache:
@@ -31,8 +34,12 @@ class SettlementCache:
             # Bonus games running, or due but not started (winning wagers only, entered after the
             # result): each stands at its least outcome until it is played.
             due = (*s.bonus_players, *bonus_needed(s))
-            waiting = {p: BONUS_OUTCOME_MIN for p in due if p not in s.bonus_odds}
-            self._provisional = settle_round(s.wagers, s.result, s.draw, {**waiting, **s.bonus_odds}, s.rules)
+            odds = {**{p: BONUS_OUTCOME_MIN for p in due if p not in s.bonus_odds}, **s.bonus_odds}
+            before = self._state
+            if before is not None and self._provisional is not None and _same_result(before, s):
+                self._provisional = with_bonus_outcomes(self._provisional, odds, s.rules)
+            else:
+                self._provisional = settle_round(s.wagers, s.result, s.draw, odds, s.rules)
             self._state = s
         return self._provisional
 
@@ -45,3 +52,15 @@ class SettlementCache:
         if any(p not in s.bonus_odds for p in bonus_needed(s)):
             return None
         return self.provisional(s)
+
+
+def _same_result(a: RoundState, b: RoundState) -> bool:
+    """The same round, result, draw and wagers (the same objects: the fold replaced nothing else
+    that settles), so only bonus outcomes can differ between their settlements."""
+    return (
+        a.round_id == b.round_id
+        and a.result == b.result
+        and a.draw is b.draw
+        and a.wagers is b.wagers
+        and a.rules is b.rules
+    )

@@ -65,6 +65,7 @@ from engine.round import (
 )
 from engine.rules import RulesSubmission, parse_rules
 from engine.store.records import Entry
+from engine.table.settlements import SettlementCache
 from engine.table.wheel_drive import DriveState
 from engine.table_events import (
     DealerChanged,
@@ -175,13 +176,16 @@ class TableState:
     drive: DriveState = field(default_factory=DriveState)  # the round's clock (engine.table.wheel_drive)
     dealer: str | None = None  # who deals the next round opened (table.dealer_changed, the dealer setting)
     last_wagers: dict[str, tuple[Wager, ...]] = field(default_factory=dict)  # by player: Rebet
+    # The round's settlement, worked out once per round state: the commands, this fold (a
+    # round.settled is checked against it), the screens and the journal all read this one.
+    settlements: SettlementCache = field(default_factory=SettlementCache)
 
     # -- reading --------------------------------------------------------------------------------
 
     @property
-    def phase(self) -> str:
-        """The round's phase, or "idle" when no round is on the felt."""
-        return "idle" if self.round is None else self.round.phase.value
+    def phase(self) -> Phase:
+        """The round's phase, or IDLE when no round is on the felt."""
+        return Phase.IDLE if self.round is None else self.round.phase
 
     @property
     def in_play(self) -> bool:
@@ -382,7 +386,8 @@ class TableState:
                 )
                 return
         else:
-            self.round = apply(self.round, event)
+            settled = self.settlements.final(self.round) if isinstance(event, RoundSettled) else None
+            self.round = apply(self.round, event, settled=settled)
         if isinstance(event, WagerPlaced):
             self.wagers_placed += 1
         elif isinstance(event, ResultBeforeClose):

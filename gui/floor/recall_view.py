@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
 
 from engine.floor.describe import describe
 from engine.floor.recall import Recall
+from engine.table.view import PayLine
 from engine.wheel_layout import colour as number_colour
 from gui import theme
-from gui.view_model import PayLine, WinKind
 from gui.widgets.felt import FeltWidget
 
 
@@ -105,7 +105,7 @@ class RecallView(QWidget):
         self.felt.set_rules(rec.rules or load_default_rules())  # the felt of the round's own rules
         self.felt.set_wagers(rec.wagers, styles)
         self.felt.set_draw(rec.lucky, rec.bonus_number)
-        pay_lines = [PayLine(s.wager, WinKind(s.kind), s.odds, s.payout) for s in rec.settlements]
+        pay_lines = [PayLine(s.wager, s.kind, s.odds, s.payout) for s in rec.settlements]
         self.felt.set_result(rec.result, pay_lines)
         result = "—" if rec.result is None else f"{rec.result} {number_colour(rec.result)}"
         if rec.original_result is not None:

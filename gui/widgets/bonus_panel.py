@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.table.view import BonusStatus, BonusView, BoxState, BoxView, money, odds_number
 from gui import theme
-from gui.view_model import BonusStatus, BonusView, BoxState, BoxView, TimeoutPreset, money, odds_number
 
 REVEAL_MS = 450
 ROUNDS = 6
@@ -280,8 +280,8 @@ class BonusPanel(QFrame):
             self._preset_group.addButton(button)
             preset_layout.addWidget(button)
         self.preset_cash.setChecked(True)
-        self.preset_cash.clicked.connect(lambda: self.presetChanged.emit(self.player, TimeoutPreset.CASH_OUT))
-        self.preset_random.clicked.connect(lambda: self.presetChanged.emit(self.player, TimeoutPreset.RANDOM))
+        self.preset_cash.clicked.connect(lambda: self.presetChanged.emit(self.player, "cash_out"))
+        self.preset_random.clicked.connect(lambda: self.presetChanged.emit(self.player, "random"))
         self.start = QPushButton("Start bonus game")
         self.start.setObjectName("primary")
         self.start.clicked.connect(lambda: self.startRequested.emit(self.player))
@@ -374,7 +374,7 @@ class BonusPanel(QFrame):
         setup = view.status is BonusStatus.SETUP
         self.preset_row.setVisible(setup)
         self.start.setVisible(setup)
-        (self.preset_cash if view.preset is TimeoutPreset.CASH_OUT else self.preset_random).setChecked(True)
+        (self.preset_cash if view.preset == "cash_out" else self.preset_random).setChecked(True)
         self.banner.setText(self._banner_text(view))
         self.banner.setStyleSheet(self._banner_style(view))
         self.banner.setVisible(bool(self.banner.text()))

@@ -9,7 +9,7 @@ from decimal import Decimal
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QButtonGroup, QGridLayout, QPushButton, QWidget
 
-from gui.view_model import money
+from engine.table.view import money
 
 COLUMNS = 3
 

@@ -30,10 +30,11 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from engine.bets import INSIDE_LINES, INSIDE_SIZES, Bet, Wager
 from engine.rules import RulesSubmission
+from engine.settlement import BONUS
+from engine.table.view import PayLine, money, odds_number, odds_text
 from engine.wheel_layout import RED
 from gui import theme
 from gui.theme import PlayerStyle
-from gui.view_model import PayLine, WinKind, money, odds_number, odds_text
 from gui.widgets import felt_geometry as geo
 from gui.widgets.chips import chip_label, paint_chip
 
@@ -463,7 +464,7 @@ class FeltWidget(QWidget):
                 if self._result is not None and lines:
                     winning = [ln for ln in lines if ln.wins]
                     if winning:
-                        ring = theme.BONUS if any(ln.kind is WinKind.BONUS for ln in winning) else theme.WIN
+                        ring = theme.BONUS if any(ln.kind == BONUS for ln in winning) else theme.WIN
                         paid = sum((ln.payout for ln in winning), Decimal(0))
                         pending = any(ln.pending for ln in winning)
                         badges.append((centre, "bonus game" if pending else f"+{_short_money(paid)}"))

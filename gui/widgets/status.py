@@ -3,18 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
 
+from engine.table.view import HistoryEntry
 from engine.wheel_layout import colour
 from gui import theme
 from gui.theme import PlayerStyle
-from gui.view_model import HistoryEntry, SensorHealth
 from gui.widgets.chips import paint_chip
 
 NUMBER_COLOURS = {"red": theme.NUMBER_RED, "black": theme.NUMBER_BLACK, "green": theme.NUMBER_GREEN}
+
+
+@dataclass(frozen=True, slots=True)
+class SensorHealth:
+    """The wheel link's health (not a journal fact: the station's own link, gui.app.WheelFeed)."""
+
+    connected: bool
+    source: str = ""
+    last_message_age_s: float | None = None
+    warnings: tuple[str, ...] = ()
 
 
 class SensorStatus(QWidget):

@@ -10,9 +10,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QAbstractButton, QGridLayout, QLabel, QVBoxLayout, QWidget
 
+from engine.round import Phase
+from engine.table.view import BonusView
 from gui.screen_layout import keep_keys_away
 from gui.table_model import TableModel
-from gui.view_model import BonusView, Phase
 from gui.widgets.bonus_panel import BonusPanel
 from gui.windows.first_paint import FirstPaintWindow
 

@@ -35,34 +35,20 @@ from PySide6.QtWidgets import (
 )
 
 from engine.bets import Bet, Wager
+from engine.rng import Draw
+from engine.round import Phase
 from engine.table.limits import chips_in_force
+from engine.table.next_step import APPROVE, MANUAL, NO_SPIN_ACTION, PIT_BOSS, VOID, WINNING_ONLY_OPEN
+from engine.table.view import HistoryEntry, NextStep, PayLine, TableView, money, odds_text
 from engine.wager_text import WagerText
 from gui import theme
 from gui.seat_names import MAX_NAME
 from gui.table_model import TableModel
-from gui.view_model import (
-    APPROVE,
-    MANUAL,
-    NO_SPIN_ACTION,
-    PIT_BOSS,
-    VOID,
-    WINNING_ONLY_OPEN,
-    Draw,
-    HistoryEntry,
-    NextStep,
-    PayLine,
-    Phase,
-    SensorHealth,
-    TableView,
-    money,
-    next_step,
-    odds_text,
-)
 from gui.widgets.chip_rack import ChipRack
 from gui.widgets.dealer_bar import DealerBar
 from gui.widgets.felt import LUCKY_HEADINGS, LUCKY_SIZES, FeltWidget
 from gui.widgets.phase_strip import PhaseStrip
-from gui.widgets.status import HistoryStrip, SensorStatus, chip_pixmap
+from gui.widgets.status import HistoryStrip, SensorHealth, SensorStatus, chip_pixmap
 from gui.widgets.wager_entry import WagerEntry
 from gui.windows.dialogs import ApprovalDialog, ManualResultDialog, ReasonDialog
 from gui.windows.first_paint import FirstPaintWindow
@@ -188,7 +174,7 @@ class CroupierWindow(FirstPaintWindow):
         self.action.setObjectName("primary")
         self.action.setMinimumWidth(360)
         self.action.clicked.connect(self.do_next_action)
-        # The line under the big button: why the table waits and what to do (gui.view_model.next_step).
+        # The line under the big button: why the table waits and what to do (the view's step).
         self.guide = QLabel("")
         self.guide.setObjectName("guide")
         self.guide.setWordWrap(True)
@@ -588,9 +574,9 @@ class CroupierWindow(FirstPaintWindow):
     # --- the next action ----------------------------------------------------------------------
 
     def step(self) -> NextStep:
-        """The next action and its words, from the pushed view (gui.view_model.next_step); after a
+        """The next action and its words, from the pushed view (engine.table.next_step, in the view); after a
         log-out the station's own state comes first: nobody may act before a sign-in."""
-        step = next_step(self._view)
+        step = self._view.step
         if self.table.signed_out:
             greyed = {name: "nobody is signed in" for name in step.actions}
             return NextStep(
@@ -785,7 +771,7 @@ class CroupierWindow(FirstPaintWindow):
             for ln in lines:
                 odds = "bonus game" if ln.pending else odds_text(ln.odds)
                 pays = "pending" if ln.pending else money(ln.payout)
-                tag = "approve" if ln.wager.id in self.approvals else ln.kind.value
+                tag: str = "approve" if ln.wager.id in self.approvals else ln.kind
                 rows.append(([player, ln.wager.bet.label, money(ln.wager.amount), odds, pays], tag))
                 subtotal += ln.payout + ln.wager.amount
             rows.append(([f"{player} total", "", "", "", money(subtotal)], "total"))

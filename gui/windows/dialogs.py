@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.view_model import money
+from engine.table.view import money
 
 
 class ReasonDialog(QDialog):

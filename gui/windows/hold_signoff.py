@@ -19,9 +19,9 @@ from PySide6.QtWidgets import (
 from engine.auth import User
 from engine.errors import DrrError
 from engine.table.holds import ACCEPT_SENSOR, ACKNOWLEDGE, MANUAL_RESULT, PERMISSION, VOID
+from engine.table.view import TableView
 from gui.floor.signoff import SignOffDialog
 from gui.table_model import TableModel
-from gui.view_model import TableView
 
 # The pit boss's remedies, in the order offered, with what each does.
 CHOICES = (

@@ -15,11 +15,13 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
+from engine.rng import Draw
+from engine.round import Phase
+from engine.table.view import HistoryEntry, PayLine, odds_number
 from engine.wheel_layout import colour
 from gui import theme
 from gui.screen_layout import keep_keys_away
 from gui.table_model import TableModel
-from gui.view_model import Draw, HistoryEntry, PayLine, Phase, odds_number
 from gui.widgets.phase_strip import PhaseStrip
 from gui.widgets.status import NUMBER_COLOURS
 from gui.windows.first_paint import FirstPaintWindow

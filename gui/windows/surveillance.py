@@ -54,7 +54,7 @@ from engine.floor.started import started_text
 from engine.floor.surveillance import (
     LAYOUT_ORDER,
     JournalTail,
-    TableView,
+    SurveillancePage,
     floor_tables,
     frequency,
     table_view,
@@ -116,7 +116,7 @@ class ScreenJob:
 class ScreenRead:
     job: ScreenJob
     tiles: dict[str, TileView] = field(default_factory=dict)
-    view: TableView | None = None
+    view: SurveillancePage | None = None
     software: str = ""
     read_ms: float = 0.0
     error: str | None = None
@@ -128,7 +128,7 @@ class AlertJob:
     since the last scan (their bias and repeats), and whether the floor's chain moved."""
 
     scan: list[str]
-    views: list[TableView]
+    views: list[SurveillancePage]
     floor: bool
 
 
@@ -153,7 +153,7 @@ class TablePage(QWidget):
         super().__init__()
         self.wheel_order = False
         self.direction = "both"
-        self.view: TableView | None = None
+        self.view: SurveillancePage | None = None
         self.frequency = FrequencyChart("Outcome frequency per number (gold: expected, band: 99%)")
         self.ring = WheelRing()
         self.zscores = ZScores()
@@ -214,7 +214,7 @@ class TablePage(QWidget):
         if self.view is not None:
             self.show_view(self.view)
 
-    def show_view(self, view: TableView) -> None:
+    def show_view(self, view: SurveillancePage) -> None:
         self.view = view
         s = view.stats
         n = s["spins"]
@@ -484,7 +484,7 @@ class SurveillanceWindow(QMainWindow):
         self.watch = StoreWatch(store, self)
         self.watch.changed.connect(self.on_store_changed)
         self.watch.failed.connect(self._store_failed)
-        self._to_check: dict[str, TableView] = {}  # pages read live, for the next alert scan
+        self._to_check: dict[str, SurveillancePage] = {}  # pages read live, for the next alert scan
         self.reader = LiveReader("screen", self._plan_screen, self._read_screen, self._show_screen, self)
         self.alert_reader = LiveReader(
             "alerts", self._plan_alerts, self._read_alerts, self._show_alerts, self
@@ -583,7 +583,7 @@ class SurveillanceWindow(QMainWindow):
 
     # --- refresh -------------------------------------------------------------------------
 
-    def view_of(self, table: str, window: win.SpinWindow | None = None) -> TableView:
+    def view_of(self, table: str, window: win.SpinWindow | None = None) -> SurveillancePage:
         with self._reading:
             tail = self.tails.setdefault(table, JournalTail(table))
             return table_view(
@@ -608,7 +608,7 @@ class SurveillanceWindow(QMainWindow):
             return
         self._show_page(view, software, started, 0.0)
 
-    def _show_page(self, view: TableView, software: str, started: float, read_ms: float) -> None:
+    def _show_page(self, view: SurveillancePage, software: str, started: float, read_ms: float) -> None:
         self.page.show_view(view)
         self.last_refresh_ms = read_ms + (time.perf_counter() - started) * 1000
         last = (view.last_time or "")[11:19]
@@ -657,7 +657,7 @@ class SurveillanceWindow(QMainWindow):
         for name, view in views.items():
             self.wall_tiles[name].show_view(view)
 
-    def scan_alerts(self, views: list[TableView] | None = None, only: list[str] | None = None) -> None:
+    def scan_alerts(self, views: list[SurveillancePage] | None = None, only: list[str] | None = None) -> None:
         """Scan the tables `only` names (those that moved), else every table (the silence check)."""
         tables = only if only is not None else self._all_tables()
         try:

@@ -292,3 +292,32 @@ def test_settle_round_takes_any_iterable_of_wagers() -> None:
     r = settle_round(iter(wagers), 26, EXAMPLE_DRAW, {}, RULES)  # type: ignore[arg-type]
     assert [s.wager.id for s in r.settlements] == ["a", "b"]
     assert (r.total_wagered, r.total_paid) == (Decimal(12), Decimal("608.00"))
+
+
+# --- a bonus outcome priced onto the result's settlement (engine.table.settlements) --------------
+
+
+@pytest.mark.parametrize("count", [7, 300])  # the Decimal path, and the int64 path from 256 wagers
+def test_bonus_outcomes_priced_onto_a_settlement_are_what_settle_round_pays(count: int) -> None:
+    from engine.settlement import BONUS_OUTCOME_MIN, with_bonus_outcomes
+
+    bets = [b for b in legal_bets() if 31 in b.numbers] + [outside_bet(BetKind.RED), ins(5)]
+    wagers = [
+        w(bets[i % len(bets)], str(Decimal(1 + i % 9) + Decimal("0.5") * (i % 2)), f"p{i % 3}", f"w{i}")
+        for i in range(count)
+    ]
+    players = {x.player for x in wagers if x.bet.inside and 31 in x.bet.numbers}
+    standing = settle_round(wagers, 31, EXAMPLE_DRAW, dict.fromkeys(players, BONUS_OUTCOME_MIN), RULES)
+    odds = {p: Fraction(130 + 7 * k) for k, p in enumerate(sorted(players))}
+    for known in ({next(iter(sorted(players))): odds[min(players)]}, odds):
+        stood = {**dict.fromkeys(players, BONUS_OUTCOME_MIN), **known}
+        priced = with_bonus_outcomes(standing, stood, RULES)
+        fresh = settle_round(wagers, 31, EXAMPLE_DRAW, stood, RULES)
+        assert priced == fresh and priced.settlements == fresh.settlements
+        # Written the same way: the journal's round.settled carries these strings.
+        assert priced.to_wire() == fresh.to_wire()
+        assert (str(priced.total_paid), str(priced.total_returned)) == (
+            str(fresh.total_paid),
+            str(fresh.total_returned),
+        )
+    assert with_bonus_outcomes(standing, {}, RULES) is standing

@@ -17,9 +17,11 @@ from pytestqt.qtbot import QtBot
 
 from engine.bets import inside_bet
 from engine.entry_types import EntryType as E
+from engine.round import Phase
+from engine.settlement import BONUS
+from engine.table.view import BonusStatus, BoxState, odds_number
 from gui import demo
 from gui.table_model import TableModel
-from gui.view_model import BonusStatus, BoxState, Phase, TimeoutPreset, WinKind, odds_number
 from gui.widgets.bonus_panel import BonusPanel
 from gui.windows.bonus_screen import BonusScreen
 from tests.gui.live import LiveTables, journaled, service_of
@@ -109,7 +111,7 @@ def test_a_panel_per_player_and_the_x_path(screen: Screen, tables: LiveTables, q
     assert "X in round 3" in panel.banner.text()
     assert all(b.state is not BoxState.HIDDEN for b in view.boxes)  # the unpicked boxes revealed
     line = next(ln for ln in table.snapshot().pay_lines if ln.wager.player == "Anna")
-    assert line.kind is WinKind.BONUS and not line.pending
+    assert line.kind == BONUS and not line.pending
     assert line.payout == Decimal(2) * Fraction(picks[0]).numerator / Fraction(picks[0]).denominator
     assert view.payout == line.payout and "pays" in panel.banner.text()
     # … and for which wager at which odds (a straight-up here: the multiplier "to 1").
@@ -172,11 +174,11 @@ def test_random_preset_set_before_the_game(
     panel = window.panels["Anna"]
     qtbot.mouseClick(panel.preset_random, Qt.MouseButton.LeftButton)
     tables.run()
-    assert panel.view is not None and panel.view.preset is TimeoutPreset.RANDOM
+    assert panel.view is not None and panel.view.preset == "random"
     start(qtbot, tables, panel)
-    table.bonus_set_preset("Anna", TimeoutPreset.CASH_OUT)  # too late once started
+    table.bonus_set_preset("Anna", "cash_out")  # too late once started
     tables.run()
-    assert panel.view is not None and panel.view.preset is TimeoutPreset.RANDOM
+    assert panel.view is not None and panel.view.preset == "random"
     for _ in range(2):
         click_box(qtbot, tables, panel, box_with(table, "Anna", x=False))
     clock.now += table.rules.bonus_timer_seconds + 1

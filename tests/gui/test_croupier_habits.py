@@ -18,12 +18,13 @@ from engine.bets import BetKind, inside_bet, outside_bet
 from engine.entry_types import EntryType as E
 from engine.floor.actions import change_settings
 from engine.journal_types import read
+from engine.round import Phase
 from engine.store.users import add_user
+from engine.table.view import BonusStatus
 from engine.table_events import DealerChanged
 from gui import demo
 from gui.screen_layout import plan
 from gui.table_model import TableModel
-from gui.view_model import BonusStatus, Phase
 from gui.windows.bonus_screen import BonusScreen
 from gui.windows.croupier import CroupierWindow
 from gui.windows.player_display import PlayerDisplay

@@ -16,10 +16,12 @@ from pytestqt.qtbot import QtBot
 
 from engine.bets import Bet, BetKind, inside_bet, outside_bet
 from engine.entry_types import EntryType as E
+from engine.round import Phase
 from engine.rules import default_rules_path
+from engine.table.view import odds_number
 from gui import cli, demo
 from gui.table_model import TableModel
-from gui.view_model import Phase, SensorHealth, odds_number
+from gui.widgets.status import SensorHealth
 from gui.windows.croupier import CroupierWindow
 from gui.windows.dialogs import ManualResultDialog
 from tests.gui.live import PIN, PIT_BOSS, LiveTables, entries, journaled, service_of
@@ -132,7 +134,7 @@ def test_a_whole_round_through_the_croupier_station(
     expected = settle_via_cli(tmp_path, table, capsys)
     shown = {ln.wager.id: str(ln.payout) for ln in window.pay_lines}
     assert shown == expected
-    assert {ln.kind.value for ln in window.pay_lines} >= {"lucky", "lose"}
+    assert {ln.kind for ln in window.pay_lines} >= {"lucky", "lose"}
     # The paying list: winners only, grouped by player, largest payout first, with totals.
     cells = [[window.paying.item(r, c).text() for c in range(5)] for r in range(window.paying.rowCount())]
     players_in_order = [row[0] for row in cells if not row[0].endswith("total")]

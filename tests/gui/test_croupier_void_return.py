@@ -9,7 +9,7 @@ from pytestqt.qtbot import QtBot
 
 from engine.auth import User
 from engine.bets import BetKind, inside_bet, outside_bet
-from gui.view_model import Phase
+from engine.round import Phase
 from gui.windows.croupier import RETURN_TITLE, CroupierWindow
 from tests.gui.live import LiveTables, service_of
 

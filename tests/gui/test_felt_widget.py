@@ -12,8 +12,9 @@ from pytestqt.qtbot import QtBot
 
 from engine.bets import Bet, BetKind, Wager, inside_bet, legal_bets, outside_bet
 from engine.rules import load_default_rules
+from engine.settlement import LOSE, LUCKY
+from engine.table.view import PayLine
 from gui import theme
-from gui.view_model import PayLine, WinKind
 from gui.widgets import felt_geometry as geo
 from gui.widgets.felt import FeltWidget
 from tests.gui.live import LiveTables
@@ -121,8 +122,8 @@ def test_result_highlights_the_number_and_marks_winning_wagers(felt: FeltWidget)
     felt.set_result(
         17,
         [
-            PayLine(straight, WinKind.LUCKY, Fraction(199), Decimal("398.00")),
-            PayLine(loser, WinKind.LOSE, Fraction(0), Decimal(0)),
+            PayLine(straight, LUCKY, Fraction(199), Decimal("398.00")),
+            PayLine(loser, LOSE, Fraction(0), Decimal(0)),
         ],
     )
     image = felt.grab().toImage()

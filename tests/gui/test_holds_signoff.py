@@ -18,10 +18,10 @@ from pytestqt.qtbot import QtBot
 from engine import wheel_events as ev
 from engine.bets import inside_bet
 from engine.entry_types import EntryType as E
+from engine.round import Phase
 from gui import demo
 from gui.floor.signoff import SignOffDialog
 from gui.table_model import TableModel
-from gui.view_model import Phase
 from gui.windows import croupier as croupier_module
 from gui.windows.croupier import NO_SPIN_REASONS, CroupierWindow
 from gui.windows.dialogs import ManualResultDialog, ReasonDialog

@@ -16,11 +16,11 @@ from engine.auth import User
 from engine.bets import BetKind, inside_bet, outside_bet
 from engine.errors import DrrError
 from engine.rng import SeededRng
+from engine.round import Phase
 from engine.store import open_store
 from engine.table.follower import READ_ONLY, JournalFollower
 from engine.table.service import TableService
 from gui.table_model import TableModel
-from gui.view_model import Phase
 from gui.windows.bonus_screen import BonusScreen
 from gui.windows.player_display import PlayerDisplay
 from tests.pg_schema import PG_URL, pg_schema_url

@@ -10,8 +10,9 @@ from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
 from engine.bets import inside_bet
+from engine.round import Phase
+from engine.table.view import HistoryEntry
 from gui import demo
-from gui.view_model import HistoryEntry, Phase
 from gui.windows.player_display import LAST_SHOWN, PlayerDisplay, colour_split, hot_and_cold
 from tests.gui.live import LiveTables
 

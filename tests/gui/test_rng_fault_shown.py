@@ -6,7 +6,7 @@ from __future__ import annotations
 from pytestqt.qtbot import QtBot
 
 from engine.entry_types import EntryType as E
-from gui.view_model import Phase
+from engine.round import Phase
 from gui.windows.croupier import CroupierWindow
 from tests.gui.live import LiveTables, entries, service_of
 from tests.rng.test_health import Stuck

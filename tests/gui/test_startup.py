@@ -14,12 +14,12 @@ from pytestqt.qtbot import QtBot
 from engine.auth import User
 from engine.bets import inside_bet
 from engine.rng import SeededRng
+from engine.round import Phase
 from engine.rules import load_default_rules
 from engine.store import open_store
 from engine.table.service import TableService
 from gui import cli
 from gui.table_model import TableModel
-from gui.view_model import Phase
 from gui.windows.croupier import CroupierWindow
 
 

@@ -16,12 +16,13 @@ from pytestqt.qtbot import QtBot
 from engine.auth import User
 from engine.bets import BetKind, inside_bet, outside_bet
 from engine.rng import SeededRng
+from engine.round import Phase
 from engine.store import Store, open_store
 from engine.table.changes import Changes
 from engine.table.service import TableService
+from engine.table.view import BonusStatus, TableView
 from gui.bench import _Counted
 from gui.table_model import TableModel
-from gui.view_model import BonusStatus, Phase, TableView
 from gui.windows.bonus_screen import BonusScreen
 from gui.windows.croupier import CroupierWindow
 

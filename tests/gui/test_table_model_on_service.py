@@ -16,10 +16,10 @@ from pytestqt.qtbot import QtBot
 from engine.auth import User
 from engine.bets import BetKind, inside_bet, outside_bet
 from engine.rng import SeededRng
+from engine.round import Phase
 from engine.store import Store, open_store
 from engine.table.service import TableService
 from gui.table_model import TableModel
-from gui.view_model import Phase
 from gui.windows.croupier import CroupierWindow
 
 CROUPIER = User("carol", "croupier")
@@ -33,11 +33,11 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 
 def start_station(
-    loop: asyncio.AbstractEventLoop, store: Store, qtbot: QtBot, authenticate: Any = None, history: Any = ()
+    loop: asyncio.AbstractEventLoop, store: Store, qtbot: QtBot, authenticate: Any = None
 ) -> tuple[TableModel, CroupierWindow]:
     service = TableService(store, "T1", rng=SeededRng(9), allow_seeded_rng=True, claim=False)
     loop.run_until_complete(service.start())
-    table = TableModel(service, CROUPIER, PLAYERS, authenticate=authenticate, history=history)
+    table = TableModel(service, CROUPIER, PLAYERS, authenticate=authenticate)
     table.refresh()
     window = CroupierWindow(table, PLAYERS)
     qtbot.addWidget(window)
@@ -228,8 +228,6 @@ def test_a_void_needs_a_pit_boss_sign_off(
 def test_the_history_strip_survives_a_restart(
     loop: asyncio.AbstractEventLoop, store: Store, qtbot: QtBot
 ) -> None:
-    from gui.table_model import journal_history
-
     table, window = start_station(loop, store, qtbot)
     for number in (7, 0):
         table.open_bets()
@@ -246,7 +244,7 @@ def test_the_history_strip_survives_a_restart(
     loop.run_until_complete(table.shutdown())
     window.close()
 
-    again, restored = start_station(loop, store, qtbot, history=journal_history(store, "T1"))
+    again, restored = start_station(loop, store, qtbot)  # the service reads the history from the store
     assert [(e.number, e.manual) for e in restored.history.shown] == [(0, True), (7, True)]
     loop.run_until_complete(again.shutdown())
 
@@ -255,7 +253,7 @@ def test_a_bonus_game_on_the_table_service(
     loop: asyncio.AbstractEventLoop, store: Store, qtbot: QtBot
 ) -> None:
     """Picks and the cash-out go to the service first; the panel shows what the journal says."""
-    from gui.view_model import BonusStatus
+    from engine.table.view import BonusStatus
     from gui.windows.bonus_screen import BonusScreen
 
     table, window = start_station(loop, store, qtbot)

@@ -13,8 +13,9 @@ from pytestqt.qtbot import QtBot
 from engine import wheel_events as ev
 from engine.bets import inside_bet
 from engine.entry_types import EntryType as E
+from engine.round import Phase
 from gui.app import WheelFeed
-from gui.view_model import Phase, SensorHealth
+from gui.widgets.status import SensorHealth
 from gui.windows.croupier import CroupierWindow
 from tests.gui.live import LiveTables, entries, journaled, now
 

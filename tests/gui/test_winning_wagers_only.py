@@ -12,8 +12,9 @@ from pytestqt.qtbot import QtBot
 from engine.auth import User
 from engine.bets import Bet, inside_bet
 from engine.floor.actions import change_settings
+from engine.round import Phase
+from engine.table.next_step import WINNING_ONLY_ENTER, WINNING_ONLY_OPEN
 from gui import demo
-from gui.view_model import WINNING_ONLY_ENTER, WINNING_ONLY_OPEN, Phase
 from gui.windows.croupier import CroupierWindow
 from tests.gui.live import LiveTables, entries, service_of
 

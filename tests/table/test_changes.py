@@ -59,10 +59,10 @@ async def test_wheel_result_then_confirm(store: Store) -> None:
     svc = make_service(store)
     await _closed(svc)
     arrived = changes_of(await svc.wheel_event({"type": "result", "game": None, "number": 17}))
-    assert arrived.result == ResultNotice(17, confirmed=False, source="wheel")
+    assert arrived.result == ResultNotice(17, confirmed=False, source="sensor")
     assert not arrived.phase and not arrived.pay_lines
     confirmed = changes_of(await svc.confirm_result(CROUPIER))
-    assert confirmed.result == ResultNotice(17, confirmed=True, source="wheel")
+    assert confirmed.result == ResultNotice(17, confirmed=True, source="sensor")
     assert confirmed.phase and confirmed.pay_lines and confirmed.approvals
     assert not confirmed.wagers and not confirmed.draw and not confirmed.history
 
@@ -145,8 +145,8 @@ async def test_rotor_names_nothing_a_round_screen_shows(store: Store) -> None:
 
 
 def test_notices_merge_and_everything_names_it_all() -> None:
-    a = Changes(wagers=True, result=ResultNotice(3, False, "wheel"))
-    b = Changes(phase=True, bonus=frozenset({"x"}), result=ResultNotice(3, True, "wheel"))
+    a = Changes(wagers=True, result=ResultNotice(3, False, "sensor"))
+    b = Changes(phase=True, bonus=frozenset({"x"}), result=ResultNotice(3, True, "sensor"))
     both = a | b
     assert both.wagers and both.phase and both.bonus == {"x"} and both.result == b.result
     assert EVERYTHING.everything and EVERYTHING.shown and EVERYTHING.phase and EVERYTHING.history
