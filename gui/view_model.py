@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from engine.bets import Wager
+from engine.exact import money
 from engine.table.limits import LimitsInForce
 from engine.table.spin import IDLE_SPIN, WheelPhase
 
@@ -310,11 +311,6 @@ def _side_actions(view: TableView) -> dict[str, str]:
 # --- formatting shared by every screen -----------------------------------------------------------
 
 _CENT = Decimal("0.01")
-
-
-def money(amount: Decimal) -> str:
-    """An amount with thousands separators and two decimals, never rounded up."""
-    return f"{amount.quantize(_CENT, rounding=ROUND_DOWN):,}"
 
 
 def odds_number(x: Fraction) -> str:
