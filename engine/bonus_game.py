@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
 from engine.entry_types import EntryType
 from engine.errors import IllegalTransition
-from engine.exact import parse_odds, parse_whole
+from engine.exact import format_odds, parse_odds, parse_whole
 from engine.rng import Rng, shuffle, weighted_choice
 from engine.rules import (
     BONUS_ROUNDS,
@@ -46,7 +46,6 @@ from engine.rules import (
     CASH_OUT_FROM_ROUND,
     MULTIPLIER_BOXES,
     RANDOM_PICK_ROUNDS,
-    format_odds,
 )
 
 if TYPE_CHECKING:

@@ -74,7 +74,8 @@ def write_pack(
     progress: ProgressFn | None = None,
 ) -> Pack:
     """Write the whole pack for the Rules Submission at `rules_file` with `draws` Lucky/Bonus draws."""
-    from engine.cli.math_cmd import load_rules_or_refuse, par_sheet_text
+    from engine.math.report import par_sheet_text
+    from engine.math.rules_gate import load_rules_or_refuse
     from engine.math.wager_math import game_math
     from engine.rng_battery import MIN_DRAWS, battery_from_files
     from engine.rng_collect import collect_bonus_games, collect_draws, collect_raw

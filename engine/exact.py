@@ -1,4 +1,7 @@
-"""Strict readers of exact numbers from JSON (journal records and the `drr settle` contract).
+"""Exact numbers read and written: strict readers from JSON, and the one spelling of odds and money.
+
+`format_odds` writes exact odds as the journal and the JSON contracts spell them ("199", "199/2");
+`money` writes an amount for people (thousands separators, two decimals, never rounded up).
 
 `Fraction("1e999999999")` and `int(17.9)` are both accepted by Python: the first spends
 minutes building a billion-digit integer, the second silently drops a fraction. Records
@@ -8,11 +11,13 @@ read here take only plain digits, so a damaged or hand-edited record is refused 
 from __future__ import annotations
 
 import re
+from decimal import ROUND_DOWN, Decimal
 from fractions import Fraction
 from typing import Any
 
 _ODDS_TEXT = re.compile(r"[0-9]{1,12}(\.[0-9]{1,12})?(/[0-9]{1,12})?")
 _WHOLE_TEXT = re.compile(r"-?[0-9]{1,12}")
+_CENT = Decimal("0.01")
 
 
 def parse_odds(value: Any) -> Fraction:
@@ -36,3 +41,13 @@ def parse_whole(value: Any) -> int:
     if isinstance(value, str) and _WHOLE_TEXT.fullmatch(value.strip()):
         return int(value.strip())
     raise ValueError(f"{value!r} is not a whole number")
+
+
+def format_odds(x: Fraction) -> str:
+    """Exact odds as used in the journal and the JSON contracts: "199" or "199/2"."""
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+def money(amount: Decimal) -> str:
+    """An amount with thousands separators and two decimals, never rounded up ("1,234.50")."""
+    return f"{amount.quantize(_CENT, rounding=ROUND_DOWN):,}"

@@ -30,7 +30,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from engine.errors import DrrError
-from engine.exact import parse_odds, parse_whole
+from engine.exact import format_odds, parse_odds, parse_whole
 
 if TYPE_CHECKING:
     from engine.rules import RulesSubmission
@@ -131,10 +131,6 @@ def shuffle(rng: Rng, items: MutableSequence[T]) -> None:
         items[i], items[j] = items[j], items[i]
 
 
-def _odds_str(x: Fraction) -> str:
-    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
-
-
 @dataclass(frozen=True, eq=True)
 class Draw:
     """The Lucky Numbers (each with its straight-up "X to 1") and the Bonus Number of one round.
@@ -179,7 +175,7 @@ class Draw:
         """JSON-able journal record: what was drawn, in draw order, and the inputs' identity."""
         return {
             "type": "draw",
-            "lucky": {str(n): _odds_str(self.lucky[n]) for n in self.lucky_order},
+            "lucky": {str(n): format_odds(self.lucky[n]) for n in self.lucky_order},
             "bonus_number": self.bonus_number,
             "lucky_count": len(self.lucky),
             "rules_sha256": self.rules_sha256,

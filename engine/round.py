@@ -45,9 +45,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 from engine.bets import WIRE_WAGER_KEYS, Bet, Wager, check_amount, inside_bet, wager_from_wire
 from engine.entry_types import EntryType
 from engine.errors import DrrError, IllegalTransition, IllegalWager
-from engine.exact import parse_odds, parse_whole
+from engine.exact import format_odds, parse_odds, parse_whole
 from engine.rng import Draw, Rng, draw_lucky_and_bonus
-from engine.rules import format_odds
 from engine.settlement import (
     BONUS,
     RoundSettlement,

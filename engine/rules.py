@@ -113,72 +113,15 @@ class Violation:
 def load_rules(path: str | Path) -> RulesSubmission:
     """Read and validate a Rules Submission file; RulesError lists every violation.
 
-    Structural only, like `parse_rules`: the return-to-player refusal (`math_check`) is
-    `check_rules_file`'s, the gate of `drr rules check`, `drr math`, `drr simulate` and `drr rng`
-    (a worked example with a return over 100% must still load for its settlement tests)."""
+    Structural only, like `parse_rules`: the return-to-player refusal (engine.math.rules_gate's
+    `math_check`) is `check_rules_file`'s, the gate of `drr rules check`, `drr math`, `drr simulate`
+    and `drr rng` (a worked example with a return over 100% must still load for its settlement tests)."""
     p = Path(path)
     try:
         raw = p.read_bytes()
     except OSError as exc:
         raise RulesError(f"{p}: cannot read the Rules Submission: {exc.strerror or exc}") from None
     return parse_rules(raw, source=str(p))
-
-
-_MATH_CACHE: dict[str, tuple[list[Violation], list[str]]] = {}
-
-
-def math_check(rules: RulesSubmission) -> tuple[list[Violation], list[str]]:
-    """(refusals, warnings) from the exact game math (engine.math): a wager kind returning 100%
-    or more under any bonus strategy is refused; one outside [math] rtp_min..rtp_max is warned of.
-    Cached by the Rules Submission's sha256 (the math takes about half a second)."""
-    cached = _MATH_CACHE.get(rules.sha256)
-    if cached is not None and rules.sha256:
-        return cached
-    from engine.math.bonus_value import STRATEGIES
-    from engine.math.report import STRATEGY_TITLES
-    from engine.math.wager_math import KIND_TITLES, game_math, percent
-
-    m = game_math(rules)
-    refusals: list[Violation] = []
-    warnings: list[str] = []
-    band = f"{percent(rules.rtp_min, 2)}% to {percent(rules.rtp_max, 2)}%"
-    for kind, w in m.wagers.items():
-        key = f"payouts.{KIND[w.bet.kind].payout_key}"
-        worst = max(STRATEGIES, key=lambda s: w.rtp[s])
-        best = min(STRATEGIES, key=lambda s: w.rtp[s])
-        if w.rtp[worst] >= 1:
-            refusals.append(
-                Violation(
-                    key,
-                    RTP_CLAUSE,
-                    f"{KIND_TITLES[kind]} returns {percent(w.rtp[worst], 4)}% to the player with bonus "
-                    f"games played {STRATEGY_TITLES[worst]}: 100% or more, the house would lose",
-                )
-            )
-        elif w.rtp[worst] > rules.rtp_max or w.rtp[best] < rules.rtp_min:
-            low, high = percent(w.rtp[best], 4), percent(w.rtp[worst], 4)
-            warnings.append(
-                f"{key}: warning: {KIND_TITLES[kind]} returns {low}% to {high}% across bonus strategies, "
-                f"outside the expected {band} (math.rtp_min / math.rtp_max)"
-            )
-    result = (refusals, warnings)
-    if rules.sha256:
-        if len(_MATH_CACHE) > 64:
-            _MATH_CACHE.clear()
-        _MATH_CACHE[rules.sha256] = result
-    return result
-
-
-def refuse_bad_math(rules: RulesSubmission, source: str = "<rules>") -> RulesSubmission:
-    """`rules` itself, or RulesError when `math_check` refuses it (return to player >= 100%)."""
-    refusals, _ = math_check(rules)
-    if refusals:
-        lines = [str(v) for v in refusals]
-        raise RulesError(
-            f"{source}: {len(lines)} violation(s) of the house advantage:\n  " + "\n  ".join(lines),
-            violations=lines,
-        )
-    return rules
 
 
 def default_rules_path() -> Path:
@@ -208,15 +151,6 @@ def parse_rules(raw: bytes, source: str = "<rules>") -> RulesSubmission:
             f"{source}: {len(lines)} violation(s) of § 617b.12:\n  " + "\n  ".join(lines), violations=lines
         )
     return rules
-
-
-def check_rules_file(path: str | Path) -> tuple[RulesSubmission | None, list[str]]:
-    """(rules, []) when valid and returning under 100% (`math_check`), (None, messages)
-    otherwise: never raises for a bad file."""
-    try:
-        return refuse_bad_math(load_rules(path), source=str(path)), []
-    except RulesError as exc:
-        return None, exc.violations or [exc.message]
 
 
 # --- validation -----------------------------------------------------------------------------
@@ -516,8 +450,3 @@ def _fmt(x: Fraction) -> str:
     if x.denominator == 1:
         return str(x.numerator)
     return f"{float(x):.4f}".rstrip("0").rstrip(".")
-
-
-def format_odds(x: Fraction) -> str:
-    """Exact odds as used in the JSON contracts: "199" or "199/2"."""
-    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"

@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from engine.bets import KEY_INDEX_BITS, KEY_MAX_UNITS, KEY_PLACES, KEY_PLACES_BITS, legal_bets
 from engine.errors import BonusOutcomeMissing, DrrError
+from engine.exact import format_odds
 from engine.rng import Draw
 
 if TYPE_CHECKING:
@@ -95,11 +96,10 @@ class Settlement(NamedTuple):
 
     def to_wire(self) -> dict[str, Any]:
         """The `drr settle` form: id, kind, exact odds ("199/2") and payout."""
-        odds = self.odds
         return {
             "id": self.wager.id,
             "kind": self.kind,
-            "odds": str(odds.numerator) if odds.denominator == 1 else f"{odds.numerator}/{odds.denominator}",
+            "odds": format_odds(self.odds),
             "payout": str(self.payout),
         }
 
@@ -163,14 +163,11 @@ class RoundSettlement:
         q = self.money_quantum
         wire = []
         for w, o in zip(self.wagers, self.outcomes, strict=True):
-            odds = o.odds
             wire.append(
                 {
                     "id": w.id,
                     "kind": o.kind,
-                    "odds": str(odds.numerator)
-                    if odds.denominator == 1
-                    else f"{odds.numerator}/{odds.denominator}",
+                    "odds": format_odds(o.odds),
                     "payout": str(_quantize(o.payout, q)),
                 }
             )

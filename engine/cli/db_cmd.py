@@ -123,11 +123,11 @@ def _floor_database(store: object) -> None:
 
 def run_enroll(args: argparse.Namespace) -> int:
     from engine.cli.store_args import open_from_args
-    from engine.store import floor_sign, keys
+    from engine.store import floor_keying, keys
 
     with open_from_args(args) as store:
         _floor_database(store)
-        done = floor_sign.enroll(store, args.host, args.key.strip().lower(), by=args.user)
+        done = floor_keying.enroll(store, args.host, args.key.strip().lower(), by=args.user)
     fp = keys.fingerprint(args.key.strip().lower())
     if done:
         print(f"writer key {fp} of host {args.host} enrolled on the floor chain (signed by the root key)")
@@ -164,10 +164,10 @@ def run_upgrade(args: argparse.Namespace) -> int:
             if made:
                 fp = keys.fingerprint(key.public)
                 print(f"table {args.only_table}: signing key {fp} created at {key.path}")
-        if not store.is_sqlite:  # the floor chain's root key (engine.store.floor_sign)
-            from engine.store import floor_sign
+        if not store.is_sqlite:  # the floor chain's root key (engine.store.floor_keying)
+            from engine.store import floor_keying
 
-            named, root, made = floor_sign.ensure_root(store)
+            named, root, made = floor_keying.ensure_root(store)
             fp = keys.fingerprint(named)
             if made and root is not None:
                 print(f"floor chain: root key {fp} created at {root.path} (journaled as chain.keyed)")

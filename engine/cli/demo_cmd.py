@@ -48,8 +48,8 @@ async def _round(service: TableService, out: TextIO) -> None:
 
     from engine.auth import User
     from engine.bets import BetKind, inside_bet, outside_bet
+    from engine.exact import format_odds
     from engine.rng import SystemRng
-    from engine.rules import format_odds
 
     croupier, pit_boss = User("demo", "croupier"), User("demo-pitboss", "pitboss")
     choices = SystemRng()  # the players' and the demo wheel's choices; the draw is the service's

@@ -20,7 +20,6 @@ from engine.errors import DrrError
 
 if TYPE_CHECKING:
     from engine.math.wager_math import GameMath
-    from engine.rules import RulesSubmission
 
 # (markdown text, path) -> path: registered by gui/par_pdf.py when the GUI package is there.
 PDF_WRITERS: list[Callable[[str, Path], Path]] = []
@@ -46,36 +45,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     mark_settings_options(p, "rules")
 
 
-def load_rules_or_refuse(path: str | None) -> RulesSubmission:
-    """The Rules Submission at `path` (default: shipped), or RulesError with `drr rules check`'s lines."""
-    from engine.errors import RulesError
-    from engine.rules import check_rules_file, default_rules_path
-
-    file = path or str(default_rules_path())
-    rules, problems = check_rules_file(file)
-    if rules is None:
-        message = f"{file}: {len(problems)} problem(s); the Rules Submission is NOT valid:\n  " + "\n  ".join(
-            problems
-        )
-        raise RulesError(message, violations=problems)
-    return rules
-
-
 def check_report_path(path: Path) -> None:
     if path.suffix.lower() not in REPORT_SUFFIXES:
         raise DrrError(f"--report: {path} must end in .pdf or .md", exit_code=2)
     if not path.parent.is_dir():
         raise DrrError(f"--report: the folder {path.parent} does not exist", exit_code=2)
-
-
-def par_sheet_text(m: GameMath, rules_file: str | None) -> str:
-    """The PAR sheet of `m` (Markdown): the Rules Submission named as given, the running program's digest."""
-    from engine.math.report import par_sheet
-    from engine.rules import default_rules_path
-    from engine.software_id import running_digest
-
-    source = rules_file or str(default_rules_path())
-    return par_sheet(m, source=source, rules_sha256=m.rules.sha256, software_digest=running_digest())
 
 
 def write_report(path: Path, text: str) -> Path:
@@ -90,7 +64,9 @@ def write_report(path: Path, text: str) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.math.report import markdown, to_json
+    # The math is imported by the handler only: `drr` imports every command module at start-up.
+    from engine.math.report import markdown, par_sheet_text, to_json
+    from engine.math.rules_gate import load_rules_or_refuse
     from engine.math.wager_math import game_math
 
     if args.report is not None:

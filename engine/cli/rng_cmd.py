@@ -83,8 +83,8 @@ def progress_bar(description: str) -> Iterator[Callable[[int, int], None] | None
 
 
 def run_collect(args: argparse.Namespace) -> int:
-    from engine.cli.math_cmd import load_rules_or_refuse
     from engine.cli.simulate_cmd import whole_number
+    from engine.math.rules_gate import load_rules_or_refuse
     from engine.rng_collect import collect_bonus_games, collect_draws, collect_raw
 
     if args.out is None:
@@ -120,8 +120,8 @@ DEFAULT_TEST_DRAWS = 200_000
 def run_test(args: argparse.Namespace) -> int:
     import json
 
-    from engine.cli.math_cmd import load_rules_or_refuse
     from engine.cli.simulate_cmd import whole_number
+    from engine.math.rules_gate import load_rules_or_refuse
     from engine.rng_battery import run_battery
 
     draws = DEFAULT_TEST_DRAWS if args.draws is None else whole_number(args.draws, "--draws", 100, MAX_COUNT)

@@ -11,12 +11,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from fractions import Fraction
-
-    from engine.rules import RulesSubmission
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -31,7 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from engine.rules import check_rules_file
+    # The handlers import the engine themselves: `drr` imports every command module at start-up.
+    from engine.math.rules_gate import check_rules_file, math_check
+    from engine.rules_text import summary
 
     rules, problems = check_rules_file(args.file)
     if rules is None:
@@ -39,8 +35,6 @@ def run_check(args: argparse.Namespace) -> int:
         for line in problems:
             print(f"  {line}", file=sys.stderr)
         return 1
-    from engine.rules import math_check
-
     print(f"{args.file}: valid Rules Submission (schema 1, § 617b.12)")
     print(summary(rules))
     # Valid, but a return to player outside the file's [math] band deserves a second look.
@@ -51,6 +45,7 @@ def run_check(args: argparse.Namespace) -> int:
 
 def run_show(args: argparse.Namespace) -> int:
     from engine.rules import default_rules_path, load_rules
+    from engine.rules_text import paytable, summary
 
     path = args.file or default_rules_path()
     rules = load_rules(path)  # a bad file is refused before anything is printed
@@ -59,67 +54,3 @@ def run_show(args: argparse.Namespace) -> int:
     print()
     print(paytable(rules))
     return 0
-
-
-def _odds(x: Fraction) -> str:
-    if x.denominator == 1:
-        return f"{x.numerator:,}"
-    # The decimal is for reading only; the exact fraction comes first.
-    shown = f"{float(x):,.4f}".rstrip("0").rstrip(".")
-    return f"{x.numerator:,}/{x.denominator} ({shown})"
-
-
-def _weights(table: dict[Fraction, int] | dict[int, int]) -> str:
-    total = sum(table.values())
-    return ", ".join(f"{k} ({w}/{total})" for k, w in table.items())
-
-
-def summary(rules: RulesSubmission) -> str:
-    """A few lines saying what the Rules Submission offers."""
-    lines = [
-        f"  name            {rules.name}",
-        f"  sha256          {rules.sha256}",
-        f"  wagers          unit {rules.unit}, payouts rounded down to {rules.rounding}; "
-        f"trios {'on' if rules.trios else 'off'}, first four {'on' if rules.first_four else 'off'}",
-        f"  Lucky Numbers   how many (weight): {_weights(dict(rules.lucky_counts))}",
-        f"  Lucky odds      X to 1 (weight): {_weights(dict(rules.lucky_odds))}",
-        f"  bonus game      six rounds, {rules.bonus_timer_seconds} s per pick, largest outcome "
-        f"{_odds(rules.max_bonus)} to 1",
-    ]
-    for i, table in enumerate(rules.bonus_rounds, start=1):
-        lines.append(f"    round {i}       {_weights(dict(table))}")
-    limits = rules.limits
-    parts = [
-        f"{name} {value}"
-        for name, value in (
-            ("minimum", limits.minimum),
-            ("max inside", limits.maximum_inside),
-            ("max outside", limits.maximum_outside),
-            ("max per player", limits.maximum_per_player),
-        )
-        if value is not None
-    ]
-    lines.append(f"  limits          {', '.join(parts) if parts else 'none'}")
-    return "\n".join(lines)
-
-
-def paytable(rules: RulesSubmission) -> str:
-    """Base, Lucky and bonus odds ("to 1") of every bet, as a fixed-width table."""
-    from fractions import Fraction
-
-    from engine.bets import PAYOUT_LINES
-
-    low_x, high_x = min(rules.lucky_odds), max(rules.lucky_odds)
-    low_b, high_b = min(rules.bonus_rounds[0]), rules.max_bonus
-    rows = [("bet", "base", "Lucky", "Bonus")]
-    for line in PAYOUT_LINES:  # engine.bets' table of bet kinds
-        n, base = line.size, _odds(rules.base_odds[line.key])
-        if line.inside:
-            lucky = f"{_odds(low_x / n)} - {_odds(high_x / n)}"
-            rows.append((line.label, base, lucky, f"{_odds(Fraction(low_b) / n)} - {_odds(high_b / n)}"))
-        else:
-            rows.append((line.label, base, "-", "-"))
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    return "\n".join(
-        "  " + "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(r)).rstrip() for r in rows
-    )

@@ -135,9 +135,10 @@ def parse_round(doc: Any, rules: RulesSubmission) -> tuple[Draw, int, dict[str, 
     from engine.bets import wager_from_wire
     from engine.bonus_game import reachable_outcomes
     from engine.errors import DrrError, IllegalWager
+    from engine.exact import format_odds
     from engine.rng import Draw
     from engine.round import RoundOpened, RoundState, WagerPlaced, apply
-    from engine.rules import LUCKY_COUNTS_ALLOWED, LUCKY_ODDS_MAX, LUCKY_ODDS_MIN, format_odds
+    from engine.rules import LUCKY_COUNTS_ALLOWED, LUCKY_ODDS_MAX, LUCKY_ODDS_MIN
     from engine.settlement import check_bonus_outcome
 
     if not isinstance(doc, Mapping):

@@ -72,8 +72,8 @@ def run(args: argparse.Namespace) -> int:
 
     import numpy as np
 
-    from engine.cli.math_cmd import load_rules_or_refuse
     from engine.math.bonus_value import Strategy
+    from engine.math.rules_gate import load_rules_or_refuse
     from engine.math.simulate import simulate
 
     rules = load_rules_or_refuse(args.rules)

@@ -36,8 +36,10 @@ from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.floor_events import ActionRefused
 from engine.journal_types import parse, spellings, write
+from engine.math.rules_gate import refuse_bad_math
 from engine.round import ResultCorrected
-from engine.rules import RulesSubmission, parse_rules, refuse_bad_math
+from engine.rules import RulesSubmission, parse_rules
+from engine.rules_text import paytable, summary
 from engine.store import schema
 from engine.store.db import Store
 from engine.store.forwarded import journal_action
@@ -320,8 +322,6 @@ def math_report(rules: RulesSubmission) -> str:
 
 def rules_summary(rules: RulesSubmission) -> str:
     """`drr rules show`'s summary and pay table (what there is when the math report is missing)."""
-    from engine.cli.rules_cmd import paytable, summary
-
     return "\n".join(
         [
             summary(rules),

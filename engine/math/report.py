@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from engine.exact import format_odds
 from engine.math.bonus_value import STRATEGIES, Strategy
 from engine.math.wager_math import KIND_TITLES, POCKETS, GameMath, WagerStats, percent, sqrt_decimal
-from engine.rules import LIMIT_KEYS, MULTIPLIER_BOXES, RulesSubmission, format_odds
+from engine.rules import LIMIT_KEYS, MULTIPLIER_BOXES, RulesSubmission, default_rules_path
+from engine.software_id import running_digest
 
 STDEV_PLACES = 12
 
@@ -548,3 +550,10 @@ def par_sheet(m: GameMath, *, source: str, rules_sha256: str, software_digest: s
         lines.append(f"- **{it.topic}** ({it.clause}): {it.text} Implemented in {where}.")
     lines.append("")
     return "\n".join(lines)
+
+
+def par_sheet_text(m: GameMath, rules_file: str | None) -> str:
+    """The PAR sheet of `m` (Markdown): the Rules Submission named as given, the running program's digest
+    (`drr math --report` and `drr certify`)."""
+    source = rules_file or str(default_rules_path())
+    return par_sheet(m, source=source, rules_sha256=m.rules.sha256, software_digest=running_digest())

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from engine.exact import format_odds
 from engine.math.bonus_value import BonusAnalysis, Strategy
 from engine.math.wager_math import game_math, representative_bets
 from engine.rules import BONUS_ROUNDS, BOXES_PER_ROUND, CASH_OUT_FROM_ROUND, MULTIPLIER_BOXES, RulesSubmission
@@ -292,16 +293,12 @@ class SimulationResult:
                     "hit_frequency": dec(e.hit_frequency),
                     "p_lucky": dec(e.p_lucky),
                     "p_bonus": dec(e.p_bonus),
-                    "exact_rtp": None if e.exact_rtp is None else _frac(e.exact_rtp),
+                    "exact_rtp": None if e.exact_rtp is None else format_odds(e.exact_rtp),
                     "exact_inside_ci99": e.exact_inside_ci99,
                 }
                 for kind, e in self.kinds.items()
             },
         }
-
-
-def _frac(x: Fraction) -> str:
-    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
 
 @dataclass(frozen=True)

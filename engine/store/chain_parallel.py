@@ -25,7 +25,11 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.store.chain_scan import Problem, Scan
+import sqlalchemy as sa
+
+from engine.store import keys
+from engine.store.chain_scan import Problem, Scan, scan
+from engine.store.entry_check import entry_problem, key_change
 
 PARALLEL_MIN = 250_000  # entries: below this, starting a worker costs more than it saves
 PART_MIN = 100_000  # entries of a part at least: below, a part's start (query, result) weighs
@@ -89,9 +93,6 @@ def scan_part(
 ) -> Half:
     """Scan one part through `dbapi` (a DBAPI connection in a read transaction); `checkpoints` are
     the part's (`of_part`)."""
-    from engine.store.chain_scan import scan
-    from engine.store.verify import _key_change, entry_problem
-
     state = Scan(
         table=table,
         expected=part.start + 1,
@@ -111,7 +112,7 @@ def scan_part(
         checkpoints=mine,
         pinned=pinned,
         want=want,
-        key_change=_key_change,
+        key_change=key_change,
         mac_key_of=mac_key_of,
         signature_holds=signature_holds,
         entry_problem=entry_problem,
@@ -156,10 +157,6 @@ def scan_in_worker(
     want: set[int],
 ) -> Half:
     """In a worker: scan `part` of `table` through its own connection (the module docstring)."""
-    import sqlalchemy as sa
-
-    from engine.store import keys
-
     key_file = keys.load(where, table)
     engine = _WORKER_ENGINES.get(url)
     if engine is None:

@@ -1,9 +1,10 @@
-"""Opening a store: URL resolution, SQLite pragmas, migrations on open, owner locks, clear errors.
+"""Opening a store: URL resolution, SQLite pragmas, migrations on open, owner locks, its journal.
 
 `open_store(url, table=…)` accepts `sqlite:///PATH`, a bare file path, `postgresql+psycopg://…`
 (`postgresql://` and `postgres://` are read as psycopg 3) or nothing (the table's SQLite file in the
-platform's user data directory). Every database failure that reaches a person is translated to a
-one-line `DrrError` (`translate_errors`): locked file, full disk, corrupt file, unreachable server.
+platform's user data directory). A `Store` is the database under it (engine.store.database: its
+transactions and one-line errors) with its journal (`Store.journal`, engine.store.journal) and this
+process's owner claims; this module sits above both, and above the migrations it runs on open.
 """
 
 from __future__ import annotations
@@ -11,16 +12,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import socket
 import sqlite3
 import sys
-import threading
 import zlib
-from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import event, exc
@@ -29,70 +27,40 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from engine.errors import DrrError
 from engine.store import schema
 from engine.store.canonical import now_text
+from engine.store.database import (
+    BUSY_TIMEOUT_MS,
+    CHANNEL,
+    Database,
+    check_table_id,
+    exec_fast,
+    notify_head,
+    redact,
+    translate_errors,
+)
+from engine.store.journal import Journal
+from engine.store.migrate import ensure_current
 
-if TYPE_CHECKING:  # the type only: the database layer does not import the journal above it
-    from engine.store.journal import Journal
+# The database layer's names (engine.store.database) are also taken from here, where they were first.
+__all__ = [
+    "APP_NAME",
+    "CHANNEL",
+    "DEFAULT_TABLE",
+    "Database",
+    "OwnerClaim",
+    "Store",
+    "check_table_id",
+    "default_db_path",
+    "exec_fast",
+    "make_url",
+    "notify_head",
+    "open_store",
+    "redact",
+    "resolve_url",
+    "translate_errors",
+]
 
 APP_NAME = "diamond-rush-roulette"
-# PostgreSQL NOTIFY channel: "<schema>:<table>:<seq>" when a chain's head moves (`notify_head`). The
-# channel is database-wide, so the payload names the schema: a station on one floor store (a schema)
-# never wakes for another's tables in the same database.
-CHANNEL = "drr_journal"
-
-
-def notify_head(conn: Connection, table: str, seq: int, channel: str = CHANNEL) -> None:
-    """NOTIFY (delivered at commit) that `table`'s chain reached `seq`, in this connection's schema."""
-    conn.execute(
-        sa.text("SELECT pg_notify(:ch, current_schema() || ':' || :msg)"),
-        {"ch": channel, "msg": f"{table}:{seq}"},
-    )
-
-
-_COMPILED: dict[tuple[str, Hashable], Any] = {}
-
-
-def exec_fast(conn: Connection, key: Hashable, statement: Any, values: dict[str, Any]) -> Any:
-    """Execute `statement` (bound by name from `values`) compiled once per dialect under `key`: the
-    append path and its projections run a few such statements per entry, hundreds of times a second,
-    and SQLAlchemy's per-call statement building and caching cost several times the SQL itself.
-
-    On SQLite the statement goes straight to the driver's cursor (inside the same transaction; no
-    type processing: a Boolean comes back as 0/1); the result offers `fetchone()`, `fetchall()` and
-    `rowcount` either way. A statement built per call must not be passed here: `key` names it.
-    """
-    compiled = _COMPILED.get((conn.dialect.name, key))
-    if compiled is None:
-        compiled = _COMPILED[(conn.dialect.name, key)] = statement.compile(dialect=conn.dialect)
-    if compiled.positional:
-        params = tuple(values[k] for k in compiled.positiontup)
-        if conn.dialect.name == "sqlite":
-            cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-            cursor.execute(compiled.string, params)
-            return cursor
-        return conn.exec_driver_sql(compiled.string, params)
-    return conn.exec_driver_sql(compiled.string, values)
-
-
-# `Store.journal` is the journal layer's `Journal`, registered by engine.store.journal when it is
-# imported (engine/store/__init__.py imports it): the database layer sits below the journal.
-_journal_factory: Callable[[Store], Journal] | None = None
-
-
-def register_journal(factory: Callable[[Store], Journal]) -> None:
-    """Called by engine.store.journal: what `Store.journal` returns."""
-    global _journal_factory
-    _journal_factory = factory
-
-
 DEFAULT_TABLE = "1"
-BUSY_TIMEOUT_MS = 5000
-_TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-
-
-def check_table_id(table: str) -> str:
-    if not _TABLE_ID.match(table):
-        raise DrrError(f"bad table id {table!r}: use 1-64 letters, digits, '.', '_' or '-'")
-    return table
 
 
 def default_db_path(table: str = DEFAULT_TABLE) -> Path:
@@ -115,38 +83,6 @@ def resolve_url(url: str | None, table: str = DEFAULT_TABLE) -> str:
     raise DrrError(
         f"unknown --db scheme {scheme!r} in {redact(url)}: use sqlite:///PATH, a file path or postgresql://…"
     )
-
-
-def redact(url: str) -> str:
-    """The URL with any password hidden, for messages."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except exc.ArgumentError:
-        return url
-
-
-def _describe(error: BaseException) -> str:
-    orig = getattr(error, "orig", None) or error
-    return str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
-
-
-def database_error(error: BaseException, where: str) -> DrrError:
-    """A person-readable DrrError for a driver failure on the store `where`."""
-    text = _describe(error)
-    low = text.lower()
-    if "database is locked" in low or "database table is locked" in low:
-        return DrrError(
-            f"{where} is locked by another process (waited {BUSY_TIMEOUT_MS / 1000:g} s); nothing written"
-        )
-    if "disk is full" in low or "no space left" in low:
-        return DrrError(f"the disk holding {where} is full; nothing was written, the journal is intact")
-    if "not a database" in low or "malformed" in low or "corrupt" in low:
-        return DrrError(f"{where} is not a readable store (corrupt or not a SQLite file): {text}")
-    if "unable to open database" in low or "readonly" in low or "read-only" in low:
-        return DrrError(f"cannot open {where} for writing: {text}")
-    if "connection" in low or "could not" in low or "timeout" in low or "server" in low:
-        return DrrError(f"cannot reach the database {where}: {text}")
-    return DrrError(f"database error on {where}: {text}")
 
 
 @dataclass
@@ -224,57 +160,14 @@ def _owner_text(owner: dict[str, Any] | None) -> str:
 
 
 @dataclass
-class Store:
-    """An open store: one SQLAlchemy engine plus what it needs to write safely and speak clearly."""
+class Store(Database):
+    """An open store: its database (engine.store.database), its journal and this process's owner claims."""
 
-    engine: Engine
-    url: str
-    path: Path | None
     claims: list[OwnerClaim] = field(default_factory=list)
-    upgraded_from: str | None = None  # the schema revision found when open_store had to migrate
-    _writer: Connection | None = None
-    _writer_lock: threading.RLock = field(default_factory=threading.RLock)
-
-    @property
-    def is_sqlite(self) -> bool:
-        return self.engine.dialect.name == "sqlite"
-
-    @property
-    def where(self) -> str:
-        return str(self.path) if self.path is not None else redact(self.url)
-
-    @contextlib.contextmanager
-    def begin(self) -> Iterator[Connection]:
-        """A write transaction (SQLite: BEGIN IMMEDIATE, so writers queue instead of deadlocking).
-
-        On SQLite one connection is kept for writing (a process has one writer at a time anyway), which
-        spares the pool's check-out and reset on every journal append.
-        """
-        if not self.is_sqlite:
-            with translate_errors(self.where), self.engine.begin() as conn:
-                yield conn
-            return
-        with self._writer_lock, translate_errors(self.where):
-            if self._writer is None or self._writer.closed or self._writer.invalidated:
-                self._writer = self.engine.connect()
-            if self._writer.in_transaction():
-                raise RuntimeError("nested write transaction on one store")
-            with self._writer.begin():
-                yield self._writer
-
-    @contextlib.contextmanager
-    def read(self) -> Iterator[Connection]:
-        """A read transaction: one consistent snapshot, never blocks the table's writer."""
-        with translate_errors(self.where), self.engine.connect() as raw:
-            conn = raw.execution_options(drr_read=True)
-            with conn.begin():
-                yield conn
 
     @property
     def journal(self) -> Journal:
-        if _journal_factory is None:  # only if engine.store (the package) was never imported
-            raise RuntimeError("engine.store.journal is not loaded: import engine.store first")
-        return _journal_factory(self)
+        return Journal(self)
 
     def claim(self, table: str, station: str = "table") -> OwnerClaim:
         """Become the one writer of `table`; refused, naming the owner, while another process holds it."""
@@ -327,31 +220,13 @@ class Store:
         for claim in self.claims:
             claim.release()
         self.claims.clear()
-        if self._writer is not None:
-            with contextlib.suppress(exc.SQLAlchemyError):
-                self._writer.close()
-            self._writer = None
-        self.engine.dispose()
+        super().close()
 
     def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *_: object) -> None:
         self.close()
-
-
-@contextlib.contextmanager
-def translate_errors(where: str) -> Iterator[None]:
-    try:
-        yield
-    except (exc.OperationalError, exc.DatabaseError, exc.InterfaceError) as error:
-        if isinstance(error, exc.IntegrityError):
-            raise
-        raise database_error(error, where) from error
-    except sqlite3.DatabaseError as error:  # the append path talks to the sqlite3 cursor directly
-        if isinstance(error, sqlite3.IntegrityError):
-            raise
-        raise database_error(error, where) from error
 
 
 def _read_only_sqlite_engine(path: Path) -> Engine:
@@ -457,8 +332,6 @@ def open_store(
 
     store = Store(engine, full, path)
     try:
-        from engine.store.migrate import ensure_current
-
         ensure_current(store, migrate=migrate, allow_older=allow_older)
     except BaseException:
         engine.dispose()

@@ -33,12 +33,12 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from engine import journal_types  # the module, not its names: see `prepare`
 from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.floor_events import ChainKeyed, WriterEnrolled
-from engine.journal_types import write
 from engine.store import keys, schema
-from engine.store.db import Store
+from engine.store.database import Database
 from engine.store.keys import TableKey
 from engine.store.records import Entry, NewEvent
 from engine.store.users_journal import FLOOR
@@ -48,7 +48,7 @@ ENROLLED = EntryType.CHAIN_WRITER_ENROLLED.value
 ROOT_SIGNED = frozenset({KEYED, ENROLLED})  # the entries only the floor's root key signs
 
 
-def applies(store: Store, table: str) -> bool:
+def applies(store: Database, table: str) -> bool:
     """This chain is signed entry by entry: the floor chain of a PostgreSQL floor database."""
     return table == FLOOR and not store.is_sqlite
 
@@ -84,23 +84,6 @@ def writer_keys_here(where: str) -> list[TableKey]:
 def root_key(where: str) -> TableKey | None:
     """The floor's root key, if it is in this host's key directory (the admin's PC)."""
     return keys.load(where, FLOOR)
-
-
-def ensure_root(store: Store) -> tuple[str, TableKey | None, bool]:
-    """`drr db upgrade --db URL`: the floor chain keyed (its root key made here and named by
-    `chain.keyed`) if it is not yet; (the root key in force, its key file if it is here, made now)."""
-    with store.begin() as conn:
-        from engine.store.journal import read_head
-
-        read_head(conn, FLOOR, lock=True)
-        named = chain_root(conn)
-        root = root_key(store.where)
-        if named is not None:
-            return named, root if root is not None and root.public == named else None, False
-        root, made = keys.ensure(store.where, FLOOR)
-        written = store.journal.append_in(conn, [write(ChainKeyed(root.public), table=FLOOR)])
-    store.journal.witness(written)
-    return root.public, root, made
 
 
 def keying(conn: Connection) -> tuple[str | None, set[str]]:
@@ -152,11 +135,15 @@ class FloorSigner:
         return key.public, key.sign(seq, hash_)
 
 
-def prepare(conn: Connection, store: Store, events: Sequence[NewEvent]) -> FloorSigner:
+def prepare(conn: Connection, store: Database, events: Sequence[NewEvent]) -> FloorSigner:
     """With the floor chain's head locked (by the caller, `Journal.append_in`): the batch's events with
     what must come before them (the `chain.keyed` of an unkeyed chain, this host's enrolment where the
     root key is here), and the keys that sign them. An un-enrolled host without the root key is
-    refused (`refusal`)."""
+    refused (`refusal`).
+
+    `journal_types.write` is looked up here, not imported by name: engine.journal_types imports
+    engine.store.records, whose package (engine/store/__init__.py) loads the journal and this module
+    while engine.journal_types is still half-imported."""
     where = store.where
     mine = [e for e in events if e.table == FLOOR]
     types = {e.type for e in mine}
@@ -165,7 +152,7 @@ def prepare(conn: Connection, store: Store, events: Sequence[NewEvent]) -> Floor
     first: list[NewEvent] = []
     if named is None and KEYED not in types:  # first need: this host keys the chain
         root = keys.ensure(where, FLOOR)[0]
-        first.append(write(ChainKeyed(root.public), table=FLOOR))
+        first.append(journal_types.write(ChainKeyed(root.public), table=FLOOR))
         named = root.public
     elif named is None:
         named = next(str(e.payload.get("key")) for e in mine if e.type == KEYED)
@@ -182,34 +169,13 @@ def prepare(conn: Connection, store: Store, events: Sequence[NewEvent]) -> Floor
         enrolled |= {str(e.payload.get("key")) for e in mine if e.type == ENROLLED}
         if writer.public not in enrolled:
             if root is not None:
-                first.append(write(WriterEnrolled(writer.public, this_host()), table=FLOOR))
+                first.append(journal_types.write(WriterEnrolled(writer.public, this_host()), table=FLOOR))
             else:
                 raise refusal(where, writer)
     return FloorSigner(root, writer, [*first, *events])
 
 
-def enroll(store: Store, host: str, public: str, *, by: str) -> bool:
-    """`drr db enroll`: admit the writer key `public` of `host` (the root key signs the entry);
-    False if it is already enrolled."""
-    try:
-        if len(bytes.fromhex(public)) != 32:
-            raise ValueError
-    except ValueError:
-        raise DrrError(f"--key {public!r} is not a writer key (64 hex digits: drr db writer-key)") from None
-    with store.begin() as conn:
-        from engine.store.journal import read_head
-
-        read_head(conn, FLOOR, lock=True)
-        if public in keying(conn)[1]:
-            return False
-        written = store.journal.append_in(
-            conn, [write(WriterEnrolled(public, host, by), table=FLOOR, user=by)]
-        )
-    store.journal.witness(written)
-    return True
-
-
-def witness(store: Store, written: Sequence[Entry]) -> None:
+def witness(store: Database, written: Sequence[Entry]) -> None:
     """After the commit: each of this host's keys that signed some of `written` remembers the last
     entry it signed (keys.py's witness), so a floor chain cut behind it fails `drr audit verify` here."""
     last: dict[str, Entry] = {}

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from engine.errors import DrrError
-from engine.store import schema
+from engine.store import floor_sign, keys, schema
 from engine.store.canonical import (
     GENESIS_HASH,
     canonical_payload,
@@ -26,12 +26,10 @@ from engine.store.canonical import (
     now_text,
     parse_time,
 )
-from engine.store.db import check_table_id, exec_fast, notify_head, register_journal
+from engine.store.database import Database, check_table_id, exec_fast, notify_head
+from engine.store.heads import refuse_missing_heads
+from engine.store.keys import TableKey
 from engine.store.records import Entry, NewEvent, row_to_entry
-
-if TYPE_CHECKING:
-    from engine.store.db import Store
-    from engine.store.keys import TableKey
 
 CHECKPOINT_EVERY = 1000
 
@@ -59,6 +57,7 @@ def read_head(conn: Connection, table: str, *, lock: bool) -> tuple[int, str] | 
     empty chain gets a (0, genesis) row first, so two first writers of a table queue on it too."""
     sqlite = conn.dialect.name == "sqlite"
     if lock and not sqlite:
+        # PostgreSQL's dialect (about 50 ms to import) only where it is used: a SQLite table never loads it
         from sqlalchemy.dialects.postgresql import insert as pg_insert
 
         conn.execute(
@@ -251,13 +250,11 @@ _SIGN_HEAD = (
 class Journal:
     """Append to and read from the journal of a store (see the module docstring for the guarantees)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Database) -> None:
         self.store = store
 
     def signer(self, table: str) -> TableKey | None:
         """The table's key for this store (engine.store.keys), None on an unsigned chain."""
-        from engine.store import keys
-
         return keys.load(self.store.where, table)
 
     def append(
@@ -286,17 +283,13 @@ class Journal:
         tables' keys as the append found them (else they are looked up)."""
         if not written:
             return
-        from engine.store import keys
-
         last: dict[str, Entry] = {}
         for e in written:
             last[e.table] = e
-        if not self.store.is_sqlite:  # the floor chain, signed by its writers (engine.store.floor_sign)
-            from engine.store import floor_sign
-
-            if floor_sign.FLOOR in last:
-                floor_sign.witness(self.store, written)
-                del last[floor_sign.FLOOR]
+        # the floor chain of a PostgreSQL floor database, signed by its writers (engine.store.floor_sign)
+        if not self.store.is_sqlite and floor_sign.FLOOR in last:
+            floor_sign.witness(self.store, written)
+            del last[floor_sign.FLOOR]
         for table, e in last.items():
             signer = signers[table] if signers is not None and table in signers else self.signer(table)
             if signer is not None:
@@ -329,14 +322,10 @@ class Journal:
             check_table_id(table)
             old = read_head(conn, table, lock=True)
             if old is None:  # a new chain, or a head row removed: the next entry would reuse seq 1
-                from engine.store.heads import refuse_missing_heads
-
                 refuse_missing_heads(conn, [table])
             heads[table] = (old, *(old or (0, GENESIS_HASH)))
 
         if conn.dialect.name != "sqlite":
-            from engine.store import floor_sign
-
             events = list(events)
             if any(floor_sign.applies(self.store, e.table) for e in events):
                 # the heads locked in the batch's order, as below (a forwarder locks a table, then the
@@ -414,8 +403,6 @@ class Journal:
             if head is not None:
                 write_checkpoint(conn, table, head[0], head[1], reason, sign=key.sign if key else None)
         if head is not None and key is not None:
-            from engine.store import keys
-
             keys.note_high_water(self.store.where, table, *head, checkpoint=True)
         return head
 
@@ -449,6 +436,3 @@ class Journal:
             query = query.where(j.c.table_id == table)
         with self.store.read() as conn:
             return [row_to_entry(r) for r in conn.execute(query.order_by(j.c.table_id, j.c.seq))]
-
-
-register_journal(Journal)

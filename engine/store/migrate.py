@@ -1,4 +1,7 @@
-"""Schema migrations run from inside the program (Alembic, scripts in engine/store/migrations)."""
+"""Schema migrations run from inside the program (Alembic, scripts in engine/store/migrations).
+
+On a `Database` (engine.store.database): engine.store.db's `open_store` runs `ensure_current` on open.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 from engine.errors import DrrError
-from engine.store.db import Store, translate_errors
+from engine.store.database import Database, translate_errors
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
@@ -28,12 +31,12 @@ def head_revision() -> str:
     return head
 
 
-def current_revision(store: Store) -> str | None:
+def current_revision(store: Database) -> str | None:
     with translate_errors(store.where), store.engine.connect() as conn:
         return MigrationContext.configure(conn).get_current_revision()
 
 
-def upgrade(store: Store) -> tuple[str | None, str]:
+def upgrade(store: Database) -> tuple[str | None, str]:
     """Bring the store's schema to the newest revision in one transaction; returns (before, after)."""
     cfg = alembic_config()
     with store.begin() as conn:
@@ -46,7 +49,7 @@ def upgrade(store: Store) -> tuple[str | None, str]:
     return before, head_revision()
 
 
-def ensure_current(store: Store, *, migrate: bool, allow_older: bool = False) -> None:
+def ensure_current(store: Database, *, migrate: bool, allow_older: bool = False) -> None:
     """Upgrade (with `migrate`) or refuse a store whose schema is not this program's. `allow_older`
     accepts any older schema this program knows, for readers of the journal tables only (the audit):
     those have not changed since the first schema, and an audit must not have to alter its evidence."""

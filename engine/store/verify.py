@@ -25,22 +25,25 @@ each key file here (the root's, this host's writer keys') must find its last sig
 from __future__ import annotations
 
 import contextlib
-import json
+import hashlib
+import re
 import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
 
-from engine.entry_types import EntryType
 from engine.errors import DrrError
-from engine.store import schema, signed_heads
-from engine.store.canonical import GENESIS_HASH, canonical_json, entry_hash
-from engine.store.chain_scan import Problem, Scan, scan
+from engine.store import audit_tables, chain_parallel, floor_sign, keys, schema, signed_heads
+from engine.store.canonical import GENESIS_HASH, canonical_json
+from engine.store.chain_scan import KEY_TYPES, Problem, Scan, scan
 from engine.store.db import Store
+from engine.store.entry_check import entry_problem, key_change
+from engine.store.journal import CHECKPOINT_EVERY, Journal
 from engine.store.keys import VerifiedMark
 from engine.store.projections import MemoryRows, fold_journal
-from engine.store.records import Entry, row_to_entry
+from engine.store.records import row_to_entry
+from engine.store.users_check import users_problem as check_users
 
 
 @dataclass
@@ -61,8 +64,6 @@ class VerifyReport:
         """The head hash (one table) or a digest of all heads (several tables)."""
         if len(self.tables) == 1:
             return next(iter(self.tables.values()))[1]
-        import hashlib
-
         text = canonical_json({t: h for t, (_, h) in sorted(self.tables.items())})
         return hashlib.sha256(text.encode()).hexdigest() if self.tables else GENESIS_HASH
 
@@ -76,31 +77,6 @@ class VerifyReport:
             )
             return f"OK: {self.events} events, {self.rounds} rounds, head {self.head}{signed}{note}"
         return f"FAILED: {self.problem}"
-
-
-def entry_problem(entry: Entry, prev_hash: str | None = None) -> str | None:
-    """What is wrong with one entry read back (None when it is as written): its payload is canonical
-    JSON, its hash recomputes, and (given `prev_hash`) it follows the entry before it. The same
-    checks as `verify`, for a reader that folds only part of a chain (the table's restart)."""
-    if prev_hash is not None and entry.prev_hash != prev_hash:
-        return "does not follow the entry before it (reordered or replaced)"
-    try:
-        body = json.loads(entry.payload_text)
-    except ValueError:
-        return "payload is not JSON (edited)"
-    if canonical_json(body) != entry.payload_text:
-        return "payload is not in canonical form (edited)"
-    digest = entry_hash(
-        table=entry.table,
-        seq=entry.seq,
-        time=entry.time,
-        user=entry.user,
-        round_id=entry.round_id,
-        type=entry.type,
-        payload=body,
-        prev_hash=entry.prev_hash,
-    )
-    return None if digest == entry.hash else "contents do not match its hash (edited)"
 
 
 def file_damage(store: Store, *, limit: int = 3) -> str | None:
@@ -135,8 +111,6 @@ def tables_to_verify(store: Store, table: str | None = None) -> list[str]:
     """The chains `verify` checks: `table` (refused in one line if the store holds no trace of it),
     else every table with a head row, a journal entry, a checkpoint or a key file saying it had a
     journal here (so a table whose head row was removed is still checked)."""
-    from engine.store import keys
-
     j, heads, cps = schema.journal, schema.chain_heads, schema.checkpoints
     with store.read() as conn:
         known = set(conn.execute(sa.select(heads.c.table_id)).scalars())
@@ -179,8 +153,6 @@ def verify(
     and the chain's head and signatures are as they were (docs/journal-evidence.md says what that
     leaves out); without a usable mark the whole chain is verified. `remember`: a chain that
     verifies against its key file moves the mark to its head."""
-    from engine.store import keys
-
     tables = tables_to_verify(store, table)
     report = VerifyReport(ok=True)
     with (
@@ -220,8 +192,6 @@ def _verify_chain(
 ) -> VerifyReport | None:
     """One table's chain: the fast pass (engine.store.chain_scan), then the head, key and witness, and
     on a floor store the signed heads it received from the table (engine.store.signed_heads)."""
-    from engine.store import floor_sign, keys
-
     heads, cps = schema.chain_heads, schema.checkpoints
     columns = _journal_columns(store)
     has_mac = "mac" in columns
@@ -278,7 +248,7 @@ def _verify_chain(
                 checkpoints=checkpoints,
                 pinned=pinned,
                 want=want,
-                key_change=_key_change,
+                key_change=key_change,
                 mac_key_of=mac_key_of,
                 # per entry: each entry's own signature, not its checkpoint's, is what holds it
                 signature_holds=(lambda *_: True)
@@ -403,15 +373,13 @@ def _parts(
     """Where a long chain is cut into parts scanned side by side (engine.store.chain_parallel): the
     evenly spaced interval checkpoints signed by one of the table's keys (a cut whose checkpoint is
     missing or not signed so is left out, and its neighbours' parts are longer)."""
-    from engine.store import chain_parallel, keys
-
     if key_file is None or head_row is None or int(head_row.seq) < chain_parallel.PARALLEL_MIN:
         return []
     if not chain_parallel.available():
         return []
     head = int(head_row.seq)
     signed: list[tuple[int, str, str]] = []
-    for seq in chain_parallel.cuts(head, _CHECKPOINT_EVERY):
+    for seq in chain_parallel.cuts(head, CHECKPOINT_EVERY):
         if seq not in checkpoints:
             continue
         cp_hash, sig = checkpoints[seq]
@@ -450,8 +418,6 @@ def _in_parts(
     """The chain before the first cut here, its parts side by side (engine.store.chain_parallel);
     `state` holds the joined chain when they join (else it stops at the first cut, and the caller
     scans sequentially)."""
-    from engine.store import chain_parallel, keys
-
     name = state.table
     sqlite = conn.dialect.name == "sqlite"
 
@@ -500,9 +466,6 @@ def _in_parts(
     return None
 
 
-_CHECKPOINT_EVERY = 1000  # engine.store.journal.CHECKPOINT_EVERY (the journal sits above this module)
-
-
 def _mark_holds(
     conn: Any, name: str, mark: VerifiedMark, checkpoints: dict[int, tuple[str, str | None]]
 ) -> bool:
@@ -529,8 +492,6 @@ def _rounds_after(conn: Any, name: str, seq: int, round_ids: set[str]) -> int:
 
 def _remember(key_file: Any, mark: VerifiedMark) -> None:
     """Move the witness's verified mark to this head (best effort: a read-only key dir keeps the old)."""
-    from engine.store import keys
-
     current = keys.load(key_file.store, key_file.table)
     if current is None or current.public != mark.key:
         return
@@ -546,14 +507,10 @@ def _refine(store: Store, failed: VerifyReport) -> VerifyReport:
     detail = failed.detail or ""
     if failed.bad_seq is None or "not covered by the table's signature" not in detail:
         return failed
-    import re
-
     found = re.search(r"from (\d+) to (\d+)", detail)
     if found is None:
         return failed
     lo, hi = int(found.group(1)), int(found.group(2))
-    from engine.store.journal import Journal
-
     with contextlib.suppress(DrrError):  # an older schema's copy: the range stands
         for entry in Journal(store).entries(failed.bad_table or "", lo):
             if entry.seq > hi:
@@ -564,18 +521,15 @@ def _refine(store: Store, failed: VerifyReport) -> VerifyReport:
     return failed
 
 
-from engine.store.chain_scan import KEY_TYPES as _KEY_TYPES  # noqa: E402  (one list, for both passes)
-
-
 def _keys_at(conn: Any, name: str, seqs: set[int]) -> dict[int, str | None]:
     """The key in force at each of `seqs`, from the chain's few key entries (already verified)."""
     j = schema.journal
     changes: list[tuple[int, str]] = []
     key: str | None = None
     for row in conn.execute(
-        sa.select(j).where(j.c.table_id == name, j.c.type.in_(sorted(_KEY_TYPES))).order_by(j.c.seq)
+        sa.select(j).where(j.c.table_id == name, j.c.type.in_(sorted(KEY_TYPES))).order_by(j.c.seq)
     ):
-        found, _ = _key_change(row_to_entry(row), key)
+        found, _ = key_change(row_to_entry(row), key)
         if found is not None and found != key:
             key = found
             changes.append((int(row.seq), found))
@@ -583,28 +537,6 @@ def _keys_at(conn: Any, name: str, seqs: set[int]) -> dict[int, str | None]:
     for seq in seqs:
         out[seq] = next((k for s, k in reversed(changes) if s <= seq), None)
     return out
-
-
-def _key_change(entry: Entry, key: str | None) -> tuple[str | None, str | None]:
-    """(the key this entry puts in force or None, what is wrong with it or None)."""
-    if entry.type not in _KEY_TYPES:
-        return None, None
-    from engine.store import keys
-
-    body = json.loads(entry.payload_text)
-    if entry.type == EntryType.TABLE_KEY_ROTATED.value:
-        old, new = str(body.get("old_key")), str(body.get("new_key"))
-        if key is not None and old != key:
-            return None, "a key rotation from a key that is not the one in force (forged)"
-        if not keys.check_raw(old, keys.rotation_message(entry.table, old, new), body.get("signature")):
-            return None, "a key rotation not signed by the old key (forged)"
-        return new, None
-    named = body.get("key")
-    if named is None:
-        return None, None
-    if key is not None and named != key:
-        return None, "names a signing key other than the one in force, without a journaled rotation (forged)"
-    return str(named), None
 
 
 def _against_key(
@@ -626,8 +558,6 @@ def _against_key(
 ) -> VerifyReport | None:
     """The signature checks of one chain after its hashes held (see the module docstring);
     `per_entry`: every entry's own signature was checked in the pass (engine.store.floor_sign)."""
-    from engine.store import keys
-
     journaled = key_file is not None and key_file.journaled
     if last == 0 and journaled:
         return _fail(
@@ -856,13 +786,11 @@ class Audit:
 def audit(store: Store, table: str | None = None, *, public_key: str | None = None) -> Audit:
     """Everything `drr audit verify` checks, in its order, each step only if the one before held; a
     floor's many tables side by side (engine.store.audit_tables), with the same verdict."""
-    from engine.store import audit_tables
-
     if table is None:
         tables = tables_to_verify(store)
         workers = audit_tables.workers_for(store, tables)
         if workers:
-            return audit_tables.audit_side_by_side(store, tables, workers)
+            return _together(store, audit_tables.side_by_side(store, tables, workers, _check_table))
     found = Audit(verify(store, table, public_key=public_key))
     if not found.report.ok:
         return found
@@ -877,6 +805,32 @@ def audit(store: Store, table: str | None = None, *, public_key: str | None = No
 
 def users_problem(store: Store) -> str | None:
     """The users table against the store's floor chain (engine.store.users_check)."""
-    from engine.store.users_check import users_problem as check
+    return check_users(store)
 
-    return check(store)
+
+def _check_table(store: Store, table: str) -> tuple[VerifyReport, str | None]:
+    """One table's chain and, if it holds, its derived tables (a worker's part of `audit`)."""
+    report = verify(store, table)
+    return report, (derived_problem(store, [table]) if report.ok else None)
+
+
+def _together(store: Store, found: list[tuple[VerifyReport, str | None]]) -> Audit:
+    """The tables' findings in their order, as `audit` of them one after another reports."""
+    whole = VerifyReport(ok=True)
+    for report, _derived in found:
+        if not report.ok:
+            whole.ok = False
+            whole.problem, whole.bad_table, whole.bad_seq = report.problem, report.bad_table, report.bad_seq
+            whole.detail = report.detail
+            return Audit(whole)
+        whole.events += report.events
+        whole.rounds += report.rounds
+        whole.tables.update(report.tables)
+        whole.keys.update(report.keys)
+        whole.unpinned.extend(report.unpinned)
+    audit = Audit(whole, damage=file_damage(store))
+    if audit.damage is None:
+        audit.derived = next((d for _r, d in found if d is not None), None)
+        if audit.derived is None:
+            audit.derived = users_problem(store)
+    return audit

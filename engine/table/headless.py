@@ -25,10 +25,10 @@ from engine.auth import User
 from engine.bets import Bet, BetKind, legal_bets, offered_kinds
 from engine.entry_types import EntryType
 from engine.errors import IllegalWager
+from engine.exact import format_odds
 from engine.journal_types import entry_type
 from engine.rng import Rng, SystemRng
 from engine.round import Phase
-from engine.rules import format_odds
 from engine.store.records import Entry
 from engine.table.service import MISMATCH_HOLD, TIMER_USER, TableService
 from engine.table.wheel import check_wheel_event

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from decimal import ROUND_DOWN, Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Final
 
 from engine.errors import IllegalWager
+from engine.exact import money
 
 if TYPE_CHECKING:  # the screens' view imports this module before the first frame: keep it light
     from engine.rules import Limits
@@ -32,10 +33,6 @@ PLAYER_LIMIT: Final = "player_limit:"  # settings key prefix: "player_limit:Anna
 def player_limit_key(player: str) -> str:
     """The table-settings key of `player`'s own limit."""
     return f"{PLAYER_LIMIT}{player}"
-
-
-def _money(amount: Decimal) -> str:
-    return f"{amount.quantize(Decimal('0.01'), rounding=ROUND_DOWN):,}"
 
 
 def _setting(settings: Mapping[str, str], key: str) -> Decimal | None:
@@ -72,17 +69,17 @@ class LimitsInForce:
         """ "Limits in force: min 5.00, inside max 500.00, outside max 500.00" (one line)."""
         parts = []
         if self.minimum is not None:
-            parts.append(f"min {_money(self.minimum)}")
+            parts.append(f"min {money(self.minimum)}")
         if self.maximum_inside is not None:
-            parts.append(f"inside max {_money(self.maximum_inside)}")
+            parts.append(f"inside max {money(self.maximum_inside)}")
         if self.maximum_outside is not None:
-            parts.append(f"outside max {_money(self.maximum_outside)}")
+            parts.append(f"outside max {money(self.maximum_outside)}")
         if self.maximum_per_player is not None:
-            parts.append(f"per player and round {_money(self.maximum_per_player)}")
+            parts.append(f"per player and round {money(self.maximum_per_player)}")
         line = "Limits in force: " + (", ".join(parts) if parts else "none")
         if self.next_round:
             names = {"min_bet": "min", "max_bet": "max"}
-            later = ", ".join(f"{names[k]} {_money(Decimal(v))}" for k, v in sorted(self.next_round.items()))
+            later = ", ".join(f"{names[k]} {money(Decimal(v))}" for k, v in sorted(self.next_round.items()))
             line += f" (from the next round: {later})"
         return line
 

@@ -14,7 +14,8 @@ spellings mapped) and folded by its payload class:
 - engine.wheel_events' events (`wheel.*`): a WheelResult with accepted=true is the result waiting
   for the croupier's confirmation; started/launched/no-more-bets name the spin's game. A wheel entry
   without a round id while a round is in play is another spin's (journaled, not the round's).
-- BettingTime, WheelStartOrdered, AutoConfirmDue: the round's clock (`drive`, engine.table.wheel_drive).
+- BettingTime, WheelStartOrdered, AutoConfirmDue: the round's clock (`drive`, a DriveState; what is due
+  when is engine.table.wheel_drive's, above this fold).
 - ManualEntry / ManualEntryRejected: step one of a manual result.
 - PayoutApproved (`round.payout_approved`, from the service or the pit-boss station): the wagers
   approved; an old journal's `payout.approved` (no wager ids) approves the round's payouts as a whole.
@@ -66,8 +67,9 @@ from engine.round import (
 from engine.rules import RulesSubmission, parse_rules
 from engine.store.records import Entry
 from engine.table.settlements import SettlementCache
-from engine.table.wheel_drive import DriveState
 from engine.table_events import (
+    AutoConfirmDue,
+    BettingTime,
     DealerChanged,
     Irregularity,
     IrregularityResolved,
@@ -82,6 +84,7 @@ from engine.table_events import (
     RulesLoaded,
     SettingsChanged,
     TimerRestarted,
+    WheelStartOrdered,
 )
 from engine.wheel_events import (
     WheelEvent,
@@ -143,6 +146,41 @@ class PendingResult:
     game: int | None
     direction: str | None
     seq: int
+
+
+@dataclass
+class DriveState:
+    """What the fold keeps of the round's clock: its betting time, whether the spin is ordered (and
+    the wheel launched since), the auto-confirmation waiting (engine.table.wheel_drive decides on it)."""
+
+    betting: BettingTime | None = None  # None: the wheel is free-running (or absent), no countdown
+    spin_ordered: bool = False
+    launched: bool = False  # the wheel launched the ball since the last order
+    confirm: AutoConfirmDue | None = None
+
+    def clear(self) -> None:
+        self.betting, self.spin_ordered, self.launched, self.confirm = None, False, False, None
+
+    def fold(self, payload: object) -> None:
+        """One payload of the round on the felt (the fold calls this for every one)."""
+        if isinstance(payload, BettingTime):
+            self.betting = payload
+        elif isinstance(payload, WheelStartOrdered):
+            self.spin_ordered, self.launched = True, False
+        elif isinstance(payload, WheelLaunched | WheelNoMoreBets):
+            self.launched = True
+        elif isinstance(payload, AutoConfirmDue):
+            self.confirm = payload
+        elif isinstance(payload, NoSpin):
+            self.spin_ordered, self.launched, self.confirm = False, False, None  # the ball is spun again
+        elif isinstance(payload, ResultRecorded | RoundVoided | Irregularity):
+            self.confirm = None  # recorded, voided, or doubtful: nothing confirms itself any more
+
+    @property
+    def order_outstanding(self) -> bool:
+        """The spin is ordered but the wheel has not launched it yet (the bridge sends the start again
+        when the wheel comes back to its waiting state)."""
+        return self.spin_ordered and not self.launched
 
 
 @dataclass

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from engine.bets import Wager
 from engine.bonus_game import Preset
+from engine.exact import money  # noqa: F401  (the screens import it from here with the view)
 from engine.rng import Draw
 from engine.round import Phase
 from engine.settlement import LOSE, WinKind
@@ -161,11 +162,6 @@ class TableView:
 # --- formatting shared by every screen -----------------------------------------------------------
 
 _CENT = Decimal("0.01")
-
-
-def money(amount: Decimal) -> str:
-    """An amount with thousands separators and two decimals, never rounded up."""
-    return f"{amount.quantize(_CENT, rounding=ROUND_DOWN):,}"
 
 
 def odds_number(x: Fraction) -> str:

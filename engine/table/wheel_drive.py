@@ -14,17 +14,18 @@ A wheel that spins anyway (free-running, or its own button pressed) never touche
 waits: `other_spin(state, event, before_open)` names the messages of a later spin (while a result
 waits for confirmation, or after it was recorded) and of the spin already under way when bets
 opened, which the service journals as they are and leaves out of the round. This module imports no
-serial and no SQLAlchemy; the fold (engine.table.state) keeps a `DriveState`.
+serial and no SQLAlchemy; it reads the fold (engine.table.state), which keeps the clock's facts in
+its `DriveState`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-from engine.round import NoSpin, Phase, ResultRecorded, RoundVoided
+from engine.round import Phase
 from engine.table.spin import BETS, NO_MORE_BETS, RESULT, SPINNING, WheelPhase
-from engine.table_events import AutoConfirmDue, BettingTime, Irregularity, WheelStartOrdered
+from engine.table.state import TableState
+from engine.table_events import AutoConfirmDue
 from engine.wheel_events import (
     WheelEvent,
     WheelLaunched,
@@ -33,9 +34,6 @@ from engine.wheel_events import (
     WheelStarted,
     WheelWarning,
 )
-
-if TYPE_CHECKING:
-    from engine.table.state import TableState
 
 # A clean sensor result is confirmed this many seconds after it came unless disputed (the stations'
 # default comes from the settings file, engine.config: table.auto_confirm_seconds).
@@ -49,41 +47,6 @@ BETTING_OVER, CLOSED_EARLY, RESPIN = (
     "bets closed by the croupier",
     "re-spin after a no-spin",
 )
-
-
-@dataclass
-class DriveState:
-    """What the fold keeps of the round's clock: its betting time, whether the spin is ordered (and
-    the wheel launched since), the auto-confirmation waiting."""
-
-    betting: BettingTime | None = None  # None: the wheel is free-running (or absent), no countdown
-    spin_ordered: bool = False
-    launched: bool = False  # the wheel launched the ball since the last order
-    confirm: AutoConfirmDue | None = None
-
-    def clear(self) -> None:
-        self.betting, self.spin_ordered, self.launched, self.confirm = None, False, False, None
-
-    def fold(self, payload: object) -> None:
-        """One payload of the round on the felt (the fold calls this for every one)."""
-        if isinstance(payload, BettingTime):
-            self.betting = payload
-        elif isinstance(payload, WheelStartOrdered):
-            self.spin_ordered, self.launched = True, False
-        elif isinstance(payload, WheelLaunched | WheelNoMoreBets):
-            self.launched = True
-        elif isinstance(payload, AutoConfirmDue):
-            self.confirm = payload
-        elif isinstance(payload, NoSpin):
-            self.spin_ordered, self.launched, self.confirm = False, False, None  # the ball is spun again
-        elif isinstance(payload, ResultRecorded | RoundVoided | Irregularity):
-            self.confirm = None  # recorded, voided, or doubtful: nothing confirms itself any more
-
-    @property
-    def order_outstanding(self) -> bool:
-        """The spin is ordered but the wheel has not launched it yet (the bridge sends the start again
-        when the wheel comes back to its waiting state)."""
-        return self.spin_ordered and not self.launched
 
 
 def _waits(state: TableState) -> bool:

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from engine.certify import RAW_BYTES_PER_DRAW, bonus_games_for, compliance_matrix_path, write_pack
-from engine.cli.math_cmd import PDF_WRITERS, par_sheet_text
+from engine.cli.math_cmd import PDF_WRITERS
 from engine.errors import DrrError
+from engine.math.report import par_sheet_text
 from engine.math.wager_math import game_math
 from engine.rng import SystemRng
 from engine.rng_battery import battery_from_files

@@ -101,7 +101,7 @@ def test_house_edges_cover_every_wire_name() -> None:
 
 
 def test_drr_rules_lists_every_paytable_line() -> None:
-    from engine.cli.rules_cmd import paytable
+    from engine.rules_text import paytable
 
     lines = paytable(load_default_rules()).splitlines()
     assert [ln.split("  ")[1].strip() for ln in lines[1:]] == [line.label for line in PAYOUT_LINES]
