@@ -19,7 +19,7 @@ from engine.rng import SeededRng
 from engine.store import Store, open_store
 from engine.table.changes import Changes
 from engine.table.service import TableService
-from gui.bench import _Counted
+from bench.screen_figures import _Counted
 from gui.table_model import TableModel
 from gui.view_model import BonusStatus, Phase, TableView
 from gui.windows.bonus_screen import BonusScreen
