@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from bench.scale_store import HISTORY_START, fill_history, history_filters
 from engine.floor import history_page
 from engine.floor.history_page import SORTS, HistoryQuery, fetch_page
 from engine.store import Store, open_store, schema
-from bench.scale_store import HISTORY_START, fill_history, history_filters
 from tests.pg_schema import PG_URL, pg_schema_url
 
 ROUNDS = 1500

@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
+from bench.screen_figures import _Counted
 from engine.auth import User
 from engine.bets import BetKind, inside_bet, outside_bet
 from engine.rng import SeededRng
 from engine.store import Store, open_store
 from engine.table.changes import Changes
 from engine.table.service import TableService
-from bench.screen_figures import _Counted
 from gui.table_model import TableModel
 from gui.view_model import BonusStatus, Phase, TableView
 from gui.windows.bonus_screen import BonusScreen

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 import pytest
 import sqlalchemy as sa
 
-from engine.store import chain_parallel, keys, open_store, schema
 from bench.synthetic import TABLE, append_rounds, build_long_journal, copy_long_journal
+from engine.store import chain_parallel, keys, open_store, schema
 from engine.store.verify import entry_problem, verify
 from engine.table.recovery import SEED_TYPES
 
