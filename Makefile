@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: venv run test lint bench bench-scale dist dist-test clean
+.PHONY: venv run test lint bench bench-json bench-scale dist dist-test clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,20 +36,25 @@ test: venv
 	DRR_TEST_PG_URL="$$url" QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: venv
-	$(BIN)/ruff check engine hardware gui resources tests packaging
-	$(BIN)/ruff format --check engine hardware gui resources tests packaging
+	$(BIN)/ruff check engine hardware gui resources bench tests packaging
+	$(BIN)/ruff format --check engine hardware gui resources bench tests packaging
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
+# The benchmarks (bench/) run from a checkout only: they are not part of the installed program.
 bench: venv
-	QT_QPA_PLATFORM=offscreen $(BIN)/drr bench
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m bench
+
+# The same figures as one JSON object {figure: value} on stdout (the progress notes go to stderr).
+bench-json: venv
+	@QT_QPA_PLATFORM=offscreen $(BIN)/python -m bench --json
 
 # The long scale figures (docs/scale.md): up to 20 minutes on two cores; the figures also go to
 # bench-scale.json. The floor groups run in scratch schemas of $(DRR_BENCH_PG_URL), else of the
 # local PostgreSQL's `test` database (dropped afterwards).
 bench-scale: venv
 	@if [ -z "$$DRR_BENCH_PG_URL" ]; then tools/postgres.sh; fi
-	DRR_BENCH_PG_URL="$${DRR_BENCH_PG_URL:-$(LOCAL_PG)}" QT_QPA_PLATFORM=offscreen $(BIN)/drr bench --scale --out bench-scale.json
+	DRR_BENCH_PG_URL="$${DRR_BENCH_PG_URL:-$(LOCAL_PG)}" QT_QPA_PLATFORM=offscreen $(BIN)/python -m bench --scale --out bench-scale.json
 
 # The installable one-folder bundle dist/drr/ (PyInstaller, packaging/drr.spec); see docs/packaging.md.
 DIST_STAMP := $(VENV)/.dist-stamp

@@ -52,11 +52,23 @@ COMMAND_MODULES: tuple[str, ...] = (
     "engine.cli.simulate_cmd",
     "engine.cli.rng_cmd",
     "engine.cli.certify_cmd",
-    "gui.bench_cmd",
     "gui.commands",
     "gui.par_pdf",
     "hardware.table_run_cmd",
 )
+
+
+# The benchmarks are not part of the program a lab certifies (bench/, run from a checkout): `drr bench`,
+# with whatever options it was given, says so in one line instead of failing as an unknown command.
+BENCH_NOTICE = (
+    "drr bench: the benchmarks are not part of the installed product; "
+    "run `make bench` (python -m bench) from a checkout"
+)
+
+
+def _bench_notice(args: argparse.Namespace) -> int:
+    print(BENCH_NOTICE, file=sys.stderr)
+    return 2
 
 
 # What plain `drr` (no command) takes from the settings file, as `drr gui` takes them as options.
@@ -86,6 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    bench = sub.add_parser(
+        "bench", add_help=False, help="not in the installed product: `make bench` in a checkout"
+    )
+    bench.set_defaults(func=_bench_notice, load_settings=False)
     return parser
 
 
@@ -119,8 +135,10 @@ def _apply_settings(args: argparse.Namespace) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
     func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
+    if unknown and func is not _bench_notice:  # `drr bench` takes any of the old options (see above)
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if func is None:
         # Plain `drr` starts the station the settings name: the same fill as a command's options.
         for dest in DEFAULT_COMMAND_OPTIONS:

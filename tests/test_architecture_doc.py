@@ -8,12 +8,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "architecture.md"
-SECTION = {"engine/": "engine", "engine/store/": "engine/store", "hardware/": "hardware", "gui/": "gui"}
+SECTION = {
+    "engine/": "engine",
+    "engine/store/": "engine/store",
+    "hardware/": "hardware",
+    "gui/": "gui",
+    "bench/": "bench",
+}
 
 
 def _named_paths() -> set[str]:
     text = DOC.read_text(encoding="utf-8")
-    paths = set(re.findall(r"`((?:engine|hardware|gui|tests|resources|docs)/[\w/.<>*-]*)`", text))
+    paths = set(re.findall(r"`((?:engine|hardware|gui|bench|tests|resources|docs)/[\w/.<>*-]*)`", text))
     # module tables list names relative to their section ("table/service.py" under engine/)
     section = ""
     for line in text.splitlines():
@@ -46,7 +52,7 @@ def test_the_map_names_the_modules_it_describes() -> None:
 
 def test_every_module_the_map_names_imports() -> None:
     text = DOC.read_text(encoding="utf-8")
-    modules = set(re.findall(r"\b((?:engine|hardware|gui)(?:\.[a-z_]+)+)\b", text))
+    modules = set(re.findall(r"\b((?:engine|hardware|gui|bench)(?:\.[a-z_]+)+)\b", text))
     missing = []
     for name in sorted(modules):
         # a dotted name may end in an attribute (engine.store.rules_store.rules_for): find its module

@@ -115,4 +115,4 @@ async def _round(service: TableService, out: TextIO) -> None:
     out.write(
         f"\nWagered {total.total_wagered}, paid {total.total_paid} (stakes of winners returned on top).\n"
     )
-    out.write("Try: drr rules show, drr settle ROUND.json, drr bench\n")
+    out.write("Try: drr rules show, drr settle ROUND.json, drr math\n")

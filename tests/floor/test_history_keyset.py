@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from bench.scale_store import HISTORY_START, fill_history, history_filters
 from engine.floor import history_page
 from engine.floor.history_page import SORTS, HistoryQuery, fetch_page
 from engine.store import Store, open_store, schema
-from engine.store.bench_scale import HISTORY_START, fill_history, history_filters
 from tests.pg_schema import PG_URL, pg_schema_url
 
 ROUNDS = 1500
@@ -24,7 +24,7 @@ NOW = HISTORY_START + timedelta(days=365)
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def history(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    """1,500 varied rounds on 10 tables over a year (engine.store.bench_scale.fill_history)."""
+    """1,500 varied rounds on 10 tables over a year (bench.scale_store.fill_history)."""
     if request.param == "postgresql" and PG_URL is not None:
         with pg_schema_url("drr_keyset") as url, open_store(url) as store:
             fill_history(store, ROUNDS)

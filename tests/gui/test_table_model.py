@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
+from bench.screen_figures import _Counted
 from engine.auth import User
 from engine.bets import BetKind, inside_bet, outside_bet
 from engine.rng import SeededRng
@@ -21,7 +22,6 @@ from engine.store import Store, open_store
 from engine.table.changes import Changes
 from engine.table.service import TableService
 from engine.table.view import BonusStatus, TableView
-from gui.bench import _Counted
 from gui.table_model import TableModel
 from gui.windows.bonus_screen import BonusScreen
 from gui.windows.croupier import CroupierWindow

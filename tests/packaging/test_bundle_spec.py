@@ -53,14 +53,40 @@ def test_every_dynamically_loaded_command_module_is_imported_by_the_bundle() -> 
     exec(compile("import ast\nfrom pathlib import Path\n" + helpers, str(SPEC), "exec"), spec_globals)
     spec_globals["ROOT"] = ROOT
     module_list = spec_globals["module_list"]
-    from gui import bench_cmd, cli
+    from gui import cli
 
     assert module_list(ROOT / "gui" / "cli.py", "COMMAND_MODULES") == list(cli.COMMAND_MODULES)  # type: ignore[operator]
-    assert module_list(ROOT / "gui" / "bench_cmd.py", "BENCH_MODULES") == list(bench_cmd.BENCH_MODULES)  # type: ignore[operator]
+
+
+def spec_list(name: str) -> list[str]:
+    """A list of strings the spec assigns to `name` (read, not run: the spec needs PyInstaller)."""
+    for node in ast.walk(spec_tree()):
+        if not isinstance(node, ast.Assign):
+            continue
+        if any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return list(ast.literal_eval(node.value))
+    raise AssertionError(f"{name} not assigned in the spec")
+
+
+def test_the_benchmarks_stay_out_of_the_bundle_and_the_installed_package() -> None:
+    """The benchmarks and synthetic journals (bench/) are not the program a lab certifies (issue 22):
+    the bundle neither collects nor follows them, pip does not install them, no command loads them."""
+    import tomllib
+
+    from gui import cli
+
+    assert "bench" not in spec_list("APP_PACKAGES")
+    assert spec_list("BENCH") == ["bench"]
+    assert "excludes=UNUSED_QT + DEV_ONLY + BENCH" in SPEC.read_text(encoding="utf-8")
+    assert not any(m.split(".")[0] == "bench" for m in cli.COMMAND_MODULES)
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    include = pyproject["tool"]["setuptools"]["packages"]["find"]["include"]
+    assert include and not any(pattern.startswith("bench") for pattern in include)
 
 
 def test_excluded_qt_modules_are_not_imported_by_the_program() -> None:
-    """Importing every app module must not pull in a Qt module the spec leaves out of the bundle."""
+    """Importing every app module must not pull in a Qt module the spec leaves out of the bundle, nor
+    the benchmarks (bench/, left out too)."""
     tree = spec_tree()
     excluded: list[str] = []
     for node in ast.walk(tree):
@@ -78,6 +104,7 @@ def test_excluded_qt_modules_are_not_imported_by_the_program() -> None:
         "        if '.migrations.' in info.name: continue\n"
         "        try: importlib.import_module(info.name)\n"
         "        except ImportError: pass\n"
+        "assert not [m for m in sys.modules if m.partition('.')[0] == 'bench']\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith('PySide6.Qt'))))\n"
     )
     out = subprocess.run(

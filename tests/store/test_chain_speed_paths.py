@@ -13,18 +13,18 @@ from typing import TYPE_CHECKING
 import pytest
 import sqlalchemy as sa
 
+from bench.synthetic import TABLE, append_rounds, build_long_journal, copy_long_journal
 from engine.store import chain_parallel, keys, open_store, schema
-from engine.store.synthetic import TABLE, append_rounds, build_long_journal, copy_long_journal
 from engine.store.verify import entry_problem, verify
 from engine.table.recovery import SEED_TYPES
 
 if TYPE_CHECKING:
-    from engine.bench_scale import LongJournal
+    from bench.synthetic import LongJournal
 
 
 @pytest.fixture(scope="module")
 def long_chain(tmp_path_factory: pytest.TempPathFactory) -> LongJournal:
-    """A synthetic signed, MAC'd journal of 6,000 entries (engine.store.synthetic)."""
+    """A synthetic signed, MAC'd journal of 6,000 entries (bench.synthetic)."""
     where = tmp_path_factory.mktemp("chain")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("DRR_KEY_DIR", str(where / "keys"))

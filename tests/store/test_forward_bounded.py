@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from bench.synthetic import TABLE, build_long_journal
 from engine.store import Store, open_store
 from engine.store import forward as forward_module
 from engine.store.forward import Forwarder
-from engine.store.synthetic import TABLE, build_long_journal
 from tests.pg_schema import PG_URL, pg_schema_url
 
 pytestmark = pytest.mark.skipif(PG_URL is None, reason="needs DRR_TEST_PG_URL (the floor's PostgreSQL)")

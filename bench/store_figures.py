@@ -14,7 +14,7 @@ Ed25519 signature when signed.
 transaction of `history.imported` journal entries with their projections).
 `audit_verify_events_per_s`: journal entries per second checked by `drr audit verify` (hash recomputed,
 chain and checkpoints followed), over that import (an unsigned chain: every entry by the reference
-check). The `chain` group (engine/store/bench_chain.py) measures a signed, MAC'd table chain:
+check). The `chain` group (bench/chain_figures.py) measures a signed, MAC'd table chain:
 `audit_verify_entries_per_s`, `audit_verify_incremental_ms_at_200k`, `table_start_ms_at_200k_entries`.
 `stats_ms_at_1M_rounds`: one full `table_stats` (every figure of `drr stats`) of a table holding
 1,000,000 rounds, after a first call has filled the Monte-Carlo null cache (the steady state of a
@@ -224,14 +224,14 @@ def bench_stats() -> dict[str, float]:
 
 
 def bench_chain() -> dict[str, float]:
-    from engine.store.bench_chain import bench_chain as run
+    from bench.chain_figures import bench_chain as run
 
     return run()
 
 
 BENCHMARKS: dict[str, Callable[[], dict[str, float]]] = {
     "journal": bench_appends,
-    "chain": bench_chain,  # engine/store/bench_chain.py: verify speed, incremental verify, table start
+    "chain": bench_chain,  # bench/chain_figures.py: verify speed, incremental verify, table start
     "history_import": bench_import,
     "store_stats": bench_stats,
 }

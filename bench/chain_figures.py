@@ -1,7 +1,7 @@
 """Single-table chain figures (issue 15): full verify speed, incremental verify, table start.
 
 `chain_figures(journal, workdir)` measures them on a private copy of a long synthetic journal
-(engine.store.synthetic: real rounds played through the table service, repeated, every entry hashed,
+(bench.synthetic: real rounds played through the table service, repeated, every entry hashed,
 MAC'd, checkpointed and signed with the table's key):
 - `audit_verify_entries_per_s`: `verify` of the whole chain from entry 1 (no verified mark), on a
   store just opened (the file is in the OS cache: the copy was just written);
@@ -14,7 +14,7 @@ MAC'd, checkpointed and signed with the table's key):
   mark, the state folded from the last round, `table.started` durable).
 
 `drr bench` runs them on a 200,000-entry journal; `drr bench --scale` on 5M
-(engine/store/bench_scale_chain.py).
+(bench/scale_chain.py).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from engine.bench_scale import LongJournal
+    from bench.synthetic import LongJournal
 
 SINCE_MARK = 1000  # entries appended after the last verified position
 SHORT_ENTRIES = 200_000
@@ -37,9 +37,9 @@ def chain_figures(
     journal: LongJournal, workdir: Path, progress: Callable[[float, str], None] | None = None
 ) -> dict[str, float]:
     """The three figures on a copy of `journal` (see the module docstring)."""
+    from bench.synthetic import append_rounds, copy_long_journal
     from engine.rng import SeededRng
     from engine.store import open_store
-    from engine.store.synthetic import append_rounds, copy_long_journal
     from engine.store.verify import audit, verify
     from engine.table.service import TableService
 
@@ -91,7 +91,7 @@ def bench_chain() -> dict[str, float]:
     """`drr bench`: the figures on a 200,000-entry journal (the scale bench measures 5M)."""
     import os
 
-    from engine.store.synthetic import build_long_journal
+    from bench.synthetic import build_long_journal
 
     with tempfile.TemporaryDirectory() as tmp:
         old = os.environ.get("DRR_KEY_DIR")

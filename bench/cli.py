@@ -1,9 +1,10 @@
-"""`drr bench`: run the benchmarks of every layer and print their figures.
+"""`python -m bench` (`make bench`): run the benchmarks of every layer and print their figures.
 
-Each layer keeps its benchmarks in a `bench` module exposing
+Each benchmark module of this package exposes
 `BENCHMARKS: dict[str, Callable[[], dict[str, float]]]` (a group name to a function that
 measures and returns named figures). Figures are measurements, never pass/fail tests.
-`drr bench --scale` runs the long scale groups instead (gui/bench_scale_cmd.py, engine/bench_scale.py).
+`python -m bench --scale` runs the long scale groups instead (bench/scale_cli.py, bench/scale.py).
+The benchmarks are not part of the installed program (`drr bench` says so): they run from a checkout.
 """
 
 from __future__ import annotations
@@ -14,18 +15,19 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from engine.bench_keys import scratch_key_dir
+from bench import scale_cli
+from bench.scratch_keys import scratch_key_dir
 
 BENCH_MODULES: tuple[str, ...] = (
-    "engine.bench",
-    "engine.math.bench",
-    "engine.store.bench",
-    "hardware.bench",
-    "hardware.table_bench",
-    "gui.bench",
-    "gui.bench_stations",
+    "bench.settle_figures",
+    "bench.math_figures",
+    "bench.store_figures",
+    "bench.wheel_figures",
+    "bench.table_figures",
+    "bench.screen_figures",
+    "bench.station_figures",
 )
 
 
@@ -36,24 +38,30 @@ def collect() -> dict[str, Callable[[], dict[str, float]]]:
     return found
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("bench", help="run the benchmarks and print their figures")
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m bench", description="run the benchmarks and print their figures"
+    )
     p.add_argument("--json", action="store_true", help="one JSON object {figure: value}")
     p.add_argument("--only", action="append", metavar="GROUP", help="run only this group (repeatable)")
     p.add_argument("--list", action="store_true", help="list the benchmark groups and exit")
-    from gui.bench_scale_cmd import add_arguments
+    scale_cli.add_arguments(p)
+    return p
 
-    add_arguments(p)
-    p.set_defaults(func=run)
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return run(args)
+    except KeyboardInterrupt:
+        return 130
 
 
 def run(args: argparse.Namespace) -> int:
     if args.scale:
-        from gui import bench_scale_cmd
-
-        return bench_scale_cmd.run(args)
+        return scale_cli.run(args)
     if args.out or args.tiny or args.pg or args.workdir:
-        print("drr bench: --out, --tiny, --pg and --workdir go with --scale", file=sys.stderr)
+        print("bench: --out, --tiny, --pg and --workdir go with --scale", file=sys.stderr)
         return 2
     groups = collect()
     if args.list:
@@ -63,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     wanted = args.only or list(groups)
     unknown = [g for g in wanted if g not in groups]
     if unknown:
-        print(f"drr bench: unknown group(s) {', '.join(unknown)}; see drr bench --list", file=sys.stderr)
+        print(f"bench: unknown group(s) {', '.join(unknown)}; see python -m bench --list", file=sys.stderr)
         return 2
     figures: dict[str, float] = {}
     # The scratch stores' keys and witnesses go with them, never into the user's key directory.

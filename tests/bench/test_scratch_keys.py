@@ -1,4 +1,4 @@
-"""`drr bench` keeps its scratch stores' keys out of the user's key directory (a table PC's real keys)."""
+"""`python -m bench` keeps its scratch stores' keys out of the user's key directory (a table PC's keys)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gui import bench_cmd
+from bench import cli as bench_cmd
 
 
 def test_drr_bench_writes_no_key_into_the_users_key_directory(

@@ -1,8 +1,8 @@
-"""The store's scale figures for `drr bench --scale` (engine.bench_scale): rebuild speed, history pages.
+"""The store's scale figures for `drr bench --scale` (bench.scale): rebuild speed, history pages.
 
 `rebuild_entries_per_s`: journal entries per second through `projections.rebuild` (what `drr db
 rebuild` runs per table after its verify) on a real signed journal of `ctx.rebuild_entries` entries
-(engine.store.synthetic), best of 2, on SQLite; `…_pg` the same journal copied into the scratch
+(bench.synthetic), best of 2, on SQLite; `…_pg` the same journal copied into the scratch
 PostgreSQL when one is given. `db_rebuild_command_entries_per_s`: the whole `drr db rebuild` command
 (verify first, then the rebuild), once.
 
@@ -24,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from engine.bench_scale import ScaleContext, register
+from bench.scale import ScaleContext, register
 
 HISTORY_TABLES = 10
 HISTORY_START = datetime(2025, 12, 1, tzinfo=UTC)

@@ -20,14 +20,18 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import sqlalchemy as sa
+
+from engine.floor.demo import START, play_rounds
+from engine.store import keys, open_store, schema
 from engine.store.canonical import canonical_json, entry_hash, format_time, parse_time
-from engine.store.records import Entry
-
-if TYPE_CHECKING:
-    from engine.bench_scale import LongJournal
-    from engine.store.db import Store
+from engine.store.db import Store
+from engine.store.journal import CHECKPOINT_EVERY, read_head, sign_head, write_checkpoint, write_head
+from engine.store.journal import ENTRY_NAMES as columns
+from engine.store.projections import rebuild
+from engine.store.records import Entry, NewEvent
 
 TABLE = "S1"
 TEMPLATE_ROUNDS = 50  # one manual result (the 26th), a bonus game every 10th round
@@ -35,6 +39,24 @@ ROUND_SECONDS = 75  # engine.floor.demo's pace
 BATCH = 20_000  # entries per transaction
 _SHIFT_TIME = ("deadline", "placed_at", "at")  # epoch seconds in bonus payloads
 _SHIFT_SEQ = ("wheel_seq",)  # a result names the wheel entry it came from
+
+
+@dataclass(frozen=True)
+class LongJournal:
+    """A synthetic table journal built for the run: a SQLite store holding one signed, hash-chained table.
+
+    `url` opens it (`engine.store.open_store(url, table=table)`); its key is in `key_dir`, which is the
+    run's `DRR_KEY_DIR` (set for the whole run). `entries` is the chain's length, `rounds` how many
+    rounds it holds. Its projections are built. Treat it as read-only, or copy it first
+    (`ctx.copy_journal`): other groups use the same one.
+    """
+
+    url: str
+    path: Path
+    table: str
+    entries: int
+    rounds: int
+    key_dir: Path
 
 
 @dataclass(frozen=True)
@@ -114,9 +136,6 @@ def _copies(
 def _write_copies(store: Store, table: str, entries: int, progress: Callable[[float, str], None]) -> int:
     """Append about `entries` entries (whole rounds) of copied rounds to `table`; returns how many."""
 
-    from engine.store import keys
-    from engine.store.journal import CHECKPOINT_EVERY, read_head, sign_head, write_checkpoint, write_head
-
     templates = _templates(store, table)
     if not templates:
         raise RuntimeError(f"table {table} has no played rounds to repeat")
@@ -128,10 +147,8 @@ def _write_copies(store: Store, table: str, entries: int, progress: Callable[[fl
     assert head is not None
     seq, prev = head
     first_seq = seq + 1
-    from engine.floor.demo import START
 
     source = _copies(templates, table, rounds + 1, first_seq, START.timestamp())
-    from engine.store.journal import ENTRY_NAMES as columns
 
     mac_key = key.mac_key if key is not None else None  # each entry's MAC, as Journal.append_in writes it
     insert = f"INSERT INTO journal ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
@@ -179,9 +196,6 @@ def _write_copies(store: Store, table: str, entries: int, progress: Callable[[fl
 
 
 def _rounds(conn: Any, table: str) -> int:
-    import sqlalchemy as sa
-
-    from engine.store import schema
 
     r = schema.rounds
     return int(conn.execute(sa.select(sa.func.count()).where(r.c.table_id == table)).scalar_one())
@@ -191,14 +205,11 @@ def append_rounds(store: Store, table: str, entries: int) -> int:
     """Append whole copied rounds (at least `entries` entries) to a journal built here, with their
     projections, through `Journal.append_many` (one transaction); returns how many entries."""
 
-    from engine.store.records import NewEvent
-
     templates = _templates(store, table)
     head = store.journal.head(table)
     assert head is not None
     with store.read() as conn:
         rounds = _rounds(conn, table)
-    from engine.floor.demo import START
 
     source = _copies(templates, table, rounds + 1, head[0] + 1, START.timestamp())
     events: list[NewEvent] = []
@@ -218,11 +229,6 @@ def build_long_journal(
     table: str = TABLE,
 ) -> LongJournal:
     """A SQLite store at `path` holding one signed table journal of about `entries` entries (see above)."""
-
-    from engine.bench_scale import LongJournal
-    from engine.floor.demo import play_rounds
-    from engine.store import open_store
-    from engine.store.projections import rebuild
 
     note = progress or (lambda done, what: None)
     if path.exists():
@@ -247,8 +253,6 @@ def build_long_journal(
 
 def copy_long_journal(journal: LongJournal, path: Path) -> LongJournal:
     """A copy of the store file and of its table key (under the new store's name) at `path`."""
-    from engine.bench_scale import LongJournal
-    from engine.store import keys
 
     shutil.copyfile(journal.path, path)
     for suffix in ("-wal", "-shm"):  # a store still open elsewhere keeps its newest pages there

@@ -17,12 +17,12 @@ many workers it had (0: forking was not possible in this process).
 
 Group floor_live, against PostgreSQL, in two processes:
 - the floor: `ctx.floor_rounds` settled rounds of history over `ctx.floor_tables` tables written
-  straight into the floor's projections (BENCHMARK FIXTURE, as gui/bench_stations.py: millions of
+  straight into the floor's projections (BENCHMARK FIXTURE, as bench/station_figures.py: millions of
   journal entries would take hours), then every table played live through its own `TableService` on
   its own SQLite journal (the demo floor's wagers and wheel), each commit forwarded by the table's
   `Forwarder` at once (the forwarders on `FORWARD_THREADS` threads, as each table PC runs its own),
   the floor together dealing `FLOOR_ROUNDS_PER_S` rounds a second (a hundred busy tables);
-- the surveillance station (`python -m gui.bench_scale_floor station …`, offscreen), the real
+- the surveillance station (`python -m bench.scale_floor station …`, offscreen), the real
   `SurveillanceWindow` with every table on the wall, woken by LISTEN/NOTIFY.
 `floor_wall_refresh_ms_at_100_tables`: the whole wall recomputed and repainted (best of three).
 `floor_commit_to_screen_ms_p99`: for every commit at a table, the time until the station has redrawn
@@ -48,7 +48,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from engine.bench_scale import ScaleContext, register
+from bench.scale import ScaleContext, register
+
+CHECKOUT = Path(__file__).resolve().parent.parent  # the checkout that holds bench/
 
 FORWARD_ENTRIES = 1_000_000
 FLOOR_ROUNDS_PER_S = 2.0  # 100 tables at 72 rounds an hour: a busy casino floor
@@ -77,7 +79,7 @@ def scratch_schema(pg_url: str, prefix: str) -> Iterator[str]:
 
 
 def _pg(ctx: ScaleContext) -> str:
-    from engine.bench_scale import ScaleSkip
+    from bench.scale import ScaleSkip
 
     if ctx.pg_url is None:
         raise ScaleSkip("the floor figures need PostgreSQL (--pg URL or DRR_BENCH_PG_URL)")
@@ -142,9 +144,9 @@ def bench_floor_audit(ctx: ScaleContext) -> dict[str, float]:
     """The floor's whole `drr audit verify` (every table: chains, derived tables, users) of
     `AUDIT_TABLES` forwarded signed journals, table after table and side by side
     (engine.store.audit_tables), entries per second of each."""
+    from bench.synthetic import build_long_journal
     from engine.store import audit_tables, open_store
     from engine.store.forward import Forwarder
-    from engine.store.synthetic import build_long_journal
     from engine.store.verify import audit
 
     pg = _pg(ctx)
@@ -346,9 +348,15 @@ def bench_live(ctx: ScaleContext) -> dict[str, float]:
             asyncio.run(floor.play(1, 0.0, record=False, seed="open"))  # every table on the floor
             floor.drain()
             out = work / "station.json"
+            # bench/ is a checkout's package, not installed: the station's interpreter is told where it is.
+            path = os.pathsep.join(filter(None, [str(CHECKOUT), os.environ.get("PYTHONPATH")]))
             station = subprocess.Popen(
-                [sys.executable, "-m", "gui.bench_scale_floor", "station", url, str(work), str(len(tables))],
-                env={**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")},
+                [sys.executable, "-m", "bench.scale_floor", "station", url, str(work), str(len(tables))],
+                env={
+                    **os.environ,
+                    "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"),
+                    "PYTHONPATH": path,
+                },
             )
             try:
                 deadline = time.monotonic() + 600
@@ -412,8 +420,8 @@ def station_main(url: str, work: Path, tables: int) -> None:
     """The surveillance station of the live floor (its own process: its CPU is measured alone)."""
     from PySide6.QtCore import Qt, QTimer
 
+    from bench.station_figures import _app
     from engine.store import open_store
-    from gui.bench_stations import _app
     from gui.windows import surveillance
     from gui.windows.surveillance import SurveillanceWindow
 

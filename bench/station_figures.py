@@ -9,7 +9,7 @@ counts, the newest 10,000 rounds for the order-dependent tests); the best of fiv
 painted, on the same store (keyset first page of the newest rounds).
 
 BENCHMARK FIXTURE: the million rounds are written straight into the projections by
-`engine.store.bench.fill_big_table` (not through the journal, which would take hours), with a chain
+`bench.store_figures.fill_big_table` (not through the journal, which would take hours), with a chain
 head so the table is listed. The store is cached between runs in the temp directory.
 """
 
@@ -30,8 +30,8 @@ def big_store() -> Any:
     """The cached 1M-round store (built on first use, about a minute)."""
     import sqlalchemy as sa
 
+    from bench.store_figures import fill_big_table
     from engine.store import open_store, schema
-    from engine.store.bench import fill_big_table
 
     fresh = not CACHE.exists()
     if fresh:

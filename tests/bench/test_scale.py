@@ -1,4 +1,4 @@
-"""`drr bench --scale` end to end at tiny sizes: the registered groups run, the figures come out as
+"""`python -m bench --scale` end to end at tiny sizes: the registered groups run, the figures come out as
 JSON on stdout and in the --out file, the bar on stderr; and the long synthetic journal verifies."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from engine import bench_scale
-from engine.bench_scale import ScaleContext, register
-from gui.cli import main
+from bench import scale as bench_scale
+from bench.cli import main
+from bench.scale import ScaleContext, register
 from tests.pg_schema import PG_URL
 
 
@@ -20,7 +20,7 @@ def test_the_scale_bench_runs_end_to_end_at_tiny_sizes(
 ) -> None:
     out = tmp_path / "scale.json"
     only = ["--only", "store_rebuild", "--only", "store_history"]
-    assert main(["bench", "--scale", "--tiny", "--json", "--out", str(out), *only]) == 0
+    assert main(["--scale", "--tiny", "--json", "--out", str(out), *only]) == 0
     printed = capsys.readouterr()
     figures = json.loads(printed.out)
     assert figures == json.loads(out.read_text(encoding="utf-8"))
@@ -37,7 +37,7 @@ def test_the_chain_group_measures_the_verify_and_the_whole_audit_command(
 ) -> None:
     """The chain group at tiny sizes: the full verify, the whole `drr audit verify` (the derived
     tables' check included), the incremental verify and the table's start, each measured."""
-    assert main(["bench", "--scale", "--tiny", "--json", "--only", "chain"]) == 0
+    assert main(["--scale", "--tiny", "--json", "--only", "chain"]) == 0
     figures = json.loads(capsys.readouterr().out)
     for name in (
         "audit_verify_entries_per_s",
@@ -56,7 +56,7 @@ def test_the_floor_groups_run_end_to_end_on_postgresql(capsys: pytest.CaptureFix
     LISTEN/NOTIFY) at tiny sizes: every figure comes out, and every commit reached the station's wall."""
     assert PG_URL is not None
     only = ["--only", "floor_forward", "--only", "floor_audit", "--only", "floor_live"]
-    assert main(["bench", "--scale", "--tiny", "--json", "--pg", PG_URL, *only]) == 0
+    assert main(["--scale", "--tiny", "--json", "--pg", PG_URL, *only]) == 0
     figures = json.loads(capsys.readouterr().out)
     assert figures["floor_forward_entries_per_s"] > 0
     assert figures["audit_verify_entries_per_s_pg"] > 0
@@ -76,8 +76,8 @@ def test_a_scale_group_gets_the_shared_long_journal(
 ) -> None:
     """A group as another engineer registers one: its journal is real (drr audit verify accepts it)."""
     monkeypatch.setattr(bench_scale, "_GROUPS", dict(bench_scale._GROUPS))  # registered for this test only
+    from bench.synthetic import append_rounds
     from engine.store import open_store
-    from engine.store.synthetic import append_rounds
     from engine.store.verify import verify
 
     def group(ctx: ScaleContext) -> dict[str, float]:
@@ -94,7 +94,7 @@ def test_a_scale_group_gets_the_shared_long_journal(
         return {"test_long_journal_entries": float(journal.entries)}
 
     register("test_long_journal", group, weight=1, goals={"test_long_journal_entries": (">=", 1)})
-    assert main(["bench", "--scale", "--tiny", "--only", "test_long_journal"]) == 0
+    assert main(["--scale", "--tiny", "--only", "test_long_journal"]) == 0
     line = next(
         ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("test_long_journal_entries")
     )
@@ -118,7 +118,7 @@ def test_a_fractional_goal_is_printed_as_written(
         weight=1,
         goals={"test_cpu_pct": ("<=", 0.5), "test_rate": (">=", 300_000), "test_ms": ("<=", 12.75)},
     )
-    assert main(["bench", "--scale", "--tiny", "--only", "test_goals"]) == 0
+    assert main(["--scale", "--tiny", "--only", "test_goals"]) == 0
     lines = {ln.split()[0]: ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("test_")}
     assert lines["test_cpu_pct"].endswith("goal ≤ 0.5  MISSED")
     assert lines["test_rate"].endswith("goal ≥ 300,000  MISSED")

@@ -1,4 +1,4 @@
-"""`drr bench --scale`: run the scale groups (engine.bench_scale) with a progress bar and write their figures.
+"""`python -m bench --scale`: run the scale groups (bench.scale) with a progress bar and write their figures.
 
 The groups live in the modules of `SCALE_MODULES` (each registers its groups when imported). The bar
 goes to stderr; the figures to stdout (a table with each goal, or with `--json` one JSON object
@@ -17,12 +17,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from engine.bench_scale import Goal, ScaleContext, ScaleGroup, ScaleSkip, groups
+from bench.scale import Goal, ScaleContext, ScaleGroup, ScaleSkip, groups
 
 SCALE_MODULES: tuple[str, ...] = (
-    "engine.store.bench_scale",  # scalestore: rebuild_entries_per_s, history_page_ms_at_1M_rounds
-    "engine.store.bench_scale_chain",  # chain: verify speed, incremental verify, table start at 5M
-    "gui.bench_scale_floor",  # scalefloor: forwarding, the 100-table floor
+    "bench.scale_store",  # scalestore: rebuild_entries_per_s, history_page_ms_at_1M_rounds
+    "bench.scale_chain",  # chain: verify speed, incremental verify, table start at 5M
+    "bench.scale_floor",  # scalefloor: forwarding, the 100-table floor
 )
 
 
@@ -73,12 +73,12 @@ def run(args: argparse.Namespace) -> int:
     unknown = [g for g in wanted if g not in found]
     if unknown:
         print(
-            f"drr bench --scale: unknown group(s) {', '.join(unknown)}; see drr bench --scale --list",
+            f"bench --scale: unknown group(s) {', '.join(unknown)}; see python -m bench --scale --list",
             file=sys.stderr,
         )
         return 2
     for name in missing:
-        print(f"drr bench --scale: {name} is not there yet; its figures are absent", file=sys.stderr)
+        print(f"bench --scale: {name} is not there yet; its figures are absent", file=sys.stderr)
     pg_url = args.pg or os.environ.get("DRR_BENCH_PG_URL") or None
     if args.workdir:
         Path(args.workdir).mkdir(parents=True, exist_ok=True)
@@ -143,7 +143,7 @@ def _run_in(workdir: Path, args: argparse.Namespace, chosen: list[ScaleGroup], p
         else:
             os.environ["DRR_KEY_DIR"] = before
     for name, reason in skipped.items():
-        print(f"drr bench --scale: {name} skipped: {reason}", file=sys.stderr)
+        print(f"bench --scale: {name} skipped: {reason}", file=sys.stderr)
     text = json.dumps(figures, sort_keys=True)
     if args.out:
         Path(args.out).write_text(text + "\n", encoding="utf-8")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from engine.bench_scale import ScaleContext, register
+from bench.scale import ScaleContext, register
 
 
 def bench_chain_scale(ctx: ScaleContext) -> dict[str, float]:
-    from engine.store.bench_chain import chain_figures
+    from bench.chain_figures import chain_figures
 
     journal = ctx.long_journal()
     figures = chain_figures(journal, ctx.workdir, ctx.progress)

@@ -1,7 +1,7 @@
 """The `drr bench --scale` registry: long-running scale figures, their sizes, goals and progress.
 
 A scale group is a function `fn(ctx: ScaleContext) -> dict[str, float]` registered under a name with
-`register(name, fn, weight=…, goals=…)` at import time of its module; `gui/bench_scale_cmd.py` lists the
+`register(name, fn, weight=…, goals=…)` at import time of its module; `bench/scale_cli.py` lists the
 modules (`SCALE_MODULES`), imports them, runs the groups in registration order and prints/writes their
 figures (docs/scale.md, /work/wt/SCALE_INTERFACE.md). Figures are measurements, never pass/fail tests;
 the goals are printed beside them.
@@ -10,7 +10,7 @@ The context gives every group the same sizes (`ScaleContext.full()` as the issue
 for the end-to-end test), a scratch folder, the PostgreSQL to use (or None) and `progress(done, note)`
 to move the bar (`done` from 0 to 1 within the group). `ctx.long_journal(entries)` builds — once per
 size per run, shared by the groups — a real hash-chained, signed table journal of that many entries
-(engine.store.synthetic) and returns where it is.
+(bench.synthetic) and returns where it is.
 """
 
 from __future__ import annotations
@@ -22,6 +22,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+import sqlalchemy as sa
+
+from bench.synthetic import LongJournal, build_long_journal, copy_long_journal
+from engine.store.db import resolve_url
 
 Progress = Callable[[float, str], None]
 """(done 0..1 within the current group, what it is doing now in a few words)."""
@@ -46,24 +51,6 @@ class Goal:
         # whole-number format printed it "≤ 0").
         value = f"{self.value:,.0f}" if self.value == int(self.value) else f"{self.value:,.10g}"
         return f"{'≥' if self.op == '>=' else '≤'} {value}"
-
-
-@dataclass(frozen=True)
-class LongJournal:
-    """A synthetic table journal built for the run: a SQLite store holding one signed, hash-chained table.
-
-    `url` opens it (`engine.store.open_store(url, table=table)`); its key is in `key_dir`, which is the
-    run's `DRR_KEY_DIR` (set for the whole run). `entries` is the chain's length, `rounds` how many
-    rounds it holds. Its projections are built. Treat it as read-only, or copy it first
-    (`ctx.copy_journal`): other groups use the same one.
-    """
-
-    url: str
-    path: Path
-    table: str
-    entries: int
-    rounds: int
-    key_dir: Path
 
 
 @dataclass
@@ -107,8 +94,6 @@ class ScaleContext:
         """A real journal of about `entries` entries (default `journal_entries`), built once per run."""
         wanted = entries or self.journal_entries
         if wanted not in self._journals:
-            from engine.store.synthetic import build_long_journal
-
             self._journals[wanted] = build_long_journal(
                 self.workdir / f"long-{wanted}.sqlite", wanted, key_dir=self.key_dir, progress=self.progress
             )
@@ -116,8 +101,6 @@ class ScaleContext:
 
     def copy_journal(self, journal: LongJournal, name: str) -> LongJournal:
         """A private copy of `journal` (store file and key) under a new file name, to append to or damage."""
-        from engine.store.synthetic import copy_long_journal
-
         return copy_long_journal(journal, self.workdir / f"{name}.sqlite")
 
     @contextlib.contextmanager
@@ -126,10 +109,6 @@ class ScaleContext:
         (the scratch database may be shared); ScaleSkip without a PostgreSQL."""
         if not self.pg_url:
             raise ScaleSkip("no PostgreSQL given (--pg or $DRR_BENCH_PG_URL)")
-        import sqlalchemy as sa
-
-        from engine.store.db import resolve_url
-
         name = f"{prefix}_{uuid.uuid4().hex[:12]}"
         admin = sa.create_engine(resolve_url(self.pg_url))
         with admin.begin() as conn:
