@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("engine", "hardware", "gui")
+PACKAGES = ("engine", "hardware", "gui", "bench")  # every root package the contracts name
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 STORE = "engine.store in layers: pure records < database < floor_sign < journal, migrate < db"
