@@ -17,9 +17,11 @@ venv: $(STAMP)
 
 # Qt's desktop libraries: installed with apt when run as root, else the one command is printed and
 # make stops here (gui/qt_libs.py). The tests also need Xvfb for the real-display test.
+# The program runs with byte-code writing off (-B's environment form): no cache is ever part of it
+# (docs/certification.md, Software identity).
 run: venv
 	$(BIN)/python -m gui.qt_libs --install
-	$(BIN)/drr
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/drr
 
 # The PostgreSQL the tests and the floor benchmarks use: this machine's (tools/postgres.sh starts it
 # if it is down), unless DRR_TEST_PG_URL / DRR_BENCH_PG_URL name another.
@@ -28,7 +30,7 @@ LOCAL_PG := postgresql+psycopg://postgres@127.0.0.1:5432/test
 test: venv
 	$(BIN)/python -m gui.qt_libs --install --xvfb
 	@if [ -z "$$DRR_TEST_PG_URL" ]; then tools/postgres.sh; fi
-	DRR_TEST_PG_URL="$${DRR_TEST_PG_URL:-$(LOCAL_PG)}" QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+	DRR_TEST_PG_URL="$${DRR_TEST_PG_URL:-$(LOCAL_PG)}" QT_QPA_PLATFORM=offscreen PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest
 
 lint: venv
 	$(BIN)/ruff check engine hardware gui resources tests packaging

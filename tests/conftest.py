@@ -1,11 +1,16 @@
 """Shared test set-up: Qt runs offscreen, and the repository root is importable."""
 
 import os
+import sys
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# No byte-code caches in the program's folders, whoever runs pytest (make test sets the variable too):
+# a cache is a file of the program (engine.software_id), and the `drr` subprocesses inherit the setting.
+sys.dont_write_bytecode = True
+os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
 
 
-import pytest
+import pytest  # noqa: E402 - after the byte-code setting
 
 
 @pytest.fixture(autouse=True)
