@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.store.canonical import canonical_json, entry_hash, format_time, parse_time
+from engine.store.canonical import LEGACY, RFC8785, entry_hash_of_text, format_time, parse_time, payload_text
 from engine.store.records import Entry
 
 if TYPE_CHECKING:
@@ -115,7 +115,14 @@ def _write_copies(store: Store, table: str, entries: int, progress: Callable[[fl
     """Append about `entries` entries (whole rounds) of copied rounds to `table`; returns how many."""
 
     from engine.store import keys
-    from engine.store.journal import CHECKPOINT_EVERY, read_head, sign_head, write_checkpoint, write_head
+    from engine.store.journal import (
+        CHECKPOINT_EVERY,
+        chain_switched,
+        read_head,
+        sign_head,
+        write_checkpoint,
+        write_head,
+    )
 
     templates = _templates(store, table)
     if not templates:
@@ -125,6 +132,7 @@ def _write_copies(store: Store, table: str, entries: int, progress: Callable[[fl
     with store.read() as conn:
         head = read_head(conn, table, lock=False)
         rounds = _rounds(conn, table)
+        rule = RFC8785 if chain_switched(conn, table) else LEGACY
     assert head is not None
     seq, prev = head
     first_seq = seq + 1
@@ -145,15 +153,15 @@ def _write_copies(store: Store, table: str, entries: int, progress: Callable[[fl
         while len(rows) < BATCH and (written < entries or prev_type != "table.next_round"):
             user, rid, type_, when, body = next(source)
             seq += 1
-            text = canonical_json(body)
-            digest = entry_hash(
+            text = payload_text(body, rule)  # the chain's byte rule, as Journal.append_in writes
+            digest = entry_hash_of_text(
                 table=table,
                 seq=seq,
                 time=when,
                 user=user,
                 round_id=rid,
                 type=type_,
-                payload=body,
+                payload_text=text,
                 prev_hash=prev,
             )
             mac = keys.entry_mac(mac_key, digest) if mac_key is not None else None
