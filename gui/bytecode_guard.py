@@ -97,7 +97,7 @@ def planted_bytecode(root: Path, *, frozen: bool = False) -> list[tuple[Path, st
                 for opt in ("", 1, 2):
                     cache = Path(importlib.util.cache_from_source(str(path), optimization=opt))
                     if cache.is_file():
-                        why = _not_its_source(cache, path, opt or 0)
+                        why = _not_its_source(cache, path, int(opt or 0))
                         if why is not None:
                             found[cache] = why
             elif frozen or path.parent.name == "__pycache__" or not path.is_file():
