@@ -17,10 +17,12 @@ venv: $(STAMP)
 
 # Qt's desktop libraries: installed with apt when run as root, else the one command is printed and
 # make stops here (gui/qt_libs.py). The tests also need Xvfb for the real-display test.
+# The program runs with byte-code writing off (-B's environment form): no cache is ever part of it
+# (docs/certification.md, Software identity).
 run: venv
 	$(BIN)/python -m gui.qt_libs --install
 	@echo 'drr is $(BIN)/drr; to type plain "drr" in this shell: export PATH="$$PWD/$(BIN):$$PATH"'
-	$(BIN)/drr
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/drr
 
 # The PostgreSQL the tests and the floor benchmarks use: this machine's (tools/postgres.sh starts it
 # if it is down), unless DRR_TEST_PG_URL / DRR_BENCH_PG_URL name another. A machine with none still runs
@@ -33,7 +35,7 @@ test: venv
 	if [ -z "$$url" ] && tools/postgres.sh --if-present; then url='$(LOCAL_PG)'; from="this machine's"; fi; \
 	[ -n "$$url" ] || from="none on this machine, the tests start their own"; \
 	echo "PostgreSQL for the tests: $$from"; \
-	DRR_TEST_PG_URL="$$url" QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS)
+	DRR_TEST_PG_URL="$$url" QT_QPA_PLATFORM=offscreen PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: venv
 	$(BIN)/ruff check engine hardware gui resources bench tests packaging

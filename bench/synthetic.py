@@ -26,9 +26,16 @@ import sqlalchemy as sa
 
 from engine.floor.demo import START, play_rounds
 from engine.store import keys, open_store, schema
-from engine.store.canonical import canonical_json, entry_hash, format_time, parse_time
+from engine.store.canonical import LEGACY, RFC8785, entry_hash_of_text, format_time, parse_time, payload_text
 from engine.store.db import Store
-from engine.store.journal import CHECKPOINT_EVERY, read_head, sign_head, write_checkpoint, write_head
+from engine.store.journal import (
+    CHECKPOINT_EVERY,
+    chain_switched,
+    read_head,
+    sign_head,
+    write_checkpoint,
+    write_head,
+)
 from engine.store.journal import ENTRY_NAMES as columns
 from engine.store.projections import rebuild
 from engine.store.records import Entry, NewEvent
@@ -144,6 +151,7 @@ def _write_copies(store: Store, table: str, entries: int, progress: Callable[[fl
     with store.read() as conn:
         head = read_head(conn, table, lock=False)
         rounds = _rounds(conn, table)
+        rule = RFC8785 if chain_switched(conn, table) else LEGACY
     assert head is not None
     seq, prev = head
     first_seq = seq + 1
@@ -162,15 +170,15 @@ def _write_copies(store: Store, table: str, entries: int, progress: Callable[[fl
         while len(rows) < BATCH and (written < entries or prev_type != "table.next_round"):
             user, rid, type_, when, body = next(source)
             seq += 1
-            text = canonical_json(body)
-            digest = entry_hash(
+            text = payload_text(body, rule)  # the chain's byte rule, as Journal.append_in writes
+            digest = entry_hash_of_text(
                 table=table,
                 seq=seq,
                 time=when,
                 user=user,
                 round_id=rid,
                 type=type_,
-                payload=body,
+                payload_text=text,
                 prev_hash=prev,
             )
             mac = keys.entry_mac(mac_key, digest) if mac_key is not None else None

@@ -2,19 +2,25 @@
 
 A test lab verifies the program a table runs by recomputing this digest from the files it
 approved (`drr audit software`, docs/certification.md). The construction is public and simple
-enough to redo with coreutils:
+enough to redo with coreutils (and openssl for the keyed one):
 
 - the files: from a source tree or pip install, every file under the package folders
-  `engine/`, `hardware/`, `gui/` and `resources/` beside each other (the program that runs);
+  `engine/`, `hardware/`, `gui/` and `resources/` beside each other (the program that runs; an
+  explicit list, so a folder beside them such as the benchmarks' `bench/` is not part of it);
   from the PyInstaller one-folder bundle (`sys.frozen`), every file of the bundle folder that
-  holds the executable (dist/drr/: the program, Python, Qt, the data). Byte-code caches are
-  left out (`__pycache__/` folders, `*.pyc`, `*.pyo`): Python writes them itself, so they differ
-  from machine to machine without the program differing;
+  holds the executable (dist/drr/: the program with its archive of byte-code, Python, Qt, the
+  data). Nothing is left out, byte-code included (`__pycache__/`, `*.pyc`): Python runs a cache
+  in place of its source when the cache's header carries the source's mtime and size, so a cache
+  is program. The product writes none (gui/cli.py, the Makefile, the bundle's bootloader) and
+  refuses to start with one that is not its source's compilation (gui/bytecode_guard.py);
 - each file's `path` is relative to that root, with `/` separators; `sha256` is lowercase hex;
 - the lines `path + "\\0" + sha256 + "\\n"` (UTF-8), sorted by path (byte order of the UTF-8
-  path), concatenated: the *identity text*;
-- `digest` = SHA-256 of the identity text; the keyed digest a lab asks for with a seed is
-  HMAC-SHA256(key = the seed's bytes, message = the identity text).
+  path), concatenated: the *identity text*; `digest` = SHA-256 of the identity text;
+- the keyed digest a lab asks for with a seed hashes every file's bytes with the seed (as a GAT
+  check does), so a program that only knows the approved hashes cannot answer it: for each file
+  `hmac_sha256` = HMAC-SHA256(key = the seed's bytes, message = path + "\\0" + the file's bytes);
+  the lines `path + "\\0" + hmac_sha256 + "\\n"`, sorted as above, are the *keyed identity text*;
+  the keyed digest = HMAC-SHA256(key = the seed's bytes, message = the keyed identity text).
 
 The digest a process starts with is computed once (`running_digest`) and journaled in its
 `table.started` entry.
@@ -32,9 +38,7 @@ from typing import Any
 
 from engine.errors import DrrError
 
-PACKAGES = ("engine", "hardware", "gui", "resources")
-SKIP_DIRS = frozenset({"__pycache__"})
-SKIP_SUFFIXES = (".pyc", ".pyo")
+PACKAGES = ("engine", "hardware", "gui", "resources")  # the product's packages, and only these
 _CHUNK = 1 << 20
 
 
@@ -42,6 +46,7 @@ _CHUNK = 1 << 20
 class FileDigest:
     path: str  # relative to the root, "/" separators
     sha256: str
+    hmac_sha256: str | None = None  # HMAC-SHA256(seed, path NUL bytes), when a seed was given
 
 
 @dataclass(frozen=True)
@@ -55,8 +60,16 @@ class SoftwareIdentity:
     hmac_seed: str | None = None  # the seed as given (hex), when `digest` is the keyed one
 
     def to_json(self) -> dict[str, Any]:
-        """The public `drr audit software --json` shape: {"digest", "files": [{"path", "sha256"}]}."""
-        return {"digest": self.digest, "files": [{"path": f.path, "sha256": f.sha256} for f in self.files]}
+        """The public `drr audit software --json` shape: {"digest", "files": [{"path", "sha256"}]};
+        with a seed each file also has its `hmac_sha256`."""
+        return {"digest": self.digest, "files": [_file_json(f) for f in self.files]}
+
+
+def _file_json(f: FileDigest) -> dict[str, str]:
+    out = {"path": f.path, "sha256": f.sha256}
+    if f.hmac_sha256 is not None:
+        out["hmac_sha256"] = f.hmac_sha256
+    return out
 
 
 def identity_text(files: list[FileDigest] | tuple[FileDigest, ...]) -> bytes:
@@ -65,11 +78,20 @@ def identity_text(files: list[FileDigest] | tuple[FileDigest, ...]) -> bytes:
     return b"".join(p + b"\0" + h + b"\n" for p, h in lines)
 
 
+def keyed_identity_text(files: list[FileDigest] | tuple[FileDigest, ...]) -> bytes:
+    """The bytes the keyed digest is taken over: sorted `path\\0hmac_sha256\\n` lines."""
+    if any(f.hmac_sha256 is None for f in files):
+        raise ValueError("the keyed identity needs every file's HMAC (software_identity with a seed)")
+    lines = sorted((f.path.encode("utf-8"), str(f.hmac_sha256).encode("ascii")) for f in files)
+    return b"".join(p + b"\0" + h + b"\n" for p, h in lines)
+
+
 def digest_of(files: list[FileDigest] | tuple[FileDigest, ...], hmac_key: bytes | None = None) -> str:
-    text = identity_text(files)
+    """The digest over the files' hashes; with `hmac_key`, the keyed digest over their per-file HMACs
+    (which only a reading of every file's bytes with that key gives: `software_identity`)."""
     if hmac_key is None:
-        return hashlib.sha256(text).hexdigest()
-    return hmac.new(hmac_key, text, hashlib.sha256).hexdigest()
+        return hashlib.sha256(identity_text(files)).hexdigest()
+    return hmac.new(hmac_key, keyed_identity_text(files), hashlib.sha256).hexdigest()
 
 
 def parse_seed(seed: str) -> bytes:
@@ -90,6 +112,18 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+def file_digest(path: Path, rel: str, hmac_key: bytes | None = None) -> FileDigest:
+    """One file's SHA-256 and, with a key, its HMAC over `rel` NUL bytes: both from one read."""
+    h = hashlib.sha256()
+    mac = hmac.new(hmac_key, rel.encode("utf-8") + b"\0", hashlib.sha256) if hmac_key is not None else None
+    with path.open("rb") as f:
+        while chunk := f.read(_CHUNK):
+            h.update(chunk)
+            if mac is not None:
+                mac.update(chunk)
+    return FileDigest(rel, h.hexdigest(), mac.hexdigest() if mac is not None else None)
+
+
 def program_root() -> tuple[Path, bool]:
     """(the folder the program's files are under, whether it is a frozen bundle)."""
     if getattr(sys, "frozen", False):
@@ -97,18 +131,14 @@ def program_root() -> tuple[Path, bool]:
     return Path(__file__).resolve().parent.parent, False
 
 
-def _wanted(rel: Path) -> bool:
-    return not any(part in SKIP_DIRS for part in rel.parts[:-1]) and not rel.name.endswith(SKIP_SUFFIXES)
+def program_tops(root: Path, frozen: bool) -> list[Path]:
+    """The folders whose every file is the program: the bundle folder, or the four package folders."""
+    return [root] if frozen else [root / p for p in PACKAGES if (root / p).is_dir()]
 
 
 def program_files(root: Path, frozen: bool) -> list[Path]:
-    """The program's files under `root` (see the module docstring), sorted."""
-    tops = [root] if frozen else [root / p for p in PACKAGES if (root / p).is_dir()]
-    found: list[Path] = []
-    for top in tops:
-        for path in top.rglob("*"):
-            if path.is_file() and _wanted(path.relative_to(root)):
-                found.append(path)
+    """The program's files under `root` (see the module docstring), sorted: every file, byte-code too."""
+    found = [path for top in program_tops(root, frozen) for path in top.rglob("*") if path.is_file()]
     return sorted(found)
 
 
@@ -121,9 +151,7 @@ def software_identity(
         root, is_frozen = program_root()
         frozen = is_frozen if frozen is None else frozen
     frozen = bool(frozen)
-    files = tuple(
-        FileDigest(p.relative_to(root).as_posix(), file_sha256(p)) for p in program_files(root, frozen)
-    )
+    files = tuple(file_digest(p, p.relative_to(root).as_posix(), key) for p in program_files(root, frozen))
     files = tuple(sorted(files, key=lambda f: f.path.encode("utf-8")))
     return SoftwareIdentity(root, frozen, files, digest_of(files, key), hmac_seed)
 

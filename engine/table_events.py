@@ -88,6 +88,9 @@ class TableStarted:
     # The large-payout threshold the station started with (its settings file): the value in force
     # until a pit boss sets large_payout; absent from journals written before it was recorded.
     large_payout: str | None = None
+    # The byte rule of this chain's entries from this one on ("rfc8785": RFC 8785, engine.store.canonical;
+    # a chain switches at its first start that names it); absent from journals written before.
+    canonical: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -98,7 +101,9 @@ class TableStarted:
             "round_in_play": self.round_in_play,
             "phase": self.phase,
         }
-        return _put(d, software=self.software, key=self.key, large_payout=self.large_payout)
+        return _put(
+            d, software=self.software, key=self.key, large_payout=self.large_payout, canonical=self.canonical
+        )
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> TableStarted:
@@ -112,6 +117,7 @@ class TableStarted:
             software=_opt_str(d.get("software")),
             key=_opt_str(d.get("key")),
             large_payout=_opt_str(d.get("large_payout")),
+            canonical=_opt_str(d.get("canonical")),
         )
 
 

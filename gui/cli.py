@@ -25,16 +25,24 @@ Settings convention (one mechanism for every command, see engine/config.py):
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import logging
-import os
 import sys
-from collections.abc import Callable, Sequence
-from pathlib import Path
 
-from engine import __version__
-from engine.errors import DrrError
+# The product runs no byte-code but its sources' own (docs/certification.md, Software identity): it
+# writes no caches, and it refuses to start with one planted, before any engine module is imported.
+sys.dont_write_bytecode = True
+from gui.bytecode_guard import refuse_planted_bytecode  # noqa: E402 - must come before the engine
+
+refuse_planted_bytecode()
+
+import argparse  # noqa: E402
+import importlib  # noqa: E402
+import logging  # noqa: E402
+import os  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from engine import __version__  # noqa: E402
+from engine.errors import DrrError  # noqa: E402
 
 # Each module defines register(subparsers) and sets a `func` default on its parsers.
 COMMAND_MODULES: tuple[str, ...] = (

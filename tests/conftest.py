@@ -1,15 +1,20 @@
 """Shared test set-up: Qt runs offscreen, and the repository root is importable."""
 
 import os
+import sys
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# No byte-code caches in the program's folders, whoever runs pytest (make test sets the variable too):
+# a cache is a file of the program (engine.software_id), and the `drr` subprocesses inherit the setting.
+sys.dont_write_bytecode = True
+os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
 
 
-import contextlib
-import tempfile
-from pathlib import Path
+import contextlib  # noqa: E402 - after the byte-code setting
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
 
-import pytest
+import pytest  # noqa: E402
 
 
 def _own_postgresql() -> contextlib.ExitStack | None:

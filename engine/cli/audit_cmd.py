@@ -28,12 +28,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="SHA-256 of every file of the running program and the digest over them",
     )
     s.add_argument(
-        "--json", action="store_true", help='one JSON object {"digest": HEX, "files": [{"path", "sha256"}]}'
+        "--json",
+        action="store_true",
+        help='one JSON object {"digest": HEX, "files": [{"path", "sha256"}]} (with --hmac-seed each file '
+        'also has its "hmac_sha256")',
     )
     s.add_argument(
         "--hmac-seed",
         metavar="HEX",
-        help="give the keyed digest: HMAC-SHA256 with this key over the same text",
+        help="give the keyed digest: every file's bytes HMAC-SHA256'd with this key (a lab's GAT-style "
+        "check; docs/certification.md)",
     )
     s.set_defaults(func=run_software)
 

@@ -4,6 +4,15 @@ Canonical JSON: keys sorted, no spaces, UTF-8, Decimal and Fraction as strings (
 enums as their value, sets sorted, datetimes as ISO 8601 UTC text. The entry hash is SHA-256 over the
 canonical JSON object of all eight fields of an entry, `prev_hash` included, so editing, removing or
 reordering any entry breaks the chain from that entry on.
+
+Two byte rules (docs/journal-evidence.md, "The bytes"): entries of a table chain from its first
+`table.started` carrying `"canonical": "rfc8785"` on are RFC 8785 (JCS) text, which any JCS library
+reproduces; every entry before that switch, and every entry of a chain that never switched, is the
+legacy rule (Python's `json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)`).
+The two write the same bytes unless a payload holds a float (JCS: `5` for 5.0, `1e-7` for 1e-07,
+`0` for -0.0, exponents only from 1e21 on) or object keys outside the Basic Multilingual Plane (JCS
+sorts keys by UTF-16 code units); an integer beyond ±(2**53 - 1) has no JCS form and is refused.
+The hash is always taken over the stored text, so the rule only decides how new text is made.
 """
 
 from __future__ import annotations
@@ -17,7 +26,15 @@ from enum import Enum
 from fractions import Fraction
 from typing import Any
 
+import rfc8785
+
+from engine.entry_types import EntryType
+
 GENESIS_HASH = "0" * 64
+LEGACY = "legacy"  # the byte rule of entries written before RFC 8785 (and of chains never switched)
+RFC8785 = "rfc8785"  # RFC 8785 JSON Canonicalization Scheme
+CANONICAL_FIELD = "canonical"  # table.started's field that switches its chain to RFC 8785
+_SAFE_INT = 2**53 - 1  # RFC 8785 numbers are IEEE 754 doubles: larger integers have no exact form
 
 
 def _default(value: Any) -> Any:
@@ -68,6 +85,74 @@ def canonical_payload(payload: Mapping[str, Any]) -> str:
     strings already reads back as it was written, so its first encoding is kept."""
     text = canonical_json(payload)
     return text if _str_keys_only(payload) else canonical_json(json.loads(text))
+
+
+def payload_text(payload: Mapping[str, Any], rule: str = LEGACY) -> str:
+    """The stored text of a payload under `rule` (LEGACY or RFC8785): under RFC 8785 the legacy text's
+    value in JCS, which is the same text unless the value holds floats or non-BMP keys."""
+    text = canonical_payload(payload)
+    if rule != RFC8785 or not jcs_differs(payload):
+        return text
+    return jcs(json.loads(text))
+
+
+def jcs(value: Any) -> str:
+    """RFC 8785 text of a JSON value (as `json.loads` gives it), by the `rfc8785` library."""
+    try:
+        return rfc8785.dumps(value).decode("utf-8")
+    except rfc8785.IntegerDomainError:
+        # an integer beyond 2**53 written as a double's JCS text is that double (what such text reads back as)
+        return rfc8785.dumps(_as_doubles(value)).decode("utf-8")
+
+
+def _as_doubles(value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool) and not -_SAFE_INT <= value <= _SAFE_INT:
+        if rfc8785.dumps(float(value)).decode() != str(value):  # not a double's own text: inexact
+            raise TypeError(f"cannot put {value} into the journal: write such a number as a string")
+        return float(value)
+    if isinstance(value, dict):
+        return {k: _as_doubles(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_as_doubles(v) for v in value]
+    return value
+
+
+def is_canonical(text: str, body: Any, rule: str | None) -> bool:
+    """Whether `text` (parsed: `body`) is the canonical text of its value under `rule`; None: under
+    either rule (a reader that does not follow the chain from its first entry)."""
+    if not jcs_differs(body):
+        return canonical_json(body) == text  # both rules write these bytes
+    if rule in (RFC8785, None):
+        try:
+            if jcs(body) == text:
+                return True
+        except TypeError:
+            pass
+    return rule != RFC8785 and canonical_json(body) == text
+
+
+def switches_to_jcs(type_: str, payload: Mapping[str, Any]) -> bool:
+    """Whether an entry is the switch of its chain to RFC 8785 (a `table.started` naming it)."""
+    return type_ == EntryType.TABLE_STARTED and payload.get(CANONICAL_FIELD) == RFC8785
+
+
+def jcs_differs(value: Any) -> bool:
+    """Whether RFC 8785 may write `value` differently from the legacy rule: it holds a float, an
+    integer beyond ±(2**53 - 1), or a key outside the Basic Multilingual Plane."""
+    if isinstance(value, float):
+        return True
+    if isinstance(value, int) and not isinstance(value, bool):
+        return not -_SAFE_INT <= value <= _SAFE_INT
+    if isinstance(value, dict):
+        return any(
+            (isinstance(k, str) and not k.isascii() and max(map(ord, k)) > 0xFFFF) or jcs_differs(v)
+            for k, v in value.items()
+        )
+    if isinstance(value, list | tuple | set | frozenset):
+        return any(jcs_differs(v) for v in value)
+    if isinstance(value, Enum):
+        return jcs_differs(value.value)
+    return False
 
 
 def _str_keys_only(value: Any) -> bool:

@@ -102,6 +102,7 @@ def scan_part(
         macs=part.macs,
         mac_from=mac_from,
         signed_ok=part.start,
+        canonical=None,  # from inside the chain: either byte rule (chain_scan.Scan)
     )
     mine = dict(checkpoints)
     before = set(mine)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.entry_types import EntryType
-from engine.store.canonical import GENESIS_HASH
+from engine.store.canonical import GENESIS_HASH, LEGACY, RFC8785, switches_to_jcs
 from engine.store.records import Entry
 
 CHECKPOINT_EVERY = 1000  # engine.store.journal.CHECKPOINT_EVERY (the journal sits above this module)
@@ -60,6 +60,11 @@ class Scan:
     checkpoints_seen: int = 0
     hashes_at: dict[int, str] = field(default_factory=dict)
     round_ids: set[str] = field(default_factory=set)
+    # The byte rule of the entries from `expected` on (engine.store.canonical): legacy from a chain's
+    # first entry to its switch; None for a scan that starts inside a chain (from a checkpoint or a
+    # verified mark, only on a MAC'd chain, whose entries the fast pass takes by hash and MAC), which
+    # accepts either rule until it sees a switch.
+    canonical: str | None = LEGACY
 
 
 @dataclass(frozen=True)
@@ -106,6 +111,17 @@ def fast_sql(sqlite: bool, has_mac: bool, batch: int, *, signed: bool = False) -
     )
 
 
+def _switch(payload: str) -> bool:
+    """Whether a `table.started` entry's stored text switches its chain to RFC 8785."""
+    if '"canonical"' not in payload:
+        return False
+    try:
+        body = json.loads(payload)
+    except ValueError:
+        return False
+    return isinstance(body, dict) and switches_to_jcs(EntryType.TABLE_STARTED, body)
+
+
 def _json_str(value: str | None) -> str:
     if value is None:
         return "null"
@@ -125,7 +141,7 @@ def scan(
     key_change: KeyCheck,
     mac_key_of: MacKey,
     signature_holds: SigCheck,
-    entry_problem: Callable[[Entry, str | None], str | None],
+    entry_problem: Callable[[Entry, str | None, str | None], str | None],
     has_mac: bool = True,
     upto: int | None = None,
     batch: int = BATCH,
@@ -196,9 +212,12 @@ def scan(
                     # only come from the key's holder, or fails its MAC or signature (then `verify`
                     # looks for it in the range the signature names).
                     entry = Entry(table, seq, time_, user, rid, typ, payload, prev_h, h, mac)
-                    problem = entry_problem(entry, None)
+                    rule = RFC8785 if typ == EntryType.TABLE_STARTED and _switch(payload) else state.canonical
+                    problem = entry_problem(entry, None, rule)
                     if problem is not None:
                         return stop(seq, problem)
+                if typ == EntryType.TABLE_STARTED and state.canonical != RFC8785 and _switch(payload):
+                    state.canonical = RFC8785  # this entry and every later one are RFC 8785 text
                 if typ in KEY_TYPES:
                     entry = entry or Entry(table, seq, time_, user, rid, typ, payload, prev_h, h, mac)
                     found, key_problem = key_change(entry, key)

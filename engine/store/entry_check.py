@@ -11,31 +11,33 @@ import json
 
 from engine.entry_types import EntryType
 from engine.store import keys
-from engine.store.canonical import canonical_json, entry_hash
+from engine.store.canonical import entry_hash_of_text, is_canonical
 from engine.store.chain_scan import KEY_TYPES
 from engine.store.records import Entry
 
 
-def entry_problem(entry: Entry, prev_hash: str | None = None) -> str | None:
+def entry_problem(entry: Entry, prev_hash: str | None = None, rule: str | None = None) -> str | None:
     """What is wrong with one entry read back (None when it is as written): its payload is canonical
-    JSON, its hash recomputes, and (given `prev_hash`) it follows the entry before it. The same
-    checks as `verify`, for a reader that folds only part of a chain (the table's restart)."""
+    JSON under its chain's byte rule (`rule`, engine.store.canonical; None, for a reader that does not
+    follow the chain from its first entry: either rule), its hash recomputes over that text, and
+    (given `prev_hash`) it follows the entry before it. The same checks as `verify`, for a reader that
+    folds only part of a chain (the table's restart)."""
     if prev_hash is not None and entry.prev_hash != prev_hash:
         return "does not follow the entry before it (reordered or replaced)"
     try:
         body = json.loads(entry.payload_text)
     except ValueError:
         return "payload is not JSON (edited)"
-    if canonical_json(body) != entry.payload_text:
+    if not is_canonical(entry.payload_text, body, rule):
         return "payload is not in canonical form (edited)"
-    digest = entry_hash(
+    digest = entry_hash_of_text(
         table=entry.table,
         seq=entry.seq,
         time=entry.time,
         user=entry.user,
         round_id=entry.round_id,
         type=entry.type,
-        payload=body,
+        payload_text=entry.payload_text,
         prev_hash=entry.prev_hash,
     )
     return None if digest == entry.hash else "contents do not match its hash (edited)"

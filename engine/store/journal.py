@@ -9,6 +9,7 @@ nothing. On SQLite the commit is fsynced (WAL, synchronous=FULL) before `append`
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -16,15 +17,20 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.store import floor_sign, keys, schema
 from engine.store.canonical import (
     GENESIS_HASH,
-    canonical_payload,
+    LEGACY,
+    RFC8785,
     entry_hash_of_text,
     format_time,
+    jcs_differs,
     now_text,
     parse_time,
+    payload_text,
+    switches_to_jcs,
 )
 from engine.store.database import Database, check_table_id, exec_fast, notify_head
 from engine.store.heads import refuse_missing_heads
@@ -247,11 +253,38 @@ _SIGN_HEAD = (
 )
 
 
+def chain_switched(conn: Connection, table: str) -> bool:
+    """Whether `table`'s chain holds its switch to RFC 8785 text (a `table.started` naming it)."""
+    j = schema.journal
+    rows = conn.execute(
+        sa.select(j.c.payload)
+        .where(j.c.table_id == table, j.c.type == EntryType.TABLE_STARTED.value)
+        .where(j.c.payload.like('%"canonical":"rfc8785"%'))
+        .limit(8)
+    )
+    return any(switches_to_jcs(EntryType.TABLE_STARTED.value, json.loads(text)) for (text,) in rows)
+
+
 class Journal:
     """Append to and read from the journal of a store (see the module docstring for the guarantees)."""
 
     def __init__(self, store: Database) -> None:
         self.store = store
+        # The chains found switched to RFC 8785 text (canonical.switches_to_jcs): a switch is never undone.
+        self._jcs: set[str] = set()
+
+    def _rule(self, conn: Connection, table: str, type_: str, payload: Mapping[str, Any]) -> str:
+        """The byte rule of the next entry of `table` (engine.store.canonical): RFC 8785 from the
+        chain's switch on. Only a payload the two rules write differently needs to know, and the
+        chain is read (once a process, once switched) only for such a payload."""
+        if table in self._jcs or switches_to_jcs(type_, payload):
+            return RFC8785
+        if not jcs_differs(payload):
+            return LEGACY  # the same bytes under both rules
+        if chain_switched(conn, table):
+            self._jcs.add(table)
+            return RFC8785
+        return LEGACY
 
     def signer(self, table: str) -> TableKey | None:
         """The table's key for this store (engine.store.keys), None on an unsigned chain."""
@@ -345,8 +378,9 @@ class Journal:
             old, seq, prev = heads[event.table]
             seq += 1
             # The stored text is exactly what a reader re-encodes (int keys become strings and re-sort
-            # as strings), and the hash is entry_hash's, taken over that text.
-            text = canonical_payload(dict(event.payload))
+            # as strings) under the chain's byte rule, and the hash is taken over that text.
+            payload = dict(event.payload)
+            text = payload_text(payload, self._rule(conn, event.table, event.type, payload))
             when = _time_text(event.time)
             digest = entry_hash_of_text(
                 table=event.table,

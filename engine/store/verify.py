@@ -226,6 +226,7 @@ def _verify_chain(
                 signed_ok=mark.seq,
                 events=mark.seq,
                 checkpoints_seen=mark.checkpoints,
+                canonical=None,  # from inside the chain: either byte rule (chain_scan.Scan)
             )
             for seq in [s for s in checkpoints if s <= mark.seq]:
                 del checkpoints[seq]

@@ -110,6 +110,7 @@ from engine.rules import RulesSubmission, default_rules_path, parse_rules
 from engine.settlement import RoundSettlement
 from engine.software_id import running_digest
 from engine.store import schema
+from engine.store.canonical import RFC8785
 from engine.store.db import Store, check_table_id
 from engine.store.evidence import check_for_start
 from engine.store.evidence import started as evidence_started
@@ -340,6 +341,7 @@ class TableService:
                     software=running_digest(),
                     key=key.public,
                     large_payout=str(self.approval_threshold),  # the pit boss's settings tab shows it
+                    canonical=RFC8785,  # this chain's entries are RFC 8785 text from here on
                 )
             ]
             if rules is not None and text is not None and self.state.latest_rules != rules.sha256:

@@ -150,7 +150,8 @@ def test_a_closed_pipe_ends_the_command_quietly(tmp_path: Path) -> None:
     proc = subprocess.run(
         f"'{sys.executable}' -c \"{script}\" | head -c 1",
         shell=True, capture_output=True, text=True, timeout=60,
-        env={"DRR_CONFIG": str(settings_file(tmp_path, "")), "PATH": "/usr/bin:/bin"},
+        env={"DRR_CONFIG": str(settings_file(tmp_path, "")), "PATH": "/usr/bin:/bin",
+             "PYTHONDONTWRITEBYTECODE": "1"},
         cwd=Path(__file__).resolve().parents[2],
     )  # fmt: skip
     assert proc.stdout == "{"

@@ -109,7 +109,7 @@ def test_excluded_qt_modules_are_not_imported_by_the_program() -> None:
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300,
-        env={"QT_QPA_PLATFORM": "offscreen", "PATH": "/usr/bin:/bin"},
+        env={"QT_QPA_PLATFORM": "offscreen", "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"},
     )  # fmt: skip
     assert out.returncode == 0, out.stderr[-2000:]
     imported = set(json.loads(out.stdout.splitlines()[-1]))
