@@ -1,6 +1,9 @@
 # Set-up and everyday commands. `make run` and `make test` build the virtual environment
 # on first use, so a fresh machine needs nothing else.
 PYTHON ?= python3
+# No byte-code caches in the program's folders from any target: a cache is a file of the program, part of
+# its software identity (engine.software_id, docs/certification.md).
+export PYTHONDONTWRITEBYTECODE := 1
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
