@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
@@ -93,7 +93,7 @@ class BoxesPlaced(Record, tagged=True):
 
     type: ClassVar[EntryType] = EntryType.BONUS_BOXES_PLACED
     round: int
-    boxes: tuple[BoxContent, ...] = fact(coder=tuple_of(_BOX))  # "X" or the multiplier's odds
+    boxes: tuple[BoxContent, ...] = field(metadata=fact(coder=tuple_of(_BOX)))  # "X" or a multiplier
     placed_at: float
     deadline: float
 

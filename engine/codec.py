@@ -3,12 +3,12 @@
 A payload class derives from `Record` and gets `to_json()` (the payload journaled) and
 `from_json(mapping)` (the payload read back). How each field travels is read from its type hint
 (str, int, float, bool, Decimal, Fraction odds, tuples, mappings, nested Records, optional ones) and
-from `fact(...)` in its metadata, the one place a field's JSON is spelled:
+from `fact(...)`, its metadata, the one place a field's JSON is spelled:
 
     @dataclass(frozen=True)
     class RoundSettled(Record, tagged=True):            # tagged: {"type": <its EntryType>, ...}
         type: ClassVar[EntryType] = EntryType.ROUND_SETTLED
-        total_paid: Decimal = fact(legacy=("paid",))   # an old journal's spelling, read, never written
+        total_paid: Decimal = field(metadata=fact(legacy=("paid",)))  # an old journal's spelling, read only
         total_returned: Decimal | None = None          # None: left out of the JSON
 
 The rules, which every payload journaled so far follows:
@@ -120,18 +120,17 @@ def fact(
     when: Callable[[Any], bool] | None = None,
     journal: bool = True,
     flat: bool = False,
-    default: Any = MISSING,
-) -> Any:
-    """A dataclass field with its JSON spelled out (see the module docstring)."""
+) -> dict[str, Any]:
+    """A field's JSON spelled out, as its metadata: `x: T = field(metadata=fact(...))` (see the
+    module docstring)."""
     options = {"key": key, "legacy": legacy, "coder": coder, "omit": omit, "null": null}
-    options |= {"when": when, "journal": journal, "flat": flat}
-    return dataclasses.field(default=default, metadata={_META: options})
+    return {_META: options | {"when": when, "journal": journal, "flat": flat}}
 
 
 def maybe_whole(*, null: bool = False) -> Any:
     """An optional whole number (a wheel's game number, a seat): a value that is not one reads as None,
     as it always has; left out when None (`null=True`: written as null)."""
-    return fact(coder=SOFT_WHOLE, null=null, default=None)
+    return dataclasses.field(default=None, metadata=fact(coder=SOFT_WHOLE, null=null))
 
 
 @dataclass(frozen=True)
@@ -247,7 +246,7 @@ class Record:
                 continue
             raw = None if value is None else s.coder.dump(value)
             if s.flat:
-                out.update(raw)
+                out.update(raw or {})
                 continue
             at = out
             for part in s.path[:-1]:

@@ -29,7 +29,7 @@ a login's `station` and `host` say where it was tried.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from engine.codec import STRICT_WHOLE, Coder, Invalid, Record, fact
@@ -61,11 +61,11 @@ class PinHash(Record, const={"scheme": "scrypt"}):
     """A PIN's salted scrypt hash and its parameters, as journaled and as the users table keeps it
     (`text()`: "scrypt$N$r$p$salt$hash"); never the PIN. Weak parameters are refused."""
 
-    n: int = fact(coder=STRICT_WHOLE)
-    r: int = fact(coder=STRICT_WHOLE)
-    p: int = fact(coder=STRICT_WHOLE)
-    salt: str = fact(coder=_hex(SALT_MIN_BYTES, 64))
-    digest: str = fact(key="hash", coder=_hex(DIGEST_BYTES, DIGEST_BYTES))
+    n: int = field(metadata=fact(coder=STRICT_WHOLE))
+    r: int = field(metadata=fact(coder=STRICT_WHOLE))
+    p: int = field(metadata=fact(coder=STRICT_WHOLE))
+    salt: str = field(metadata=fact(coder=_hex(SALT_MIN_BYTES, 64)))
+    digest: str = field(metadata=fact(key="hash", coder=_hex(DIGEST_BYTES, DIGEST_BYTES)))
 
     def __post_init__(self) -> None:
         problem = self.weakness()
@@ -261,7 +261,7 @@ class HistoryImported(Record):
     """A round of another system's history (CSV): its number and when it fell."""
 
     type: ClassVar[EntryType] = EntryType.HISTORY_IMPORTED
-    number: int = fact(coder=STRICT_WHOLE)
+    number: int = field(metadata=fact(coder=STRICT_WHOLE))
     time: str | None = None  # ISO 8601 (the entry's own time when missing)
     source: str | None = None
     direction: str | None = None

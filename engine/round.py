@@ -99,6 +99,7 @@ def _wager(d: Mapping[str, Any]) -> Wager:
     return Wager(shape.id, shape.player, shape.bet, Decimal(str(d["amount"])))
 
 
+_WAGER: Final = Coder(_wager_json, _wager)
 _DRAW: Final = Coder(lambda d: d.to_record(), Draw.from_record)
 
 
@@ -121,7 +122,7 @@ class WagerPlaced(Record, tagged=True):
     """A wager put on the felt while bets are open."""
 
     type: ClassVar[EntryType] = EntryType.ROUND_WAGER_PLACED
-    wager: Wager = fact(flat=True, coder=Coder(_wager_json, _wager))  # its keys in the payload
+    wager: Wager = field(metadata=fact(flat=True, coder=_WAGER))  # its keys in the payload itself
     # The croupier station's seat the chip was placed from (0, 1, …): its chips' colour and shape, so
     # recall draws them as the felt did. None: placed by a tool, or an older journal.
     seat: int | None = maybe_whole()
@@ -140,10 +141,10 @@ class BetsClosed(Record, tagged=True):
     """ "No more bets": wagers are final and the RNG's Lucky/Bonus draw is made (§ 617b.12(e))."""
 
     type: ClassVar[EntryType] = EntryType.ROUND_BETS_CLOSED
-    draw: Draw = fact(coder=_DRAW)
+    draw: Draw = field(metadata=fact(coder=_DRAW))
     # The order the RNG drew the Lucky Numbers in, kept for the audit trail beside the draw (the
     # journal's canonical JSON sorts the Lucky mapping by number); no payout depends on it.
-    lucky_order: tuple[int, ...] | None = fact(key="draw.lucky_order", default=None)
+    lucky_order: tuple[int, ...] | None = field(default=None, metadata=fact(key="draw.lucky_order"))
 
 
 @dataclass(frozen=True)
@@ -220,8 +221,8 @@ class RoundSettled(Record, tagged=True):
     type: ClassVar[EntryType] = EntryType.ROUND_SETTLED
     # What the wagers won (the `drr settle` meaning): stakes not included. An early journal's
     # spellings: "wagered", "paid".
-    total_wagered: Decimal = fact(legacy=("wagered",))
-    total_paid: Decimal = fact(legacy=("paid",))
+    total_wagered: Decimal = field(metadata=fact(legacy=("wagered",)))
+    total_paid: Decimal = field(metadata=fact(legacy=("paid",)))
     total_returned: Decimal | None = None  # handed back: winnings + stakes of winning wagers
     payouts: tuple[PaidWager, ...] | None = None  # the winning wagers as paid (the table service says)
 

@@ -43,7 +43,7 @@ the entry; an old journal's spellings are declared on the field that reads them)
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, ClassVar, Final
 
@@ -111,9 +111,8 @@ class Quarantined(Record):
     last_good_hash: str
     last_good_sig: str | None
     key: str
-    rounds_before: int = fact(
-        coder=_ROUNDS_BEFORE, default=0
-    )  # round ids the damaged store used: the new store numbers on after them
+    # Round ids the damaged store used: the new store numbers on after them.
+    rounds_before: int = field(default=0, metadata=fact(coder=_ROUNDS_BEFORE))
 
 
 @dataclass(frozen=True)
@@ -125,7 +124,7 @@ class RulesLoaded(Record):
 
     type: ClassVar[EntryType] = EntryType.TABLE_RULES_LOADED
     sha256: str
-    name: str | None = fact(omit=True)
+    name: str | None = field(metadata=fact(omit=True))
     text: str
     source: str | None = None
     reason: str | None = None
@@ -214,10 +213,10 @@ class PayoutApproved(Record):
     journal's `payout.approved`), paying `total`, at the table's `threshold`."""
 
     type: ClassVar[EntryType] = EntryType.ROUND_PAYOUT_APPROVED
-    wager_ids: tuple[str, ...] | None = fact(omit=True)
-    total: Decimal = fact(legacy=("amount",))  # `payout.approved`'s spelling
-    threshold: Decimal | None = fact(omit=True)
-    approved_by: str = fact(legacy=("by",))
+    wager_ids: tuple[str, ...] | None = field(metadata=fact(omit=True))
+    total: Decimal = field(metadata=fact(legacy=("amount",)))  # `payout.approved`'s spelling
+    threshold: Decimal | None = field(metadata=fact(omit=True))
+    approved_by: str = field(metadata=fact(legacy=("by",)))
     reason: str | None = None  # the pit-boss station's reason and the approver's role
     role: str | None = None
 
@@ -228,7 +227,7 @@ class PresetSet(Record):
 
     type: ClassVar[EntryType] = EntryType.BONUS_PRESET_SET
     player: str
-    preset: Preset = fact(coder=Coder(load=_preset))
+    preset: Preset = field(metadata=fact(coder=Coder(load=_preset)))
 
 
 @dataclass(frozen=True)
@@ -237,7 +236,7 @@ class TimerRestarted(Record):
 
     type: ClassVar[EntryType] = EntryType.BONUS_TIMER_RESTARTED
     player: str
-    round: int = fact(coder=STRICT_WHOLE)
+    round: int = field(metadata=fact(coder=STRICT_WHOLE))
     deadline: float
 
 
@@ -249,7 +248,7 @@ class PlayerBonusEvent(Record):
     (`type` is read from the event, so one class serves the six bonus-game types)."""
 
     player: str
-    event: BonusEvent = fact(flat=True, coder=_BONUS_EVENT)  # its keys beside "player"
+    event: BonusEvent = field(metadata=fact(flat=True, coder=_BONUS_EVENT))  # its keys beside "player"
 
     @property
     def type(self) -> EntryType:
@@ -281,8 +280,8 @@ class AutoConfirmDue(Record):
     `seconds` after it arrived, unless the croupier disputes it first."""
 
     type: ClassVar[EntryType] = EntryType.TABLE_AUTO_CONFIRM_DUE
-    number: int = fact(coder=STRICT_WHOLE)
-    game: int | None = fact(coder=SOFT_WHOLE)
+    number: int = field(metadata=fact(coder=STRICT_WHOLE))
+    game: int | None = field(metadata=fact(coder=SOFT_WHOLE))
     seconds: float
     deadline: float
 

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from typing import Any, ClassVar, Final, Literal
@@ -110,7 +110,7 @@ _TIME: Final = Coder(format_time, _time, lambda v: isinstance(v, datetime), "is 
 
 
 def _field(coder: Coder, *, journal: bool = True) -> Any:
-    return fact(coder=coder, journal=journal, default=None)
+    return field(default=None, metadata=fact(coder=coder, journal=journal))
 
 
 def wire_only(coder: Coder) -> Any:
@@ -124,8 +124,8 @@ class WheelEvent(Record):
     docstring). Reading a payload, keys this type does not have are ignored; bad values raise DrrError."""
 
     type: ClassVar[EntryType]
-    game: int | None = fact(coder=PLAIN, null=True, default=None)  # always in the payload (null: unknown)
-    time: datetime | None = fact(coder=_TIME, default=None)
+    game: int | None = field(default=None, metadata=fact(coder=PLAIN, null=True))  # always written
+    time: datetime | None = field(default=None, metadata=fact(coder=_TIME))
 
     def __post_init__(self) -> None:
         game = self.game
@@ -164,6 +164,10 @@ class WheelNoMoreBets(WheelEvent):
     type: ClassVar[EntryType] = EntryType.WHEEL_NO_MORE_BETS
 
 
+def _accepted(result: WheelResult) -> bool:
+    return bool(result.accepted)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WheelResult(WheelEvent):
     """The winning number. `accepted`, `note` and `direction` are the table's verdict, set by the
@@ -171,12 +175,12 @@ class WheelResult(WheelEvent):
     possibly unknown) is in the payload exactly when the result was accepted."""
 
     type: ClassVar[EntryType] = EntryType.WHEEL_RESULT
-    number: int = fact(coder=_INT)
+    number: int = field(metadata=fact(coder=_INT))
     warnings: tuple[str, ...] | None = _field(_NAMES)  # warning names on the state-5 line
     note: str | None = _field(_TEXT)
     accepted: bool | None = _field(_BOOL)
     # In the payload exactly when accepted (even None: the rotor's direction was not known yet).
-    direction: Direction | None = fact(coder=_DIRECTION, when=lambda e: bool(e.accepted), default=None)
+    direction: Direction | None = field(default=None, metadata=fact(coder=_DIRECTION, when=_accepted))
     number_line: int | None = wire_only(_INT)  # the bare winning-number line seen just before
 
     def __post_init__(self) -> None:
@@ -268,8 +272,8 @@ class WheelRestart(WheelEvent):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WheelRotor(WheelEvent):
     type: ClassVar[EntryType] = EntryType.WHEEL_ROTOR
-    rpm: Decimal = fact(coder=_DECIMAL)
-    direction: Direction = fact(coder=_DIRECTION)
+    rpm: Decimal = field(metadata=fact(coder=_DECIMAL))
+    direction: Direction = field(metadata=fact(coder=_DIRECTION))
 
     def __post_init__(self) -> None:
         if self.direction not in DIRECTIONS:  # the message the table has always given
