@@ -133,12 +133,14 @@ def maybe_whole(*, null: bool = False) -> Any:
     return dataclasses.field(default=None, metadata=fact(coder=SOFT_WHOLE, null=null))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Spec:
     """One field as the codec travels it."""
 
     name: str
     path: tuple[str, ...]
+    top: str  # the key when `path` is one key ("": a nested or flat field)
+    simple: bool  # one key and no legacy spelling: `top` is the only place to look
     legacy: tuple[str, ...]
     coder: Coder
     optional: bool
@@ -153,8 +155,6 @@ class Spec:
         return ".".join(self.path)
 
     def find(self, d: Mapping[str, Any]) -> tuple[bool, Any]:
-        if len(self.path) == 1 and self.path[0] in d:  # the common case, first (a rebuild reads millions)
-            return True, d[self.path[0]]
         for key in (self.path, *((k,) for k in self.legacy)):
             at: Any = d
             for part in key[:-1]:
@@ -247,6 +247,9 @@ class Record:
             elif value is None and not s.write_null:
                 continue
             raw = None if value is None else s.coder.dump(value)
+            if s.top:
+                out[s.top] = raw
+                continue
             if s.flat:
                 out.update(raw or {})
                 continue
@@ -267,7 +270,7 @@ class Record:
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Self:
         """The payload of a mapping: keys it does not declare are ignored (journal metadata)."""
-        if not isinstance(d, Mapping):
+        if type(d) is not dict and not isinstance(d, Mapping):
             raise cls._malformed(f"a {cls.__name__} payload must be a mapping, not {type(d).__name__}")
         if cls._check_const:
             for key, want in cls._const.items():
@@ -278,11 +281,13 @@ class Record:
             if s.flat:
                 args[s.name] = s.coder.load(d)
                 continue
-            found, value = s.find(d)
-            if not found:
-                if s.has_default:
+            if s.top in d:  # the common case first (a rebuild reads millions of payloads)
+                value = d[s.top]
+            else:
+                found, value = (False, None) if s.simple else s.find(d)
+                if not found and s.has_default:
                     continue
-                if not s.optional:
+                if not found and not s.optional:
                     raise KeyError(s.key)
             if value is None and s.optional:
                 args[s.name] = None
@@ -306,9 +311,12 @@ def _spec(f: dataclasses.Field[Any], hint: Any) -> Spec:
     # None is written when the field has no default (a fact always stated, possibly unknown), left
     # out when its default is None (a fact only some entries have), unless the field says otherwise.
     write_null = o.get("null", False) or not (has_default or o.get("omit", False))
+    path = tuple((o.get("key") or f.name).split("."))
     return Spec(
         name=f.name,
-        path=tuple((o.get("key") or f.name).split(".")),
+        path=path,
+        top=path[0] if len(path) == 1 and not o.get("flat") else "",
+        simple=len(path) == 1 and not o.get("legacy"),
         legacy=o.get("legacy", ()),
         coder=o.get("coder") or coder_for(inner),
         optional=optional,
