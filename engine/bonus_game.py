@@ -32,13 +32,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
+from engine.codec import Coder, Record, fact, tuple_of
 from engine.entry_types import EntryType
 from engine.errors import IllegalTransition
-from engine.exact import format_odds, parse_odds, parse_whole
+from engine.exact import format_odds, parse_odds
 from engine.rng import Rng, shuffle, weighted_choice
 from engine.rules import (
     BONUS_ROUNDS,
@@ -68,11 +69,14 @@ def _box_from_json(s: Any) -> BoxContent:
     return X if s == X else parse_odds(s)
 
 
-# --- events -----------------------------------------------------------------------------------
+_BOX: Final = Coder(_box_to_json, _box_from_json)
+
+
+# --- events (engine.codec writes and reads them: {"type": ..., **fields}) ------------------------
 
 
 @dataclass(frozen=True)
-class GameStarted:
+class GameStarted(Record, tagged=True):
     """A bonus game begins for `player` with the timer preset chosen at set-up (§ 617b.12(i)(2))."""
 
     type: ClassVar[EntryType] = EntryType.BONUS_STARTED
@@ -82,54 +86,20 @@ class GameStarted:
     rules_sha256: str = ""
     rng: str = ""
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "player": self.player,
-            "preset": self.preset,
-            "timer_seconds": self.timer_seconds,
-            "rules_sha256": self.rules_sha256,
-            "rng": self.rng,
-        }
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> GameStarted:
-        return cls(
-            d["player"],
-            d["preset"],
-            parse_whole(d["timer_seconds"]),
-            d.get("rules_sha256", ""),
-            d.get("rng", ""),
-        )
-
 
 @dataclass(frozen=True)
-class BoxesPlaced:
+class BoxesPlaced(Record, tagged=True):
     """The RNG filled the five boxes of `round` (hidden from the player until the pick)."""
 
     type: ClassVar[EntryType] = EntryType.BONUS_BOXES_PLACED
     round: int
-    boxes: tuple[BoxContent, ...]
+    boxes: tuple[BoxContent, ...] = field(metadata=fact(coder=tuple_of(_BOX)))  # "X" or a multiplier
     placed_at: float
     deadline: float
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "round": self.round,
-            "boxes": [_box_to_json(b) for b in self.boxes],
-            "placed_at": self.placed_at,
-            "deadline": self.deadline,
-        }
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> BoxesPlaced:
-        boxes = tuple(_box_from_json(b) for b in d["boxes"])
-        return cls(parse_whole(d["round"]), boxes, float(d["placed_at"]), float(d["deadline"]))
-
 
 @dataclass(frozen=True)
-class BoxPicked:
+class BoxPicked(Record, tagged=True):
     """Box `box` (1..5) of `round` was opened, by the player or at random when time ran out."""
 
     type: ClassVar[EntryType] = EntryType.BONUS_BOX_PICKED
@@ -138,16 +108,9 @@ class BoxPicked:
     by: Actor
     at: float
 
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "round": self.round, "box": self.box, "by": self.by, "at": self.at}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> BoxPicked:
-        return cls(parse_whole(d["round"]), parse_whole(d["box"]), d["by"], float(d["at"]))
-
 
 @dataclass(frozen=True)
-class CashedOut:
+class CashedOut(Record, tagged=True):
     """The player took the sum so far instead of picking in `round` (>= 3), or the preset did."""
 
     type: ClassVar[EntryType] = EntryType.BONUS_CASHED_OUT
@@ -155,44 +118,23 @@ class CashedOut:
     by: Actor
     at: float
 
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "round": self.round, "by": self.by, "at": self.at}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> CashedOut:
-        return cls(parse_whole(d["round"]), d["by"], float(d["at"]))
-
 
 @dataclass(frozen=True)
-class TimerExpired:
+class TimerExpired(Record, tagged=True):
     """The countdown of `round` ran out before the player acted; the timeout rule follows."""
 
     type: ClassVar[EntryType] = EntryType.BONUS_TIMER_EXPIRED
     round: int
     at: float
 
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "round": self.round, "at": self.at}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> TimerExpired:
-        return cls(parse_whole(d["round"]), float(d["at"]))
-
 
 @dataclass(frozen=True)
-class GameEnded:
+class GameEnded(Record, tagged=True):
     """The game is over: `outcome` is the straight-up "to 1" odds it pays, and why."""
 
     type: ClassVar[EntryType] = EntryType.BONUS_ENDED
     outcome: Fraction
     reason: EndReason
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "outcome": format_odds(self.outcome), "reason": self.reason}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> GameEnded:
-        return cls(parse_odds(d["outcome"]), d["reason"])
 
 
 BonusEvent = GameStarted | BoxesPlaced | BoxPicked | CashedOut | TimerExpired | GameEnded

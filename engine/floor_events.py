@@ -1,8 +1,9 @@
 """Journal payloads of the floor: users and logins, surveillance alerts, refused actions, imported history.
 
 Written by engine.store.users, engine.floor.alerts, engine.floor.actions and engine.store.history;
-registered by engine.journal_types (see there for `read` / `write`). Payloads are exactly the JSON
-journaled today; a login's `station` and `host` say where it was tried.
+registered by engine.journal_types (see there for `read` / `write`). Each class declares its fields
+once (engine.codec's `Record` writes and reads them); payloads are exactly the JSON journaled today;
+a login's `station` and `host` say where it was tried.
 
 - users, on the store's own "floor" chain (the users table is their projection,
   engine.store.users_journal): `user.added` {name, role, pin}; `user.role_changed` {name, role, old_role};
@@ -28,20 +29,11 @@ journaled today; a login's `station` and `host` say where it was tried.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from engine.codec import STRICT_WHOLE, Coder, Invalid, Record, fact
 from engine.entry_types import EntryType
-
-
-def _put(out: dict[str, Any], **facts: Any) -> dict[str, Any]:
-    out.update({k: v for k, v in facts.items() if v is not None})
-    return out
-
-
-def _opt_str(v: Any) -> str | None:
-    return None if v is None else str(v)
-
 
 # The weakest scrypt a PIN hash may use (a 4-digit PIN has only 10,000 values: the work factor is
 # all that stands between a copied hash and the PIN), and the most a stored hash may ask for.
@@ -50,38 +42,39 @@ SCRYPT_MAX_WORK = 2**19  # n * r * p: 64 MiB of memory at most (engine.store.use
 SALT_MIN_BYTES, DIGEST_BYTES = 16, 32
 
 
-def _hex(value: Any, what: str, low: int, high: int) -> str:
-    text = str(value)
-    try:
-        raw = bytes.fromhex(text)
-    except ValueError:
-        raise ValueError(f"the PIN hash's {what} is not hex") from None
-    if not low <= len(raw) <= high or raw.hex() != text:
-        raise ValueError(f"the PIN hash's {what} must be {low}-{high} bytes of lower-case hex")
-    return text
+def _hex(low: int, high: int) -> Coder:
+    def load(value: Any) -> str:
+        text = str(value)
+        try:
+            raw = bytes.fromhex(text)
+        except ValueError:
+            raise Invalid("is not hex") from None
+        if not low <= len(raw) <= high or raw.hex() != text:
+            raise Invalid(f"must be {low}-{high} bytes of lower-case hex")
+        return text
 
-
-def _whole(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"the PIN hash's {what} {value!r} is not a whole number")
-    return value
+    return Coder(load=load)
 
 
 @dataclass(frozen=True)
-class PinHash:
+class PinHash(Record, const={"scheme": "scrypt"}):
     """A PIN's salted scrypt hash and its parameters, as journaled and as the users table keeps it
     (`text()`: "scrypt$N$r$p$salt$hash"); never the PIN. Weak parameters are refused."""
 
-    n: int
-    r: int
-    p: int
-    salt: str
-    digest: str
+    n: int = field(metadata=fact(coder=STRICT_WHOLE))
+    r: int = field(metadata=fact(coder=STRICT_WHOLE))
+    p: int = field(metadata=fact(coder=STRICT_WHOLE))
+    salt: str = field(metadata=fact(coder=_hex(SALT_MIN_BYTES, 64)))
+    digest: str = field(metadata=fact(key="hash", coder=_hex(DIGEST_BYTES, DIGEST_BYTES)))
 
     def __post_init__(self) -> None:
         problem = self.weakness()
         if problem is not None:
             raise ValueError(problem)
+
+    @classmethod
+    def _malformed(cls, why: str) -> Exception:
+        return ValueError(f"the PIN hash's {why}")
 
     def weakness(self) -> str | None:
         if self.n < SCRYPT_MIN_N or self.n & (self.n - 1):
@@ -93,28 +86,6 @@ class PinHash:
             work = f"n={self.n}, r={self.r}, p={self.p}"
             return f"scrypt parameters {work} ask for more work than {SCRYPT_MAX_WORK}"
         return None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "scheme": "scrypt",
-            "n": self.n,
-            "r": self.r,
-            "p": self.p,
-            "salt": self.salt,
-            "hash": self.digest,
-        }
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> PinHash:
-        if not isinstance(d, Mapping) or d.get("scheme") != "scrypt":
-            raise ValueError("the PIN hash is not a scrypt hash")
-        return cls(
-            _whole(d.get("n"), "n"),
-            _whole(d.get("r"), "r"),
-            _whole(d.get("p"), "p"),
-            _hex(d.get("salt"), "salt", SALT_MIN_BYTES, 64),
-            _hex(d.get("hash"), "hash", DIGEST_BYTES, DIGEST_BYTES),
-        )
 
     def text(self) -> str:
         return f"scrypt${self.n}${self.r}${self.p}${self.salt}${self.digest}"
@@ -130,93 +101,50 @@ class PinHash:
 
 
 @dataclass(frozen=True)
-class UserAdded:
+class UserAdded(Record):
     type: ClassVar[EntryType] = EntryType.USER_ADDED
     name: str
     role: str
     pin: PinHash | None = None  # None only in an old journal (before PINs were journaled)
 
-    def to_json(self) -> dict[str, Any]:
-        return _put({"name": self.name, "role": self.role}, pin=self.pin.to_json() if self.pin else None)
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> UserAdded:
-        pin = d.get("pin")
-        return cls(str(d["name"]), str(d["role"]), None if pin is None else PinHash.from_json(pin))
-
 
 @dataclass(frozen=True)
-class UserRoleChanged:
+class UserRoleChanged(Record):
     type: ClassVar[EntryType] = EntryType.USER_ROLE_CHANGED
     name: str
     role: str
     old_role: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "role": self.role, "old_role": self.old_role}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> UserRoleChanged:
-        return cls(str(d["name"]), str(d["role"]), str(d["old_role"]))
-
 
 @dataclass(frozen=True)
-class UserPinChanged:
+class UserPinChanged(Record):
     type: ClassVar[EntryType] = EntryType.USER_PIN_CHANGED
     name: str
     pin: PinHash
 
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "pin": self.pin.to_json()}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> UserPinChanged:
-        return cls(str(d["name"]), PinHash.from_json(d["pin"]))
-
 
 @dataclass(frozen=True)
-class UserEnabled:
+class UserEnabled(Record):
     type: ClassVar[EntryType] = EntryType.USER_ENABLED
     name: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> UserEnabled:
-        return cls(str(d["name"]))
-
 
 @dataclass(frozen=True)
-class UserUnlocked:
+class UserUnlocked(Record):
     type: ClassVar[EntryType] = EntryType.USER_UNLOCKED
     name: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> UserUnlocked:
-        return cls(str(d["name"]))
-
 
 @dataclass(frozen=True)
-class ChainKeyed:
+class ChainKeyed(Record):
     """The Ed25519 public key (hex) that signs this chain from this entry on (engine.store.keys)."""
 
     type: ClassVar[EntryType] = EntryType.CHAIN_KEYED
     key: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"key": self.key}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> ChainKeyed:
-        return cls(str(d["key"]))
-
 
 @dataclass(frozen=True)
-class WriterEnrolled:
+class WriterEnrolled(Record):
     """A host's Ed25519 writer key (hex) that may sign the floor chain's entries from here on; the
     entry itself is signed by the floor's root key (engine.store.floor_sign). `by`: the admin."""
 
@@ -225,29 +153,15 @@ class WriterEnrolled:
     host: str
     by: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return _put({"key": self.key, "host": self.host}, by=self.by)
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> WriterEnrolled:
-        return cls(str(d["key"]), str(d["host"]), _opt_str(d.get("by")))
-
 
 @dataclass(frozen=True)
-class UserDisabled:
+class UserDisabled(Record):
     type: ClassVar[EntryType] = EntryType.USER_DISABLED
     name: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> UserDisabled:
-        return cls(str(d["name"]))
-
 
 @dataclass(frozen=True)
-class UserLogin:
+class UserLogin(Record):
     type: ClassVar[EntryType] = EntryType.USER_LOGIN
     name: str
     role: str
@@ -255,23 +169,9 @@ class UserLogin:
     host: str | None = None
     table: str | None = None  # the table whose station it was
 
-    def to_json(self) -> dict[str, Any]:
-        out = {"name": self.name, "role": self.role}
-        return _put(out, station=self.station, host=self.host, table=self.table)
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> UserLogin:
-        return cls(
-            str(d["name"]),
-            str(d["role"]),
-            _opt_str(d.get("station")),
-            _opt_str(d.get("host")),
-            _opt_str(d.get("table")),
-        )
-
 
 @dataclass(frozen=True)
-class UserLoginFailed:
+class UserLoginFailed(Record):
     type: ClassVar[EntryType] = EntryType.USER_LOGIN_FAILED
     name: str
     why: str  # "unknown user", "disabled", "locked out", "wrong PIN"
@@ -280,39 +180,16 @@ class UserLoginFailed:
     host: str | None = None
     table: str | None = None  # the table whose station it was
 
-    def to_json(self) -> dict[str, Any]:
-        out = {"name": self.name, "why": self.why}
-        return _put(out, failures=self.failures, station=self.station, host=self.host, table=self.table)
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> UserLoginFailed:
-        failures = d.get("failures")
-        return cls(
-            str(d["name"]),
-            str(d["why"]),
-            None if failures is None else int(failures),
-            _opt_str(d.get("station")),
-            _opt_str(d.get("host")),
-            _opt_str(d.get("table")),
-        )
-
 
 @dataclass(frozen=True)
-class UserLockedOut:
+class UserLockedOut(Record):
     type: ClassVar[EntryType] = EntryType.USER_LOCKED_OUT
     name: str
     until: str  # ISO 8601 time
 
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "until": self.until}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> UserLockedOut:
-        return cls(str(d["name"]), str(d["until"]))
-
 
 @dataclass(frozen=True)
-class AlertRaised:
+class AlertRaised(Record):
     type: ClassVar[EntryType] = EntryType.ALERT_RAISED
     alert_id: str
     table: str
@@ -323,32 +200,9 @@ class AlertRaised:
     at: str | None = None  # when the event behind the alert happened
     entry: str | None = None  # "<table>:<seq>" of the journal entry behind it (None: a statistic)
 
-    def to_json(self) -> dict[str, Any]:
-        out = {
-            "alert_id": self.alert_id,
-            "table": self.table,
-            "severity": self.severity,
-            "kind": self.kind,
-            "message": self.message,
-        }
-        return _put(out, round_id=self.round_id, at=self.at, entry=self.entry)
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> AlertRaised:
-        return cls(
-            str(d["alert_id"]),
-            str(d["table"]),
-            str(d["severity"]),
-            str(d["kind"]),
-            str(d["message"]),
-            _opt_str(d.get("round_id")),
-            _opt_str(d.get("at")),
-            _opt_str(d.get("entry")),
-        )
-
 
 @dataclass(frozen=True)
-class AlertUpdated:
+class AlertUpdated(Record):
     """One more event of the fact an alert stands for (engine.floor.alerts: a held round is one alert,
     each further irregularity of it an update, not a new alert)."""
 
@@ -361,31 +215,9 @@ class AlertUpdated:
     at: str | None = None
     entry: str | None = None  # "<table>:<seq>" of the journal entry behind the update
 
-    def to_json(self) -> dict[str, Any]:
-        out = {
-            "alert_id": self.alert_id,
-            "table": self.table,
-            "severity": self.severity,
-            "kind": self.kind,
-            "message": self.message,
-        }
-        return _put(out, at=self.at, entry=self.entry)
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> AlertUpdated:
-        return cls(
-            str(d["alert_id"]),
-            str(d["table"]),
-            str(d["severity"]),
-            str(d["kind"]),
-            str(d["message"]),
-            _opt_str(d.get("at")),
-            _opt_str(d.get("entry")),
-        )
-
 
 @dataclass(frozen=True)
-class AlertAcknowledged:
+class AlertAcknowledged(Record):
     type: ClassVar[EntryType] = EntryType.ALERT_ACKNOWLEDGED
     alert_id: str
     table: str | None = None
@@ -393,22 +225,9 @@ class AlertAcknowledged:
     role: str | None = None
     note: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return _put({"alert_id": self.alert_id}, table=self.table, by=self.by, role=self.role, note=self.note)
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> AlertAcknowledged:
-        return cls(
-            str(d["alert_id"]),
-            _opt_str(d.get("table")),
-            _opt_str(d.get("by")),
-            _opt_str(d.get("role")),
-            _opt_str(d.get("note")),
-        )
-
 
 @dataclass(frozen=True)
-class ActionRefused:
+class ActionRefused(Record):
     """A pit-boss action refused: the user's role does not hold the permission."""
 
     type: ClassVar[EntryType] = EntryType.ACTION_REFUSED
@@ -417,16 +236,9 @@ class ActionRefused:
     permission: str
     station: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "role": self.role, "permission": self.permission, "station": self.station}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> ActionRefused:
-        return cls(str(d["name"]), str(d["role"]), str(d["permission"]), str(d["station"]))
-
 
 @dataclass(frozen=True)
-class FloorAction:
+class FloorAction(Record):
     """A pit-boss action on a table whose chain in this store is the forwarded copy (see the module
     docstring): the action's own entry type and payload, kept whole on the floor's own chain."""
 
@@ -435,48 +247,21 @@ class FloorAction:
     action: str
     payload: Mapping[str, Any]
 
-    def to_json(self) -> dict[str, Any]:
-        return {"table": self.table, "action": self.action, "payload": dict(self.payload)}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> FloorAction:
-        payload = d["payload"]
-        if not isinstance(payload, Mapping):
-            raise ValueError("payload is not an object")
-        return cls(str(d["table"]), str(d["action"]), dict(payload))
-
 
 @dataclass(frozen=True)
-class ChainForwarded:
+class ChainForwarded(Record):
     """The forwarder's mark: this store's chain of `table` is the copy of the table's own journal."""
 
     type: ClassVar[EntryType] = EntryType.CHAIN_FORWARDED
     table: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"table": self.table}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> ChainForwarded:
-        return cls(str(d["table"]))
-
 
 @dataclass(frozen=True)
-class HistoryImported:
+class HistoryImported(Record):
     """A round of another system's history (CSV): its number and when it fell."""
 
     type: ClassVar[EntryType] = EntryType.HISTORY_IMPORTED
-    number: int
+    number: int = field(metadata=fact(coder=STRICT_WHOLE))
     time: str | None = None  # ISO 8601 (the entry's own time when missing)
     source: str | None = None
     direction: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return _put({"number": self.number}, time=self.time, source=self.source, direction=self.direction)
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> HistoryImported:
-        number = d["number"]
-        if isinstance(number, bool) or not isinstance(number, int):
-            raise ValueError(f"number {number!r} is not a whole number")
-        return cls(number, _opt_str(d.get("time")), _opt_str(d.get("source")), _opt_str(d.get("direction")))

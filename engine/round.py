@@ -43,9 +43,10 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
 from engine.bets import WIRE_WAGER_KEYS, Bet, Wager, check_amount, inside_bet, wager_from_wire
+from engine.codec import Coder, Record, fact, maybe_whole
 from engine.entry_types import EntryType
 from engine.errors import DrrError, IllegalTransition, IllegalWager
-from engine.exact import format_odds, parse_odds, parse_whole
+from engine.exact import format_odds
 from engine.rng import Draw, Rng, draw_lucky_and_bonus
 from engine.settlement import (
     BONUS,
@@ -78,162 +79,93 @@ WINNING_ONLY: Final = "winning"  # RoundOpened.entry of a round played with winn
 
 # --- events -------------------------------------------------------------------------------------
 #
-# Each event is also the payload of its journal entry (engine.journal_types registers them). Fields
-# after the state machine's own are journal facts `apply` does not use (who, which wheel game, the
-# rotor's direction...): written by the table service or the pit-boss station, left out of the JSON
-# when None, so a payload reads back to the same event and the event writes the same payload.
+# Each event is also the payload of its journal entry (engine.journal_types registers them; engine.codec
+# writes and reads the fields declared here, {"type": ..., **fields}). Fields after the state
+# machine's own are journal facts `apply` does not use (who, which wheel game, the rotor's
+# direction...): written by the table service or the pit-boss station, left out of the JSON when None,
+# so a payload reads back to the same event and the event writes the same payload.
 
 
-def _put(out: dict[str, Any], **facts: Any) -> dict[str, Any]:
-    """`out` with the journal facts that are set (None ones left out)."""
-    out.update({k: v for k, v in facts.items() if v is not None})
-    return out
+def _wager_json(w: Wager) -> dict[str, Any]:
+    return {"id": w.id, "player": w.player, **w.bet.to_wire(), "amount": str(w.amount)}
 
 
-def _opt_int(v: Any) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) else None
+def _wager(d: Mapping[str, Any]) -> Wager:
+    # The bet's shape only here; the Rules Submission's switches, unit and limits are checked by
+    # apply(), which knows the rules. Journal entries may carry metadata next to the wager (who
+    # placed it, ...).
+    raw = {k: v for k, v in d.items() if k in WIRE_WAGER_KEYS and k != "amount"}
+    shape = wager_from_wire({**raw, "amount": 1}, unit=Decimal(1))
+    return Wager(shape.id, shape.player, shape.bet, Decimal(str(d["amount"])))
 
 
-def _opt_str(v: Any) -> str | None:
-    return None if v is None else str(v)
+_WAGER: Final = Coder(_wager_json, _wager)
+_DRAW: Final = Coder(lambda d: d.to_record(), Draw.from_record)
 
 
 @dataclass(frozen=True)
-class RoundOpened:
+class RoundOpened(Record, tagged=True):
     """A new round opens for wagers under the Rules Submission with this sha256."""
 
     type: ClassVar[EntryType] = EntryType.ROUND_OPENED
     round_id: str
     rules_sha256: str
     dealer: str | None = None  # the dealer at the table (the pit boss's setting, else the croupier)
-    game_number: int | None = None  # the wheel's game while its state was "started" as bets opened
+    game_number: int | None = maybe_whole()  # the wheel's game while its state was "started" as bets opened
     # "winning": a busy table's fast play (the pit boss's `entry_mode` setting): the chips stay on
     # the felt unentered during betting; after the result only those covering it are entered.
     entry: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out = {"type": self.type, "round_id": self.round_id, "rules_sha256": self.rules_sha256}
-        return _put(out, dealer=self.dealer, game_number=self.game_number, entry=self.entry)
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> RoundOpened:
-        return cls(
-            str(d["round_id"]),
-            str(d["rules_sha256"]),
-            _opt_str(d.get("dealer")),
-            _opt_int(d.get("game_number")),
-            _opt_str(d.get("entry")),
-        )
-
 
 @dataclass(frozen=True)
-class WagerPlaced:
+class WagerPlaced(Record, tagged=True):
     """A wager put on the felt while bets are open."""
 
     type: ClassVar[EntryType] = EntryType.ROUND_WAGER_PLACED
-    wager: Wager
+    wager: Wager = field(metadata=fact(flat=True, coder=_WAGER))  # its keys in the payload itself
     # The croupier station's seat the chip was placed from (0, 1, …): its chips' colour and shape, so
     # recall draws them as the felt did. None: placed by a tool, or an older journal.
-    seat: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        w = self.wager
-        out = {"type": self.type, "id": w.id, "player": w.player, **w.bet.to_wire(), "amount": str(w.amount)}
-        return _put(out, seat=self.seat)
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> WagerPlaced:
-        # The bet's shape only here; the Rules Submission's switches, unit and limits are
-        # checked by apply(), which knows the rules.
-        # Journal entries may carry metadata next to the wager (who placed it, ...).
-        raw = {k: v for k, v in d.items() if k in WIRE_WAGER_KEYS and k != "amount"}
-        shape = wager_from_wire({**raw, "amount": 1}, unit=Decimal(1))
-        amount = Decimal(str(d["amount"]))
-        return cls(Wager(shape.id, shape.player, shape.bet, amount), _opt_int(d.get("seat")))
+    seat: int | None = maybe_whole()
 
 
 @dataclass(frozen=True)
-class WagerRemoved:
+class WagerRemoved(Record, tagged=True):
     """A wager taken back off the felt while bets are open."""
 
     type: ClassVar[EntryType] = EntryType.ROUND_WAGER_REMOVED
     wager_id: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "wager_id": self.wager_id}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> WagerRemoved:
-        return cls(str(d["wager_id"]))
-
 
 @dataclass(frozen=True)
-class BetsClosed:
+class BetsClosed(Record, tagged=True):
     """ "No more bets": wagers are final and the RNG's Lucky/Bonus draw is made (§ 617b.12(e))."""
 
     type: ClassVar[EntryType] = EntryType.ROUND_BETS_CLOSED
-    draw: Draw
+    draw: Draw = field(metadata=fact(coder=_DRAW))
     # The order the RNG drew the Lucky Numbers in, kept for the audit trail beside the draw (the
     # journal's canonical JSON sorts the Lucky mapping by number); no payout depends on it.
-    lucky_order: tuple[int, ...] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        draw = self.draw.to_record()
-        if self.lucky_order is not None:
-            draw["lucky_order"] = list(self.lucky_order)
-        return {"type": self.type, "draw": draw}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> BetsClosed:
-        order = d["draw"].get("lucky_order")
-        return cls(
-            Draw.from_record(d["draw"]), None if order is None else tuple(parse_whole(n) for n in order)
-        )
+    lucky_order: tuple[int, ...] | None = field(default=None, metadata=fact(key="draw.lucky_order"))
 
 
 @dataclass(frozen=True)
-class ResultRecorded:
+class ResultRecorded(Record, tagged=True):
     """The ball's number, from the sensor or entered by hand (sensor fault: needs a reason)."""
 
     type: ClassVar[EntryType] = EntryType.ROUND_RESULT
     number: int
     source: ResultSource = "sensor"
     reason: str = ""
-    game: int | None = None  # the wheel's game number of the spin
+    game: int | None = maybe_whole()  # the wheel's game number of the spin
     direction: str | None = None  # the rotor's direction ("cw" / "ccw") as the ball fell
-    wheel_seq: int | None = None  # the journal entry of the wheel's result confirmed
+    wheel_seq: int | None = maybe_whole()  # the journal entry of the wheel's result confirmed
     confirmed_by: str | None = None  # who confirmed a manual result (the second entry)
     # A sensor result nobody disputed, confirmed by the table's clock this many seconds after it came
     # (engine.table.wheel_drive); None: a person confirmed it.
     auto_confirmed_after: float | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out = {"type": self.type, "number": self.number, "source": self.source, "reason": self.reason}
-        return _put(
-            out,
-            game=self.game,
-            direction=self.direction,
-            wheel_seq=self.wheel_seq,
-            confirmed_by=self.confirmed_by,
-            auto_confirmed_after=self.auto_confirmed_after,
-        )
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> ResultRecorded:
-        return cls(
-            parse_whole(d["number"]),
-            d.get("source", "sensor"),
-            str(d.get("reason", "")),
-            _opt_int(d.get("game")),
-            _opt_str(d.get("direction")),
-            _opt_int(d.get("wheel_seq")),
-            _opt_str(d.get("confirmed_by")),
-            None if d.get("auto_confirmed_after") is None else float(d["auto_confirmed_after"]),
-        )
-
 
 @dataclass(frozen=True)
-class ResultCorrected:
+class ResultCorrected(Record, tagged=True):
     """A recorded result was wrong (misread): `old` becomes `new`, with a reason. Only before
     any bonus game or settlement."""
 
@@ -244,40 +176,19 @@ class ResultCorrected:
     by: str | None = None  # the pit boss who corrected it
     role: str | None = None  # their role (the pit-boss station says)
 
-    def to_json(self) -> dict[str, Any]:
-        out = {"type": self.type, "old": self.old, "new": self.new, "reason": self.reason}
-        return _put(out, by=self.by, role=self.role)
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> ResultCorrected:
-        return cls(
-            parse_whole(d["old"]),
-            parse_whole(d["new"]),
-            str(d["reason"]),
-            _opt_str(d.get("by")),
-            _opt_str(d.get("role")),
-        )
-
 
 @dataclass(frozen=True)
-class NoSpin:
+class NoSpin(Record, tagged=True):
     """The spin does not count (ball in the rotor's direction, too few revolutions, ball left the
     wheel...): same wagers, same draw, back to CLOSED awaiting a result."""
 
     type: ClassVar[EntryType] = EntryType.ROUND_NO_SPIN
     reason: str
-    game: int | None = None  # the wheel game called a no-spin (its late result must not count)
-
-    def to_json(self) -> dict[str, Any]:
-        return _put({"type": self.type, "reason": self.reason}, game=self.game)
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> NoSpin:
-        return cls(str(d["reason"]), _opt_int(d.get("game")))
+    game: int | None = maybe_whole()  # the wheel game called a no-spin (its late result must not count)
 
 
 @dataclass(frozen=True)
-class ResultBeforeClose:
+class ResultBeforeClose(Record, tagged=True):
     """A result arrived while bets were still open. It is not accepted (the draw must follow all
     wagers, § 617b.12(e)); the round stays OPEN and the ball is spun again after closing."""
 
@@ -285,81 +196,39 @@ class ResultBeforeClose:
     number: int
     reason: str = ""
 
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "number": self.number, "reason": self.reason}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> ResultBeforeClose:
-        return cls(parse_whole(d["number"]), str(d.get("reason", "")))
-
 
 @dataclass(frozen=True)
-class BonusStarted:
+class BonusStarted(Record, tagged=True):
     """Players who won on the Bonus Number with an inside wager each play a bonus game (§ 617b.12(g))."""
 
     type: ClassVar[EntryType] = EntryType.ROUND_BONUS_STARTED
     players: tuple[str, ...]
 
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "players": list(self.players)}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> BonusStarted:
-        return cls(tuple(str(p) for p in d["players"]))
-
 
 @dataclass(frozen=True)
-class BonusOutcome:
+class BonusOutcome(Record, tagged=True):
     """The straight-up odds one player's bonus game produced."""
 
     type: ClassVar[EntryType] = EntryType.ROUND_BONUS_OUTCOME
     player: str
     odds: Fraction
 
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "player": self.player, "odds": format_odds(self.odds)}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> BonusOutcome:
-        return cls(str(d["player"]), parse_odds(d["odds"]))
-
 
 @dataclass(frozen=True)
-class RoundSettled:
+class RoundSettled(Record, tagged=True):
     """Every wager settled. The totals are journal facts; replay recomputes and compares them."""
 
     type: ClassVar[EntryType] = EntryType.ROUND_SETTLED
-    total_wagered: Decimal
-    total_paid: Decimal  # what the wagers won (the `drr settle` meaning): stakes not included
+    # What the wagers won (the `drr settle` meaning): stakes not included. An early journal's
+    # spellings: "wagered", "paid".
+    total_wagered: Decimal = field(metadata=fact(legacy=("wagered",)))
+    total_paid: Decimal = field(metadata=fact(legacy=("paid",)))
     total_returned: Decimal | None = None  # handed back: winnings + stakes of winning wagers
     payouts: tuple[PaidWager, ...] | None = None  # the winning wagers as paid (the table service says)
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "type": self.type,
-            "total_wagered": str(self.total_wagered),
-            "total_paid": str(self.total_paid),
-        }
-        if self.total_returned is not None:
-            out["total_returned"] = str(self.total_returned)
-        if self.payouts is not None:
-            out["payouts"] = [p.to_json() for p in self.payouts]
-        return out
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> RoundSettled:
-        returned = d.get("total_returned")
-        payouts = d.get("payouts")
-        return cls(
-            Decimal(str(d["total_wagered"])),
-            Decimal(str(d["total_paid"])),
-            None if returned is None else Decimal(str(returned)),
-            None if payouts is None else tuple(PaidWager.from_json(p) for p in payouts),
-        )
-
 
 @dataclass(frozen=True)
-class PaidWager:
+class PaidWager(Record):
     """One winning wager as the settlement paid it (engine.settlement.Settlement.to_wire's form)."""
 
     id: str
@@ -367,16 +236,9 @@ class PaidWager:
     odds: str  # exact "to 1" odds as written ("199/2")
     payout: Decimal
 
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind, "odds": self.odds, "payout": str(self.payout)}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> PaidWager:
-        return cls(str(d["id"]), str(d["kind"]), str(d["odds"]), Decimal(str(d["payout"])))
-
 
 @dataclass(frozen=True)
-class RoundVoided:
+class RoundVoided(Record, tagged=True):
     """The round is cancelled (pit boss, with a reason): every wager is returned."""
 
     type: ClassVar[EntryType] = EntryType.ROUND_VOIDED
@@ -384,19 +246,6 @@ class RoundVoided:
     by: str | None = None  # the pit boss who voided it (from the pit-boss station)
     role: str | None = None
     previous_status: str | None = None  # the round's status when the pit-boss station voided it
-
-    def to_json(self) -> dict[str, Any]:
-        out = {"type": self.type, "reason": self.reason}
-        return _put(out, by=self.by, role=self.role, previous_status=self.previous_status)
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> RoundVoided:
-        return cls(
-            str(d["reason"]),
-            _opt_str(d.get("by")),
-            _opt_str(d.get("role")),
-            _opt_str(d.get("previous_status")),
-        )
 
 
 RoundEvent = (

@@ -2,9 +2,10 @@
 
 Written by the table service (engine.table.service) and the pit-boss station (engine.floor.actions),
 folded by engine.table.state, registered by engine.journal_types. Each class names its entry type
-(`type`), writes its payload (`to_json`, exactly the JSON journaled today: optional facts left out
-when None) and reads it back (`from_json`; KeyError/TypeError/ValueError on a malformed payload, the
-registry turns that into a DrrError naming the entry).
+(`type`) and declares its fields once: engine.codec's `Record` writes its payload (`to_json`, exactly
+the JSON journaled today: optional facts left out when None) and reads it back (`from_json`;
+KeyError/TypeError/ValueError on a malformed payload, the registry turns that into a DrrError naming
+the entry; an old journal's spellings are declared on the field that reads them).
 
 - `table.started` TableStarted {station, pid, rng, recovered_to, round_in_play, phase} (+ key: the
   public key that signs this chain's head, engine.store.keys)
@@ -42,36 +43,29 @@ registry turns that into a DrrError naming the entry).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
-from engine.bonus_game import BonusEvent, Preset
+from engine.bonus_game import PRESETS, BonusEvent, Preset
 from engine.bonus_game import event_from_json as bonus_event_from_json
+from engine.codec import SOFT_WHOLE, STRICT_WHOLE, Coder, Record, fact, maybe_whole
 from engine.entry_types import EntryType
 
 
-def _put(out: dict[str, Any], **facts: Any) -> dict[str, Any]:
-    out.update({k: v for k, v in facts.items() if v is not None})
-    return out
+def _preset(value: Any) -> Preset:
+    if value not in PRESETS:
+        raise ValueError(f"preset {value!r}")
+    result: Preset = value
+    return result
 
 
-def _opt_str(v: Any) -> str | None:
-    return None if v is None else str(v)
-
-
-def _opt_int(v: Any) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) else None
-
-
-def _whole(v: Any, what: str) -> int:
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise ValueError(f"{what} {v!r} is not a whole number")
-    return v
+_ROUNDS_BEFORE: Final = Coder(load=lambda v: SOFT_WHOLE.load(v) or 0)  # an old store's null: none before
+_BONUS_EVENT: Final = Coder(lambda e: e.to_json(), bonus_event_from_json)
 
 
 @dataclass(frozen=True)
-class TableStarted:
+class TableStarted(Record):
     """A table service started (or restarted) on this chain, and what recovery found."""
 
     type: ClassVar[EntryType] = EntryType.TABLE_STARTED
@@ -92,37 +86,9 @@ class TableStarted:
     # a chain switches at its first start that names it); absent from journals written before.
     canonical: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
-            "station": self.station,
-            "pid": self.pid,
-            "rng": self.rng,
-            "recovered_to": self.recovered_to,
-            "round_in_play": self.round_in_play,
-            "phase": self.phase,
-        }
-        return _put(
-            d, software=self.software, key=self.key, large_payout=self.large_payout, canonical=self.canonical
-        )
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> TableStarted:
-        return cls(
-            str(d["station"]),
-            int(d["pid"]),
-            str(d["rng"]),
-            int(d["recovered_to"]),
-            _opt_str(d.get("round_in_play")),
-            str(d["phase"]),
-            software=_opt_str(d.get("software")),
-            key=_opt_str(d.get("key")),
-            large_payout=_opt_str(d.get("large_payout")),
-            canonical=_opt_str(d.get("canonical")),
-        )
-
 
 @dataclass(frozen=True)
-class KeyRotated:
+class KeyRotated(Record):
     """The table's signing key replaced: heads and checkpoints from here on are signed by `new_key`;
     `signature` is the old key's over `engine.store.keys.rotation_message(table, old, new)`."""
 
@@ -131,16 +97,9 @@ class KeyRotated:
     new_key: str
     signature: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"old_key": self.old_key, "new_key": self.new_key, "signature": self.signature}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> KeyRotated:
-        return cls(str(d["old_key"]), str(d["new_key"]), str(d["signature"]))
-
 
 @dataclass(frozen=True)
-class Quarantined:
+class Quarantined(Record):
     """The first entry of a store started by `drr db quarantine`: the damaged store kept aside (its
     path and SHA-256), what was wrong, and the last good signed head of its chain this one continues."""
 
@@ -152,36 +111,12 @@ class Quarantined:
     last_good_hash: str
     last_good_sig: str | None
     key: str
-    rounds_before: int = 0  # round ids the damaged store used: the new store numbers on after them
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "damaged_store": self.damaged_store,
-            "damaged_sha256": self.damaged_sha256,
-            "problem": self.problem,
-            "last_good_seq": self.last_good_seq,
-            "last_good_hash": self.last_good_hash,
-            "last_good_sig": self.last_good_sig,
-            "key": self.key,
-            "rounds_before": self.rounds_before,
-        }
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> Quarantined:
-        return cls(
-            str(d["damaged_store"]),
-            str(d["damaged_sha256"]),
-            str(d["problem"]),
-            int(d["last_good_seq"]),
-            str(d["last_good_hash"]),
-            _opt_str(d.get("last_good_sig")),
-            str(d["key"]),
-            _opt_int(d.get("rounds_before")) or 0,
-        )
+    # Round ids the damaged store used: the new store numbers on after them.
+    rounds_before: int = field(default=0, metadata=fact(coder=_ROUNDS_BEFORE))
 
 
 @dataclass(frozen=True)
-class RulesLoaded:
+class RulesLoaded(Record):
     """A Rules Submission (its text and sha256); the next round opens under it.
 
     The table service writes sha256, name, text; the pit-boss station adds where the file came from
@@ -189,7 +124,7 @@ class RulesLoaded:
 
     type: ClassVar[EntryType] = EntryType.TABLE_RULES_LOADED
     sha256: str
-    name: str | None
+    name: str | None = field(metadata=fact(omit=True))
     text: str
     source: str | None = None
     reason: str | None = None
@@ -197,34 +132,9 @@ class RulesLoaded:
     role: str | None = None
     effective: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out = {"sha256": self.sha256, "text": self.text}
-        return _put(
-            out,
-            name=self.name,
-            source=self.source,
-            reason=self.reason,
-            by=self.by,
-            role=self.role,
-            effective=self.effective,
-        )
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> RulesLoaded:
-        return cls(
-            str(d["sha256"]),
-            _opt_str(d.get("name")),
-            str(d["text"]),
-            _opt_str(d.get("source")),
-            _opt_str(d.get("reason")),
-            _opt_str(d.get("by")),
-            _opt_str(d.get("role")),
-            _opt_str(d.get("effective")),
-        )
-
 
 @dataclass(frozen=True)
-class SettingsChanged:
+class SettingsChanged(Record):
     """The pit boss's table settings (min/max bet, large payout, dealer...), from the next round."""
 
     type: ClassVar[EntryType] = EntryType.TABLE_SETTINGS_CHANGED
@@ -234,76 +144,38 @@ class SettingsChanged:
     role: str | None = None
     effective: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"changes": dict(self.changes)}
-        return _put(out, reason=self.reason, by=self.by, role=self.role, effective=self.effective)
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> SettingsChanged:
-        changes = d["changes"]
-        if not isinstance(changes, Mapping):
-            raise ValueError(f"changes {changes!r} is not an object")
-        return cls(
-            {str(k): str(v) for k, v in changes.items()},
-            _opt_str(d.get("reason")),
-            _opt_str(d.get("by")),
-            _opt_str(d.get("role")),
-            _opt_str(d.get("effective")),
-        )
-
 
 @dataclass(frozen=True)
-class ManualEntry:
+class ManualEntry(Record):
     """Step one of a manual result: the number entered, with the reason (the sensor is down...)."""
 
     type: ClassVar[EntryType] = EntryType.TABLE_MANUAL_ENTRY
     number: int
     reason: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"number": self.number, "reason": self.reason}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> ManualEntry:
-        return cls(int(d["number"]), str(d["reason"]))
-
 
 @dataclass(frozen=True)
-class ManualEntryRejected:
+class ManualEntryRejected(Record):
     """The second manual entry differed from the first: neither is recorded."""
 
     type: ClassVar[EntryType] = EntryType.TABLE_MANUAL_ENTRY_REJECTED
     entered: int
     confirmed: int
-    reason: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"entered": self.entered, "confirmed": self.confirmed, "reason": self.reason}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> ManualEntryRejected:
-        return cls(int(d["entered"]), int(d["confirmed"]), str(d.get("reason", "")))
+    reason: str = ""
 
 
 @dataclass(frozen=True)
-class IrregularityResolved:
+class IrregularityResolved(Record):
     """A pit boss acknowledged the irregularity on hold; the round goes on in its phase."""
 
     type: ClassVar[EntryType] = EntryType.TABLE_IRREGULARITY_RESOLVED
-    kind: str
-    resolution: str
-    reason: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "resolution": self.resolution, "reason": self.reason}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> IrregularityResolved:
-        return cls(str(d.get("kind", "")), str(d.get("resolution", "")), str(d.get("reason", "")))
+    kind: str = ""
+    resolution: str = ""
+    reason: str = ""
 
 
 @dataclass(frozen=True)
-class RngFault:
+class RngFault(Record):
     """The generator failed a continuous health test (NIST SP 800-90B § 4.4, engine.rng): the table
     refuses to draw until the generator is checked and the table service restarted."""
 
@@ -315,170 +187,76 @@ class RngFault:
     cutoff: int
     message: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "test": self.test,
-            "rng": self.rng,
-            "n": self.n,
-            "count": self.count,
-            "cutoff": self.cutoff,
-            "message": self.message,
-        }
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> RngFault:
-        return cls(
-            str(d["test"]), str(d["rng"]), str(d["n"]), int(d["count"]), int(d["cutoff"]), str(d["message"])
-        )
-
 
 @dataclass(frozen=True)
-class NextRound:
+class NextRound(Record):
     """The finished round `after` is cleared from the felt."""
 
     type: ClassVar[EntryType] = EntryType.TABLE_NEXT_ROUND
     after: str | None
 
-    def to_json(self) -> dict[str, Any]:
-        return {"after": self.after}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> NextRound:
-        return cls(_opt_str(d.get("after")))
-
 
 @dataclass(frozen=True)
-class Irregularity:
+class Irregularity(Record):
     """Something wrong with the spin: the round is on hold until a no-spin, a resolution or a void."""
 
     type: ClassVar[EntryType] = EntryType.ROUND_IRREGULARITY
-    kind: str
-    reason: str
-    game: int | None = None  # the wheel's game number (written even when unknown, as null)
-    number: int | None = None  # the result it concerns, if any
-
-    def to_json(self) -> dict[str, Any]:
-        return _put({"kind": self.kind, "reason": self.reason, "game": self.game}, number=self.number)
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> Irregularity:
-        return cls(
-            str(d.get("kind", "")),
-            str(d.get("reason", "")),
-            _opt_int(d.get("game")),
-            _opt_int(d.get("number")),
-        )
+    kind: str = ""
+    reason: str = ""
+    game: int | None = maybe_whole(null=True)  # written even when unknown
+    number: int | None = maybe_whole()  # the result it concerns, if any
 
 
 @dataclass(frozen=True)
-class PayoutApproved:
+class PayoutApproved(Record):
     """A pit boss approved large payouts: the wagers `wager_ids` (all of the round's when None, an old
     journal's `payout.approved`), paying `total`, at the table's `threshold`."""
 
     type: ClassVar[EntryType] = EntryType.ROUND_PAYOUT_APPROVED
-    wager_ids: tuple[str, ...] | None
-    total: Decimal
-    threshold: Decimal | None
-    approved_by: str
+    wager_ids: tuple[str, ...] | None = field(metadata=fact(omit=True))
+    total: Decimal = field(metadata=fact(legacy=("amount",)))  # `payout.approved`'s spelling
+    threshold: Decimal | None = field(metadata=fact(omit=True))
+    approved_by: str = field(metadata=fact(legacy=("by",)))
     reason: str | None = None  # the pit-boss station's reason and the approver's role
     role: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"total": str(self.total), "approved_by": self.approved_by}
-        if self.wager_ids is not None:
-            out["wager_ids"] = list(self.wager_ids)
-        if self.threshold is not None:
-            out["threshold"] = str(self.threshold)
-        return _put(out, reason=self.reason, role=self.role)
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> PayoutApproved:
-        if "approved_by" not in d and "amount" in d:
-            return cls.from_legacy(d)
-        ids = d.get("wager_ids")
-        threshold = d.get("threshold")
-        return cls(
-            None if ids is None else tuple(str(w) for w in ids),
-            Decimal(str(d["total"])),
-            None if threshold is None else Decimal(str(threshold)),
-            str(d["approved_by"]),
-            _opt_str(d.get("reason")),
-            _opt_str(d.get("role")),
-        )
-
-    @classmethod
-    def from_legacy(cls, d: Mapping[str, Any]) -> PayoutApproved:
-        """An old journal's `payout.approved` {amount, reason, by, role}: the round as a whole."""
-        return cls(
-            None,
-            Decimal(str(d["amount"])),
-            None,
-            str(d.get("by", "")),
-            _opt_str(d.get("reason")),
-            _opt_str(d.get("role")),
-        )
-
 
 @dataclass(frozen=True)
-class PresetSet:
+class PresetSet(Record):
     """What the timer does in rounds 3-6 of `player`'s next bonus game (§ 617b.12(i)(2))."""
 
     type: ClassVar[EntryType] = EntryType.BONUS_PRESET_SET
     player: str
-    preset: Preset
-
-    def to_json(self) -> dict[str, Any]:
-        return {"player": self.player, "preset": self.preset}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> PresetSet:
-        preset = d["preset"]
-        if preset not in ("cash_out", "random"):
-            raise ValueError(f"preset {preset!r}")
-        return cls(str(d["player"]), preset)
+    preset: Preset = field(metadata=fact(coder=Coder(load=_preset)))
 
 
 @dataclass(frozen=True)
-class TimerRestarted:
+class TimerRestarted(Record):
     """A fresh countdown for `player`'s bonus game in `round` after a restart (the old one passed)."""
 
     type: ClassVar[EntryType] = EntryType.BONUS_TIMER_RESTARTED
     player: str
-    round: int
+    round: int = field(metadata=fact(coder=STRICT_WHOLE))
     deadline: float
-
-    def to_json(self) -> dict[str, Any]:
-        return {"player": self.player, "round": self.round, "deadline": self.deadline}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> TimerRestarted:
-        return cls(str(d["player"]), _whole(d["round"], "round"), float(d["deadline"]))
 
 
 @dataclass(frozen=True)
-class PlayerBonusEvent:
+class PlayerBonusEvent(Record):
     """A `bonus.*` entry: one of engine.bonus_game's events and the player whose game it is.
 
     Its payload is the event's JSON with "player" beside it. The entry type is the event's
     (`type` is read from the event, so one class serves the six bonus-game types)."""
 
     player: str
-    event: BonusEvent
+    event: BonusEvent = field(metadata=fact(flat=True, coder=_BONUS_EVENT))  # its keys beside "player"
 
     @property
     def type(self) -> EntryType:
         return self.event.type
 
-    def to_json(self) -> dict[str, Any]:
-        return {**self.event.to_json(), "player": self.player}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> PlayerBonusEvent:
-        return cls(str(d["player"]), bonus_event_from_json(d))  # "player": an extra key the events ignore
-
 
 @dataclass(frozen=True)
-class BettingTime:
+class BettingTime(Record):
     """The round's betting time with a commanded wheel: the spin is ordered at `deadline` (the
     service's clock, seconds since the epoch), `seconds` after bets opened (engine.table.wheel_drive)."""
 
@@ -486,53 +264,30 @@ class BettingTime:
     seconds: float
     deadline: float
 
-    def to_json(self) -> dict[str, Any]:
-        return {"seconds": self.seconds, "deadline": self.deadline}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> BettingTime:
-        return cls(float(d["seconds"]), float(d["deadline"]))
-
 
 @dataclass(frozen=True)
-class WheelStartOrdered:
+class WheelStartOrdered(Record):
     """The table ordered the wheel to start the round's spin; `why`: "betting time over", "bets closed
     by the croupier" or "re-spin after a no-spin". hardware.table_bridge sends the start command."""
 
     type: ClassVar[EntryType] = EntryType.TABLE_WHEEL_START
     why: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"why": self.why}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> WheelStartOrdered:
-        return cls(str(d["why"]))
-
 
 @dataclass(frozen=True)
-class AutoConfirmDue:
+class AutoConfirmDue(Record):
     """The wheel's clean result `number` (game `game`) is confirmed at `deadline` (the service's clock),
     `seconds` after it arrived, unless the croupier disputes it first."""
 
     type: ClassVar[EntryType] = EntryType.TABLE_AUTO_CONFIRM_DUE
-    number: int
-    game: int | None
+    number: int = field(metadata=fact(coder=STRICT_WHOLE))
+    game: int | None = field(metadata=fact(coder=SOFT_WHOLE))
     seconds: float
     deadline: float
 
-    def to_json(self) -> dict[str, Any]:
-        return {"number": self.number, "game": self.game, "seconds": self.seconds, "deadline": self.deadline}
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> AutoConfirmDue:
-        return cls(
-            _whole(d["number"], "number"), _opt_int(d.get("game")), float(d["seconds"]), float(d["deadline"])
-        )
-
 
 @dataclass(frozen=True)
-class DealerChanged:
+class DealerChanged(Record):
     """Who deals at the table from now on: a croupier signed in at the croupier station, taking over
     from `previous` (None: nobody was signed in); `dealer` None: `previous` signed out. Rounds opened
     from here on carry this dealer (the per-dealer statistics read it from `round.opened`)."""
@@ -547,20 +302,12 @@ class DealerChanged:
         if self.dealer is None and self.previous is None:
             raise ValueError("a dealer change names the dealer signing in or the one signing out")
 
-    def to_json(self) -> dict[str, Any]:
-        out = {"dealer": self.dealer, "previous": self.previous, "station": self.station}
-        return _put(out, role=self.role)
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> DealerChanged:
-        return cls(_opt_str(d["dealer"]), _opt_str(d["previous"]), str(d["station"]), _opt_str(d.get("role")))
-
 
 FLOOR_ACTION_OUTCOMES = ("taken", "refused")
 
 
 @dataclass(frozen=True)
-class FloorActionTaken:
+class FloorActionTaken(Record):
     """A pit boss's action from the floor database (`floor.action` entry `floor_seq` of the floor's own
     chain, with its hash) brought to this table by its forwarder (engine.floor.inbox): `taken` — the
     action's own entry follows in the same batch, decided again on this journal — or `refused`, with
@@ -580,22 +327,3 @@ class FloorActionTaken:
             )
         if isinstance(self.floor_seq, bool) or not isinstance(self.floor_seq, int) or self.floor_seq < 1:
             raise ValueError(f"floor_seq must be a positive entry number, not {self.floor_seq!r}")
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "floor_seq": self.floor_seq,
-            "floor_hash": self.floor_hash,
-            "action": self.action,
-            "outcome": self.outcome,
-        }
-        return _put(out, why=self.why)
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> FloorActionTaken:
-        return cls(
-            int(d["floor_seq"]),
-            str(d["floor_hash"]),
-            str(d["action"]),
-            str(d["outcome"]),
-            _opt_str(d.get("why")),
-        )

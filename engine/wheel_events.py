@@ -46,11 +46,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import Decimal, InvalidOperation
-from typing import Any, ClassVar, Final, Literal, Self
+from decimal import Decimal
+from typing import Any, ClassVar, Final, Literal
 
+from engine.codec import DECIMAL, PLAIN, Coder, Invalid, Record, fact
 from engine.entry_types import EntryType, entry_type
 from engine.errors import DrrError
 
@@ -62,152 +63,87 @@ RESULT_MISMATCH: Final = "result_mismatch"
 # The wheel's codes for pockets a single-zero wheel does not have.
 POCKET_LABELS: Final = {37: "00", 38: "000", 39: "0000"}
 
-# How each field is read from and written to JSON (field metadata "json"), and whether the journal
-# keeps it (metadata "journal"; False: the wheel's detail, shown by decode only).
-_INT, _TEXT, _NAMES, _BOOL, _DECIMAL, _DIRECTION = "int", "text", "names", "bool", "decimal", "direction"
-
-
-def _field(kind: str, default: Any = None, *, journal: bool = True) -> Any:
-    return field(default=default, metadata={"json": kind, "journal": journal})
-
-
-def wire_only(kind: str, default: Any = None) -> Any:
-    """A field the wheel reports that the journal does not keep (decode shows it)."""
-    return _field(kind, default, journal=False)
-
 
 def format_time(time: datetime) -> str:
     """The payload's form of a time: ISO 8601 with milliseconds (offset kept when aware)."""
     return time.isoformat(timespec="milliseconds")
 
 
+_WANT_NAMES: Final = "must be a list of names"
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list | tuple) or not all(isinstance(w, str) for w in value):
+        raise Invalid(_WANT_NAMES)
+    return tuple(value)
+
+
+def _time(value: Any) -> datetime:
+    if isinstance(value, datetime):
+        return value
+    try:
+        return datetime.fromisoformat(str(value))
+    except ValueError:
+        raise Invalid("is not an ISO 8601 time") from None
+
+
+def _is_whole(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+# How each kind of field is read and written, and what a constructed event's value must be (the
+# wheel's own values are checked as strictly as a journal's: `WheelEvent.__post_init__`).
+_INT: Final = Coder(check=_is_whole, want="is not a whole number")
+_TEXT: Final = Coder(load=str, check=lambda v: isinstance(v, str), want="is not text")
+_NAMES: Final = Coder(
+    list,
+    _names,
+    lambda v: isinstance(v, tuple) and all(isinstance(w, str) for w in v),
+    _WANT_NAMES,
+)
+_BOOL: Final = Coder(check=lambda v: isinstance(v, bool), want="is not true or false")
+_DECIMAL: Final = Coder(
+    str, DECIMAL.load, lambda v: isinstance(v, Decimal) and v.is_finite(), "is not a decimal number"
+)
+_DIRECTION: Final = Coder(check=lambda v: v in DIRECTIONS, want="must be 'cw' or 'ccw'")
+_TIME: Final = Coder(format_time, _time, lambda v: isinstance(v, datetime), "is not a time")
+
+
+def _field(coder: Coder, *, journal: bool = True) -> Any:
+    return field(default=None, metadata=fact(coder=coder, journal=journal))
+
+
+def wire_only(coder: Coder) -> Any:
+    """A field the wheel reports that the journal does not keep (decode shows it)."""
+    return _field(coder, journal=False)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
-class WheelEvent:
-    """Base of every wheel event: the common fields and the JSON forms (see the module docstring)."""
+class WheelEvent(Record):
+    """Base of every wheel event: the common fields (the JSON forms: engine.codec, see the module
+    docstring). Reading a payload, keys this type does not have are ignored; bad values raise DrrError."""
 
     type: ClassVar[EntryType]
-    game: int | None = None
-    time: datetime | None = None
+    game: int | None = field(default=None, metadata=fact(coder=PLAIN, null=True))  # always written
+    time: datetime | None = field(default=None, metadata=fact(coder=_TIME))
 
     def __post_init__(self) -> None:
         game = self.game
         if game is not None and (isinstance(game, bool) or not isinstance(game, int) or game < 0):
             raise DrrError(f"wheel event {self.kind}: game {game!r} is not a game number")
-        if self.time is not None and not isinstance(self.time, datetime):
-            raise DrrError(f"wheel event {self.kind}: time {self.time!r} is not a time")
-        for f in fields(self):
-            kind = f.metadata.get("json")
-            value = getattr(self, f.name)
-            if kind is None or value is None:
-                continue
-            if not _valid(kind, value):
-                raise DrrError(f"wheel event {self.kind}: {f.name} {value!r} {_WANT[kind]}")
+        for s in self.specs():
+            value = getattr(self, s.name)
+            if value is not None and s.coder.check is not None and not s.coder.check(value):
+                raise DrrError(f"wheel event {self.kind}: {s.name} {value!r} {s.coder.want}")
+
+    @classmethod
+    def _malformed(cls, why: str) -> Exception:
+        return DrrError(f"wheel event {cls.type.removeprefix('wheel.')}: {why}")
 
     @property
     def kind(self) -> str:
         """The short name: "result" for wheel.result (the mapping form's "type")."""
         return self.type.removeprefix("wheel.")
-
-    def to_json(self) -> dict[str, Any]:
-        """The journal payload: `game` always, every other journal field unless it is None."""
-        out: dict[str, Any] = {"game": self.game}
-        if self.time is not None:
-            out["time"] = format_time(self.time)
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.metadata.get("journal") and value is not None:
-                out[f.name] = _to_json(value)
-        return out
-
-    def wire_json(self) -> dict[str, Any]:
-        """`to_json()` plus the wheel's detail the journal does not keep (for decode and tooling)."""
-        out = self.to_json()
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.metadata.get("journal") is False and value is not None:
-                out[f.name] = _to_json(value)
-        return out
-
-    @classmethod
-    def from_json(cls, payload: Mapping[str, Any]) -> Self:
-        """The event of a journal payload (or a decode line without its "type"). Keys this type does
-        not have are ignored; bad values raise DrrError."""
-        if not isinstance(payload, Mapping):
-            raise DrrError(f"a wheel event must be a mapping, not {type(payload).__name__}")
-        kind = cls.type.removeprefix("wheel.")
-        args: dict[str, Any] = {}
-        for f in fields(cls):
-            if f.name not in payload:
-                continue
-            value = payload[f.name]
-            if f.name == "time":
-                args["time"] = _read_time(kind, value)
-            elif value is None or f.name == "game":
-                args[f.name] = value
-            else:
-                args[f.name] = _read(f.metadata.get("json", ""), value, kind, f.name)
-        return cls(**args)
-
-
-_WANT: Final = {
-    _INT: "is not a whole number",
-    _TEXT: "is not text",
-    _NAMES: "must be a list of names",
-    _BOOL: "is not true or false",
-    _DECIMAL: "is not a decimal number",
-    _DIRECTION: "must be 'cw' or 'ccw'",
-}
-
-
-def _valid(kind: str, value: Any) -> bool:
-    if kind == _INT:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind == _TEXT:
-        return isinstance(value, str)
-    if kind == _NAMES:
-        return isinstance(value, tuple) and all(isinstance(w, str) for w in value)
-    if kind == _BOOL:
-        return isinstance(value, bool)
-    if kind == _DECIMAL:
-        return isinstance(value, Decimal) and value.is_finite()
-    if kind == _DIRECTION:
-        return value in DIRECTIONS
-    return True
-
-
-def _read(kind: str, value: Any, event: str, name: str) -> Any:
-    """A JSON value in the field's Python form (what `_valid` then checks)."""
-    if kind == _NAMES:
-        if not isinstance(value, list | tuple) or not all(isinstance(w, str) for w in value):
-            raise DrrError(f"wheel event {event}: {name} {value!r} must be a list of names")
-        return tuple(value)
-    if kind == _DECIMAL:
-        try:
-            return Decimal(str(value))
-        except InvalidOperation:
-            raise DrrError(f"wheel event {event}: {name} {value!r} is not a decimal number") from None
-    if kind == _TEXT:
-        return str(value)
-    return value
-
-
-def _read_time(event: str, value: Any) -> datetime | None:
-    if value is None or isinstance(value, datetime):
-        return value
-    try:
-        return datetime.fromisoformat(str(value))
-    except ValueError:
-        raise DrrError(f"wheel event {event}: time {value!r} is not an ISO 8601 time") from None
-
-
-def _to_json(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return format_time(value)
-    if isinstance(value, Decimal):
-        return str(value)
-    if isinstance(value, tuple):
-        return list(value)
-    return value
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -228,6 +164,10 @@ class WheelNoMoreBets(WheelEvent):
     type: ClassVar[EntryType] = EntryType.WHEEL_NO_MORE_BETS
 
 
+def _accepted(result: WheelResult) -> bool:
+    return bool(result.accepted)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WheelResult(WheelEvent):
     """The winning number. `accepted`, `note` and `direction` are the table's verdict, set by the
@@ -235,12 +175,12 @@ class WheelResult(WheelEvent):
     possibly unknown) is in the payload exactly when the result was accepted."""
 
     type: ClassVar[EntryType] = EntryType.WHEEL_RESULT
-    number: int = field(metadata={"json": _INT, "journal": True})
+    number: int = field(metadata=fact(coder=_INT))
     warnings: tuple[str, ...] | None = _field(_NAMES)  # warning names on the state-5 line
     note: str | None = _field(_TEXT)
     accepted: bool | None = _field(_BOOL)
     # In the payload exactly when accepted (even None: the rotor's direction was not known yet).
-    direction: Direction | None = field(default=None, metadata={"json": _DIRECTION, "journal": None})
+    direction: Direction | None = field(default=None, metadata=fact(coder=_DIRECTION, when=_accepted))
     number_line: int | None = wire_only(_INT)  # the bare winning-number line seen just before
 
     def __post_init__(self) -> None:
@@ -252,12 +192,6 @@ class WheelResult(WheelEvent):
     @property
     def pocket(self) -> str:
         return str(self.number)
-
-    def to_json(self) -> dict[str, Any]:
-        out = WheelEvent.to_json(self)
-        if self.accepted:
-            out["direction"] = self.direction
-        return out
 
     def wire_json(self) -> dict[str, Any]:
         out = WheelEvent.wire_json(self)
@@ -338,8 +272,8 @@ class WheelRestart(WheelEvent):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WheelRotor(WheelEvent):
     type: ClassVar[EntryType] = EntryType.WHEEL_ROTOR
-    rpm: Decimal = field(metadata={"json": _DECIMAL, "journal": True})
-    direction: Direction = field(metadata={"json": _DIRECTION, "journal": True})
+    rpm: Decimal = field(metadata=fact(coder=_DECIMAL))
+    direction: Direction = field(metadata=fact(coder=_DIRECTION))
 
     def __post_init__(self) -> None:
         if self.direction not in DIRECTIONS:  # the message the table has always given
