@@ -350,9 +350,12 @@ class RoundSettled:
     def from_json(cls, d: Mapping[str, Any]) -> RoundSettled:
         returned = d.get("total_returned")
         payouts = d.get("payouts")
+        # Another writer's shorter form spells the totals "wagered" and "paid".
+        wagered = d["total_wagered"] if "total_wagered" in d else d["wagered"]
+        paid = d["total_paid"] if "total_paid" in d else d["paid"]
         return cls(
-            Decimal(str(d["total_wagered"])),
-            Decimal(str(d["total_paid"])),
+            Decimal(str(wagered)),
+            Decimal(str(paid)),
             None if returned is None else Decimal(str(returned)),
             None if payouts is None else tuple(PaidWager.from_json(p) for p in payouts),
         )
