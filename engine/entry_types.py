@@ -104,6 +104,9 @@ LEGACY: Final[dict[str, EntryType]] = {
     "rules.changed": EntryType.TABLE_RULES_LOADED,
     "wheel.rotor_speed": EntryType.WHEEL_ROTOR,
     "round.closed": EntryType.ROUND_BETS_CLOSED,  # {"lucky": [[number, odds], ...], "bonus_number"}
+    # the wheel layer's first names (hardware/events.py of b007213), payloads as today's
+    "wheel.wheel_restart": EntryType.WHEEL_RESTART,
+    "wheel.link_state": EntryType.WHEEL_LINK,
 }
 
 

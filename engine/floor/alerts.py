@@ -44,12 +44,23 @@ from engine.auth import User, require
 from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.floor_events import AlertAcknowledged, AlertRaised, AlertUpdated
-from engine.journal_types import entry_type, spellings, write
+from engine.journal_types import Payload, Unknown, parse, spellings, write
+from engine.round import NoSpin, ResultBeforeClose, ResultCorrected, ResultRecorded, RoundSettled, RoundVoided
 from engine.store import schema
 from engine.store.canonical import parse_time
 from engine.store.records import NewEvent
 from engine.store.stats import CHI_NEEDS, sector_needs
 from engine.store.users import FLOOR
+from engine.table_events import Irregularity, RngFault, SettingsChanged
+from engine.wheel_events import (
+    WheelBallNotDetected,
+    WheelEvent,
+    WheelGap,
+    WheelLaunchFailed,
+    WheelLinkState,
+    WheelMissSpin,
+    WheelRestart,
+)
 
 if TYPE_CHECKING:
     from engine.floor.surveillance import SurveillancePage
@@ -64,11 +75,11 @@ DEFAULT_PAYOUT_THRESHOLD = Decimal("5000")
 DEFAULT_SILENT_AFTER = timedelta(minutes=10)
 MIN_SILENT_AFTER = timedelta(minutes=1)  # the shortest a table may set (whole minutes)
 BIAS_P = 0.001  # chi-square / sector p-value below which a table is flagged
-# The table service journals the wheel's messages as `wheel.<kind>` (engine/table/wheel.py).
-WHEEL_FAULTS = (
-    "miss_spin", "launch_failed", "ball_not_detected", "result_mismatch", "restart", "wheel_restart", "gap",
+# The wheel's messages that are a sensor fault (engine.wheel_events; the table service journals them).
+WHEEL_FAULTS: tuple[type[WheelEvent], ...] = (
+    WheelMissSpin, WheelLaunchFailed, WheelBallNotDetected, WheelRestart, WheelGap,
 )  # fmt: skip
-LINK_KINDS = ("link", "link_state")
+LINK_UP = ("connected", "up")  # a link state that is no fault
 SETTINGS_CHANGED = spellings(EntryType.TABLE_SETTINGS_CHANGED)
 
 
@@ -120,45 +131,48 @@ def alert_identity(table: str, seq: int, kind: str, round_id: str | None, time: 
 
 
 def _entry_alert(
-    table: str, seq: int, kind: str, round_id: str | None, p: dict[str, Any], threshold: Decimal
+    round_id: str | None, p: Payload | Unknown, threshold: Decimal
 ) -> tuple[str, str, str] | None:
-    """(severity, kind, message) for a journal entry that deserves an alert, else None."""
+    """(severity, kind, message) for a journal entry's typed payload that deserves an alert, else None."""
     rid = f"round {round_id}" if round_id else "the table"
-    t = entry_type(kind)  # today's type (an old journal's spelling mapped); payloads read leniently:
-    # a scan never stops on one odd entry
-    if t is EntryType.ROUND_NO_SPIN:
-        return "warning", "miss-spin", f"no-spin on {rid}: {p.get('reason') or 'no reason given'}"
-    if t is EntryType.ROUND_RESULT_BEFORE_CLOSE:
-        return "warning", "irregularity", f"result {p.get('number')} before bets closed on {rid}"
-    if t is EntryType.ROUND_IRREGULARITY:
-        what = p.get("reason") or str(p.get("kind") or "no reason given").replace("_", " ")
+    if isinstance(p, NoSpin):
+        return "warning", "miss-spin", f"no-spin on {rid}: {p.reason or 'no reason given'}"
+    if isinstance(p, ResultBeforeClose):
+        return "warning", "irregularity", f"result {p.number} before bets closed on {rid}"
+    if isinstance(p, Irregularity):
+        what = p.reason or (p.kind or "no reason given").replace("_", " ")
         return "warning", "irregularity", f"{rid} on hold: {what}"
-    if t is EntryType.ROUND_RESULT and p.get("source") == "manual":
-        return (
-            "warning",
-            "manual result",
-            f"{p.get('number')} entered by hand on {rid}: {p.get('reason') or ''}",
-        )
-    if t is EntryType.ROUND_VOIDED:
-        return "warning", "void", f"{rid} voided: {p.get('reason') or ''}"
-    if t is EntryType.ROUND_RESULT_CORRECTED:
+    if isinstance(p, ResultRecorded) and p.source == "manual":
+        return "warning", "manual result", f"{p.number} entered by hand on {rid}: {p.reason or ''}"
+    if isinstance(p, RoundVoided):
+        return "warning", "void", f"{rid} voided: {p.reason or ''}"
+    if isinstance(p, ResultCorrected):
         return (
             "critical",
             "result overridden",
-            f"{rid}: result {p.get('old')} corrected to {p.get('new')}: {p.get('reason') or ''}",
+            f"{rid}: result {p.old} corrected to {p.new}: {p.reason or ''}",
         )
-    if t is EntryType.RNG_FAULT:
-        return "critical", "rng fault", f"RNG fault on {rid}: {p.get('test') or '?'} failed — play stopped"
-    if t is EntryType.ROUND_SETTLED:
-        paid = Decimal(str(p.get("total_paid", p.get("paid", "0"))))
-        if paid >= threshold:
-            return "warning", "large payout", f"{rid} paid {paid} (threshold {threshold})"
-    wheel_kind = (t or kind).rsplit(".", 1)[-1]
-    if kind.startswith("wheel.") and wheel_kind in WHEEL_FAULTS:
-        return "warning", "sensor fault", f"wheel {wheel_kind.replace('_', ' ')} on {rid}"
-    if kind.startswith("wheel.") and wheel_kind in LINK_KINDS and p.get("state") not in ("connected", "up"):
-        return "critical", "sensor fault", f"wheel link {p.get('state')}: {p.get('detail') or ''}"
+    if isinstance(p, RngFault):
+        return "critical", "rng fault", f"RNG fault on {rid}: {p.test or '?'} failed — play stopped"
+    if isinstance(p, RoundSettled) and p.total_paid >= threshold:
+        return "warning", "large payout", f"{rid} paid {p.total_paid} (threshold {threshold})"
+    if isinstance(p, WHEEL_FAULTS):
+        what = p.type.value.removeprefix("wheel.").replace("_", " ")
+        return "warning", "sensor fault", f"wheel {what} on {rid}"
+    if isinstance(p, WheelLinkState) and p.state not in LINK_UP:
+        return "critical", "sensor fault", f"wheel link {p.state}: {p.detail or ''}"
     return None
+
+
+def _read(kind: str, payload: str, where: str) -> Payload | Unknown | DrrError:
+    """A scanned entry's typed payload, or the DrrError saying why it cannot be read (a scan never
+    stops on one odd entry)."""
+    try:
+        return parse(kind, json.loads(payload), where=where)
+    except DrrError as exc:
+        return exc
+    except ValueError:
+        return DrrError(f"{where} ({kind}) is not JSON")
 
 
 @dataclass
@@ -182,7 +196,7 @@ class AlertScanner:
         their last entry, the new entries of every table that moved, and (only for a table quiet long
         enough to be silent) the status of its last round."""
         now = now or datetime.now(UTC)
-        found: list[NewEvent] = []
+        found: list[AlertRaised] = []
         with store.read() as conn:
             heads = _heads_and_times(conn, tables)
             todo = {}
@@ -201,10 +215,12 @@ class AlertScanner:
                 if table not in heads:
                     continue
                 head, last = heads[table]
-                for seq, time, kind, round_id, payload in new.get(table, ()):
-                    p = json.loads(payload)
-                    self._note_settings(table, seq, kind, p)
-                    hit = _entry_alert(table, seq, kind, round_id, p, self.payout_threshold)
+                for seq, time, kind, round_id, text in new.get(table, ()):
+                    p = _read(kind, text, f"journal entry {seq} of table {table}")
+                    if isinstance(p, DrrError):  # the chain's verification reports it (drr audit verify)
+                        continue
+                    self._note_settings(table, seq, p)
+                    hit = _entry_alert(round_id, p, self.payout_threshold)
                     if hit is not None:
                         alert_id = alert_identity(table, seq, hit[1], round_id, time)
                         found.append(_event(alert_id, table, *hit, round_id, at=time, entry=f"{table}:{seq}"))
@@ -227,10 +243,10 @@ class AlertScanner:
                         )
         return self._raise(store, found)
 
-    def _note_settings(self, table: str, seq: int, kind: str, payload: dict[str, Any]) -> None:
+    def _note_settings(self, table: str, seq: int, payload: Payload | Unknown) -> None:
         """A scanned `table.settings_changed` keeps the table's silent limit current without a query."""
         cached = self.silent_limits.get(table)
-        if cached is not None and seq > cached[0] and kind in SETTINGS_CHANGED:
+        if cached is not None and seq > cached[0] and isinstance(payload, SettingsChanged):
             self.silent_limits[table] = (seq, _limit_from(payload, cached[1]))
 
     def _silent_limit(self, conn: Any, table: str, head: int) -> timedelta:
@@ -241,30 +257,32 @@ class AlertScanner:
             return cached[1]
         j = schema.journal
         limit = self.silent_after
-        for payload in conn.execute(
-            sa.select(j.c.payload)
+        for seq, kind, text in conn.execute(
+            sa.select(j.c.seq, j.c.type, j.c.payload)
             .where(j.c.table_id == table, j.c.seq <= head, j.c.type.in_(SETTINGS_CHANGED))
             .order_by(j.c.seq)
-        ).scalars():
-            limit = _limit_from(json.loads(payload), limit)
+        ):
+            settings = _read(kind, text, f"journal entry {seq} of table {table}")
+            if isinstance(settings, SettingsChanged):
+                limit = _limit_from(settings, limit)
         self.silent_limits[table] = (head, limit)
         return limit
 
-    def _raise(self, store: Store, events: list[NewEvent]) -> list[Alert]:
+    def _raise(self, store: Store, events: list[AlertRaised]) -> list[Alert]:
         """`raise_alerts` for the candidates: an alert this scanner has not seen raised is raised,
         a further event of one it has is an update (most repeats stop here, without a query); the
         journal is still checked, for other stations' alerts and entries taken before."""
         if self.known is None:
             self.known = {a.alert_id for a in list_alerts(store, limit=10**9)}
         for e in events:
-            self.known.add(e.payload["alert_id"])
+            self.known.add(e.alert_id)
         return raise_alerts(store, events)
 
     def check_view(self, store: Store, view: SurveillancePage) -> list[Alert]:
         """Bias and repeats alerts from a surveillance page (at most once per table, kind and day)."""
         s = view.stats
         day = datetime.now(UTC).strftime("%Y-%m-%d")
-        found: list[NewEvent] = []
+        found: list[AlertRaised] = []
         p = s["chi_square"]["p_value"]
         if p is not None and p < self.bias_p and s["spins"] >= CHI_NEEDS:  # too few: no test to speak of
             found.append(
@@ -323,9 +341,9 @@ class AlertScanner:
         return self._raise(store, found)
 
 
-def _limit_from(payload: dict[str, Any], limit: timedelta) -> timedelta:
-    """The silent limit after one `table.settings_changed` payload (unchanged if it sets none)."""
-    minutes = payload.get("changes", {}).get("silent_after_minutes")
+def _limit_from(payload: SettingsChanged, limit: timedelta) -> timedelta:
+    """The silent limit after one `table.settings_changed` (unchanged if it sets none)."""
+    minutes = payload.changes.get("silent_after_minutes")
     if minutes is not None:
         with contextlib.suppress(ValueError, OverflowError):  # checked when journaled; be safe
             return timedelta(minutes=int(minutes))
@@ -410,8 +428,8 @@ def _event(
     *,
     at: str | None = None,
     entry: str | None = None,
-) -> NewEvent:
-    return write(AlertRaised(alert_id, table, severity, kind, message, round_id, at, entry), table=FLOOR)
+) -> AlertRaised:
+    return AlertRaised(alert_id, table, severity, kind, message, round_id, at, entry)
 
 
 def _journaled(conn: sa.Connection, key: str, values: list[str], types: tuple[str, ...]) -> set[str]:
@@ -433,52 +451,51 @@ def _journaled(conn: sa.Connection, key: str, values: list[str], types: tuple[st
     return found
 
 
-def raise_alerts(store: Store, events: list[NewEvent]) -> list[Alert]:
+def raise_alerts(store: Store, events: list[AlertRaised]) -> list[Alert]:
     """Journal the candidates (one transaction): a fact not raised before is raised, a further event
     of a raised one (an `entry` not taken before) is an `alert.updated`; returns the new alerts."""
     if not events:
         return []
     with store.begin() as conn:
-        known = _journaled(conn, "alert_id", sorted({e.payload["alert_id"] for e in events}), (ALERT_RAISED,))
-        entries = [e.payload["entry"] for e in events if e.payload.get("entry")]
+        known = _journaled(conn, "alert_id", sorted({e.alert_id for e in events}), (ALERT_RAISED,))
+        entries = [e.entry for e in events if e.entry]
         taken = _journaled(conn, "entry", entries, (ALERT_RAISED, ALERT_UPDATED)) if entries else set()
-        out: list[NewEvent] = []
+        out: list[AlertRaised | AlertUpdated] = []
         raised: set[str] = set()
         for e in events:
-            p = e.payload
-            if p.get("entry") is not None and p["entry"] in taken:
+            if e.entry is not None and e.entry in taken:
                 continue
-            if p["alert_id"] not in known and p["alert_id"] not in raised:
-                raised.add(p["alert_id"])
+            if e.alert_id not in known and e.alert_id not in raised:
+                raised.add(e.alert_id)
                 out.append(e)
-            elif p.get("entry") is not None:  # one more event of the same fact
-                update = AlertUpdated(
-                    p["alert_id"], p["table"], p["severity"], p["kind"], p["message"], p.get("at"), p["entry"]
-                )
-                out.append(write(update, table=FLOOR))
+            elif e.entry is not None:  # one more event of the same fact
+                out.append(AlertUpdated(e.alert_id, e.table, e.severity, e.kind, e.message, e.at, e.entry))
             else:
                 continue  # a statistic's alert of the day: once
-            if p.get("entry") is not None:
-                taken.add(p["entry"])
-        written = store.journal.append_in(conn, out) if out else []
+            if e.entry is not None:
+                taken.add(e.entry)
+        written = store.journal.append_in(conn, [write(a, table=FLOOR) for a in out]) if out else []
     store.journal.witness(written)  # committed: the key's witness follows the signed head
-    return [_alert(entry.time, entry.payload) for entry in written if entry.type == ALERT_RAISED]
+    # The append may put the floor chain's own entries first (its keying): the alerts are in order.
+    times = [entry.time for entry in written if entry.type == ALERT_RAISED]
+    alerts = [a for a in out if isinstance(a, AlertRaised)]
+    return [_alert(time, a) for time, a in zip(times, alerts, strict=True)]
 
 
-def _alert(time: str, p: dict[str, Any]) -> Alert:
-    return Alert(
-        p["alert_id"],
-        p["table"],
-        time,
-        p["severity"],
-        p["kind"],
-        p["message"],
-        p.get("round_id"),
-        p.get("at"),
-    )
+def _alert(time: str, p: AlertRaised) -> Alert:
+    return Alert(p.alert_id, p.table, time, p.severity, p.kind, p.message, p.round_id, p.at)
 
 
-FloorRow = tuple[int, str, str, str | None, str]  # a floor entry: seq, time, type, user, payload
+# A floor entry: seq, time, type, user and its typed payload (or why it cannot be read).
+FloorRow = tuple[int, str, str, str | None, Payload | Unknown | DrrError]
+
+
+def _floor_rows(rows: Any) -> list[FloorRow]:
+    """The floor entries read (seq, time, type, user, payload text), each payload read once."""
+    return [
+        (int(seq), time, kind, user, _read(kind, text, f"floor entry {seq}"))
+        for seq, time, kind, user, text in rows
+    ]
 
 
 @dataclass
@@ -523,8 +540,7 @@ class AlertBook:
                 else []
             )
         self.alerts, self.raised_at, self.last_seq = {}, {}, -1
-        rows = [(int(seq), time, kind, user, payload) for seq, time, kind, user, payload in [*raised, *later]]
-        self.fold(sorted(rows, key=lambda row: row[0]))
+        self.fold(sorted(_floor_rows([*raised, *later]), key=lambda row: row[0]))
         self.last_seq = head
 
     def news(self, store: Store) -> list[FloorRow]:
@@ -540,40 +556,41 @@ class AlertBook:
                 )
                 .order_by(j.c.seq)
             ).all()
-        return [(int(seq), time, kind, user, payload) for seq, time, kind, user, payload in rows]
+        return _floor_rows(rows)
 
     def fold(self, rows: list[FloorRow]) -> set[str]:
         """Fold floor entries (in seq order) into the book; those already in are skipped. Returns the
         ids of the alerts that changed."""
         changed: set[str] = set()
-        for seq, time, kind, user, payload in rows:
+        for seq, time, _kind, user, p in rows:
             if seq <= self.last_seq:
                 continue
             self.last_seq = seq
-            p = json.loads(payload)
-            if kind == ALERT_RAISED:
+            if isinstance(p, AlertRaised):
                 a = _alert(time, p)
                 self.alerts[a.alert_id] = replace(a, events=((a.at or time, a.severity, a.message),))
                 self.raised_at[a.alert_id] = seq
                 changed.add(a.alert_id)
                 continue
-            found = self.alerts.get(str(p.get("alert_id")))
+            if not isinstance(p, AlertAcknowledged | AlertUpdated):
+                continue
+            found = self.alerts.get(p.alert_id)
             if found is None:
                 continue
             a = found
-            if kind == ALERT_ACKNOWLEDGED:
+            if isinstance(p, AlertAcknowledged):
                 if not a.acknowledged:
-                    by = p.get("by") or user or "?"
+                    by = p.by or user or "?"
                     self.alerts[a.alert_id] = replace(a, acknowledged_by=by, acknowledged_at=time)
                     changed.add(a.alert_id)
                 continue
-            severity = max(a.severity, str(p["severity"]), key=lambda s: SEVERITY_RANK.get(s, 0))
+            severity = max(a.severity, p.severity, key=lambda s: SEVERITY_RANK.get(s, 0))
             self.alerts[a.alert_id] = replace(
                 a,
                 severity=severity,
-                message=str(p["message"]),
-                at=p.get("at") or time,
-                events=(*a.events, (p.get("at") or time, str(p["severity"]), str(p["message"]))),
+                message=p.message,
+                at=p.at or time,
+                events=(*a.events, (p.at or time, p.severity, p.message)),
                 since_acknowledged=a.since_acknowledged + a.acknowledged,
             )
             changed.add(a.alert_id)

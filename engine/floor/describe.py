@@ -2,18 +2,27 @@
 trail, the correction dialog): what happened, never raw JSON or internal fields.
 
 The journal keeps the facts as journaled (hashes, epoch deadlines, digests, wire names); a pit boss or
-surveillance officer reads the sentence this module makes of them. An entry type without a sentence
-of its own (a type added later) is told as its name in words with its plain values, internal keys left
-out, so no screen falls back to a payload dump.
+surveillance officer reads the sentence this module makes of them. Each entry type's sentence is
+declared once, in `DESCRIPTIONS`, keyed by its payload class (a bonus-game entry by its event's
+class) and made from the typed payload (engine.journal_types.read: old spellings already mapped).
+A type without a sentence of its own is told as its name in words with its plain values, internal
+keys left out (`_plain`), and so is an entry of a type this build does not know or one that cannot be
+read, so no screen falls back to a payload dump.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
 
+from engine import bonus_game as bg
+from engine import round as rnd
+from engine import table_events as te
+from engine import wheel_events as we
 from engine.entry_types import EntryType
-from engine.journal_types import entry_type
+from engine.errors import DrrError
+from engine.exact import format_odds
+from engine.journal_types import PAYLOAD_CLASSES, Payload, Unknown, entry_type, parse
 
 # Payload keys that are bookkeeping, not what a person needs to read (times as epoch seconds, digests,
 # generator names, the journal's own cross-references).
@@ -33,6 +42,8 @@ FLOOR_ACTIONS = {
     EntryType.ROUND_PAYOUT_APPROVED: "payout approval", EntryType.TABLE_SETTINGS_CHANGED: "settings change",
     EntryType.TABLE_RULES_LOADED: "Rules Submission",
 }  # fmt: skip
+# Who picked a box or cashed out when the countdown ran out (engine.bonus_game.Actor).
+TIMEOUT: Final = "timeout"
 
 
 def number_or_none(value: Any, none: str = "no result yet") -> str:
@@ -62,144 +73,225 @@ def plain_fields(p: Mapping[str, Any]) -> str:
     return ", ".join(shown)
 
 
-def _wheel(short: str, p: Mapping[str, Any]) -> str:
-    game = f"game {p['game']}: " if p.get("game") is not None else ""
-    warnings = ", ".join(_words(str(w)) for w in p.get("warnings") or [])
-    if short == "rotor":
-        spin = DIRECTION.get(str(p.get("direction")), "direction unknown")
-        return f"{game}rotor {p.get('rpm', '?')} rpm {spin}"
-    if short == "started":
-        return f"{game}the wheel started a game (place your bets)"
-    if short == "launched":
-        return f"{game}ball launched"
-    if short == "no_more_bets":
-        return f"{game}the wheel called no more bets"
-    if short == "result":
-        accepted = p.get("accepted")
-        verdict = "" if accepted is None else "accepted" if accepted else "not accepted"
-        why = f" ({p['note']})" if p.get("note") else ""
-        spun = f", ball {DIRECTION[str(p['direction'])]}" if p.get("direction") in DIRECTION else ""
-        extra = f", warnings: {warnings}" if warnings else ""
-        return f"{game}the wheel reported {p.get('number', '?')}{spun}{extra}" + (
-            f" — {verdict}{why}" if verdict else why
-        )
-    if short == "closed":
-        return f"{game}the wheel stopped (closed)"
-    if short == "ball_not_detected":
-        return f"{game}ball not detected" + (f": {p['reason']}" if p.get("reason") else "")
-    if short == "warning":
-        text = warnings or "warnings cleared"
-        return f"{game}wheel warning: {text}" + (f" — {p['advice']}" if p.get("advice") else "")
-    if short == "miss_spin":
-        return f"{game}miss-spin: the ball did not count"
-    if short == "launch_failed":
-        return f"{game}the ball launch failed"
-    if short == "gap":
-        return f"{game}game counter jumped (last seen {p.get('previous', '?')}): spins may be missing"
-    if short == "restart":
-        return f"{game}the wheel restarted (game counter was {p.get('previous', '?')})"
-    if short == "link":
-        return f"wheel link {p.get('state', '?')}" + (f": {p['detail']}" if p.get("detail") else "")
-    rest = plain_fields({k: v for k, v in p.items() if k != "game"})
-    return f"{game}{_words(short)}" + (f": {rest}" if rest else "")
+def _plain(name: str, p: Mapping[str, Any]) -> str:
+    """An entry told as its type's name in words and its plain values (the wheel's game first, a
+    bonus entry without its player): a type without a sentence, unknown or unreadable."""
+    family, _, short = name.partition(".")
+    if family == "wheel":
+        game = f"game {p['game']}: " if p.get("game") is not None else ""
+        rest = plain_fields({k: v for k, v in p.items() if k != "game"})
+        return f"{game}{_words(short)}" + (f": {rest}" if rest else "")
+    if family == "bonus":
+        rest = plain_fields({k: v for k, v in p.items() if k != "player"})
+        return _words(short) + (f": {rest}" if rest else "")
+    rest = plain_fields(p)
+    return _words(short or family) + (f": {rest}" if rest else "")
 
 
-def _bonus(short: str, p: Mapping[str, Any], boxes: Sequence[str]) -> str:
-    rnd = f"round {p.get('round', '?')}: "
-    if short == "boxes_placed":
-        return f"{rnd}boxes placed {' | '.join(str(b) for b in p.get('boxes', []))}"
-    if short == "box_picked":
-        box = p.get("box")
-        content = boxes[box - 1] if isinstance(box, int) and 0 < box <= len(boxes) else "?"
-        who = " (random, the timer ran out)" if p.get("by") == "timer" else ""
-        return f"{rnd}picked box {box}{who} → {content}"
-    if short == "cashed_out":
-        return f"{rnd}cashed out" + (" (the timer's preset)" if p.get("by") == "timer" else "")
-    if short == "timer_expired":
-        return f"{rnd}the timer ran out"
-    if short == "ended":
-        reason = REASONS.get(str(p.get("reason")), _words(str(p.get("reason") or "")))
-        return f"game over: {p.get('outcome', '?')} to 1" + (f" ({reason})" if reason else "")
-    if short == "started":
-        preset = PRESETS.get(str(p.get("preset")), "")
-        return "bonus game started" + (f"; when the timer runs out: {preset}" if preset else "")
-    if short == "preset_set":
-        return f"when the timer runs out: {PRESETS.get(str(p.get('preset')), _words(str(p.get('preset'))))}"
-    if short == "timer_restarted":
-        return f"{rnd}the countdown started again after a restart"
-    rest = plain_fields({k: v for k, v in p.items() if k != "player"})
-    return _words(short) + (f": {rest}" if rest else "")
+# --- the wheel ----------------------------------------------------------------------------------
+
+
+def _game(e: we.WheelEvent) -> str:
+    return f"game {e.game}: " if e.game is not None else ""
+
+
+def _warnings(warnings: tuple[str, ...] | None) -> str:
+    return ", ".join(_words(w) for w in warnings or ())
+
+
+def _wheel_result(e: we.WheelResult) -> str:
+    verdict = "" if e.accepted is None else "accepted" if e.accepted else "not accepted"
+    why = f" ({e.note})" if e.note else ""
+    spun = f", ball {DIRECTION[e.direction]}" if e.direction in DIRECTION else ""
+    warnings = _warnings(e.warnings)
+    extra = f", warnings: {warnings}" if warnings else ""
+    said = f" — {verdict}{why}" if verdict else why
+    return f"{_game(e)}the wheel reported {e.number}{spun}{extra}{said}"
+
+
+def _wheel_warning(e: we.WheelWarning) -> str:
+    text = _warnings(e.warnings) or "warnings cleared"
+    return f"{_game(e)}wheel warning: {text}" + (f" — {e.advice}" if e.advice else "")
+
+
+def _after(sep: str, text: str | None) -> str:
+    """`sep` and `text`, or nothing when there is no text."""
+    return f"{sep}{text}" if text else ""
+
+
+def _previous(previous: int | None) -> str:
+    return "?" if previous is None else str(previous)
+
+
+# --- the bonus game -----------------------------------------------------------------------------
+
+
+def box_text(box: bg.BoxContent) -> str:
+    """A bonus box as journaled and shown: "X" or its exact odds ("199/2")."""
+    return bg.X if box == bg.X else format_odds(box)  # type: ignore[arg-type]  # not X: a Fraction
+
+
+def _box_picked(e: bg.BoxPicked, boxes: Sequence[str]) -> str:
+    content = boxes[e.box - 1] if 0 < e.box <= len(boxes) else "?"
+    who = " (random, the timer ran out)" if e.by == TIMEOUT else ""
+    return f"round {e.round}: picked box {e.box}{who} → {content}"
+
+
+def _cashed_out(e: bg.CashedOut) -> str:
+    return f"round {e.round}: cashed out" + (" (the timer's preset)" if e.by == TIMEOUT else "")
+
+
+def _game_ended(e: bg.GameEnded) -> str:
+    reason = REASONS.get(e.reason, _words(e.reason))
+    return f"game over: {format_odds(e.outcome)} to 1" + (f" ({reason})" if reason else "")
+
+
+def _game_started(e: bg.GameStarted) -> str:
+    preset = PRESETS.get(e.preset, "")
+    return "bonus game started" + (f"; when the timer runs out: {preset}" if preset else "")
+
+
+# --- the round and the table --------------------------------------------------------------------
+
+
+def _wager_placed(e: rnd.WagerPlaced) -> str:
+    w = e.wager
+    wire = w.bet.to_wire()
+    numbers = wire.get("numbers") or ([wire["which"]] if wire.get("which") is not None else [])
+    on = f" on {'-'.join(str(n) for n in numbers)}" if numbers else ""
+    return f"{w.player}: {w.amount} {_words(str(wire.get('bet', '?')))}{on}"
+
+
+def _bets_closed(e: rnd.BetsClosed) -> str:
+    shown = ", ".join(f"{n} at {format_odds(x)} to 1" for n, x in sorted(e.draw.lucky.items()))
+    return f"no more bets; Lucky Numbers {shown or 'none'}; Bonus Number {e.draw.bonus_number}"
+
+
+def _result(e: rnd.ResultRecorded) -> str:
+    how = "entered by hand" if e.source == "manual" else "from the wheel"
+    why = f" ({e.reason})" if e.reason else ""
+    return f"result {e.number} {how}{why}"
+
+
+def _settled(e: rnd.RoundSettled) -> str:
+    return f"settled: wagered {e.total_wagered}, won {e.total_paid}" + (
+        f", handed back {e.total_returned}" if e.total_returned is not None else ""
+    )
+
+
+def _voided(e: rnd.RoundVoided) -> str:
+    by = f" by {e.by}" if e.by else ""
+    return f"round voided{by}: {e.reason} — every stake returned"
+
+
+def _payout_approved(e: te.PayoutApproved) -> str:
+    return f"payout {e.total} approved by {e.approved_by}" + (f": {e.reason}" if e.reason else "")
+
+
+def _settings_changed(e: te.SettingsChanged) -> str:
+    listed = ", ".join(f"{_words(str(k))} {v}" for k, v in e.changes.items())
+    why = f" ({e.reason})" if e.reason else ""
+    return f"table settings from the next round: {listed}{why}"
+
+
+def _floor_action_taken(e: te.FloorActionTaken) -> str:
+    action = entry_type(e.action)
+    what = FLOOR_ACTIONS.get(action, "action") if action is not None else "action"
+    if e.outcome == "taken":
+        return f"the pit boss's {what} at the floor, taken in by the table"
+    return f"the pit boss's {what} at the floor, refused by the table: {e.why or ''}"
+
+
+_Describe = Callable[[Any, Sequence[str]], str]
+
+
+def _plainly(t: EntryType) -> _Describe:
+    """The sentence of a type that has none of its own: its name in words and its plain values."""
+    return lambda e, _boxes: _plain(t.value, e.to_json())
+
+
+# Each entry type's sentence, keyed by its payload class (a bonus-game entry: its event's class);
+# each made of the typed payload and the bonus boxes last placed for the player.
+DESCRIPTIONS: Final[dict[type, _Describe]] = {
+    # the wheel (engine.wheel_events)
+    we.WheelRotor: lambda e, _: (
+        f"{_game(e)}rotor {e.rpm} rpm {DIRECTION.get(e.direction, 'direction unknown')}"
+    ),
+    we.WheelStarted: lambda e, _: f"{_game(e)}the wheel started a game (place your bets)",
+    we.WheelLaunched: lambda e, _: f"{_game(e)}ball launched",
+    we.WheelNoMoreBets: lambda e, _: f"{_game(e)}the wheel called no more bets",
+    we.WheelResult: lambda e, _: _wheel_result(e),
+    we.WheelClosed: lambda e, _: f"{_game(e)}the wheel stopped (closed)",
+    we.WheelBallNotDetected: lambda e, _: f"{_game(e)}ball not detected" + _after(": ", e.reason),
+    we.WheelWarning: lambda e, _: _wheel_warning(e),
+    we.WheelMissSpin: lambda e, _: f"{_game(e)}miss-spin: the ball did not count",
+    we.WheelLaunchFailed: lambda e, _: f"{_game(e)}the ball launch failed",
+    we.WheelGap: lambda e, _: (
+        f"{_game(e)}game counter jumped (last seen {_previous(e.previous)}): spins may be missing"
+    ),
+    we.WheelRestart: lambda e, _: f"{_game(e)}the wheel restarted (game counter was {_previous(e.previous)})",
+    we.WheelLinkState: lambda e, _: f"wheel link {e.state or '?'}" + (f": {e.detail}" if e.detail else ""),
+    # the bonus game (engine.bonus_game's events; the player is the wrapper's)
+    bg.BoxesPlaced: lambda e, _: f"round {e.round}: boxes placed {' | '.join(box_text(b) for b in e.boxes)}",
+    bg.BoxPicked: _box_picked,
+    bg.CashedOut: lambda e, _: _cashed_out(e),
+    bg.TimerExpired: lambda e, _: f"round {e.round}: the timer ran out",
+    bg.GameEnded: lambda e, _: _game_ended(e),
+    bg.GameStarted: lambda e, _: _game_started(e),
+    te.PresetSet: lambda e, _: f"when the timer runs out: {PRESETS.get(e.preset, _words(e.preset))}",
+    te.TimerRestarted: lambda e, _: f"round {e.round}: the countdown started again after a restart",
+    # the round
+    rnd.RoundOpened: lambda e, _: "round opened" + (f", dealer {e.dealer}" if e.dealer else ""),
+    rnd.WagerPlaced: lambda e, _: _wager_placed(e),
+    rnd.WagerRemoved: lambda e, _: "a wager taken back off the felt",
+    rnd.BetsClosed: lambda e, _: _bets_closed(e),
+    rnd.ResultRecorded: lambda e, _: _result(e),
+    rnd.ResultCorrected: lambda e, _: f"result {e.old} corrected to {e.new}: {e.reason}",
+    rnd.RoundSettled: lambda e, _: _settled(e),
+    rnd.RoundVoided: lambda e, _: _voided(e),
+    rnd.BonusStarted: lambda e, _: f"bonus game for {', '.join(e.players) or '?'}",
+    rnd.BonusOutcome: lambda e, _: f"bonus outcome for {e.player}: {format_odds(e.odds)} to 1",
+    te.PayoutApproved: lambda e, _: _payout_approved(e),
+    te.Irregularity: lambda e, _: f"irregularity, round on hold: {e.reason or _words(e.kind)}",
+    rnd.NoSpin: lambda e, _: f"no-spin (the ball is spun again): {e.reason}",
+    rnd.ResultBeforeClose: lambda e, _: f"result {e.number} before no more bets, round on hold",
+    # the table
+    te.SettingsChanged: lambda e, _: _settings_changed(e),
+    te.RulesLoaded: lambda e, _: f"Rules Submission loaded: {e.name or e.source or '?'}",
+    te.IrregularityResolved: lambda e, _: f"hold resolved ({_words(e.resolution)}): {e.reason}",
+    te.NextRound: lambda e, _: "table cleared for the next round",
+    te.FloorActionTaken: lambda e, _: _floor_action_taken(e),
+    te.RngFault: lambda e, _: f"RNG fault: {e.test} failed — play stopped",
+}  # fmt: skip
+# The types told plainly (their name and plain values): the table's own records, users, the floor's.
+_SENTENCED: Final = {*DESCRIPTIONS, te.PlayerBonusEvent}
+DESCRIPTIONS.update({c: _plainly(t) for t, c in PAYLOAD_CLASSES.items() if c not in _SENTENCED})
+
+
+def described_class(t: EntryType) -> type:
+    """The class `DESCRIPTIONS` keys entries of type `t` by (a bonus-game entry: its event's class)."""
+    c = PAYLOAD_CLASSES[t]
+    if c is te.PlayerBonusEvent:
+        return next(e for e in (bg.GameStarted, bg.BoxesPlaced, bg.BoxPicked, bg.CashedOut,
+                                bg.TimerExpired, bg.GameEnded) if e.type is t)  # fmt: skip
+    return c
+
+
+def describe_payload(payload: Payload | Unknown, *, boxes: Sequence[str] = ()) -> str:
+    """One typed journal payload (engine.journal_types.read) in plain words. `boxes`: the bonus
+    boxes last placed for the player, to name what a picked box held."""
+    if isinstance(payload, Unknown):
+        return _plain(payload.name, payload.payload)
+    event = payload.event if isinstance(payload, te.PlayerBonusEvent) else payload
+    return DESCRIPTIONS[type(event)](event, boxes)
 
 
 def describe(kind: str, p: Mapping[str, Any], *, boxes: Sequence[str] = ()) -> str:
-    """One journal entry (its type and payload) in plain words. `boxes`: the bonus boxes last placed
-    for the player, to name what a picked box held."""
-    t = entry_type(kind)
-    name = t.value if t is not None else kind
-    family, _, short = name.partition(".")
-    if family == "wheel":
-        return _wheel(short, p)
-    if family == "bonus":
-        return _bonus(short, p, boxes)
-    if t is EntryType.ROUND_OPENED:
-        return "round opened" + (f", dealer {p['dealer']}" if p.get("dealer") else "")
-    if t is EntryType.ROUND_WAGER_PLACED:
-        numbers = p.get("numbers") or ([p["which"]] if p.get("which") is not None else [])
-        on = f" on {'-'.join(str(n) for n in numbers)}" if numbers else ""
-        return f"{p.get('player', '?')}: {p.get('amount', '?')} {_words(str(p.get('bet', '?')))}{on}"
-    if t is EntryType.ROUND_WAGER_REMOVED:
-        return "a wager taken back off the felt"
-    if t is EntryType.ROUND_BETS_CLOSED:
-        draw = p.get("draw", p)
-        lucky = draw.get("lucky") or {}
-        pairs = sorted(lucky.items(), key=lambda kv: int(kv[0])) if isinstance(lucky, Mapping) else lucky
-        shown = ", ".join(f"{n} at {x} to 1" for n, x in pairs)
-        return f"no more bets; Lucky Numbers {shown or 'none'}; Bonus Number {draw.get('bonus_number', '?')}"
-    if t is EntryType.ROUND_RESULT:
-        how = "entered by hand" if p.get("source") == "manual" else "from the wheel"
-        why = f" ({p['reason']})" if p.get("reason") else ""
-        return f"result {p.get('number', '?')} {how}{why}"
-    if t is EntryType.ROUND_RESULT_CORRECTED:
-        return f"result {p.get('old', '?')} corrected to {p.get('new', '?')}: {p.get('reason', '')}"
-    if t is EntryType.ROUND_SETTLED:
-        return f"settled: wagered {p.get('total_wagered', '?')}, won {p.get('total_paid', '?')}" + (
-            f", handed back {p['total_returned']}" if p.get("total_returned") is not None else ""
-        )
-    if t is EntryType.ROUND_VOIDED:
-        by = f" by {p['by']}" if p.get("by") else ""
-        return f"round voided{by}: {p.get('reason', '')} — every stake returned"
-    if t is EntryType.ROUND_BONUS_STARTED:
-        return f"bonus game for {', '.join(str(x) for x in p.get('players', [])) or '?'}"
-    if t is EntryType.ROUND_BONUS_OUTCOME:
-        return f"bonus outcome for {p.get('player', '?')}: {p.get('odds', '?')} to 1"
-    if t is EntryType.ROUND_PAYOUT_APPROVED:
-        return f"payout {p.get('total', '?')} approved by {p.get('approved_by', '?')}" + (
-            f": {p['reason']}" if p.get("reason") else ""
-        )
-    if t is EntryType.ROUND_IRREGULARITY:
-        return f"irregularity, round on hold: {p.get('reason') or _words(str(p.get('kind', '?')))}"
-    if t is EntryType.ROUND_NO_SPIN:
-        return f"no-spin (the ball is spun again): {p.get('reason', '')}"
-    if t is EntryType.ROUND_RESULT_BEFORE_CLOSE:
-        return f"result {p.get('number', '?')} before no more bets, round on hold"
-    if t is EntryType.TABLE_SETTINGS_CHANGED:
-        changes = p.get("changes") or {}
-        listed = ", ".join(f"{_words(str(k))} {v}" for k, v in changes.items())
-        why = f" ({p['reason']})" if p.get("reason") else ""
-        return f"table settings from the next round: {listed}{why}"
-    if t is EntryType.TABLE_RULES_LOADED:
-        return f"Rules Submission loaded: {p.get('name') or p.get('source') or '?'}"
-    if t is EntryType.TABLE_IRREGULARITY_RESOLVED:
-        return f"hold resolved ({_words(str(p.get('resolution', '')))}): {p.get('reason', '')}"
-    if t is EntryType.TABLE_NEXT_ROUND:
-        return "table cleared for the next round"
-    if t is EntryType.TABLE_FLOOR_ACTION_TAKEN:
-        action = entry_type(str(p.get("action", "")))
-        what = FLOOR_ACTIONS.get(action, "action") if action is not None else "action"
-        if p.get("outcome") == "taken":
-            return f"the pit boss's {what} at the floor, taken in by the table"
-        return f"the pit boss's {what} at the floor, refused by the table: {p.get('why', '')}"
-    if t is EntryType.RNG_FAULT:
-        return f"RNG fault: {p.get('test', '?')} failed — play stopped"
-    rest = plain_fields(p)
-    return _words(short or family) + (f": {rest}" if rest else "")
+    """One journal entry (its type and payload as stored) in plain words; one that cannot be read is
+    told by its type's name and plain values."""
+    try:
+        payload = parse(kind, p)
+    except DrrError:
+        t = entry_type(kind)
+        return _plain(t.value if t is not None else kind, p)
+    return describe_payload(payload, boxes=boxes)

@@ -189,7 +189,7 @@ def last_taken(local: Store, table: str) -> int:
     j = schema.journal
     with local.read() as conn:
         row = conn.execute(
-            sa.select(j.c.payload)
+            sa.select(j.c.seq, j.c.type, j.c.payload)
             .where(j.c.table_id == table, j.c.type == EntryType.TABLE_FLOOR_ACTION_TAKEN.value)
             .order_by(j.c.seq.desc())
             .limit(1)
@@ -198,7 +198,9 @@ def last_taken(local: Store, table: str) -> int:
         return 0
     import json
 
-    return int(json.loads(row.payload)["floor_seq"])
+    marker = parse(row.type, json.loads(row.payload), where=f"journal entry {row.seq} of table {table}")
+    assert isinstance(marker, FloorActionTaken)
+    return marker.floor_seq
 
 
 def _decide_again(local: Store, table: str, entry: Entry, action: FloorAction, user: User) -> None:

@@ -18,11 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from engine.bets import Wager
 from engine.bonus_game import BoxesPlaced
-from engine.entry_types import EntryType
 from engine.errors import DrrError
-from engine.floor.describe import describe
+from engine.floor.describe import box_text, describe, describe_payload
 from engine.floor_events import HistoryImported
-from engine.journal_types import ROUND_EVENTS, entry_type, parse
+from engine.journal_types import ROUND_EVENTS, parse
 from engine.round import (
     BetsClosed,
     BonusOutcome,
@@ -62,7 +61,7 @@ class Recall:
     bonus_number: int | None = None
     result: int | None = None
     original_result: int | None = None  # the first result when it was corrected later
-    corrections: list[dict[str, Any]] = field(default_factory=list)
+    corrections: list[ResultCorrected] = field(default_factory=list)
     wheel: list[dict[str, Any]] = field(default_factory=list)
     bonus_steps: list[BonusStep] = field(default_factory=list)
     bonus_outcomes: dict[str, Fraction] = field(default_factory=dict)
@@ -74,6 +73,13 @@ class Recall:
     total_paid: Decimal | None = None
     replay_note: str = ""
     confirmation: str = ""  # how the result was confirmed: by whom, or automatically after N s
+    # Each entry in plain words (engine.floor.describe), by seq: made once, from the payload read once.
+    texts: dict[int, str] = field(default_factory=dict)
+
+    def text(self, entry: dict[str, Any]) -> str:
+        """One of the round's entries (of `entries`) in plain words."""
+        text = self.texts.get(entry["seq"])
+        return describe(entry["type"], entry["payload"]) if text is None else text
 
     @property
     def stakes_by_player(self) -> dict[str, Decimal]:
@@ -116,11 +122,11 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
     bonus_player = "?"
     boxes: dict[str, list[str]] = {}
     settled_seen = False
-    voided_late: dict[str, Any] | None = None
+    voided_late: RoundVoided | None = None
     for e in rec.entries:
-        kind, p = e["type"], e["payload"]
+        kind = e["type"]
         try:
-            payload = parse(kind, p, where=f"journal entry {e.get('seq')}")
+            payload = parse(kind, e["payload"], where=f"journal entry {e.get('seq')}")
         except DrrError:
             payload = None  # malformed: kept in the audit trail, not replayed
         if isinstance(payload, WagerPlaced):
@@ -137,7 +143,7 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
             rec.result = payload.number
             rec.confirmation = _confirmation(payload, e.get("user"))
         elif isinstance(payload, ResultCorrected):
-            rec.corrections.append(p)
+            rec.corrections.append(payload)
             if rec.original_result is None:
                 rec.original_result = payload.old
             rec.result = payload.new
@@ -147,24 +153,23 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
             rec.wheel.append(e)
         elif isinstance(payload, BonusOutcome):
             rec.bonus_outcomes[payload.player] = payload.odds
-            rec.bonus_steps.append(BonusStep(payload.player, e["time"], kind, describe(kind, p)))
+            rec.bonus_steps.append(BonusStep(payload.player, e["time"], kind, describe_payload(payload)))
         elif isinstance(payload, PlayerBonusEvent | PresetSet | TimerRestarted):
             bonus_player = payload.player
             if isinstance(payload, PlayerBonusEvent) and isinstance(payload.event, BoxesPlaced):
-                boxes[bonus_player] = [str(b) for b in p.get("boxes", [])]
-            text = describe(kind, p, boxes=boxes.get(bonus_player, []))
+                boxes[bonus_player] = [box_text(b) for b in payload.event.boxes]
+            text = describe_payload(payload, boxes=boxes.get(bonus_player, []))
             rec.bonus_steps.append(BonusStep(bonus_player, e["time"], kind, text))
         elif isinstance(payload, RoundSettled):
             rec.total_wagered, rec.total_paid = payload.total_wagered, payload.total_paid
-        elif entry_type(kind) is EntryType.ROUND_SETTLED:  # another writer's shorter form
-            rec.total_wagered = Decimal(str(p.get("total_wagered", p.get("wagered", "0"))))
-            rec.total_paid = Decimal(str(p.get("total_paid", p.get("paid", "0"))))
+        if payload is not None:  # the audit trail's words (a picked box without what it held)
+            rec.texts[e["seq"]] = describe_payload(payload)
         if isinstance(payload, RoundVoided) and settled_seen:
             # A floor void after settlement is not a step of the round's own play (the engine refuses
             # it there): replay the play as it was and say what the void did.
-            voided_late = p
+            voided_late = payload
             continue
-        if entry_type(kind) is EntryType.ROUND_SETTLED:
+        if isinstance(payload, RoundSettled):
             settled_seen = True
         if isinstance(payload, ROUND_EVENTS) and not isinstance(payload, ResultCorrected):
             round_events.append(payload)
@@ -202,7 +207,7 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
                 rec.settlements = list(pending.settlements)
                 rec.replay_note = "not settled yet: the payouts shown are what the round will pay"
     if voided_late is not None:
-        by = voided_late.get("by", "?")
+        by = voided_late.by or "?"
         rec.replay_note = f"voided by {by} after settlement: the payouts below were made before the void"
     return rec
 

@@ -18,20 +18,23 @@ import json
 from collections import Counter, deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import sqlalchemy as sa
 
 from engine.entry_types import EntryType
+from engine.errors import DrrError
+from engine.exact import format_odds
 from engine.floor.power import spins_needed, verdict
 from engine.floor.sequence import Spin, dealer_signature, repeats
 from engine.floor.windows import SpinWindow
-from engine.journal_types import entry_type
+from engine.journal_types import parse, spellings
+from engine.round import BonusOutcome
 from engine.store import schema
 from engine.store.canonical import format_time
 from engine.store.stats import DEFAULT_ALPHA, POCKETS, table_stats
+from engine.wheel_events import WheelRotor
 from engine.wheel_layout import WHEEL_ORDER
 
 if TYPE_CHECKING:
@@ -43,6 +46,8 @@ HOLD_POINTS = 300
 BAND = 0.99
 DEFAULT_EDGE = Fraction(1, 37)  # the single-zero edge of the even-money wagers (stations pass per-bet edges)
 LAYOUT_ORDER = tuple(range(POCKETS))
+# The journal's entries a page's tail keeps figures of (every stored spelling).
+_TAIL_TYPES = frozenset(spellings(EntryType.ROUND_BONUS_OUTCOME, EntryType.WHEEL_ROTOR))
 
 
 @dataclass
@@ -72,16 +77,16 @@ class JournalTail:
             ).all()
         for seq, time, kind, payload in rows:
             self.last_seq, self.last_time = int(seq), time
-            t = entry_type(kind)  # wheel.rotor_speed of old journals (and the demo floor) is wheel.rotor
-            if t is EntryType.ROUND_BONUS_OUTCOME:
-                self.bonus_odds[str(json.loads(payload).get("odds"))] += 1
-            elif t is EntryType.WHEEL_ROTOR:
-                body = json.loads(payload)
-                try:
-                    rpm = float(Decimal(str(body.get("rpm"))))
-                except ArithmeticError:
-                    continue
-                self.rotor.append((time, rpm, str(body.get("direction", ""))))
+            if kind not in _TAIL_TYPES:  # the other entries are not read
+                continue
+            try:  # wheel.rotor_speed of old journals (and the demo floor) reads as wheel.rotor
+                p = parse(kind, json.loads(payload), where=f"journal entry {seq} of table {self.table}")
+            except (DrrError, ValueError):
+                continue  # an odd entry is not a figure (drr audit verify reports it)
+            if isinstance(p, BonusOutcome):
+                self.bonus_odds[format_odds(p.odds)] += 1
+            elif isinstance(p, WheelRotor):
+                self.rotor.append((time, float(p.rpm), p.direction))
         return True
 
 

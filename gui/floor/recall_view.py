@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.floor.describe import describe
 from engine.floor.recall import Recall
 from engine.table.view import PayLine
 from engine.wheel_layout import colour as number_colour
@@ -151,12 +150,12 @@ class RecallView(QWidget):
             or "no bonus game in this round"
         )
         self.wheel.setPlainText(
-            "\n".join(f"{e['time'][11:23]}  {describe(e['type'], e['payload'])}" for e in rec.wheel)
+            "\n".join(f"{e['time'][11:23]}  {rec.text(e)}" for e in rec.wheel)
             or "no wheel messages journaled for this round"
         )
         self.audit.clear()
         for e in rec.entries:
-            text = describe(e["type"], e["payload"])
+            text = rec.text(e)
             node = QTreeWidgetItem([str(e["seq"]), e["time"][:23], e["type"], e["user"] or "", text])
             # The chain links an auditor checks (drr audit verify), not the payload: that is the text.
             node.setToolTip(4, f"{text}\nentry hash {e['hash']}\nprevious entry's hash {e['prev_hash']}")
