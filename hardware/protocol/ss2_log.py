@@ -217,3 +217,50 @@ def calibration(lines: list[str]) -> Calibration:
     if sensors is None:
         return Calibration(False, direction, None, "calibration did not complete")
     return Calibration(True, direction, sensors, None)
+
+
+class WheelLog:
+    """The wheel's record as read from its reply lines (a capture's RX lines, or a live wheel's
+    answers), in order: the latest `*s t`, each page's latest read, the latest complete `*W`/`*M`."""
+
+    def __init__(self) -> None:
+        self.pages_used: int | None = None
+        self.pages: dict[int, LogPage] = {}
+        self.unreadable: list[tuple[str, str]] = []  # (line, why) of `*s r` lines that are no page
+        self._tables = {"W": CountTable(), "M": CountTable()}
+        self.wins: list[int] | None = None
+        self.misfires: list[int] | None = None
+
+    def feed(self, raw: str) -> None:
+        line = raw.strip(" \t\r\n\0")
+        if line.startswith("*s r "):
+            page = decode_page(line)
+            if isinstance(page, str):
+                self.unreadable.append((line, page))
+            else:
+                self.pages[page.page] = page
+        elif line.startswith("*s t "):
+            used = parse_pages_used(line)
+            if used is not None:
+                self.pages_used = used
+        elif line[:2] in ("*W", "*M") and (len(line) == 2 or line[2] == " "):
+            table = self._tables[line[1]]
+            if table.feed(line[2:]) and table.complete:
+                counts = table.counts[:POCKETS] if len(table.counts) == POCKETS else list(table.counts)
+                if line[1] == "W":
+                    self.wins = counts
+                else:
+                    self.misfires = counts
+
+    def entries(self) -> list[LogEntry]:
+        """The entries of the pages whose checksum holds, in page order (failed pages left out)."""
+        return [e for k in sorted(self.pages) if self.pages[k].checksum_ok for e in self.pages[k].entries]
+
+    def to_json(self) -> dict[str, Any]:
+        """`drr wheel log --json`'s shape (issue 26)."""
+        return {
+            "pages_used": self.pages_used,
+            "pages": [self.pages[k].to_json() for k in sorted(self.pages)],
+            "wins": self.wins,
+            "misfires": self.misfires,
+        }
