@@ -11,6 +11,8 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from hardware.protocol.ss2_log import WheelLog
     from hardware.virtual_wheel import VirtualWheel
 
@@ -66,6 +68,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     wlog.add_argument("--wheel", metavar="serial:PORT", help="ask a wheel in state 6 itself instead")
     wlog.add_argument("--json", action="store_true", help="the log as one JSON object")
     wlog.set_defaults(func=run_log)
+
+    rec = wsub.add_parser("reconcile", help="the wheel's own log held against the table's journal")
+    from engine.cli.store_args import add_db, add_table
+
+    add_db(rec)
+    add_table(rec, required=True)
+    src = rec.add_mutually_exclusive_group(required=True)
+    src.add_argument("--log", metavar="CAPTURE", help="a capture file holding the wheel's log replies")
+    src.add_argument("--wheel", metavar="serial:PORT", help="ask a wheel in state 6 itself")
+    rec.add_argument("--since", metavar="TIME", type=_iso_time, help="only the journal's games from TIME on")
+    rec.add_argument("--json", action="store_true")
+    rec.set_defaults(func=run_reconcile)
 
     ports = wsub.add_parser("ports", help="list serial ports")
     ports.add_argument("--json", action="store_true")
@@ -145,6 +159,48 @@ def run_log(args: argparse.Namespace) -> int:
     for text, why in record.unreadable:
         print(f"unreadable log page: {why}: {text[:40]!r}", file=sys.stderr)
     return 0
+
+
+def _iso_time(text: str) -> datetime:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"time {text!r} is not ISO 8601") from None
+
+
+def run_reconcile(args: argparse.Namespace) -> int:
+    """`drr wheel reconcile`: exit 1 when anything differs (issue 26 item 2)."""
+    from engine.cli.store_args import open_from_args
+    from hardware.capture import read_capture
+    from hardware.protocol.ss2_log import WheelLog
+    from hardware.wheel_reconcile import differs, journal_games, reconcile
+
+    if args.log is not None:
+        record = WheelLog()
+        for line in read_capture(args.log):
+            if line.direction == "RX":
+                record.feed(line.raw)
+    else:
+        record = _ask_log(args.wheel)
+    with open_from_args(args) as store:
+        games = journal_games(store.journal.entries(args.only_table), args.since)
+    figures = reconcile(games, record.entries())
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        print(
+            f"{figures['matched']} matched, {len(figures['differ'])} differ, "
+            f"{len(figures['journal_only'])} only in the journal, {len(figures['wheel_only'])} only in the "
+            f"wheel's log, {figures['misfires']} misfires"
+        )
+        for row in figures["differ"]:
+            print(
+                f"  game {row['game']:03d} (round {row['round_id']}): "
+                f"journal {row['journal']}, wheel {row['wheel']}"
+            )
+    return 1 if differs(figures) else 0
 
 
 def _ask_log(spec: str) -> WheelLog:
