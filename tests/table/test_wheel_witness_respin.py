@@ -111,3 +111,28 @@ def test_a_re_spin_the_wheel_was_seen_launching_is_accepted(store: Store) -> Non
         await t.svc.close()
 
     asyncio.run(go())
+
+
+def test_a_second_different_result_for_the_game_holds_the_round(store: Store) -> None:
+    async def go() -> None:
+        t = Table(store)
+        t.svc.betting_seconds = None  # a free-running wheel: no re-spin orders here
+        await t.svc.start()
+        await t.lines("*X;2;013;07;0;250;0")
+        await t.svc.open_bets(CROUPIER)
+        await t.svc.place_wager(CROUPIER, "anna", inside_bet([17]), Decimal(5))
+        await t.lines("*X;3;013;07;0;250;0", "*X;4;013;07;0;250;0")
+        await t.lines(" 19", "*X;5;013;19;0;250;0", "*X;5;013;19;0;250;0")
+        assert t.svc.state.pending_result is not None
+        # The same game counter, another number: not a repeat of the state-5 line.
+        await t.lines("*X;5;013;22;0;250;0", "*X;5;013;22;0;250;0")
+        await t.svc.close()
+
+    asyncio.run(go())
+    entries = list(store.journal.entries("T1"))
+    [warning] = [e for e in entries if e.type == E.WHEEL_WARNING]
+    assert warning.payload["warnings"] == ["result_conflict"]
+    assert warning.payload["advice"] == "game 013 reported 19, then 22"
+    [held] = [e for e in entries if e.type == E.ROUND_IRREGULARITY]
+    assert held.payload["reason"] == "game 013 reported 19, then 22"
+    assert [e for e in entries if e.type == E.ROUND_RESULT] == []
