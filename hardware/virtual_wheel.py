@@ -42,7 +42,10 @@ from hardware.events import pocket_label
 from hardware.protocol import LineFramer
 from hardware.protocol.ss2_log import PAGE_BYTES, POCKETS, LogEntry, encode_page
 
-FAULT_KINDS = ("torn", "launch", "miss", "noball", "fault", "silence")
+# stuck: the rotor does not reverse in that game (mode bit 1 set); drift: the rotor runs 4 rpm above
+# its `*T s` range in that game (issue 26's physics watch).
+FAULT_KINDS = ("torn", "launch", "miss", "noball", "fault", "silence", "stuck", "drift")
+DRIFT_TENTHS = 40
 STATUS_PERIOD = 0.5  # s, mode bit 128
 MODE_REVERSE, MODE_USER_START, MODE_NO_NUMBER_LINE, MODE_AUTO_STATUS, MODE_F_LINES = 1, 2, 16, 128, 256
 MODE_FREE = 1157  # arcade: plays continuously (guide: the factory default)
@@ -336,9 +339,9 @@ class VirtualWheel:
         if self._start_direction is not None:
             self.clockwise = self._start_direction
             self._start_direction = None
-        elif self.mode & MODE_REVERSE:
+        elif self.mode & MODE_REVERSE and "stuck" not in faults:
             self.clockwise = not self.clockwise
-        await self._ramp(self._target_speed(), T_SPIN_UP)
+        await self._ramp(self._target_speed() + (DRIFT_TENTHS if "drift" in faults else 0), T_SPIN_UP)
         self._set_state(3)
         if "launch" in faults:
             await self._sleep(T_LAUNCH_FLAG)

@@ -57,3 +57,31 @@ def test_the_real_capture_b_measured() -> None:
     assert all(g.rpm is not None for g in games)
     rate = games_per_hour(games)
     assert rate is not None and 0 < rate < 120  # a wheel result takes well over 30 s
+
+
+def _virtual_shift(faults: str, results: int) -> list[GameWatch]:
+    import asyncio
+
+    from hardware.wheel_source import open_wheel
+
+    async def go() -> list[GameWatch]:
+        events = []
+        async with open_wheel(f"sim:free{',' + faults if faults else ''}", speed=250, seed=6) as link:
+            async for ev in link.events():
+                events.append(ev)
+                if len(observe(events)) >= results:
+                    break
+        return observe(events)
+
+    return asyncio.run(go())
+
+
+def test_the_virtual_wheel_s_stuck_direction_and_speed_drift_fire_and_a_normal_shift_is_quiet() -> None:
+    quiet = WatchSettings(games_per_hour=0)  # the virtual wheel runs 250 times faster than a real one
+    normal = _virtual_shift("", 5)
+    assert [a.kind for a in alarms(normal, quiet)] == []
+    faulty = _virtual_shift("stuck@3,drift@4", 5)
+    fired = [
+        (a.kind, faulty.index(next(g for g in faulty if g.game == a.game))) for a in alarms(faulty, quiet)
+    ]
+    assert ("direction_not_alternated", 2) in fired and ("rotor_speed", 3) in fired
