@@ -19,7 +19,8 @@ wheel.closed           the wheel is off (state 6)                               
 wheel.ball_not_detected  no ball in state 4/7, or a pocket a single-zero wheel     reason, warnings
                        does not have: the spin is doubtful
 wheel.warning          the wheel's warning flags changed (or RESULT_MISMATCH:      warnings, advice
-                       the number line and the status line disagreed)
+                       the number line and the status line disagreed; or
+                       RESULT_CONFLICT: a second, different result for a game)
 wheel.miss_spin        the ball ran with the rotor: a void spin                    -
 wheel.launch_failed    the launch failed                                           -
 wheel.gap              game counter jumped: games were played unseen               previous
@@ -60,6 +61,8 @@ DIRECTIONS: Final = ("cw", "ccw")
 # The warning name a wheel.warning carries when the bare number line and the state-5 status line
 # disagree (the status line wins; the event says so for the croupier and surveillance).
 RESULT_MISMATCH: Final = "result_mismatch"
+# A second state-5 result, with another number, under a game counter already reported (issue 26).
+RESULT_CONFLICT: Final = "result_conflict"
 # The wheel's codes for pockets a single-zero wheel does not have.
 POCKET_LABELS: Final = {37: "00", 38: "000", 39: "0000"}
 
@@ -235,8 +238,10 @@ class WheelWarning(WheelEvent):
 
     @property
     def is_mismatch(self) -> bool:
-        """A number-line/status-line disagreement, not a change of the wheel's warning flags."""
-        return RESULT_MISMATCH in (self.warnings or ())
+        """A number-line/status-line disagreement (or a second, different result for a game already
+        reported): the number is doubtful; not a change of the wheel's warning flags."""
+        names = self.warnings or ()
+        return RESULT_MISMATCH in names or RESULT_CONFLICT in names
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -11,11 +11,14 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
+    from hardware.protocol.ss2_log import WheelLog
     from hardware.virtual_wheel import VirtualWheel
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    wheel = sub.add_parser("wheel", help="wheel sensor: simulate, replay, decode, ports")
+    wheel = sub.add_parser("wheel", help="wheel sensor: simulate, replay, decode, log, ports")
     wsub = wheel.add_subparsers(dest="wheel_command", metavar="WHEEL_COMMAND", required=True)
 
     sim = wsub.add_parser("simulate", help="run a virtual SS2 wheel (on a pseudo-terminal or in-process)")
@@ -28,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--faults",
         default="",
         metavar="LIST",
-        help="comma list: torn[=P], launch, miss, noball, fault, silence[=S]; KIND@N puts it in game N",
+        help="comma list: torn[=P], launch, miss, noball, fault, silence[=S], stuck, drift; KIND@N: game N",
     )
     sim.add_argument("--seed", type=int, help="seed the results (tests only; default: OS CSPRNG)")
     sim.add_argument(
@@ -59,6 +62,24 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     dec.add_argument("--json", action="store_true", help="one JSON object per event")
     dec.add_argument("--results", action="store_true", help="only game results, one JSON line each")
     dec.set_defaults(func=run_decode)
+
+    wlog = wsub.add_parser("log", help="the wheel's own record: log pages, wins and misfires per pocket")
+    wlog.add_argument("capture", metavar="CAPTURE", nargs="?", help="a capture file holding the replies")
+    wlog.add_argument("--wheel", metavar="serial:PORT", help="ask a wheel in state 6 itself instead")
+    wlog.add_argument("--json", action="store_true", help="the log as one JSON object")
+    wlog.set_defaults(func=run_log)
+
+    rec = wsub.add_parser("reconcile", help="the wheel's own log held against the table's journal")
+    from engine.cli.store_args import add_db, add_table
+
+    add_db(rec)
+    add_table(rec, required=True)
+    src = rec.add_mutually_exclusive_group(required=True)
+    src.add_argument("--log", metavar="CAPTURE", help="a capture file holding the wheel's log replies")
+    src.add_argument("--wheel", metavar="serial:PORT", help="ask a wheel in state 6 itself")
+    rec.add_argument("--since", metavar="TIME", type=_iso_time, help="only the journal's games from TIME on")
+    rec.add_argument("--json", action="store_true")
+    rec.set_defaults(func=run_reconcile)
 
     ports = wsub.add_parser("ports", help="list serial ports")
     ports.add_argument("--json", action="store_true")
@@ -114,6 +135,115 @@ def run_decode(args: argparse.Namespace) -> int:
     for lineno, text, reason in summary.malformed[:10]:
         print(f"  line {lineno}: {reason}: {text[:80]!r}", file=sys.stderr)
     return 0
+
+
+def run_log(args: argparse.Namespace) -> int:
+    """`drr wheel log CAPTURE [--json]` / `--wheel serial:PORT`: the wheel's record (issue 26)."""
+    from engine.errors import DrrError
+    from hardware.capture import read_capture
+    from hardware.protocol.ss2_log import WheelLog
+
+    if (args.capture is None) == (args.wheel is None):
+        raise DrrError("give a capture file or --wheel serial:PORT (one of them)", 2)
+    if args.capture is not None:
+        record = WheelLog()
+        for line in read_capture(args.capture):
+            if line.direction == "RX":
+                record.feed(line.raw)
+    else:
+        record = _ask_log(args.wheel)
+    if args.json:
+        print(json.dumps(record.to_json()))
+    else:
+        print(_describe_log(record))
+    for text, why in record.unreadable:
+        print(f"unreadable log page: {why}: {text[:40]!r}", file=sys.stderr)
+    return 0
+
+
+def _iso_time(text: str) -> datetime:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"time {text!r} is not ISO 8601") from None
+
+
+def run_reconcile(args: argparse.Namespace) -> int:
+    """`drr wheel reconcile`: exit 1 when anything differs (issue 26 item 2)."""
+    from engine.cli.store_args import open_from_args
+    from hardware.capture import read_capture
+    from hardware.protocol.ss2_log import WheelLog
+    from hardware.wheel_reconcile import differs, journal_games, reconcile
+
+    if args.log is not None:
+        record = WheelLog()
+        for line in read_capture(args.log):
+            if line.direction == "RX":
+                record.feed(line.raw)
+    else:
+        record = _ask_log(args.wheel)
+    with open_from_args(args) as store:
+        games = journal_games(store.journal.entries(args.only_table), args.since)
+    figures = reconcile(games, record.entries())
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        print(
+            f"{figures['matched']} matched, {len(figures['differ'])} differ, "
+            f"{len(figures['journal_only'])} only in the journal, {len(figures['wheel_only'])} only in the "
+            f"wheel's log, {figures['misfires']} misfires"
+        )
+        for row in figures["differ"]:
+            print(
+                f"  game {row['game']:03d} (round {row['round_id']}): "
+                f"journal {row['journal']}, wheel {row['wheel']}"
+            )
+    return 1 if differs(figures) else 0
+
+
+def _ask_log(spec: str) -> WheelLog:
+    import asyncio
+
+    from engine.errors import DrrError
+    from hardware.wheel_log import ask_wheel_log
+    from hardware.wheel_source import open_wheel
+
+    if not spec.startswith(("serial:", "sim")):
+        raise DrrError(f"--wheel {spec!r}: use serial:PORT", 2)
+
+    async def go() -> WheelLog:
+        link = open_wheel(spec)
+        async with link:
+            for _ in range(50):  # the wheel says nothing for its first moments (guide § 1)
+                if link.connected:
+                    break
+                await asyncio.sleep(0.1)
+            return await ask_wheel_log(link)
+
+    return asyncio.run(go())
+
+
+def _describe_log(record: WheelLog) -> str:
+    lines = [f"pages used: {record.pages_used if record.pages_used is not None else 'not read'}"]
+    for k in sorted(record.pages):
+        page = record.pages[k]
+        if not page.checksum_ok:
+            lines.append(f"page {k}: NOT TRUSTED ({page.problem}); its entries are not used")
+            continue
+        results = [str(e.pocket) for e in page.entries if e.kind == "result"]
+        misfires = [str(e.pocket) for e in page.entries if e.kind == "misfire"]
+        lines.append(f"page {k}: {len(results)} results, {len(misfires)} misfires")
+        lines.append("  results: " + " ".join(results))
+        if misfires:
+            lines.append("  misfires in pockets: " + " ".join(misfires))
+    for name, counts in (("wins", record.wins), ("misfires", record.misfires)):
+        if counts is None:
+            lines.append(f"{name} per pocket: not read")
+        else:
+            lines.append(f"{name} per pocket (0 first), total {sum(counts)}: " + " ".join(map(str, counts)))
+    return "\n".join(lines)
 
 
 def run_ports(args: argparse.Namespace) -> int:

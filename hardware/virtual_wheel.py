@@ -40,8 +40,12 @@ from dataclasses import dataclass, field
 from engine.errors import DrrError
 from hardware.events import pocket_label
 from hardware.protocol import LineFramer
+from hardware.protocol.ss2_log import PAGE_BYTES, POCKETS, LogEntry, encode_page
 
-FAULT_KINDS = ("torn", "launch", "miss", "noball", "fault", "silence")
+# stuck: the rotor does not reverse in that game (mode bit 1 set); drift: the rotor runs 4 rpm above
+# its `*T s` range in that game (issue 26's physics watch).
+FAULT_KINDS = ("torn", "launch", "miss", "noball", "fault", "silence", "stuck", "drift")
+DRIFT_TENTHS = 40
 STATUS_PERIOD = 0.5  # s, mode bit 128
 MODE_REVERSE, MODE_USER_START, MODE_NO_NUMBER_LINE, MODE_AUTO_STATUS, MODE_F_LINES = 1, 2, 16, 128, 256
 MODE_FREE = 1157  # arcade: plays continuously (guide: the factory default)
@@ -133,6 +137,10 @@ class VirtualWheel:
         self.results_played = 0
         self.games_started = 0
         self.history: list[tuple[int, int]] = []
+        # The wheel's own record (guide § 6): every result and misfire in order, counted per pocket.
+        self.log: list[LogEntry] = []
+        self.wins = [0] * POCKETS
+        self.misfires = [0] * POCKETS
         self._out: asyncio.Queue[str] = asyncio.Queue()  # replies queue up even before output() runs
         self._framer = LineFramer()
         self._play_task: asyncio.Task[None] | None = None
@@ -280,6 +288,9 @@ class VirtualWheel:
         if "miss" in faults:
             await self._sleep(1.0)
             self.flags |= 2
+            misfire = self._rng.randrange(POCKETS)  # where the misfired ball came to rest
+            self.log.append(LogEntry("misfire", misfire))
+            self.misfires[misfire] += 1
             self._void_pending = True
             self._void_ack.clear()
             with contextlib.suppress(TimeoutError):
@@ -312,6 +323,9 @@ class VirtualWheel:
         self.win = number
         self.results_played += 1
         self.history.append((self.game, number))
+        self.log.append(LogEntry("result", number))
+        if number < POCKETS:
+            self.wins[number] += 1
         self._set_state(5)
         await self._sleep(T_RESULT)
         return True
@@ -325,9 +339,9 @@ class VirtualWheel:
         if self._start_direction is not None:
             self.clockwise = self._start_direction
             self._start_direction = None
-        elif self.mode & MODE_REVERSE:
+        elif self.mode & MODE_REVERSE and "stuck" not in faults:
             self.clockwise = not self.clockwise
-        await self._ramp(self._target_speed(), T_SPIN_UP)
+        await self._ramp(self._target_speed() + (DRIFT_TENTHS if "drift" in faults else 0), T_SPIN_UP)
         self._set_state(3)
         if "launch" in faults:
             await self._sleep(T_LAUNCH_FLAG)
@@ -386,6 +400,17 @@ class VirtualWheel:
             if self._waiting_for_start:
                 self._start.set()
             return "*K OK"
+        if key == "s":
+            return self._log_command(args)
+        if key in ("W", "M"):
+            if self.state not in (5, 6):
+                return f"*{key} BUSY"
+            counts = self.wins if key == "W" else self.misfires
+            self._emit(f"*{key} {sum(counts)}")  # the total, then the list (pocket 0 first)
+            return f"*{key} " + " ".join(str(c) for c in counts)
+        if key == "d" and args == ["g"]:
+            now = _time.gmtime()
+            return _time.strftime("*d g %H:%M:%S - %d/%m/%y", now)
         if key == "S":
             return "*S 252"
         if key == "V":
@@ -394,6 +419,22 @@ class VirtualWheel:
             self.status_on = args == ["1"]
             return "*q OK"
         return f"*{key} NO"
+
+    def _log_command(self, args: list[str]) -> str:
+        """`*s t`, `*s r <page>` (state 6 only) and `*s e`, as guide § 6 gives them. Pages count
+        from 0 (inferred: the guide does not say)."""
+        pages = (len(self.log) + PAGE_BYTES - 1) // PAGE_BYTES
+        if args == ["t"]:
+            return f"*s t {pages}"
+        if args == ["e"]:
+            self.log.clear()
+            return "*s e ERASED WINNING NUMBER LOG"
+        if len(args) == 2 and args[0] == "r" and args[1].isdigit():
+            page = int(args[1])
+            if self.state != 6 or page >= max(pages, 1):
+                return "*s NO"
+            return encode_page(page, self.log[page * PAGE_BYTES : (page + 1) * PAGE_BYTES])
+        return "*s NO"
 
     def _power_command(self, args: list[str]) -> str:
         if args == ["0"]:

@@ -54,6 +54,7 @@ WHAT: Final = {
     RESULT_MISMATCH: "the wheel's number line and status line disagree: the number is doubtful",
     "result_with_warnings": "the wheel reported the result with warnings",
     "second_result": "the wheel reported a second result for the spin",
+    "result_not_launched": "the wheel reported a result for a game it was never seen to launch",
     "doubtful_result": "the wheel reported a result while an irregularity was open",
     "miss_spin": "the wheel reported a miss-spin",
     "launch_failed": "the ball launch failed",

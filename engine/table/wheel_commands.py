@@ -115,6 +115,8 @@ class WheelCommands(ServiceCore):
                     f"result {number} while the round is on hold ({WHAT.get(st.hold.kind, st.hold.kind)})",
                     number,
                 )
+            elif (why := wheel_drive.unlaunched(st, game)) is not None:
+                irregular("result_not_launched", f"result {number}: {why}", number)
             elif st.expected_game is not None and game is not None and game != st.expected_game:
                 irregular(
                     "unexpected_game",
@@ -144,7 +146,10 @@ class WheelCommands(ServiceCore):
             and ev.is_mismatch
             and s.phase in (Phase.CLOSED, Phase.RESULT)
             and (st.hold is None or st.hold.kind != MISMATCH_HOLD)
+            and not (game is not None and game in st.no_spin_games)
         ):
+            # (A game already called a no-spin: its doubt was dealt with; holding again would journal
+            # a second irregularity and no-spin for the one fault, and order a second re-spin.)
             # A mismatch reported on its own (the result came without its number line, or before
             # this warning): the result is doubtful whatever was accepted; hold before settling.
             irregular(MISMATCH_HOLD, ev.advice or "number line vs status line")

@@ -102,6 +102,20 @@ def countdown(state: TableState, now: float) -> tuple[str, float] | None:
     return None
 
 
+def unlaunched(state: TableState, game: int | None) -> str | None:
+    """Why a result must not be taken for the round's spin because the wheel was never seen to launch
+    it (issue 26: no state 3 or 4 since the table ordered the spin, or since a no-spin), or None.
+
+    A state-5 line with a new counter after a re-spin was commanded may be a corrupted line or a game
+    the wheel played on its own: only a launch seen for this spin makes its result the round's."""
+    d = state.drive
+    if d.launched or not (d.spin_ordered or state.no_spin_games):
+        return None
+    since = "the table ordered the spin" if d.spin_ordered else "the no-spin"
+    which = f"game {game}" if game is not None else "a game"
+    return f"{which} was never seen to launch (no state 3 or 4) since {since}: its result is not the round's"
+
+
 def _own_game(state: TableState) -> int | None:
     pending = state.pending_result
     if pending is not None and pending.game is not None:

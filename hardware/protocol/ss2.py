@@ -26,6 +26,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from engine.wheel_events import (
+    RESULT_CONFLICT,
     WheelBallNotDetected,
     WheelClosed,
     WheelGap,
@@ -52,6 +53,7 @@ from hardware.events import (
     result_mismatch,
 )
 from hardware.protocol.base import Protocol, log, register_protocol
+from hardware.protocol.ss2_log import calibration_step
 
 LAUNCH_GRACE = timedelta(seconds=3)  # guide § 7: flag 8 clears once state 3 begins; ignore 3 s
 NO_BALL_GRACE = timedelta(seconds=5)  # guide § 7: flag 1 in state 4, ignore >= 5 s (10 lines)
@@ -235,7 +237,10 @@ def _reply_status(text: str) -> str:
     words = text.split()
     if not words:
         return "value"
-    # `*C FAIL : Sensor(s) 2 Broken` (calibration) is a refusal too.
+    # `*C FAIL : Sensor(s) 2 Broken` (calibration) is a refusal too, and so is `*C BALL : No ball
+    # direction found` (no FAIL word, but the calibration failed).
+    if words[0] == "BALL":
+        return "ok" if calibration_step(text)[0] == "ok" else "no"
     for word, status in (("OK", "ok"), ("NO", "no"), ("BUSY", "busy"), ("FAIL", "no")):
         if words[0] == word or words[-1] == word or words[-1].startswith(word + "("):
             return status
@@ -254,7 +259,8 @@ class SS2Protocol(Protocol):
         self._last: Status | None = None
         self._state_since: datetime | None = None
         self._epoch = 0  # bumped on restart / wrap / backward jump: game numbers repeat after it
-        self._reported: set[tuple[int, int]] = set()
+        self._reported: dict[tuple[int, int], int] = {}  # (epoch, game) -> the number reported
+        self._conflicts: set[tuple[int, int]] = set()  # (game, other number) warned of
         self._pending_number: int | None = None
         self._miss_spin_done = False
         self._launch_failed_done = False
@@ -337,6 +343,10 @@ class SS2Protocol(Protocol):
             return self._on_status(status, text, time)
         if text.startswith("*Y;"):
             return self._decode_bonus(text, time)
+        if text.startswith("*s r "):
+            # A log page's data bytes may be ';' (pocket 26 is stored as 0x21+26): it is a reply,
+            # never a torn status line; its checksum is checked where the page is decoded (ss2_log).
+            return [self._reply("s", text[2:].strip(" \t"), time, text)]
         if ";" in text:
             return [self.unreadable(text, "unknown packet with ';' (torn status line?)", time, game)]
         if len(text) == 1:
@@ -468,8 +478,16 @@ class SS2Protocol(Protocol):
         """The result of the game on state-5 line `s`, unless it was reported already."""
         key = (self._epoch, s.game)
         if key in self._reported:
+            first = self._reported[key]
+            if number != first and (s.game, number) not in self._conflicts:
+                # The wheel repeats its state-5 line for seconds; another number under the same
+                # counter is not a repeat: the result already passed on is doubtful (issue 26).
+                self._conflicts.add((s.game, number))
+                advice = f"game {s.game:03d} reported {first}, then {number}"
+                log.warning("second result for a game already reported: %s", advice)
+                return [WheelWarning(game=s.game, time=time, warnings=(RESULT_CONFLICT,), advice=advice)]
             return []
-        self._reported.add(key)
+        self._reported[key] = number
         if self._last_result == (s.game, number) and not self._result_game_moved_on:
             # The same game and number again, and the wheel never left that game's state 5: a
             # counter jump in between (a corrupted line) opened a new epoch, not a new game.
@@ -511,6 +529,7 @@ class SS2Protocol(Protocol):
     def _new_epoch(self) -> None:
         self._epoch += 1
         self._reported.clear()
+        self._conflicts.clear()
 
     def _warning_change(self, prev_flags: int, s: Status, time: datetime) -> WheelWarning:
         before, after = set(decode_warnings(prev_flags)), decode_warnings(s.flags)

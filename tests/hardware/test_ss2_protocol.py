@@ -487,3 +487,44 @@ def test_status_result_field_is_exactly_two_digits_or_space_digit() -> None:
         assert not isinstance(status, str) and status.win == number
     events = feed(ss2(), ["*X;4;007;20;0;171;0", "*X;5;007;1 ;0;250;0"])
     assert of(events, WheelResult) == []
+
+
+def test_a_log_page_holding_pocket_26_is_a_reply_not_a_torn_status_line() -> None:
+    # Issue 26: pocket 26 is stored as ';' (0x21+26); the ';' check ran before the reply path.
+    from hardware.protocol.ss2_log import LogEntry, decode_page, encode_page
+
+    page = encode_page(4, [LogEntry("result", 26), LogEntry("result", 9), LogEntry("misfire", 4)])
+    assert ";" in page and "*" in page[3:]
+    protocol = ss2()
+    protocol.note_command("*s r 4", T0)
+    events = feed(protocol, [page])
+    assert of(events, UnreadableLine) == []
+    [reply] = of(events, CommandReply)
+    assert reply.command == "s"
+    decoded = decode_page(reply.text)
+    assert not isinstance(decoded, str) and decoded.checksum_ok
+    assert [e.to_json() for e in decoded.entries] == [{"result": 26}, {"result": 9}, {"misfire": 4}]
+
+
+def test_a_second_different_result_under_a_reported_game_is_warned_of() -> None:
+    from engine.wheel_events import RESULT_CONFLICT
+
+    lines = ["*X;4;013;07;0;250;0", " 19", "*X;5;013;19;0;250;0", "*X;5;013;19;0;250;0"]
+    events = feed(ss2(), [*lines, " 22", "*X;5;013;22;0;250;0", "*X;5;013;22;0;250;0"])
+    assert [(e.game, e.number) for e in of(events, WheelResult)] == [(13, 19)]
+    [conflict] = [e for e in of(events, WheelWarning) if RESULT_CONFLICT in (e.warnings or ())]
+    assert conflict.game == 13 and conflict.advice == "game 013 reported 19, then 22"
+    assert conflict.is_mismatch  # the table holds the round on it (the number is doubtful)
+
+
+def test_calibration_without_a_ball_direction_is_a_failure() -> None:
+    lines = [
+        "*C OK : Calibrate Sensor Positions (Ball In Middle '0')",
+        "*C BALL : No ball direction found",
+        "*C BALL : OK Clockwise",
+        "*C FAIL : Sensor(s) 2 Broken",
+    ]
+    protocol = ss2()
+    protocol.note_command("*C", T0)
+    statuses = [e.status for e in of(feed(protocol, lines), CommandReply)]
+    assert statuses == ["ok", "no", "ok", "no"]

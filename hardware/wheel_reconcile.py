@@ -1,0 +1,121 @@
+"""The wheel's own log held against the table's journal, game by game (issue 26 item 2; pure).
+
+The wheel's log keeps results and misfires in order, without game counters or times; the journal
+keeps every `wheel.result` the table heard (with the wheel's game counter, which wraps after 256)
+and each round's recorded result (`round.result`, then any `round.result_corrected`). The log's
+last result is the journal's last game (a reconciliation runs at the table's close, or on demand
+with the wheel idle); walking back, each journal game takes the log's result before, and a jump of
+the counter (`g` to `g + k`, k > 1: games the table never heard) passes over k - 1 log results,
+which the journal lacks (`wheel_only`). A journal game the log has no result for is `journal_only`.
+What the journal recorded for a round (a manual or corrected result too) must be the log's number,
+else the game is listed in `differ`. Log results before the journal's first game are earlier
+shifts' and are not counted. Misfires are counted, not matched (the journal has no misfire entry).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from engine.entry_types import EntryType
+from engine.store.records import Entry
+from hardware.protocol.ss2_log import LogEntry
+
+GAME_COUNTER_MAX = 256
+
+
+@dataclass
+class JournalGame:
+    """One wheel game as the journal has it: the number the wheel reported and what was recorded."""
+
+    game: int
+    wheel_said: int
+    round_id: str | None
+    recorded: int | None  # the round's result when this game was its spin (None: no round's)
+    restart: bool = False  # the counter restarted (power cycle) before this game: no gap to infer
+
+    @property
+    def journal(self) -> int:
+        return self.recorded if self.recorded is not None else self.wheel_said
+
+
+def journal_games(entries: Iterable[Entry], since: datetime | None = None) -> list[JournalGame]:
+    """The wheel games in the journal, in order, one per game (a repeated report of a game is one)."""
+    games: list[JournalGame] = []
+    by_round: dict[str, JournalGame] = {}
+    restart = False
+    for e in entries:
+        p = e.payload
+        if e.type == EntryType.WHEEL_RESTART:
+            restart = True
+        elif e.type == EntryType.WHEEL_RESULT and isinstance(p.get("game"), int):
+            if since is not None and _before(p.get("time"), since):
+                continue
+            game = JournalGame(p["game"], p["number"], e.round_id, None, restart)
+            restart = False
+            if games and games[-1].game == game.game and not game.restart:
+                game = games[-1]  # the same game heard again (a conflict is the wheel's, not a new game)
+            else:
+                games.append(game)
+            if e.round_id is not None and p.get("accepted"):
+                by_round[e.round_id] = game
+            elif e.round_id is not None and e.round_id not in by_round:
+                by_round[e.round_id] = game  # held, then recorded by hand: still this round's spin
+        elif e.type == EntryType.ROUND_RESULT and e.round_id in by_round:
+            by_round[e.round_id].recorded = p.get("number")
+        elif e.type == EntryType.ROUND_RESULT_CORRECTED and e.round_id in by_round:
+            by_round[e.round_id].recorded = p.get("new")
+        elif e.type == EntryType.ROUND_NO_SPIN and e.round_id in by_round:
+            del by_round[e.round_id]  # the next spin is the round's
+    return games
+
+
+def _before(text: object, since: datetime) -> bool:
+    """The payload's time is before `since` (a time that cannot be read or compared is kept)."""
+    if not isinstance(text, str):
+        return False
+    try:
+        return datetime.fromisoformat(text) < since
+    except (ValueError, TypeError):
+        return False
+
+
+def reconcile(games: list[JournalGame], log: list[LogEntry]) -> dict[str, Any]:
+    """`drr wheel reconcile --json`'s figures (issue 26): matched, journal_only, wheel_only, differ,
+    misfires."""
+    results = [e.pocket for e in log if e.kind == "result"]
+    out: dict[str, Any] = {
+        "matched": 0,
+        "journal_only": [],
+        "wheel_only": [],
+        "differ": [],
+        "misfires": sum(1 for e in log if e.kind == "misfire"),
+    }
+    wi = len(results) - 1
+    for j in range(len(games) - 1, -1, -1):
+        g = games[j]
+        if wi < 0:
+            out["journal_only"].insert(0, {"round_id": g.round_id, "game": g.game, "journal": g.journal})
+        else:
+            wheel = results[wi]
+            wi -= 1
+            if wheel == g.journal and wheel == g.wheel_said:
+                out["matched"] += 1
+            else:
+                row = {"round_id": g.round_id, "game": g.game, "journal": g.journal, "wheel": wheel}
+                out["differ"].insert(0, row)
+        if j > 0 and not g.restart:
+            skipped = (g.game - games[j - 1].game - 1) % GAME_COUNTER_MAX
+            for k in range(skipped):
+                if wi < 0:
+                    break
+                game = (g.game - 2 - k) % GAME_COUNTER_MAX + 1
+                out["wheel_only"].insert(0, {"game": game, "wheel": results[wi]})
+                wi -= 1
+    return out
+
+
+def differs(figures: dict[str, Any]) -> bool:
+    return bool(figures["journal_only"] or figures["wheel_only"] or figures["differ"])
