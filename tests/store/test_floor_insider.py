@@ -184,3 +184,29 @@ def test_a_role_edited_in_the_users_table_does_not_let_a_croupier_void(
 
     assert taken.outcome == "refused" and "croupier" in str(taken.why), taken
     assert actions.round_row(store, f"{table_id}-000001", table_id).status == "settled"
+
+
+def test_a_role_edited_in_the_users_table_refuses_the_sign_in_and_a_croupier_cannot_void(
+    store: Store, any_central: Store, table_id: str
+) -> None:
+    """`update users set role='pitboss'`: the sign-in takes the role from the floor journal, sees the
+    row disagree and refuses in one line (journaled); put back, the croupier signs in as a croupier."""
+    from engine.auth import AuthenticationFailed, PermissionDenied
+    from engine.store.users import authenticate
+
+    central = any_central
+    _floor(store, central, table_id)
+    with central.begin() as conn:
+        conn.execute(sa.text("UPDATE users SET role = 'pitboss' WHERE name = 'cleo'"))
+    with pytest.raises(AuthenticationFailed, match="disagrees with the floor journal"):
+        authenticate(central, "cleo", "135713", table=table_id)
+    last = list(central.journal.entries(FLOOR))[-1]
+    assert (
+        last.type == "user.login_failed" and last.payload["why"] == "users table disagrees with the journal"
+    )
+    with central.begin() as conn:
+        conn.execute(sa.text("UPDATE users SET role = 'croupier' WHERE name = 'cleo'"))
+    cleo = authenticate(central, "cleo", "135713", table=table_id)
+    assert cleo.role == "croupier"
+    with pytest.raises(PermissionDenied):
+        actions.void(central, f"{table_id}-000001", "forged", cleo, table=table_id)
