@@ -88,11 +88,10 @@ async def _start_table(
     and auto-confirm seconds (`round_clock_options`)."""
     from pathlib import Path
 
+    from engine.floor.actions import check_station_start
     from engine.rng import SystemRng
     from engine.store.users import authenticate
     from engine.table.service import TableService
-
-    from engine.floor.actions import check_station_start
 
     text = Path(rules_path).read_bytes() if rules_path else None
     extra: dict[str, Any] = {"approval_threshold": threshold} if threshold is not None else {}

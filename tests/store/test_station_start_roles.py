@@ -38,7 +38,7 @@ def test_a_croupiers_station_start_refuses_a_rules_submission_and_journals_nothi
     store: Store, tmp_path: Path
 ) -> None:
     before = list(store.journal.entries("T1"))
-    with pytest.raises(PermissionDenied, match="cora \\(croupier\\) may not load rules.*nothing started"):
+    with pytest.raises(PermissionDenied, match=r"cora \(croupier\) may not load rules.*nothing started"):
         _start(store, CORA, _rules(tmp_path))
     assert list(store.journal.entries("T1")) == before
     assert latest_rules(store, "T1") is None
@@ -50,7 +50,7 @@ def test_a_croupiers_station_start_refuses_a_rules_submission_and_journals_nothi
 def test_a_croupier_cannot_change_a_threshold_from_the_settings_file(
     store: Store, key: str, value: Any
 ) -> None:
-    with pytest.raises(PermissionDenied, match=f"may not change settings.*set {key} to"):
+    with pytest.raises(PermissionDenied, match=rf"may not change settings.*set {key} to"):
         check_station_start(store, "T1", CORA, rules_text=None, **{key: value})
 
 
