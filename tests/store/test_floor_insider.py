@@ -210,3 +210,16 @@ def test_a_role_edited_in_the_users_table_refuses_the_sign_in_and_a_croupier_can
     assert cleo.role == "croupier"
     with pytest.raises(PermissionDenied):
         actions.void(central, f"{table_id}-000001", "forged", cleo, table=table_id)
+
+
+def test_the_pit_boss_is_told_a_void_at_the_floor_is_sent_not_done(
+    store: Store, central: Store, central_url: str, table_id: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gui.cli import main
+
+    _floor(store, central, table_id)
+    argv = ["history", "void", f"{table_id}-000001", "--db", central_url, "--table", table_id]
+    code = main([*argv, "--reason", "dispute", "--user", "pat", "--pin", "246824"])
+    said = capsys.readouterr().out.strip()
+    assert code == 0 and "sent to table" in said and "drr recall" in said, said
+    assert actions.round_row(store, f"{table_id}-000001", table_id).status == "settled"  # not yet
