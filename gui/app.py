@@ -88,6 +88,7 @@ async def _start_table(
     and auto-confirm seconds (`round_clock_options`)."""
     from pathlib import Path
 
+    from engine.floor.actions import check_station_start
     from engine.rng import SystemRng
     from engine.store.users import authenticate
     from engine.table.service import TableService
@@ -95,6 +96,15 @@ async def _start_table(
     text = Path(rules_path).read_bytes() if rules_path else None
     extra: dict[str, Any] = {"approval_threshold": threshold} if threshold is not None else {}
     extra.update(clock or {})
+    # Rules and thresholds are a pit boss's or admin's to load, on this path too (issue 24).
+    check_station_start(
+        store,
+        table_id,
+        user,
+        rules_text=text,
+        large_payout=threshold,
+        auto_confirm_seconds=extra.get("auto_confirm_seconds"),
+    )
     service = TableService(store, table_id, rules_text=text, rng=SystemRng(), station="croupier", **extra)
     await service.start(user=user.name)
 

@@ -207,5 +207,8 @@ def run_void(args: argparse.Namespace) -> int:
         # authorize journals a refused role (action.refused) as the GUI's actions do
         user = authorize(store, args.user, pin, "void_round", table=table, station="cli")
         void_round(store, args.round_id, args.reason, user, table=table)
-    print(f"round {args.round_id} on table {table} voided by {args.user}")
+        from engine.store.forwarded import done_words
+
+        said = done_words(store, table, f"round {args.round_id} on table {table} voided by {args.user}")
+    print(said)
     return 0

@@ -408,3 +408,45 @@ def current_settings(store: Store, table: str) -> dict[str, str]:
             if isinstance(changed, SettingsChanged):
                 settings.update(changed.changes)
     return settings
+
+
+def check_station_start(
+    store: Store,
+    table: str,
+    user: User,
+    *,
+    rules_text: bytes | None,
+    large_payout: Decimal | None = None,
+    auto_confirm_seconds: float | None = None,
+) -> None:
+    """A station start loads nothing only a pit boss or admin may decide (issue 24): a Rules Submission
+    given with the start (`--rules`, the settings file's rules.path) other than the one the journal
+    has, and a settings file's large_payout / auto_confirm_seconds other than the shipped default
+    where no pit boss has stored the setting (the station's value is then the one in force), need
+    `load_rules` / `change_settings` of the signed-in user, as `drr pitboss rules` and `settings` do.
+    Refused in one line (PermissionDenied) before anything is journaled."""
+    from engine.config import Settings
+
+    def need(permission: str, what: str) -> None:
+        try:
+            require(user, permission)
+        except PermissionDenied as exc:
+            raise PermissionDenied(
+                f"{exc.message}: the station start would {what}; nothing started (a pit boss or admin "
+                "does it with drr pitboss, or starts the station)"
+            ) from exc
+
+    if rules_text is not None:
+        given = parse_rules(rules_text, source="the Rules Submission given to the station")
+        latest = latest_rules(store, table)
+        if latest is None or latest.sha256 != given.sha256:
+            need("load_rules", f"load the Rules Submission {given.name!r}")
+    shipped = Settings()
+    stored = current_settings(store, table)
+    for key, value, default in (
+        ("large_payout", large_payout, shipped.large_payout_threshold),
+        ("auto_confirm_seconds", auto_confirm_seconds, shipped.auto_confirm_seconds),
+    ):
+        if value is None or key in stored or Decimal(str(value)) == Decimal(str(default)):
+            continue
+        need("change_settings", f"set {key} to {value} from the station's settings file")

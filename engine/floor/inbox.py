@@ -26,6 +26,7 @@ its user must be a floor user whose role may do the action.
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from decimal import Decimal
@@ -42,8 +43,7 @@ from engine.round import ResultCorrected, RoundVoided
 from engine.store import schema
 from engine.store.db import Store
 from engine.store.forwarded import taken_from_floor
-from engine.store.records import Entry, row_to_entry
-from engine.store.users_journal import FLOOR
+from engine.store.records import Entry
 from engine.table_events import FloorActionTaken, PayoutApproved, RulesLoaded, SettingsChanged
 
 log = logging.getLogger("drr.floor.inbox")
@@ -76,9 +76,12 @@ class FloorInbox:
     time one is found)."""
 
     def __init__(self, local: Store, central: Store, table: str) -> None:
+        from engine.store.floor_sign import TrustedFloor
+
         self.local, self.central, self.table = local, central, table
-        self._read_to = 0  # the floor chain is read up to this entry
-        self._taken_to: int | None = None  # floor actions up to this floor entry are in the table's journal
+        self._floor = TrustedFloor(central)  # the floor chain, read on as far as it is believed
+        self._taken_to: int | None = None  # floor actions up to this floor entry were taken in
+        self._answered: set[tuple[int, str]] = set()  # (floor seq, hash) the table already answered
 
     def take(self) -> list[Taken]:
         """Take every floor action of the table not taken yet; returns what was done with each."""
@@ -86,35 +89,33 @@ class FloorInbox:
         if not found:
             return []
         if self._taken_to is None:
-            self._taken_to = last_taken(self.local, self.table)
+            self._taken_to, self._answered = answered(self.local, self.table)
         done = []
-        for entry in found:
-            if entry.seq <= self._taken_to:
+        for entry, untrusted in found:
+            # Resume after the newest action *taken*: a refused row (an inserted one may carry any
+            # seq) never moves the inbox past the legitimate actions after it; it is answered once.
+            if entry.seq <= self._taken_to or (entry.seq, entry.hash) in self._answered:
                 continue
-            done.append(self._take(entry))
-            self._taken_to = entry.seq
+            taken = self._take(entry, untrusted)
+            done.append(taken)
+            self._answered.add((entry.seq, entry.hash))
+            if taken.outcome == "taken":
+                self._taken_to = entry.seq
         return done
 
-    def _floor_actions(self) -> list[Entry]:
-        """The floor actions after the last one read (one range read along the floor chain's key)."""
-        j = schema.journal
-        with self.central.read() as conn:
-            rows = conn.execute(
-                sa.select(j)
-                .where(j.c.table_id == FLOOR, j.c.seq > self._read_to)
-                .where(j.c.type == EntryType.FLOOR_ACTION.value)
-                .order_by(j.c.seq)
-            ).all()
-        if rows:
-            self._read_to = int(rows[-1].seq)
-        entries = [row_to_entry(r) for r in rows]
-        return [e for e in entries if e.payload.get("table") == self.table]
+    def _floor_actions(self) -> list[tuple[Entry, str | None]]:
+        """This table's floor actions after the last one read, each with why it is not to be believed
+        (None: it is in its place in the verified floor chain)."""
+        found = self._floor.advance(frozenset({EntryType.FLOOR_ACTION.value}))
+        return [(e, why) for e, why in found if e.payload.get("table") == self.table]
 
-    def _take(self, entry: Entry) -> Taken:
+    def _take(self, entry: Entry, untrusted: str | None) -> Taken:
         action = read(entry)
         assert isinstance(action, FloorAction)
         marker = FloorActionTaken(entry.seq, entry.hash, action.action, "taken")
         try:
+            if untrusted is not None:
+                raise DrrError(untrusted)
             self._check_floor_entry(entry)
             user = self._floor_user(entry, action.action)
             with taken_from_floor(write(marker, table=self.table, round_id=entry.round_id, user=user.name)):
@@ -136,46 +137,25 @@ class FloorInbox:
         return Taken(entry.seq, action.action, "taken", None)
 
     def _check_floor_entry(self, entry: Entry) -> None:
-        """The floor entry is as its writer wrote it: its hash recomputes from its fields and, on a
-        PostgreSQL floor database (engine.store.floor_sign), an enrolled writer's signature covers it."""
-        from engine.store import floor_sign, keys
-        from engine.store.verify import entry_problem
-
-        problem = entry_problem(entry)
-        if problem is not None:
-            raise DrrError(f"floor entry {entry.seq} {problem}")
-        if not floor_sign.applies(self.central, FLOOR):
-            return
-        with self.central.read() as conn:
-            root, writers = floor_sign.keying(conn)
-        if root is None:
-            return  # a floor chain not keyed yet (before migration 0014): the hash chain only
-        signed = (
-            entry.signer in writers
-            and entry.sig is not None
-            and keys.check_signature(entry.signer, FLOOR, entry.seq, entry.hash, entry.sig)
-        )
-        if not signed:
+        """On a PostgreSQL floor database an action is believed only from a keyed floor chain: before
+        its `chain.keyed` no entry is signed, so anyone who can write the database could have made it."""
+        if self._floor.signed and self._floor.root is None:
             raise DrrError(
-                f"floor entry {entry.seq} is not signed by an enrolled writer of the floor database "
-                "(inserted or rewritten there)"
+                f"floor entry {entry.seq} is in a floor chain no root key signs (no chain.keyed before it)"
             )
 
     def _floor_user(self, entry: Entry, action: str) -> User:
         """The pit boss who acted, as a user of the floor database whose role may do it."""
-        from engine.store.users import get_user
-
         permission = PERMISSION.get(action)
         if permission is None:
             raise DrrError(f"the floor action {action!r} is not one a table takes")
         if not entry.user:
             raise DrrError("the floor action names no user")
-        try:
-            info = get_user(self.central, entry.user)
-        except DrrError as exc:
-            raise DrrError(
-                f"the floor action's user {entry.user!r} is not a user of the floor database"
-            ) from exc
+        info = self._floor.users.get(entry.user)  # folded from the verified chain, not the users table
+        if info is None:
+            raise DrrError(f"the floor action's user {entry.user!r} is not a user of the floor database")
+        if info.disabled:
+            raise DrrError(f"the floor action's user {entry.user!r} is disabled at the floor database")
         user = User(info.name, info.role)
         try:
             require(user, permission)
@@ -185,22 +165,28 @@ class FloorInbox:
 
 
 def last_taken(local: Store, table: str) -> int:
-    """The floor entry of the newest floor action `table`'s journal took in or refused (0: none)."""
+    """The floor entry of the newest floor action `table`'s journal took in (0: none)."""
+    return answered(local, table)[0]
+
+
+def answered(local: Store, table: str) -> tuple[int, set[tuple[int, str]]]:
+    """(the floor seq of the newest floor action `table`'s journal took in or 0, every (floor seq,
+    floor hash) its journal answered, taken or refused)."""
     j = schema.journal
     with local.read() as conn:
-        row = conn.execute(
+        rows = conn.execute(
             sa.select(j.c.seq, j.c.type, j.c.payload)
             .where(j.c.table_id == table, j.c.type == EntryType.TABLE_FLOOR_ACTION_TAKEN.value)
-            .order_by(j.c.seq.desc())
-            .limit(1)
-        ).first()
-    if row is None:
-        return 0
-    import json
-
-    marker = parse(row.type, json.loads(row.payload), where=f"journal entry {row.seq} of table {table}")
-    assert isinstance(marker, FloorActionTaken)
-    return marker.floor_seq
+            .order_by(j.c.seq)
+        ).all()
+    taken_to, seen = 0, set()
+    for row in rows:
+        marker = parse(row.type, json.loads(row.payload), where=f"journal entry {row.seq} of table {table}")
+        assert isinstance(marker, FloorActionTaken)
+        seen.add((marker.floor_seq, marker.floor_hash))
+        if marker.outcome == "taken":
+            taken_to = max(taken_to, marker.floor_seq)
+    return taken_to, seen
 
 
 def _decide_again(local: Store, table: str, entry: Entry, action: FloorAction, user: User) -> None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 import socket
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,7 +37,8 @@ from engine import journal_types  # the module, not its names: see `prepare`
 from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.floor_events import ChainKeyed, WriterEnrolled
-from engine.store import keys, schema
+from engine.store import keys, schema, users_journal
+from engine.store.canonical import GENESIS_HASH
 from engine.store.database import Database
 from engine.store.keys import TableKey
 from engine.store.records import Entry, NewEvent
@@ -246,4 +247,70 @@ class WriterCheck:
                 self.writers[str(body["key"])] = str(body.get("host"))
             except (ValueError, KeyError, TypeError):
                 return "an enrolment whose payload names no key (edited)"
+        return None
+
+
+class TrustedFloor:
+    """The floor chain as a table's forwarder may believe it, read incrementally (engine.floor.inbox).
+
+    Each entry is trusted only when it is in its place in the chain and its writer is admitted by the
+    chain itself, not by whatever rows the floor database holds now: its hash recomputes from its
+    fields, it follows the entry before it (seq one on, `prev_hash` that entry's hash) and, on a
+    PostgreSQL floor database, its signature is by the root key the first `chain.keyed` names (for
+    `chain.keyed` and enrolments) or by a writer whose enrolment the root key signed (`WriterCheck`).
+    An enrolment signed by any other key admits nobody. Users and roles are folded from the trusted
+    user entries (engine.store.users_journal), never read from the `users` table, a projection anyone
+    with write access to the database can edit. An untrusted entry changes nothing, and says why."""
+
+    def __init__(self, store: Database) -> None:
+        self.store = store
+        self.signed = applies(store, FLOOR)
+        self.check = WriterCheck()
+        self.root: str | None = None
+        self.users: dict[str, users_journal.UserRow] = {}
+        self._read_to = 0
+        self._last: tuple[int, str] = (0, GENESIS_HASH)  # (seq, hash) of the last entry read
+
+    def advance(self, types: frozenset[str]) -> list[tuple[Entry, str | None]]:
+        """Read on along the floor chain; the entries of `types` read, each with why it is not to be
+        believed (None: trusted)."""
+        from engine.store.entry_check import entry_problem
+        from engine.store.records import row_to_entry
+
+        j = schema.journal
+        with self.store.read() as conn:
+            rows = conn.execute(
+                sa.select(j).where(j.c.table_id == FLOOR, j.c.seq > self._read_to).order_by(j.c.seq)
+            ).all()
+        found: list[tuple[Entry, str | None]] = []
+        for row in rows:
+            entry = row_to_entry(row)
+            why = self._problem(entry, entry_problem)
+            self._read_to = entry.seq
+            self._last = (entry.seq, entry.hash)
+            if entry.type in types:
+                found.append((entry, why))
+        return found
+
+    def _problem(self, entry: Entry, entry_problem: Callable[..., str | None]) -> str | None:
+        seq, prev = self._last
+        if entry.seq != seq + 1:
+            return f"is entry {entry.seq} where entry {seq + 1} follows {seq} (inserted out of the chain)"
+        problem = entry_problem(entry, prev)
+        if problem is None and self.signed:
+            if entry.type == KEYED and self.root is None:
+                self.root = str(entry.payload.get("key"))
+            problem = self.check(
+                entry.seq, entry.type, entry.payload_text, entry.hash, entry.signer, entry.sig, self.root
+            )
+        if problem is not None:
+            return f"floor entry {entry.seq} {problem}"
+        if users_journal.is_user_entry(entry):
+            name = str(entry.payload.get("name"))
+            try:
+                user = users_journal.step(self.users.get(name), entry)
+            except DrrError as exc:
+                return exc.message
+            if user is not None:
+                self.users[name] = user
         return None

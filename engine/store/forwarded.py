@@ -78,3 +78,15 @@ def journal_action(store: Store, event: NewEvent) -> None:
         store.journal.append_many([marker, event])
         return
     store.journal.append_many([action_event(store, event)])
+
+
+def done_words(store: Store, table: str, done: str) -> str:
+    """What a pit boss is told after an action (`done`, e.g. "round X voided by pat"): on a forwarded
+    copy the action is only sent, and the table decides it again (engine.floor.inbox), so they are
+    not told it happened when the table may still refuse it."""
+    if not is_forwarded(store, table):
+        return done
+    return (
+        f"{done} at the floor database: sent to table {table}, which decides it again when its "
+        "forwarder next runs (drr recall shows whether the table took or refused it)"
+    )

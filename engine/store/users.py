@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import re
 import secrets
 import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
@@ -46,11 +47,11 @@ from engine.floor_events import (
     UserUnlocked,
 )
 from engine.journal_types import Payload, write
-from engine.store import schema
+from engine.store import schema, users_journal
 from engine.store.canonical import format_time, parse_time
 from engine.store.db import Store
 from engine.store.journal import read_head
-from engine.store.records import Entry, NewEvent
+from engine.store.records import Entry, NewEvent, row_to_entry
 from engine.store.users_journal import FLOOR
 
 if TYPE_CHECKING:
@@ -118,6 +119,27 @@ def _row(conn: sa.Connection, name: str) -> sa.Row | None:  # type: ignore[type-
 
 def _info(row: sa.Row) -> UserInfo:  # type: ignore[type-arg]
     return UserInfo(row.name, row.role, bool(row.disabled), row.failures, row.locked_until, row.created_at)
+
+
+def _decided_by(row: Any) -> tuple[str, bool, str, str | None]:
+    """What a sign-in is decided on: role, disabled, PIN hash, locked until."""
+    return (str(row.role), bool(row.disabled), str(row.pin_hash), row.locked_until)
+
+
+def journaled_user(conn: sa.Connection, name: str) -> users_journal.UserRow | None:
+    """The user `name` as the floor chain's user entries make it (engine.store.users_journal.fold),
+    not as the users table says: the entries naming them, read along the chain (a LIKE on the
+    canonical payload narrows the read; `_` is a wildcard there, so the name is checked again)."""
+    j = schema.journal
+    types = sorted(t.value for t in users_journal.USER_TYPES)
+    rows = conn.execute(
+        sa.select(j)
+        .where(j.c.table_id == FLOOR, j.c.type.in_(types))
+        .where(j.c.payload.like(f'%"name":{json.dumps(name)}%'))
+        .order_by(j.c.seq)
+    ).all()
+    entries = [e for e in map(row_to_entry, rows) if e.payload.get("name") == name]
+    return users_journal.fold(entries).get(name)
 
 
 def count_active_admins(store: Store) -> int:
@@ -333,8 +355,17 @@ def authenticate(
             if failures >= MAX_FAILURES:
                 return [failed("wrong PIN", failures), UserLockedOut(name, format_time(now + LOCKOUT))]
             return [failed("wrong PIN", failures)]
-        outcome["user"] = User(name, row.role)
-        return [UserLogin(name, row.role, station, host, table)]
+        journaled = journaled_user(conn, name)
+        if journaled is None or _decided_by(journaled) != _decided_by(row):
+            # The users table is a projection of the floor chain: a row that disagrees with it was
+            # edited there (or the projection is behind); the role is never taken from it.
+            outcome["refusal"] = (
+                f"user {name}'s row in the users table disagrees with the floor journal (role, PIN or "
+                "status edited in the database): not signed in; run drr audit verify"
+            )
+            return [failed("users table disagrees with the journal")]
+        outcome["user"] = User(name, journaled.role)
+        return [UserLogin(name, journaled.role, station, host, table)]
 
     _journal(store, decide, user=lambda _: name)
     user = outcome.get("user")

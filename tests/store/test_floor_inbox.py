@@ -262,5 +262,5 @@ def test_a_floor_action_whose_writer_signature_was_stripped_or_whose_payload_was
 
     assert [t.outcome for t in taken] == ["refused", "refused"]
     assert "hash" in str(taken[0].why) or "edited" in str(taken[0].why)
-    assert "not signed by an enrolled writer" in str(taken[1].why)
+    assert "carries no writer's signature" in str(taken[1].why)
     assert actions.round_row(store, f"{table_id}-000001", table_id).status == "settled"
