@@ -60,12 +60,15 @@ from typing import Any, Protocol
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+# The module, not its names: engine.journal_types imports engine.store.records, whose package imports
+# this module, so journal_types may still be loading here (its functions are looked up at call time).
+from engine import journal_types
 from engine import round as _round
 from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.exact import format_odds
 from engine.floor_events import HistoryImported
-from engine.journal_types import entry_type, parse, read
+from engine.journal_types import entry_type
 from engine.store import schema, users_journal
 from engine.store.canonical import canonical_json, format_time, parse_time
 from engine.store.db import exec_fast
@@ -113,7 +116,7 @@ WagerChange = _round.WagerPlaced | _round.WagerRemoved
 
 def _wager_change(type_name: str, text: str, where: str) -> WagerChange:
     """A wager entry read back from the journal's columns (not an Entry of this batch), typed."""
-    typed = parse(type_name, json.loads(text), where=where)
+    typed = journal_types.parse(type_name, json.loads(text), where=where)
     if not isinstance(typed, _round.WagerPlaced | _round.WagerRemoved):
         raise DrrError(f"{where} ({type_name}) is not a wager entry")
     return typed
@@ -553,7 +556,9 @@ def _project(rows: Rows, entry: Entry) -> None:
         return
     if entry.round_id is None and t not in ROUNDLESS:
         raise DrrError(f"{entry.type} needs a round_id")
-    rule(rows, entry, read(entry))  # typed once per entry (cached on it for the fold and the screens)
+    rule(
+        rows, entry, journal_types.read(entry)
+    )  # typed once per entry (cached on it for the fold and the screens)
 
 
 def apply(conn: Connection, entry: Entry) -> None:
@@ -619,7 +624,7 @@ class BatchRows:
             span = spans.setdefault(e.table, [e.seq, e.seq, 0])
             span[0], span[1], span[2] = min(span[0], e.seq), max(span[1], e.seq), span[2] + 1
             if e.round_id is not None and e.type in _WAGER_TYPES:
-                typed = read(e)  # cached on the entry: its own projection reads the same one
+                typed = journal_types.read(e)  # cached on the entry: its own projection reads the same one
                 if isinstance(typed, _round.WagerPlaced | _round.WagerRemoved):
                     self._wagers.setdefault((e.table, e.round_id), []).append((e.seq, typed))
         self._first: dict[str, int | None] = {
@@ -937,7 +942,9 @@ def fold_journal(conn: Connection, table: str, rows: MemoryRows) -> int:
                     continue  # journaled only: its payload is not read at all
                 entry = Entry(table, seq, time, user, round_id, type_name, payload, "", "")
                 if type_name in _WAGER_TYPES and round_id is not None:
-                    wager = read(entry)  # typed once: the wager's own rule below reads the cached one
+                    wager = journal_types.read(
+                        entry
+                    )  # typed once: the wager's own rule below reads the cached one
                     if isinstance(wager, _round.WagerPlaced | _round.WagerRemoved):
                         rows.saw_wager(round_id, wager)  # for the wager handlers and settle
                 _project(rows, entry)

@@ -86,7 +86,8 @@ def many_wagers(store: Store, round_id: str) -> None:
         bet = ("red", "black", "straight")[i % 3]
         append(j,
             "T1", "round.wager_placed",
-            {"id": f"m{i}", "player": f"p{i % 7}", "bet": bet, "amount": f"{5 + i % 4}.00"},
+            {"id": f"m{i}", "player": f"p{i % 7}", "bet": bet, "amount": f"{5 + i % 4}.00",
+             **({"numbers": [17]} if bet == "straight" else {})},
             round_id=round_id, user="dana",
         )  # fmt: skip
         if i in (2, 40, 77, 119):
