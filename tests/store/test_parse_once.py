@@ -42,11 +42,11 @@ def test_one_json_parse_and_one_typing_per_entry(tmp_path: Path, monkeypatch: py
 
     monkeypatch.setattr(json, "loads", counting_loads)
     monkeypatch.setattr(journal_types, "_parse", counting_parse)
-    with open_store(str(tmp_path / "floor.sqlite"), table="T1") as target:
-        with target.begin() as conn:  # the batch stored: its projections run over the same entries
-            head = read_head(conn, "T1", lock=True)
-            insert_entries(conn, entries)
-            write_head(conn, "T1", head, entries[-1].seq, entries[-1].hash)
+    # The batch stored: its projections run over the same entries.
+    with open_store(str(tmp_path / "floor.sqlite"), table="T1") as target, target.begin() as conn:
+        head = read_head(conn, "T1", lock=True)
+        insert_entries(conn, entries)
+        write_head(conn, "T1", head, entries[-1].seq, entries[-1].hash)
     state = TableState("T1", SeededRng(1))
     for e in entries:
         state.apply_entry(e)
