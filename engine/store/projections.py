@@ -39,12 +39,16 @@ keys marked (+) are extras the table service adds for the projections (round.py 
 All of these need the event's `round_id`, except `round.irregularity`.
 The `user.*` entries of the store's own "floor" chain keep the `users` table (engine.store.users_journal).
 Every other type (RNG details, wheel messages, bonus picks…) is journaled only.
-Types are taken through the registry (engine.journal_types.entry_type: an old journal's spelling,
-e.g. `round.closed` or `rules.changed`, is today's type); payloads are read leniently by key here,
-so a rebuild of any stored journal projects exactly what it projected when it was written.
+Entries are read through the registry: `PROJECTIONS` below holds one rule per projected entry type,
+given the entry's typed payload (engine.journal_types.read: an old journal's spelling and shape, e.g.
+`round.closed` or `rules.changed`, reads as today's type and payload class; the payload is parsed and
+typed once per entry, cached on it for the fold and the screens). No payload is read by key here; the
+types with no derived row are declared (`BY_USERS_JOURNAL`, `NO_PROJECTION`), and
+tests/engine/test_entry_types_complete.py holds every EntryType to one of the three. A payload its
+class refuses is refused here too (DrrError naming the entry), never projected by guesswork.
 Days are UTC dates (`YYYY-MM-DD`) of the event's time (an imported round: its own `time`).
 
-The handlers below are the one definition of all this. They read and write rows through `Rows`: each
+The rules below are the one definition of all this. They read and write rows through `Rows`: each
 append runs them on the database (`SqlRows`, in the entry's transaction); `rebuild` runs the same
 handlers over rows kept in memory (`MemoryRows`: the journal read in chunks from the driver, rows
 written with executemany), which is what makes it fast and keeps it equal to the appends.
