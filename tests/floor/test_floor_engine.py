@@ -266,7 +266,8 @@ def test_wheel_faults_and_a_silent_table_raise_alerts(store: Store) -> None:
     from datetime import timedelta
 
     j = store.journal
-    j.append("T5", "round.opened", {"round_id": "r1", "rules_sha256": RULES_SHA, "dealer": "dana"}, round_id="r1", user="dana",
+    j.append("T5", "round.opened", {"round_id": "r1", "rules_sha256": RULES_SHA, "dealer": "dana"},
+             round_id="r1", user="dana",
              time="2026-11-29T10:00:00.000000Z")  # fmt: skip
     j.append(
         "T5", "wheel.miss_spin", {"game": 7}, round_id="r1", user="wheel", time="2026-11-29T10:00:30.000000Z"
