@@ -288,15 +288,27 @@ def parse(name: str, payload: Mapping[str, Any], *, where: str = "journal entry"
         raise DrrError(f"{where} ({name}) is malformed: {_why(exc)}") from None
 
 
+_TYPED: Final = "journal_types.read"  # the key of an entry's typed payload in Entry.cache
+
+
 def read(entry: Entry) -> Payload | Unknown:
     """The typed payload of a journal entry: legacy spellings read as today's type; a malformed
-    payload raises DrrError naming the entry's seq, type and table; an unknown type gives Unknown."""
+    payload raises DrrError naming the entry's seq, type and table; an unknown type gives Unknown.
+
+    Typed once per entry: the payload is kept on the entry (Entry.cache), so the projections, the fold,
+    the read model and describe reading the same entry share one parse and one from_json."""
+    cache = entry.cache
+    typed = cache.get(_TYPED)
+    if typed is not None:
+        return typed  # type: ignore[no-any-return]
     try:
-        return _parse(entry.type, entry.payload)
+        typed = _parse(entry.type, entry.payload)
     except _MALFORMED as exc:
         raise DrrError(
             f"journal entry {entry.seq} ({entry.type}) of table {entry.table} is malformed: {_why(exc)}"
         ) from None
+    cache[_TYPED] = typed
+    return typed
 
 
 def write(

@@ -22,7 +22,8 @@ from engine import wheel_events as we
 from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.exact import format_odds
-from engine.journal_types import PAYLOAD_CLASSES, Payload, Unknown, entry_type, parse
+from engine.journal_types import PAYLOAD_CLASSES, Payload, Unknown, entry_type, parse, read
+from engine.store.records import Entry
 
 # Payload keys that are bookkeeping, not what a person needs to read (times as epoch seconds, digests,
 # generator names, the journal's own cross-references).
@@ -284,6 +285,11 @@ def describe_payload(payload: Payload | Unknown, *, boxes: Sequence[str] = ()) -
         return _plain(payload.name, payload.payload)
     event = payload.event if isinstance(payload, te.PlayerBonusEvent) else payload
     return DESCRIPTIONS[type(event)](event, boxes)
+
+
+def describe_entry(entry: Entry, *, boxes: Sequence[str] = ()) -> str:
+    """A stored entry in plain words, from its payload typed once (engine.journal_types.read caches it)."""
+    return describe_payload(read(entry), boxes=boxes)
 
 
 def describe(kind: str, p: Mapping[str, Any], *, boxes: Sequence[str] = ()) -> str:

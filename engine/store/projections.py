@@ -39,12 +39,16 @@ keys marked (+) are extras the table service adds for the projections (round.py 
 All of these need the event's `round_id`, except `round.irregularity`.
 The `user.*` entries of the store's own "floor" chain keep the `users` table (engine.store.users_journal).
 Every other type (RNG details, wheel messages, bonus picks…) is journaled only.
-Types are taken through the registry (engine.journal_types.entry_type: an old journal's spelling,
-e.g. `round.closed` or `rules.changed`, is today's type); payloads are read leniently by key here,
-so a rebuild of any stored journal projects exactly what it projected when it was written.
+Entries are read through the registry: `PROJECTIONS` below holds one rule per projected entry type,
+given the entry's typed payload (engine.journal_types.read: an old journal's spelling and shape, e.g.
+`round.closed` or `rules.changed`, reads as today's type and payload class; the payload is parsed and
+typed once per entry, cached on it for the fold and the screens). No payload is read by key here; the
+types with no derived row are declared (`BY_USERS_JOURNAL`, `NO_PROJECTION`), and
+tests/engine/test_entry_types_complete.py holds every EntryType to one of the three. A payload its
+class refuses is refused here too (DrrError naming the entry), never projected by guesswork.
 Days are UTC dates (`YYYY-MM-DD`) of the event's time (an imported round: its own `time`).
 
-The handlers below are the one definition of all this. They read and write rows through `Rows`: each
+The rules below are the one definition of all this. They read and write rows through `Rows`: each
 append runs them on the database (`SqlRows`, in the entry's transaction); `rebuild` runs the same
 handlers over rows kept in memory (`MemoryRows`: the journal read in chunks from the driver, rows
 written with executemany), which is what makes it fast and keeps it equal to the appends.
@@ -60,8 +64,14 @@ from typing import Any, Protocol
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+# The module, not its names: engine.journal_types imports engine.store.records, whose package imports
+# this module, so journal_types may still be loading here (its functions are looked up at call time).
+from engine import journal_types
+from engine import round as _round
 from engine.entry_types import EntryType
 from engine.errors import DrrError
+from engine.exact import format_odds
+from engine.floor_events import HistoryImported
 from engine.journal_types import entry_type
 from engine.store import schema, users_journal
 from engine.store.canonical import canonical_json, format_time, parse_time
@@ -69,6 +79,7 @@ from engine.store.db import exec_fast
 from engine.store.journal import register_projections
 from engine.store.records import Entry
 from engine.store.rules_store import record_rules
+from engine.table_events import Irregularity, RulesLoaded
 
 STATUSES = ("open", "closed", "result", "bonus", "settled", "void")
 DIRECTIONS = ("cw", "ccw")
@@ -103,6 +114,18 @@ def _direction(value: Any) -> str:
     return value if value in DIRECTIONS else ""
 
 
+# A round's wager entry, typed: what its settlement's handle and a removal's total are summed from.
+WagerChange = _round.WagerPlaced | _round.WagerRemoved
+
+
+def _wager_change(type_name: str, text: str, where: str) -> WagerChange:
+    """A wager entry read back from the journal's columns (not an Entry of this batch), typed."""
+    typed = journal_types.parse(type_name, json.loads(text), where=where)
+    if not isinstance(typed, _round.WagerPlaced | _round.WagerRemoved):
+        raise DrrError(f"{where} ({type_name}) is not a wager entry")
+    return typed
+
+
 class Rows(Protocol):
     """Where the handlers below read and write projection rows: the database, in each append's own
     transaction (`SqlRows`), memory over a run of entries (`BatchRows`: a forwarded batch, an import), or
@@ -119,9 +142,9 @@ class Rows(Protocol):
 
     def bump(self, table: sa.Table, keys: dict[str, Any], deltas: dict[str, int]) -> None: ...
 
-    def wager_entries(self, entry: Entry, opened: int) -> list[tuple[str, str]]: ...
+    def wager_entries(self, entry: Entry, opened: int) -> list[WagerChange]: ...
 
-    def wagers_so_far(self, entry: Entry, opened: int) -> list[tuple[str, str]]: ...
+    def wagers_so_far(self, entry: Entry, opened: int) -> list[WagerChange]: ...
 
 
 def _unknown_round(entry: Entry) -> DrrError:
@@ -186,11 +209,11 @@ class SqlRows:
         if not done:
             self.conn.execute(sa.insert(table).values(_new_aggregate(table, keys, deltas)))
 
-    def wager_entries(self, entry: Entry, opened: int) -> list[tuple[str, str]]:
-        """(type, payload text) of the round's wager entries in chain order, up to `entry`."""
+    def wager_entries(self, entry: Entry, opened: int) -> list[WagerChange]:
+        """The round's wager entries (typed) in chain order, up to `entry`."""
         return self.wagers_so_far(entry, opened)
 
-    def wagers_so_far(self, entry: Entry, opened: int) -> list[tuple[str, str]]:
+    def wagers_so_far(self, entry: Entry, opened: int) -> list[WagerChange]:
         """The round's wager entries up to `entry` (a bulk append has stored the later ones already).
         `opened` is the round's first seq (its row's `seq`): the read is bounded by it on both sides,
         so it costs the round's span of the journal whatever the plan (on PostgreSQL without
@@ -198,7 +221,8 @@ class SqlRows:
         chain through the primary key, per settled round)."""
         params = {**_wager_params(entry), "k_from": opened, "k_seq": entry.seq}
         rows = exec_fast(self.conn, "projections.wagers_so_far", _WAGERS_SO_FAR, params).fetchall()
-        return [(t, text) for t, text in rows]
+        where = f"journal entry of round {entry.round_id} of table {entry.table}"
+        return [_wager_change(t, text, where) for t, text in rows]
 
 
 def _wager_rows(conn: Connection, table: str, first: int, last: int) -> list[Any]:
@@ -290,7 +314,14 @@ def _count_spin(
     return lucky_hit, bonus_hit
 
 
-def _opened(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
+def _new_round(
+    rows: Rows,
+    entry: Entry,
+    *,
+    dealer: str | None = None,
+    game_number: int | None = None,
+    rules_sha256: str | None = None,
+) -> None:
     values: dict[str, Any] = dict.fromkeys(_ROUND_COLUMNS)
     values.update(
         table_id=entry.table,
@@ -299,9 +330,9 @@ def _opened(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
         status="open",
         source="table",
         opened_at=entry.time,
-        dealer=p.get("dealer"),
-        game_number=p.get("game_number"),
-        rules_sha256=p.get("rules_sha256"),
+        dealer=dealer,
+        game_number=game_number,
+        rules_sha256=rules_sha256,
         lucky_count=0,
         lucky_hit=False,
         bonus_hit=False,
@@ -314,15 +345,14 @@ def _opened(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
     rows.insert_round(values)
 
 
-def _closed(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
-    draw = p.get("draw", p)
-    raw = draw.get("lucky") or []
-    pairs = list(raw.items()) if isinstance(raw, dict) else raw
-    try:
-        lucky = sorted([_number(int(pair[0]), "lucky number"), str(pair[1])] for pair in pairs)
-    except (TypeError, ValueError, IndexError):
-        raise DrrError(f"{entry.type}: lucky {raw!r} is not number -> odds") from None
-    bonus = draw.get("bonus_number")
+def _opened(rows: Rows, entry: Entry, p: _round.RoundOpened) -> None:
+    _new_round(rows, entry, dealer=p.dealer, game_number=p.game_number, rules_sha256=p.rules_sha256)
+
+
+def _closed(rows: Rows, entry: Entry, p: _round.BetsClosed) -> None:
+    # The odds as the journal's contracts write them ("199", "199/2"); an early journal's
+    # `round.closed` reads as the same BetsClosed (engine.journal_types).
+    lucky = sorted([_number(n, "lucky number"), format_odds(x)] for n, x in p.draw.lucky.items())
     rows.round(entry)
     rows.set_round(
         entry,
@@ -331,15 +361,15 @@ def _closed(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
             "closed_at": entry.time,
             "lucky": canonical_json(lucky),
             "lucky_count": len(lucky),
-            "bonus_number": None if bonus is None else _number(bonus, "bonus_number"),
+            "bonus_number": _number(p.draw.bonus_number, "bonus_number"),
         },
     )
 
 
-def _result(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
-    number = _number(p.get("number"), "result number")
+def _result(rows: Rows, entry: Entry, p: _round.ResultRecorded) -> None:
+    number = _number(p.number, "result number")
     row = rows.round(entry)
-    direction = _direction(p.get("direction"))
+    direction = _direction(p.direction)
     lucky_hit, bonus_hit = _count_spin(rows, entry.table, entry.time[:10], direction, number, row)
     rows.set_round(
         entry,
@@ -347,7 +377,7 @@ def _result(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
             "status": "result",
             "result": number,
             "result_at": entry.time,
-            "manual": bool(p.get("manual", False)) or p.get("source") == "manual",
+            "manual": p.source == "manual",
             "direction": direction or None,
             "lucky_hit": lucky_hit,
             "bonus_hit": bonus_hit,
@@ -355,8 +385,8 @@ def _result(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
     )
 
 
-def _corrected(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
-    new = _number(p.get("new"), "corrected number")
+def _corrected(rows: Rows, entry: Entry, p: _round.ResultCorrected) -> None:
+    new = _number(p.new, "corrected number")
     row = rows.round(entry)
     if row["result"] is None:
         raise DrrError(f"round {entry.round_id} has no result to correct")
@@ -366,49 +396,40 @@ def _corrected(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
     rows.set_round(entry, {"result": new, "lucky_hit": lucky_hit, "bonus_hit": bonus_hit, "manual": True})
 
 
-def _bonus(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
+def _bonus(rows: Rows, entry: Entry, p: _round.BonusStarted) -> None:
     rows.round(entry)
     rows.set_round(entry, {"status": "bonus"})
+
+
+def _standing(wagers: Sequence[WagerChange]) -> dict[str, tuple[str, int]]:
+    """The wagers still on the felt after `wagers` (in chain order): id -> (bet name, units)."""
+    standing: dict[str, tuple[str, int]] = {}
+    for w in wagers:
+        if isinstance(w, _round.WagerPlaced):
+            standing[w.wager.id] = (w.wager.bet.wire_name, to_units(w.wager.amount, "wager amount"))
+        else:
+            standing.pop(w.wager_id, None)
+    return standing
 
 
 def _handle_by_bet(rows: Rows, entry: Entry, opened: int) -> dict[str, int]:
     """The round's standing wagers summed by bet name, from its own journal entries (the round opened
     at seq `opened`)."""
-    standing: dict[str, tuple[str, int]] = {}
-    for type_name, text in rows.wager_entries(entry, opened):
-        w = json.loads(text)
-        if type_name == EntryType.ROUND_WAGER_PLACED:
-            standing[str(w.get("id"))] = (
-                str(w.get("bet", "?")),
-                to_units(w.get("amount", "0"), "wager amount"),
-            )
-        else:
-            standing.pop(str(w.get("wager_id")), None)
     handle: dict[str, int] = {}
-    for bet, units in standing.values():
+    for bet, units in _standing(rows.wager_entries(entry, opened)).values():
         handle[bet] = handle.get(bet, 0) + units
     return handle
 
 
-def _standing_units(wagers: list[tuple[str, str]]) -> int:
-    standing: dict[str, int] = {}
-    for type_name, text in wagers:
-        w = json.loads(text)
-        if type_name == EntryType.ROUND_WAGER_PLACED:
-            standing[str(w.get("id"))] = to_units(w.get("amount", "0"), "wager amount")
-        else:
-            standing.pop(str(w.get("wager_id")), None)
-    return sum(standing.values())
-
-
-def _wager_placed(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
+def _wager_placed(rows: Rows, entry: Entry, p: _round.WagerPlaced) -> None:
     row = rows.round(entry)
-    rows.set_round(entry, {"wagered": row["wagered"] + to_units(p.get("amount", "0"), "wager amount")})
+    rows.set_round(entry, {"wagered": row["wagered"] + to_units(p.wager.amount, "wager amount")})
 
 
-def _wager_removed(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
+def _wager_removed(rows: Rows, entry: Entry, p: _round.WagerRemoved) -> None:
     row = rows.round(entry)
-    rows.set_round(entry, {"wagered": _standing_units(rows.wagers_so_far(entry, int(row["seq"])))})
+    standing = _standing(rows.wagers_so_far(entry, int(row["seq"])))
+    rows.set_round(entry, {"wagered": sum(units for _bet, units in standing.values())})
 
 
 def _bump_handle(rows: Rows, table: str, day: str, handle: dict[str, int], sign: int) -> None:
@@ -416,11 +437,12 @@ def _bump_handle(rows: Rows, table: str, day: str, handle: dict[str, int], sign:
         rows.bump(schema.daily_handle, {"table_id": table, "day": day, "bet": bet}, {"wagered": sign * units})
 
 
-def _settled(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
+def _settled(rows: Rows, entry: Entry, p: _round.RoundSettled) -> None:
     row = rows.round(entry)
-    wagered = to_units(p.get("total_wagered", p.get("wagered", "0")), "wagered")
-    paid = to_units(p.get("total_paid", p.get("paid", "0")), "paid")
-    returned = to_units(p["total_returned"], "returned") if p.get("total_returned") is not None else paid
+    wagered = to_units(p.total_wagered, "wagered")
+    paid = to_units(p.total_paid, "paid")
+    # Without total_returned (an older journal) the paid is taken as everything handed back.
+    returned = to_units(p.total_returned, "returned") if p.total_returned is not None else paid
     was_settled = row["status"] == "settled"
     rows.bump(
         schema.daily_totals,
@@ -446,7 +468,7 @@ def _settled(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
     rows.set_round(entry, values)
 
 
-def _voided(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
+def _voided(rows: Rows, entry: Entry, p: _round.RoundVoided) -> None:
     row = rows.round(entry)
     if row["status"] == "void":
         raise DrrError(f"round {entry.round_id} is already void")
@@ -454,33 +476,30 @@ def _voided(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
     if row["status"] == "settled":
         deltas.update(settled=-1, wagered=-row["wagered"], paid=-row["paid"], returned=-row["returned"])
         if row["handle"]:
+            # the row's own column (canonical JSON the projection wrote), not a payload
             _bump_handle(rows, entry.table, entry.time[:10], json.loads(row["handle"]), -1)
     rows.bump(schema.daily_totals, {"table_id": entry.table, "day": entry.time[:10]}, deltas)
     # Every stake goes back: what was wagered stays shown, and is what the void returned.
     rows.set_round(
         entry,
-        {
-            "status": "void",
-            "paid": 0,
-            "returned": row["wagered"],
-            "handle": None,
-            "note": str(p.get("reason", "")),
-        },
+        {"status": "void", "paid": 0, "returned": row["wagered"], "handle": None, "note": p.reason},
     )
 
 
-def _irregularity(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
+def _irregularity(
+    rows: Rows, entry: Entry, p: Irregularity | _round.NoSpin | _round.ResultBeforeClose
+) -> None:
     if entry.round_id is not None:
         row = rows.round(entry)
         rows.set_round(entry, {"irregularities": row["irregularities"] + 1})
     rows.bump(schema.daily_totals, {"table_id": entry.table, "day": entry.time[:10]}, {"irregularities": 1})
 
 
-def _imported(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
-    number = _number(p.get("number"), "imported number")
-    when = format_time(parse_time(str(p["time"]))) if p.get("time") else entry.time
-    direction = _direction(p.get("direction"))
-    _opened(rows, entry, {})
+def _imported(rows: Rows, entry: Entry, p: HistoryImported) -> None:
+    number = _number(p.number, "imported number")
+    when = format_time(parse_time(p.time)) if p.time else entry.time
+    direction = _direction(p.direction)
+    _new_round(rows, entry)
     row = rows.round(entry)
     _count_spin(rows, entry.table, when[:10], direction, number, row)
     rows.set_round(
@@ -493,21 +512,26 @@ def _imported(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
             "settled_at": when,
             "result": number,
             "direction": direction or None,
-            "note": p.get("source"),
+            "note": p.source,
         },
     )
     rows.bump(schema.daily_totals, {"table_id": entry.table, "day": when[:10]}, {"settled": 1})
 
 
-def _rules(rows: Rows, entry: Entry, p: dict[str, Any]) -> None:
+def _rules(rows: Rows, entry: Entry, p: RulesLoaded) -> None:
     record_rules(rows.conn, entry)
 
 
-HANDLERS: dict[EntryType, Callable[[Rows, Entry, dict[str, Any]], None]] = {
+_Rule = Callable[[Rows, Entry, Any], None]
+
+# The one table of what each entry type does to the projections: its rule, given the entry and its
+# typed payload (engine.journal_types.read: an old journal's spelling, e.g. `round.closed` or
+# `rules.changed`, reads as today's type and payload). Every other type is declared below.
+PROJECTIONS: dict[EntryType, _Rule] = {
     EntryType.ROUND_OPENED: _opened,
     EntryType.ROUND_WAGER_PLACED: _wager_placed,
     EntryType.ROUND_WAGER_REMOVED: _wager_removed,
-    EntryType.ROUND_BETS_CLOSED: _closed,  # and an early journal's round.closed (LEGACY)
+    EntryType.ROUND_BETS_CLOSED: _closed,
     EntryType.ROUND_RESULT: _result,
     EntryType.ROUND_RESULT_CORRECTED: _corrected,
     EntryType.ROUND_BONUS_STARTED: _bonus,
@@ -517,20 +541,28 @@ HANDLERS: dict[EntryType, Callable[[Rows, Entry, dict[str, Any]], None]] = {
     EntryType.ROUND_NO_SPIN: _irregularity,
     EntryType.ROUND_RESULT_BEFORE_CLOSE: _irregularity,
     EntryType.HISTORY_IMPORTED: _imported,
-    EntryType.TABLE_RULES_LOADED: _rules,  # and the pit-boss station's legacy rules.changed
+    EntryType.TABLE_RULES_LOADED: _rules,
 }
+HANDLERS = PROJECTIONS  # the name earlier callers import
+# The `user.*` entries keep the `users` table (engine.store.users_journal, the floor chain only).
+BY_USERS_JOURNAL: frozenset[EntryType] = frozenset(users_journal.USER_TYPES)
+# Types journaled only: no derived row (RNG details, wheel messages, bonus picks, keys, alerts...).
+NO_PROJECTION: frozenset[EntryType] = frozenset(EntryType) - set(PROJECTIONS) - BY_USERS_JOURNAL
+assert not set(PROJECTIONS) & BY_USERS_JOURNAL, "a user entry has one rule: users_journal's"
 # Entries projected whether or not they belong to a round.
 ROUNDLESS = frozenset({EntryType.ROUND_IRREGULARITY, EntryType.TABLE_RULES_LOADED})
 
 
 def _project(rows: Rows, entry: Entry) -> None:
     t = entry_type(entry.type)  # today's type through the registry (an old journal's spelling mapped)
-    handler = HANDLERS.get(t) if t is not None else None
-    if handler is None:
+    rule = PROJECTIONS.get(t) if t is not None else None
+    if rule is None:
         return
     if entry.round_id is None and t not in ROUNDLESS:
         raise DrrError(f"{entry.type} needs a round_id")
-    handler(rows, entry, entry.payload)
+    rule(
+        rows, entry, journal_types.read(entry)
+    )  # typed once per entry (cached on it for the fold and the screens)
 
 
 def apply(conn: Connection, entry: Entry) -> None:
@@ -590,17 +622,19 @@ class BatchRows:
         # The run's own wager entries by round, (seq, type, payload) in order; each table's first seq in
         # the run, when the run continues that table's stored chain without a gap (else None: read the
         # journal as one by one does); the stored rounds' earlier wager entries, read on first need.
-        self._wagers: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
+        self._wagers: dict[tuple[str, str], list[tuple[int, WagerChange]]] = {}
         spans: dict[str, list[int]] = {}
         for e in entries:
             span = spans.setdefault(e.table, [e.seq, e.seq, 0])
             span[0], span[1], span[2] = min(span[0], e.seq), max(span[1], e.seq), span[2] + 1
             if e.round_id is not None and e.type in _WAGER_TYPES:
-                self._wagers.setdefault((e.table, e.round_id), []).append((e.seq, e.type, e.payload_text))
+                typed = journal_types.read(e)  # cached on the entry: its own projection reads the same one
+                if isinstance(typed, _round.WagerPlaced | _round.WagerRemoved):
+                    self._wagers.setdefault((e.table, e.round_id), []).append((e.seq, typed))
         self._first: dict[str, int | None] = {
             t: (lo if hi - lo + 1 == n else None) for t, (lo, hi, n) in spans.items()
         }
-        self._earlier: dict[tuple[str, str], list[tuple[str, str]]] | None = None
+        self._earlier: dict[tuple[str, str], list[WagerChange]] | None = None
         # Only the rounds the run does not open itself are read: a handful (the round under way when the
         # run began, a late correction), each found by its key. Reading every round the run names in one
         # IN list was planned as a scan of the table's every round on a PostgreSQL without statistics (a
@@ -652,23 +686,23 @@ class BatchRows:
                     )
                 held[k] = held.get(k, 0) + v
 
-    def wager_entries(self, entry: Entry, opened: int) -> list[tuple[str, str]]:
+    def wager_entries(self, entry: Entry, opened: int) -> list[WagerChange]:
         return self.wagers_so_far(entry, opened)
 
-    def wagers_so_far(self, entry: Entry, opened: int) -> list[tuple[str, str]]:
+    def wagers_so_far(self, entry: Entry, opened: int) -> list[WagerChange]:
         first = self._first.get(entry.table)
         if first is None:  # not a gapless run of the table's chain: read it as one by one does
             return SqlRows(self.conn).wagers_so_far(entry, opened)
         key = (entry.table, str(entry.round_id))
-        earlier: list[tuple[str, str]] = []
+        earlier: list[WagerChange] = []
         if opened < first:  # the round began before the run: its first wagers are stored
             read = self._earlier_wagers()
             if key not in read:  # not foreseen from the run's entry types: read it as one by one does
                 return SqlRows(self.conn).wagers_so_far(entry, opened)
             earlier = read[key]
-        return earlier + [(t, text) for seq, t, text in self._wagers.get(key, []) if seq <= entry.seq]
+        return earlier + [w for seq, w in self._wagers.get(key, []) if seq <= entry.seq]
 
-    def _earlier_wagers(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    def _earlier_wagers(self) -> dict[tuple[str, str], list[WagerChange]]:
         """The stored wager entries (before the run) of the rounds opened before the run that settle
         or lose a wager in it: per table, one read of the journal from the earliest one's opening."""
         if self._earlier is not None:
@@ -678,7 +712,7 @@ class BatchRows:
             for e in self.entries
             if e.round_id is not None and e.type in _READS_WAGERS
         }
-        found: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        found: dict[tuple[str, str], list[WagerChange]] = {}
         for table, ids in _by_table(asking).items():
             first = self._first.get(table)
             opened = [
@@ -691,9 +725,10 @@ class BatchRows:
             if not opened or first is None:
                 continue
             found.update({(table, rid): [] for rid in ids})
-            for rid, _seq, type_name, text in _wager_rows(self.conn, table, min(opened), first - 1):
+            for rid, seq, type_name, text in _wager_rows(self.conn, table, min(opened), first - 1):
                 if (table, rid) in found:
-                    found[(table, rid)].append((type_name, text))
+                    where = f"journal entry {seq} of table {table}"
+                    found[(table, rid)].append(_wager_change(type_name, text, where))
         self._earlier = found
         return found
 
@@ -785,7 +820,7 @@ class MemoryRows:
         self.rounds: dict[str, dict[str, Any]] = {}
         self.written: set[str] = set()  # round ids flushed to the database
         self.aggregates: dict[str, dict[tuple[Any, ...], dict[str, Any]]] = {t.name: {} for t in _AGGREGATES}
-        self.wagers: dict[str, list[tuple[str, str]]] = {}  # round id -> (type, payload) of its wagers
+        self.wagers: dict[str, list[WagerChange]] = {}  # round id -> its wager entries, typed
 
     def round(self, entry: Entry) -> dict[str, Any]:
         rid = entry.round_id
@@ -832,14 +867,14 @@ class MemoryRows:
         for name, v in deltas.items():
             row[name] += v
 
-    def wager_entries(self, entry: Entry, opened: int) -> list[tuple[str, str]]:
+    def wager_entries(self, entry: Entry, opened: int) -> list[WagerChange]:
         return self.wagers.pop(entry.round_id or "", [])
 
-    def wagers_so_far(self, entry: Entry, opened: int) -> list[tuple[str, str]]:
+    def wagers_so_far(self, entry: Entry, opened: int) -> list[WagerChange]:
         return list(self.wagers.get(entry.round_id or "", []))  # `saw_wager` ran for `entry` first
 
-    def saw_wager(self, round_id: str, type_name: str, text: str) -> None:
-        self.wagers.setdefault(round_id, []).append((type_name, text))
+    def saw_wager(self, round_id: str, wager: WagerChange) -> None:
+        self.wagers.setdefault(round_id, []).append(wager)
 
     def flush(self, *, everything: bool = False) -> None:
         """Write the finished rounds (with `everything`, all rounds and the aggregates)."""
@@ -906,11 +941,17 @@ def fold_journal(conn: Connection, table: str, rows: MemoryRows) -> int:
             for seq, time, user, round_id, type_name, payload in chunk:
                 takes = handled.get(type_name)
                 if takes is None:
-                    takes = handled[type_name] = entry_type(type_name) in HANDLERS
+                    takes = handled[type_name] = entry_type(type_name) in PROJECTIONS
+                if not takes:
+                    continue  # journaled only: its payload is not read at all
+                entry = Entry(table, seq, time, user, round_id, type_name, payload, "", "")
                 if type_name in _WAGER_TYPES and round_id is not None:
-                    rows.saw_wager(round_id, type_name, payload)  # for the wager handlers and settle
-                if takes:
-                    _project(rows, Entry(table, seq, time, user, round_id, type_name, payload, "", ""))
+                    wager = journal_types.read(
+                        entry
+                    )  # typed once: the wager's own rule below reads the cached one
+                    if isinstance(wager, _round.WagerPlaced | _round.WagerRemoved):
+                        rows.saw_wager(round_id, wager)  # for the wager handlers and settle
+                _project(rows, entry)
             count += len(chunk)
             if len(chunk) < REBUILD_CHUNK:
                 break

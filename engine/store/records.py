@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 
@@ -33,10 +34,19 @@ class Entry:
     signer: str | None = None
     sig: str | None = None
 
-    @property
+    # Parsed once per entry: every reader on the way from the journal to the screen (projections,
+    # the fold, the read model, describe) takes the same dict; none of them may change it. The typed
+    # payload is cached beside it by engine.journal_types.read (`cache`), so it is typed once too.
+    # Neither is a field: equality, hashing and repr stay those of the stored columns.
+    @cached_property
     def payload(self) -> dict[str, Any]:
         value: dict[str, Any] = json.loads(self.payload_text)
         return value
+
+    @cached_property
+    def cache(self) -> dict[str, Any]:
+        """What the readers above derive from this entry once (the typed payload), by their key."""
+        return {}
 
     def as_dict(self) -> dict[str, Any]:
         return {

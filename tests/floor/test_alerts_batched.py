@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from engine.floor.alerts import AlertBook, AlertScanner, acknowledge_alerts, list_alerts
 from engine.store import Store
 from tests.floor.helpers import add_users, store, store_url  # noqa: F401 - fixtures
+from tests.payloads import RULES_SHA
 
 NOW = datetime(2026, 11, 29, 11, 0, tzinfo=UTC)
 
@@ -37,7 +38,14 @@ def _play(store: Store, table: str, minute: int) -> None:  # noqa: F811
     j = store.journal
     rid = f"{table}-r{minute}"
     when = f"2026-11-29T10:{minute:02d}:00.000000Z"
-    j.append(table, "round.opened", {"round_id": rid}, round_id=rid, user="dana", time=when)
+    j.append(
+        table,
+        "round.opened",
+        {"round_id": rid, "rules_sha256": RULES_SHA},
+        round_id=rid,
+        user="dana",
+        time=when,
+    )
     j.append(table, "round.no_spin", {"reason": "ball jumped"}, round_id=rid, user="dana", time=when)
     j.append(table, "round.result", {"number": 7, "source": "manual", "reason": "sensor"}, round_id=rid,
              user="dana", time=when)  # fmt: skip

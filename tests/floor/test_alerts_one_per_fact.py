@@ -15,13 +15,15 @@ from engine.floor.alerts import AlertScanner, acknowledge_alerts, list_alerts
 from engine.store import Store, schema
 from engine.store.users import FLOOR
 from tests.floor.helpers import add_users, store, store_url  # noqa: F401 - fixtures
+from tests.payloads import RULES_SHA
 
 NOW = datetime(2026, 11, 29, 11, 0, tzinfo=UTC)
 
 
 def _held_round(store: Store, round_id: str, spins: int, minute: int) -> None:  # noqa: F811
     j = store.journal
-    j.append("T5", "round.opened", {"round_id": round_id}, round_id=round_id, user="dana",
+    j.append("T5", "round.opened", {"round_id": round_id, "rules_sha256": RULES_SHA},
+             round_id=round_id, user="dana",
              time=f"2026-11-29T10:{minute:02d}:00.000000Z")  # fmt: skip
     for i in range(spins):  # the wheel keeps spinning while the round waits for the pit boss
         when = f"2026-11-29T10:{minute + i // 2:02d}:{(i % 2) * 30:02d}.500000Z"

@@ -31,6 +31,7 @@ from engine.store.history import list_rounds
 from engine.store.stats import house_edges, table_stats
 from engine.wheel_layout import WHEEL_ORDER, wheel_distance
 from tests.floor.helpers import PINS, add_users, import_spins
+from tests.payloads import RULES_SHA
 
 
 def test_spins_needed_falls_with_the_size_of_the_bias_and_inverts() -> None:
@@ -265,7 +266,8 @@ def test_wheel_faults_and_a_silent_table_raise_alerts(store: Store) -> None:
     from datetime import timedelta
 
     j = store.journal
-    j.append("T5", "round.opened", {"round_id": "r1", "dealer": "dana"}, round_id="r1", user="dana",
+    j.append("T5", "round.opened", {"round_id": "r1", "rules_sha256": RULES_SHA, "dealer": "dana"},
+             round_id="r1", user="dana",
              time="2026-11-29T10:00:00.000000Z")  # fmt: skip
     j.append(
         "T5", "wheel.miss_spin", {"game": 7}, round_id="r1", user="wheel", time="2026-11-29T10:00:30.000000Z"
@@ -393,7 +395,7 @@ def test_a_tables_own_silent_after_minutes_is_used_for_the_silent_alert(store: S
     from engine.store.canonical import parse_time
 
     users = add_users(store)
-    opened = {"round_id": "r1", "dealer": "dana"}
+    opened = {"round_id": "r1", "rules_sha256": RULES_SHA, "dealer": "dana"}
     store.journal.append("T6", "round.opened", opened, round_id="r1", user="dana", time="2026-11-29T10:00Z")
     scanner = AlertScanner(silent_after=timedelta(minutes=10))
     assert scanner.scan(store, ["T6"], now=datetime(2026, 11, 29, 10, 4, tzinfo=UTC)) == []

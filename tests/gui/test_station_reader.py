@@ -14,6 +14,7 @@ from engine.floor.demo import START, fill_demo_floor, play_rounds
 from engine.store import Store
 from gui.floor.reader import LiveReader, Moved
 from tests.floor.helpers import store, store_url  # noqa: F401 - fixtures
+from tests.payloads import RULES_SHA
 
 NOW = datetime(2026, 11, 29, 11, 0, tzinfo=UTC)
 
@@ -93,7 +94,14 @@ def test_a_new_alert_adds_its_line_and_leaves_the_others(qtbot: QtBot, store: St
     j = store.journal
     for i, rid in enumerate(("r1", "r2", "r3")):
         when = f"2026-11-29T10:0{i}:00.000000Z"
-        j.append("T1", "round.opened", {"round_id": rid}, round_id=rid, user="dana", time=when)
+        j.append(
+            "T1",
+            "round.opened",
+            {"round_id": rid, "rules_sha256": RULES_SHA},
+            round_id=rid,
+            user="dana",
+            time=when,
+        )
         j.append("T1", "round.no_spin", {"reason": "ball jumped"}, round_id=rid, user="dana", time=when)
     scanner = AlertScanner(silent_after=timedelta(days=1))
     scanner.scan(store, ["T1"], now=NOW)
@@ -103,7 +111,14 @@ def test_a_new_alert_adds_its_line_and_leaves_the_others(qtbot: QtBot, store: St
     assert panel.table.rowCount() == 3
     lines = [panel.table.item(row, 3) for row in range(3)]
     when = "2026-11-29T10:05Z"
-    j.append("T1", "round.opened", {"round_id": "r4"}, round_id="r4", user="dana", time=when)
+    j.append(
+        "T1",
+        "round.opened",
+        {"round_id": "r4", "rules_sha256": RULES_SHA},
+        round_id="r4",
+        user="dana",
+        time=when,
+    )
     j.append("T1", "round.no_spin", {"reason": "no ball"}, round_id="r4", user="dana", time=when)
     scanner.scan(store, ["T1"], now=NOW)
     panel.refresh()

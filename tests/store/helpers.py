@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from engine.store import Store
+from tests.payloads import RULES_SHA, append
 
 
 def play_round(
@@ -22,15 +23,17 @@ def play_round(
     time: str | None = None,
 ) -> None:
     j = store.journal
-    j.append(
+    append(
+        j,
         table,
         "round.opened",
-        {"round_id": round_id, "dealer": "dana"},
+        {"round_id": round_id, "rules_sha256": RULES_SHA, "dealer": "dana"},
         round_id=round_id,
         user="dana",
         time=time,
     )
-    j.append(
+    append(
+        j,
         table,
         "round.wager_placed",
         {"id": "w1", "player": "p1", "bet": "red", "amount": Decimal(wagered)},
@@ -39,8 +42,9 @@ def play_round(
         time=time,
     )
     draw = {"lucky": {str(n): x for n, x in (lucky or [(17, "199")])}, "bonus_number": bonus}
-    j.append(table, "round.bets_closed", {"draw": draw}, round_id=round_id, user=None, time=time)
-    j.append(
+    append(j, table, "round.bets_closed", {"draw": draw}, round_id=round_id, user=None, time=time)
+    append(
+        j,
         table,
         "round.result",
         {"number": number, "source": "sensor", "reason": "", "direction": direction},
@@ -48,7 +52,8 @@ def play_round(
         user=None,
         time=time,
     )
-    j.append(
+    append(
+        j,
         table,
         "round.settled",
         {

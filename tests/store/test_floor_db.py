@@ -16,6 +16,7 @@ from engine.store.records import NewEvent
 from engine.store.stats import table_stats
 from engine.store.users import MAX_FAILURES, add_user, authenticate
 from engine.store.verify import verify
+from tests.payloads import RULES_SHA
 from tests.store.helpers import play_round
 
 
@@ -37,7 +38,7 @@ def test_append_many_is_atomic(central: Store, table_id: str) -> None:
     with pytest.raises(DrrError):
         central.journal.append_many(
             [
-                NewEvent(table_id, "round.opened", {}, "R1"),
+                NewEvent(table_id, "round.opened", {"round_id": "R1", "rules_sha256": RULES_SHA}, "R1"),
                 NewEvent(table_id, "round.result", {"number": 40}, "R1"),
             ]
         )

@@ -29,6 +29,7 @@ from engine.store.forward import Forwarder
 from engine.store.users import FLOOR, add_user
 from engine.store.verify import verify
 from engine.table.service import TableService
+from tests.payloads import RULES_SHA
 from tests.pg_schema import PG_URL
 from tests.store.helpers import play_round
 from tests.table.helpers import CROUPIER, wheel
@@ -121,7 +122,13 @@ def test_a_void_is_refused_when_the_round_moved_on_since_the_floors_copy(
 ) -> None:
     forwarder = _floor(store, central, table_id)
     round_id = f"{table_id}-000003"
-    store.journal.append(table_id, "round.opened", {"round_id": round_id}, round_id=round_id, user="dana")
+    store.journal.append(
+        table_id,
+        "round.opened",
+        {"round_id": round_id, "rules_sha256": RULES_SHA},
+        round_id=round_id,
+        user="dana",
+    )
     forwarder.forward_once()
     actions.void(central, round_id, "dispute", PAT, table=table_id)  # the floor's copy: open
     # Meanwhile the round is played out and settled at the table.

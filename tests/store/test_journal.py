@@ -17,6 +17,7 @@ from engine.store.canonical import GENESIS_HASH, canonical_json, entry_hash
 from engine.store.journal import CHECKPOINT_EVERY
 from engine.store.records import NewEvent
 from engine.store.verify import verify
+from tests.payloads import RULES_SHA
 from tests.store.helpers import play_round
 
 
@@ -50,7 +51,7 @@ def test_chains_of_two_tables_are_independent(store: Store) -> None:
 
 def test_append_many_is_all_or_nothing(store: Store) -> None:
     j = store.journal
-    j.append("T1", "round.opened", {}, round_id="R1", user=None)
+    j.append("T1", "round.opened", {"round_id": "R1", "rules_sha256": RULES_SHA}, round_id="R1", user=None)
     with pytest.raises(DrrError):
         j.append_many(
             [

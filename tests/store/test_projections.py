@@ -27,6 +27,7 @@ from engine.store.history import show_round
 from engine.store.projections import rebuild
 from engine.store.stats import table_stats
 from engine.store.verify import verify
+from tests.payloads import append
 from tests.store.helpers import play_round
 
 
@@ -49,7 +50,7 @@ def _journal_round(store: Store, table: str, round_id: str, seed: int, result: i
     events.append(settle(state))
     state = apply(state, events[-1])
     for event in events:
-        store.journal.append(table, event.type, event.to_json(), round_id=round_id, user="dana")
+        append(store.journal, table, event.type, event.to_json(), round_id=round_id, user="dana")
     return state, events
 
 
@@ -78,10 +79,10 @@ def test_projections_equal_a_rebuild_from_the_journal(store: Store) -> None:
             paid=f"{secrets.randbelow(50)}.50", direction=("cw", "ccw", None)[i % 3],
             time=f"2026-05-{1 + i % 3:02d}T10:00:{i:02d}.000000Z",
         )  # fmt: skip
-    store.journal.append("T1", "round.voided", {"reason": "test"}, round_id="R3", user="pb")
+    append(store.journal, "T1", "round.voided", {"reason": "test"}, round_id="R3", user="pb")
     old = show_round(store, "R5")["round"]["result"]
     correction = {"old": old, "new": (old + 1) % 37, "reason": "misread"}
-    store.journal.append("T1", "round.result_corrected", correction, round_id="R5", user="pb")
+    append(store.journal, "T1", "round.result_corrected", correction, round_id="R5", user="pb")
 
     def snapshot() -> dict[str, list[Any]]:
         with store.read() as conn:

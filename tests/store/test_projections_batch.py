@@ -15,6 +15,7 @@ from engine.store import Store, open_store, schema
 from engine.store.journal import insert_entries, read_head, write_head
 from engine.store.projections import BULK_FROM
 from engine.store.records import Entry
+from tests.payloads import RULES_SHA, append
 from tests.store.helpers import play_round
 
 PROJECTED = ("rounds", "number_counts", "daily_totals", "daily_handle", "rules_submissions")
@@ -37,16 +38,29 @@ def varied_journal(store: Store) -> list[Entry]:
     j = store.journal
     many_wagers(store, "x-0")
     play_round(store, "T1", "x-1", 5, paid="35.00", wagered="10.00")
-    j.append(
-        "T1", "round.result_corrected", {"old": 5, "new": 6, "reason": "misread"}, round_id="x-1", user="pat"
+    append(
+        j,
+        "T1",
+        "round.result_corrected",
+        {"old": 5, "new": 6, "reason": "misread"},
+        round_id="x-1",
+        user="pat",
     )
-    j.append("T1", "round.voided", {"reason": "dealer error"}, round_id="x-1", user="pat")
-    j.append("T1", "round.opened", {"round_id": "x-2", "dealer": "eli"}, round_id="x-2", user="eli")
-    j.append("T1", "round.irregularity", {"kind": "ball jumped"}, round_id="x-2", user=None)
-    j.append("T1", "round.voided", {"reason": "no spin"}, round_id="x-2", user="pat")
-    j.append("T1", "round.irregularity", {"kind": "power cut"}, round_id=None, user=None)
+    append(j, "T1", "round.voided", {"reason": "dealer error"}, round_id="x-1", user="pat")
+    append(
+        j,
+        "T1",
+        "round.opened",
+        {"round_id": "x-2", "rules_sha256": RULES_SHA, "dealer": "eli"},
+        round_id="x-2",
+        user="eli",
+    )
+    append(j, "T1", "round.irregularity", {"kind": "ball jumped"}, round_id="x-2", user=None)
+    append(j, "T1", "round.voided", {"reason": "no spin"}, round_id="x-2", user="pat")
+    append(j, "T1", "round.irregularity", {"kind": "power cut"}, round_id=None, user=None)
     for i in range(40):
-        j.append(
+        append(
+            j,
             "T1",
             "history.imported",
             {"number": i % 37, "time": f"2026-10-{1 + i % 28:02d}T12:00:00Z", "direction": "ccw"},
@@ -60,26 +74,35 @@ def many_wagers(store: Store, round_id: str) -> None:
     """A round with 120 wagers on three bets, four of them taken back (early, middle, late), then
     settled: its wager entries cross batch boundaries (a removal and the settlement read them)."""
     j = store.journal
-    j.append("T1", "round.opened", {"round_id": round_id, "dealer": "dana"}, round_id=round_id, user="dana")
+    append(
+        j,
+        "T1",
+        "round.opened",
+        {"round_id": round_id, "rules_sha256": RULES_SHA, "dealer": "dana"},
+        round_id=round_id,
+        user="dana",
+    )
     for i in range(120):
         bet = ("red", "black", "straight")[i % 3]
-        j.append(
+        append(j,
             "T1", "round.wager_placed",
-            {"id": f"m{i}", "player": f"p{i % 7}", "bet": bet, "amount": f"{5 + i % 4}.00"},
+            {"id": f"m{i}", "player": f"p{i % 7}", "bet": bet, "amount": f"{5 + i % 4}.00",
+             **({"numbers": [17]} if bet == "straight" else {})},
             round_id=round_id, user="dana",
         )  # fmt: skip
         if i in (2, 40, 77, 119):
-            j.append("T1", "round.wager_removed", {"wager_id": f"m{i - 2}"}, round_id=round_id, user="dana")
+            append(j, "T1", "round.wager_removed", {"wager_id": f"m{i - 2}"}, round_id=round_id, user="dana")
     draw = {"lucky": {"17": "199"}, "bonus_number": 0}
-    j.append("T1", "round.bets_closed", {"draw": draw}, round_id=round_id, user=None)
-    j.append(
+    append(j, "T1", "round.bets_closed", {"draw": draw}, round_id=round_id, user=None)
+    append(
+        j,
         "T1",
         "round.result",
         {"number": 18, "source": "sensor", "direction": "cw"},
         round_id=round_id,
         user=None,
     )
-    j.append(
+    append(j,
         "T1", "round.settled", {"total_wagered": "764.00", "total_paid": "0.00", "total_returned": "0.00"},
         round_id=round_id, user=None,
     )  # fmt: skip

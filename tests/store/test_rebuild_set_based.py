@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from engine.floor.demo import play_rounds
 from engine.store import Store, open_store, projections, schema
 from engine.store.verify import verify
+from tests.payloads import RULES_SHA, append
 from tests.pg_schema import PG_URL, pg_schema_url
 from tests.store.helpers import play_round
 
@@ -56,36 +57,59 @@ def _varied_journal(store: Store) -> None:
             direction=("cw", "ccw", None)[i % 3],
             time=f"2026-12-{1 + i % 4:02d}T23:59:{i:02d}.000000Z",
         )  # fmt: skip
-    j.append("T1", "round.voided", {"reason": "dealer error"}, round_id="T1-000003", user="pat")  # settled
-    j.append("T1", "round.voided", {"reason": "wheel fault"}, round_id="X4", user="pat")
-    j.append(
-        "T1", "round.result_corrected", {"old": 5, "new": 6, "reason": "misread"}, round_id="X5", user="pat"
+    append(j, "T1", "round.voided", {"reason": "dealer error"}, round_id="T1-000003", user="pat")  # settled
+    append(j, "T1", "round.voided", {"reason": "wheel fault"}, round_id="X4", user="pat")
+    append(
+        j,
+        "T1",
+        "round.result_corrected",
+        {"old": 5, "new": 6, "reason": "misread"},
+        round_id="X5",
+        user="pat",
     )
-    j.append("T1", "round.irregularity", {"kind": "power", "reason": "power cut"}, round_id=None, user=None)
+    append(j, "T1", "round.irregularity", {"kind": "power", "reason": "power cut"}, round_id=None, user=None)
     # A round with a wager taken back, a no-spin, an old journal's "round.closed", voided before settling.
-    j.append("T1", "round.opened", {"round_id": "Y1", "dealer": "eli"}, round_id="Y1", user="eli")
-    for wid, bet, amount in (("a", "red", "5"), ("b", "black", "7.5"), ("c", "even", "3")):
-        j.append(
-            "T1", "round.wager_placed", {"id": wid, "bet": bet, "amount": amount}, round_id="Y1", user="eli"
-        )
-    j.append("T1", "round.wager_removed", {"wager_id": "b"}, round_id="Y1", user="eli")
-    j.append("T1", "round.closed", {"lucky": [[9, "99"]], "bonus_number": 4}, round_id="Y1", user=None)
-    j.append("T1", "round.no_spin", {"reason": "ball left the wheel"}, round_id="Y1", user="eli")
-    j.append(
-        "T1", "round.result", {"number": 9, "source": "sensor", "direction": "cw"}, round_id="Y1", user=None
+    append(
+        j,
+        "T1",
+        "round.opened",
+        {"round_id": "Y1", "rules_sha256": RULES_SHA, "dealer": "eli"},
+        round_id="Y1",
+        user="eli",
     )
-    j.append(
+    for wid, bet, amount in (("a", "red", "5"), ("b", "black", "7.5"), ("c", "even", "3")):
+        append(
+            j,
+            "T1",
+            "round.wager_placed",
+            {"id": wid, "player": "p1", "bet": bet, "amount": amount},
+            round_id="Y1",
+            user="eli",
+        )
+    append(j, "T1", "round.wager_removed", {"wager_id": "b"}, round_id="Y1", user="eli")
+    # an old journal's spelling and shape, stored as it was (the registry reads it as BetsClosed)
+    j.append("T1", "round.closed", {"lucky": [[9, "99"]], "bonus_number": 4}, round_id="Y1", user=None)
+    append(j, "T1", "round.no_spin", {"reason": "ball left the wheel"}, round_id="Y1", user="eli")
+    append(
+        j,
+        "T1",
+        "round.result",
+        {"number": 9, "source": "sensor", "direction": "cw"},
+        round_id="Y1",
+        user=None,
+    )
+    append(j,
         "T1", "round.settled", {"total_wagered": "8", "total_paid": "2079", "total_returned": "2087"},
         round_id="Y1", user=None,
     )  # fmt: skip
-    j.append(
+    append(j,
         "T1", "round.settled", {"total_wagered": "8", "total_paid": "5", "total_returned": "10"},
         round_id="Y1", user="pat",
     )  # fmt: skip
-    j.append("T1", "round.opened", {"round_id": "Y2"}, round_id="Y2", user="eli")
-    j.append("T1", "round.voided", {"reason": "table closed"}, round_id="Y2", user="pat")
+    append(j, "T1", "round.opened", {"round_id": "Y2", "rules_sha256": RULES_SHA}, round_id="Y2", user="eli")
+    append(j, "T1", "round.voided", {"reason": "table closed"}, round_id="Y2", user="pat")
     for k in range(3):
-        j.append(
+        append(j,
             "T1", "history.imported",
             {"number": k, "time": f"2025-06-0{k + 1}T12:00:00+02:00", "source": "csv"},
             round_id=f"H{k}", user="pat",

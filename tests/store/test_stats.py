@@ -15,6 +15,7 @@ from engine.store import Store
 from engine.store.stats import Tally, compute_stats, expected_lucky_count, hottest_sectors, table_stats
 from engine.wheel_layout import WHEEL_ORDER
 from gui.cli import main
+from tests.payloads import RULES_SHA
 from tests.store.helpers import play_round
 
 
@@ -150,11 +151,17 @@ def test_theoretical_hold_weights_each_bet_by_its_handle(store: Store) -> None:
     from engine.store.stats import house_edges
 
     j = store.journal
-    j.append("T1", "round.opened", {"round_id": "R1"}, round_id="R1", user="dana")
-    for wid, bet, amount in (("w1", "straight", "10"), ("w2", "red", "30"), ("w3", "six_line", "99")):
+    j.append("T1", "round.opened", {"round_id": "R1", "rules_sha256": RULES_SHA}, round_id="R1", user="dana")
+    for wid, bet, numbers, amount in (
+        ("w1", "straight", [5], "10"),
+        ("w2", "red", None, "30"),
+        ("w3", "six_line", [1, 2, 3, 4, 5, 6], "99"),
+    ):
+        shape = {"id": wid, "player": "p1", "bet": bet, "amount": amount}
         j.append(
-            "T1", "round.wager_placed", {"id": wid, "bet": bet, "amount": amount}, round_id="R1", user="dana"
-        )
+            "T1", "round.wager_placed", shape if numbers is None else {**shape, "numbers": numbers},
+            round_id="R1", user="dana",
+        )  # fmt: skip
     j.append("T1", "round.wager_removed", {"wager_id": "w3"}, round_id="R1", user="dana")
     j.append(
         "T1",

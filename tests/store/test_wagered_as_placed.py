@@ -12,6 +12,7 @@ from engine.store import Store, schema
 from engine.store.history import show_round
 from engine.store.projections import rebuild
 from engine.store.stats import table_stats
+from tests.payloads import RULES_SHA
 
 
 def _wager(store: Store, round_id: str, wid: str, amount: str, player: str = "p1") -> None:
@@ -23,7 +24,13 @@ def _wager(store: Store, round_id: str, wid: str, amount: str, player: str = "p1
 
 
 def _open(store: Store, round_id: str) -> None:
-    store.journal.append("T1", "round.opened", {"round_id": round_id}, round_id=round_id, user="dana")
+    store.journal.append(
+        "T1",
+        "round.opened",
+        {"round_id": round_id, "rules_sha256": RULES_SHA},
+        round_id=round_id,
+        user="dana",
+    )
 
 
 def test_open_round_shows_what_is_on_the_felt(store: Store) -> None:
