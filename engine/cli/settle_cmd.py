@@ -48,10 +48,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from engine.rules import load_default_rules, load_rules
+    from engine.rules_play import load_rules_for_play
     from engine.settlement import settle_round
 
-    rules = load_rules(args.rules) if args.rules else load_default_rules()
+    # It pays only from what `drr rules check` accepts (engine.rules_play): its lines and exit 2.
+    rules = load_rules_for_play(args.rules)
     doc = _read_json(args.round_file)
     draw, result, bonus_odds, wagers = parse_round(doc, rules)
     settled = settle_round(wagers, result, draw, bonus_odds, rules)

@@ -106,7 +106,8 @@ from engine.round import (
     close_bets,
     settle,
 )
-from engine.rules import RulesSubmission, default_rules_path, parse_rules
+from engine.rules import RulesSubmission, default_rules_path
+from engine.rules_play import rules_for_play, seeded_play_problem
 from engine.settlement import RoundSettlement
 from engine.software_id import running_digest
 from engine.store import schema
@@ -329,7 +330,12 @@ class TableService:
             text = self._rules_text
             if text is None and self.state.latest_rules is None:
                 text = default_rules_path().read_bytes()
-            rules = parse_rules(text, source="the Rules Submission") if text is not None else None
+            # Only what `drr rules check` accepts is played (engine.rules_play): its lines, exit 2.
+            rules = rules_for_play(text, source="the Rules Submission") if text is not None else None
+            if not self.rng.production_safe:  # a seeded generator: a demo's or a test's store only
+                seeded = seeded_play_problem(self.store, self.table)
+                if seeded is not None:
+                    raise DrrError(seeded, 2)
             events: list[Payload] = [
                 TableStarted(
                     station=self.station,
@@ -957,7 +963,7 @@ class TableService:
     async def load_rules(self, user: User, text: bytes, source: str = "the Rules Submission") -> list[Entry]:
         """A new Rules Submission; it takes effect when the next round opens."""
         require(user, "load_rules")
-        rules = parse_rules(text, source=source)
+        rules = rules_for_play(text, source=source)
         async with self._lock:
             return await self._run(user.name, [(_rules_loaded(rules, text), None)])
 
