@@ -30,10 +30,16 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    import textwrap
+
+    from engine.bets import bet_names_text
+
     p = sub.add_parser(
         "settle",
         help="settle a round given as JSON (Lucky/Bonus draw, result, bonus outcomes, wagers)",
         description=__doc__.split("\n", 1)[1] if __doc__ else None,
+        # The one public list of bet names (engine.bets.WIRE_BET_NAMES and its aliases).
+        epilog=textwrap.fill(bet_names_text(), 100),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("round_file", metavar="ROUND.json", help="the round as JSON, or - for stdin")
