@@ -191,6 +191,8 @@ def bet_names_text() -> str:
     """The bet names in words, for `drr settle --help` and the docs' check."""
     aliases = ", ".join(f"{alias} (a {KIND[kind].wire})" for alias, kind in WIRE_ALIASES.items())
     return f"Bet names: {', '.join(WIRE_BET_NAMES)}; aliases {aliases}."
+
+
 WIRE_WAGER_KEYS = frozenset({"id", "player", "bet", "numbers", "which", "amount"})
 
 
@@ -432,9 +434,8 @@ def _bet_from_wire(data: Mapping[str, Any], *, trios: bool, first_four: bool) ->
             raise ValueError(f"bet {name} needs a list of numbers")
         bet = inside_bet(numbers, trios=trios, first_four=first_four)
         if alias is not None and bet.kind is not alias:
-            raise ValueError(
-                f"numbers {'-'.join(map(str, sorted(bet.numbers)))} form a {KIND[bet.kind].name}, not a {name}"
-            )
+            shown = "-".join(map(str, sorted(bet.numbers)))
+            raise ValueError(f"numbers {shown} form a {KIND[bet.kind].name}, not a {name}")
         if alias is None and bet.wire_name != name:
             raise ValueError(
                 f"numbers {'-'.join(map(str, sorted(bet.numbers)))} form a {bet.wire_name}, not a {name}"

@@ -232,12 +232,14 @@ _CANONICAL_NUMBER = re.compile(r"(?:0|[1-9][0-9]*)", re.ASCII)
 def _pocket(value: Any, what: str) -> int:
     from engine.errors import DrrError
 
-    if isinstance(value, str):
+    if isinstance(value, str) and _CANONICAL_NUMBER.fullmatch(value):
+        # Only a number written canonically: "00" is the double zero, no pocket of a single-zero
+        # wheel (§ 617b.12(a)), and must not read as 0; anything else is refused below, as given.
         from contextlib import suppress
 
         from engine.exact import parse_whole
 
-        with suppress(ValueError):  # anything else is refused below, shown as given
+        with suppress(ValueError):
             value = parse_whole(value)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 36:
         shown = repr(value)
