@@ -12,7 +12,7 @@ that has played production rounds; a store is a demo's or a test's when its chai
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
@@ -117,6 +117,25 @@ def production_rounds(store: Database, table: str) -> int:
     query = sa.select(j.c.payload).where(j.c.table_id == table, j.c.type == EntryType.ROUND_BETS_CLOSED.value)
     with store.read() as conn:
         return sum(1 for (text,) in conn.execute(query) if not is_seeded(_rng_of(text)))
+
+
+def seeded_round_ids(store: Database, table: str, rounds: Any = None) -> set[str]:
+    """The ids of the table's rounds drawn by a seeded generator (a demo's or a test's), among
+    `rounds` (a select of round ids, e.g. a report's period) or all of them. The draw's stored
+    canonical text names its generator as `"rng":"seeded:…"` (engine.rng.Draw.to_record)."""
+    from engine.entry_types import EntryType
+    from engine.store import schema
+
+    j = schema.journal
+    query = sa.select(j.c.round_id).where(
+        j.c.table_id == table,
+        j.c.type == EntryType.ROUND_BETS_CLOSED.value,
+        j.c.payload.like(f'%"rng":"{SEEDED_PREFIX}%'),
+    )
+    if rounds is not None:
+        query = query.where(j.c.round_id.in_(rounds))
+    with store.read() as conn:
+        return {str(rid) for rid in conn.execute(query).scalars() if rid is not None}
 
 
 def seeded_play_problem(store: Database, table: str) -> str | None:

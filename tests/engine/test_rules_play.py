@@ -149,8 +149,8 @@ def test_drr_certify_refuses_it_with_exit_2(
 # -- a seeded generator only on a demo's or a test's store ----------------------------------------
 
 
-def _headless(db: Path, *extra: str) -> list[str]:
-    args = ["table", "run", "--headless", "--wheel", "sim", "--speed", "250", "--rounds", "1"]
+def _headless(db: Path, *extra: str, rounds: int = 1) -> list[str]:
+    args = ["table", "run", "--headless", "--wheel", "sim", "--speed", "250", "--rounds", str(rounds)]
     return [*args, "--db", str(db), "--table", "T1", *extra]
 
 
@@ -187,3 +187,34 @@ def test_seed_plays_on_a_demo_store(tmp_path: Path, capsys: pytest.CaptureFixtur
     with open_store(str(db), table="T1") as store:
         assert store_purpose(store, "T1") == "demo/test"
         assert seeded_play_problem(store, "T1") is None
+
+
+def test_the_days_report_never_counts_seeded_rounds_as_production_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from datetime import UTC, datetime, timedelta
+    from decimal import Decimal
+
+    from engine.floor.reports import table_report
+    from engine.store.history import list_rounds
+
+    db = tmp_path / "demo-then-production.sqlite"
+    assert main(_headless(db, "--seed", "4", rounds=2)) == 0
+    now = datetime.now(UTC)
+    since, until = now - timedelta(days=1), now + timedelta(days=1)
+    with open_store(str(db), table="T1") as store:
+        demo = table_report(store, "T1", since, until)
+    assert (demo.rounds, demo.seeded, demo.only_seeded) == (2, 2, True)
+    assert dict(demo.figures())["Play"] == "seeded (tests and demos): not production"
+    assert main(_headless(db)) == 0  # a production round on the same store
+    with open_store(str(db), table="T1") as store:
+        rep = table_report(store, "T1", since, until)
+        rounds = [r for r in list_rounds(store) if r["table"] == "T1"]
+    production = [r for r in rounds if r["round_id"] not in {"T1-000001", "T1-000002"}]
+    assert len(rounds) == 3 and len(production) == 1
+    assert (rep.rounds, rep.settled, rep.seeded, rep.only_seeded) == (1, 1, 2, False)
+    assert rep.handle == sum(Decimal(r["wagered"]) for r in production)
+    assert rep.returned == sum(Decimal(r["returned"]) for r in production)
+    figures = dict(rep.figures())
+    assert figures["Play"] == "production (2 seeded rounds left out)"
+    assert figures["Seeded rounds (tests and demos)"] == "2" and figures["Rounds"] == "1"
