@@ -173,6 +173,26 @@ def math_rows(trios: bool = True, first_four: bool = True) -> dict[str, KindInfo
 # Names accepted where a bet is given by numbers (`drr settle`): trios are streets and first
 # four is a corner on the wire, as the engine issue's contract says.
 NUMBERED_BET_NAMES = tuple(line.key for line in INSIDE_LINES)
+# THE public list of bet names on the wire (`drr settle`'s "bet", the statistics' handle by bet), in
+# display order: each kind's `wire` name once (a trio is written "street", first four "corner").
+WIRE_BET_NAMES: tuple[str, ...] = tuple(dict.fromkeys(info.wire for info in KINDS))
+# The aliases integrators use (the names of `drr math --json`'s rows): accepted for exactly their
+# kind's bets ("trio" for 0-1-2 / 0-2-3, "first_four" for 0-1-2-3), written back as the wire name.
+WIRE_ALIASES: Mapping[str, BetKind] = {
+    info.kind.value: info.kind for info in KINDS if info.inside and info.kind.value != info.wire
+}
+ACCEPTED_BET_NAMES: tuple[str, ...] = (*WIRE_BET_NAMES, *WIRE_ALIASES)
+
+
+_KNOWN = f"bet names: {', '.join(ACCEPTED_BET_NAMES)}"
+
+
+def bet_names_text() -> str:
+    """The bet names in words, for `drr settle --help` and the docs' check."""
+    aliases = ", ".join(f"{alias} (a {KIND[kind].wire})" for alias, kind in WIRE_ALIASES.items())
+    return f"Bet names: {', '.join(WIRE_BET_NAMES)}; aliases {aliases}."
+
+
 WIRE_WAGER_KEYS = frozenset({"id", "player", "bet", "numbers", "which", "amount"})
 
 
@@ -405,26 +425,30 @@ def wager_from_wire(
 
 def _bet_from_wire(data: Mapping[str, Any], *, trios: bool, first_four: bool) -> Bet:
     name = data.get("bet")
-    if name in NUMBERED_BET_NAMES:
+    alias = WIRE_ALIASES.get(name) if isinstance(name, str) else None
+    if name in NUMBERED_BET_NAMES or alias is not None:
         if "which" in data:
             raise ValueError(f"bet {name} takes numbers, not which")
         numbers = data.get("numbers")
         if not isinstance(numbers, list):
             raise ValueError(f"bet {name} needs a list of numbers")
         bet = inside_bet(numbers, trios=trios, first_four=first_four)
-        if bet.wire_name != name:
+        if alias is not None and bet.kind is not alias:
+            shown = "-".join(map(str, sorted(bet.numbers)))
+            raise ValueError(f"numbers {shown} form a {KIND[bet.kind].name}, not a {name}")
+        if alias is None and bet.wire_name != name:
             raise ValueError(
                 f"numbers {'-'.join(map(str, sorted(bet.numbers)))} form a {bet.wire_name}, not a {name}"
             )
         return bet
     if not isinstance(name, str):
-        raise ValueError(f"unknown bet {name!r}")
+        raise ValueError(f"unknown bet {name!r} ({_KNOWN})")
     try:
         kind = BetKind(name)
     except ValueError:
-        raise ValueError(f"unknown bet {name!r}") from None
+        raise ValueError(f"unknown bet {name!r} ({_KNOWN})") from None
     if kind not in OUTSIDE_KINDS:
-        raise ValueError(f"unknown bet {name!r}")
+        raise ValueError(f"unknown bet {name!r} ({_KNOWN})")
     if "numbers" in data:
         raise ValueError(f"bet {name} covers fixed numbers; it takes no numbers")
     if "which" in data and kind not in WHICH_KINDS:

@@ -75,10 +75,10 @@ def write_pack(
 ) -> Pack:
     """Write the whole pack for the Rules Submission at `rules_file` with `draws` Lucky/Bonus draws."""
     from engine.math.report import par_sheet_text
-    from engine.math.rules_gate import load_rules_or_refuse
     from engine.math.wager_math import game_math
     from engine.rng_battery import MIN_DRAWS, battery_from_files
     from engine.rng_collect import collect_bonus_games, collect_draws, collect_raw
+    from engine.rules_play import load_rules_for_play
 
     if draws < MIN_DRAWS:
         raise DrrError(f"--draws must be at least {MIN_DRAWS:,} (the battery's minimum), not {draws:,}", 2)
@@ -89,7 +89,7 @@ def write_pack(
     matrix = compliance_matrix_path()
     if not matrix.is_file():
         raise DrrError(f"the compliance matrix {matrix} is missing from this installation")
-    rules = load_rules_or_refuse(str(rules_file))
+    rules = load_rules_for_play(rules_file)  # the check's own lines, exit 2
     games = bonus_games_for(draws)
     raw = RAW_BYTES_PER_DRAW * draws
     # Units of work for one bar: draws + games + raw kilobytes collected, then tested again from

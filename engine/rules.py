@@ -115,7 +115,8 @@ def load_rules(path: str | Path) -> RulesSubmission:
 
     Structural only, like `parse_rules`: the return-to-player refusal (engine.math.rules_gate's
     `math_check`) is `check_rules_file`'s, the gate of `drr rules check`, `drr math`, `drr simulate`
-    and `drr rng` (a worked example with a return over 100% must still load for its settlement tests)."""
+    and `drr rng`; a table loads for play only through engine.rules_play (`rules_for_play`), which
+    adds it (a worked example with a return over 100% must still load for its settlement tests)."""
     p = Path(path)
     try:
         raw = p.read_bytes()

@@ -264,7 +264,7 @@ def run_station(
     import qasync
     from PySide6.QtWidgets import QApplication
 
-    from engine.rules import load_default_rules, load_rules
+    from engine.rules_play import load_rules_for_play
     from gui import theme
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -274,7 +274,8 @@ def run_station(
     theme.apply(app)
     # The Rules Submission file is read (and checked) before anything is shown: a bad file is a
     # one-line error, not a station that starts and then fails.
-    first_rules = load_rules(rules) if rules else load_default_rules()
+    # Only what `drr rules check` accepts is played (engine.rules_play): its lines and exit 2.
+    first_rules = load_rules_for_play(rules)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     # SIGTERM, Ctrl+C, SIGHUP: the same orderly shutdown as closing the main window (gui.stopping).

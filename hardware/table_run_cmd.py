@@ -100,10 +100,10 @@ async def _run(args: argparse.Namespace) -> int:
     import contextlib
     import sys
     from collections.abc import AsyncIterator
-    from pathlib import Path
 
     from engine.errors import DrrError
     from engine.rng import Rng, SeededRng, SystemRng
+    from engine.rules_play import read_rules_text, rules_for_play, seeded_play_problem
     from engine.store.db import DEFAULT_TABLE, open_store
     from engine.table.headless import PITBOSS, HeadlessTable
     from engine.table.service import DEFAULT_APPROVAL_THRESHOLD, TableService
@@ -115,10 +115,9 @@ async def _run(args: argparse.Namespace) -> int:
     table = args.table or DEFAULT_TABLE
     rules_text = None
     if args.rules is not None:
-        try:
-            rules_text = Path(args.rules).read_bytes()
-        except OSError as exc:
-            raise DrrError(f"cannot read the Rules Submission {args.rules}: {exc.strerror or exc}") from None
+        # Refused before the store is opened: only what `drr rules check` accepts is played (exit 2).
+        rules_text = read_rules_text(args.rules)
+        rules_for_play(rules_text, source=args.rules)
     settings = getattr(args, "settings", None)
     spec = settings.wheel_link_spec if settings is not None else (args.wheel or "sim")
     spec = spec or "sim"
@@ -132,6 +131,9 @@ async def _run(args: argparse.Namespace) -> int:
 
     store = open_store(args.db, table=table)
     try:
+        problem = seeded_play_problem(store, table) if seeded else None
+        if problem is not None:
+            raise DrrError(problem, 2)
         croupier, pitboss = _sign_in(store, args, seeded)
     except BaseException:
         store.close()

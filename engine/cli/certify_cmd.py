@@ -2,7 +2,8 @@
 
 The pack's contents and formats are engine.certify's (docs/certification.md). A progress bar goes
 to stderr when it is a terminal. Exit 0 when the pack is written and the RNG battery passed, 1 when
-the battery failed (the pack is still written, with the failing results in rng/battery.*).
+the battery failed (the pack is still written, with the failing results in rng/battery.*), 2 for a
+Rules Submission `drr rules check` refuses (its lines; no pack is written).
 """
 
 from __future__ import annotations

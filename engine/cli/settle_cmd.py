@@ -30,10 +30,16 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    import textwrap
+
+    from engine.bets import bet_names_text
+
     p = sub.add_parser(
         "settle",
         help="settle a round given as JSON (Lucky/Bonus draw, result, bonus outcomes, wagers)",
         description=__doc__.split("\n", 1)[1] if __doc__ else None,
+        # The one public list of bet names (engine.bets.WIRE_BET_NAMES and its aliases).
+        epilog=textwrap.fill(bet_names_text(), 100),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("round_file", metavar="ROUND.json", help="the round as JSON, or - for stdin")
@@ -48,10 +54,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from engine.rules import load_default_rules, load_rules
+    from engine.rules_play import load_rules_for_play
     from engine.settlement import settle_round
 
-    rules = load_rules(args.rules) if args.rules else load_default_rules()
+    # It pays only from what `drr rules check` accepts (engine.rules_play): its lines and exit 2.
+    rules = load_rules_for_play(args.rules)
     doc = _read_json(args.round_file)
     draw, result, bonus_odds, wagers = parse_round(doc, rules)
     settled = settle_round(wagers, result, draw, bonus_odds, rules)
@@ -225,12 +232,14 @@ _CANONICAL_NUMBER = re.compile(r"(?:0|[1-9][0-9]*)", re.ASCII)
 def _pocket(value: Any, what: str) -> int:
     from engine.errors import DrrError
 
-    if isinstance(value, str):
+    if isinstance(value, str) and _CANONICAL_NUMBER.fullmatch(value):
+        # Only a number written canonically: "00" is the double zero, no pocket of a single-zero
+        # wheel (§ 617b.12(a)), and must not read as 0; anything else is refused below, as given.
         from contextlib import suppress
 
         from engine.exact import parse_whole
 
-        with suppress(ValueError):  # anything else is refused below, shown as given
+        with suppress(ValueError):
             value = parse_whole(value)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 36:
         shown = repr(value)

@@ -53,6 +53,19 @@ class TableReport:
     theoretical_hold: Fraction | None  # from each bet's house edge and the period's handle by bet
     theoretical_win: Decimal | None
     largest: list[LargePayout] = field(default_factory=list)
+    # Rounds drawn by a seeded generator (a demo's or a test's, engine.rules_play): never counted as
+    # production rounds. Beside production rounds they are left out of every figure above and
+    # counted here; in a period of seeded rounds only, the figures are theirs and `play` says so.
+    seeded: int = 0
+    only_seeded: bool = False
+
+    @property
+    def play(self) -> str:
+        if self.only_seeded:
+            return "seeded (tests and demos): not production"
+        if self.seeded:
+            return f"production ({self.seeded:,} seeded rounds left out)"
+        return "production"
 
     @property
     def win(self) -> Decimal:
@@ -69,6 +82,7 @@ class TableReport:
             ("Table", self.table),
             ("From (UTC)", f"{self.since:%Y-%m-%d %H:%M}"),
             ("Until (UTC)", f"{self.until:%Y-%m-%d %H:%M}"),
+            ("Play", self.play),
             ("Rounds", f"{self.rounds:,}"),
             ("Settled", f"{self.settled:,}"),
             ("Voided", f"{self.voided:,}"),
@@ -83,6 +97,7 @@ class TableReport:
             ("Bonus Number hits", f"{self.bonus_hits:,}"),
             ("Irregularities", f"{self.irregularities:,}"),
             ("Manual results", f"{self.manual_results:,}"),
+            ("Seeded rounds (tests and demos)", f"{self.seeded:,}"),
         ]
 
 
@@ -97,11 +112,25 @@ def table_report(
 ) -> TableReport:
     """The report of `table` for [since, until). `house_edge`: one edge, or each bet's (default: each
     round's own, under the Rules Submission it was played under, `engine.store.stats.house_edges`)."""
+    from engine.rules_play import seeded_round_ids
     from engine.store.stats import read_tally, theoretical
 
     tally = read_tally(store, table, since=since, until=until)
     r = schema.rounds
-    where = (r.c.table_id == table, r.c.opened_at >= format_time(since), r.c.opened_at < format_time(until))
+    where: tuple[Any, ...] = (
+        r.c.table_id == table,
+        r.c.opened_at >= format_time(since),
+        r.c.opened_at < format_time(until),
+    )
+    period = sa.select(r.c.round_id).where(*where)
+    seeded_ids = seeded_round_ids(store, table, period)
+    with store.read() as conn:
+        in_period = int(conn.execute(sa.select(sa.func.count()).select_from(period.subquery())).scalar() or 0)
+    only_seeded = bool(seeded_ids) and len(seeded_ids) >= in_period
+    if seeded_ids and not only_seeded:
+        # Seeded rounds beside production ones: left out of every production figure.
+        where = (*where, r.c.round_id.not_in(sorted(seeded_ids)))
+        tally = _without(store, tally, seeded_ids)
     if house_edge is None:
         theory_hold, theory_win = _theoretical_by_rules(store, tally, where)
     else:
@@ -146,6 +175,33 @@ def table_report(
         theoretical_hold=theory_hold,
         theoretical_win=theory_win,
         largest=[LargePayout(b.round_id, b.opened_at, b.result, from_units(b.paid)) for b in big],
+        seeded=len(seeded_ids),
+        only_seeded=only_seeded,
+    )
+
+
+def _without(store: Store, tally: Any, round_ids: set[str]) -> Any:
+    """`tally`'s money and handle by bet less those of the settled rounds `round_ids`."""
+    import json
+    from dataclasses import replace
+
+    r = schema.rounds
+    query = sa.select(r.c.wagered, r.c.paid, r.c.returned, r.c.handle).where(
+        r.c.round_id.in_(sorted(round_ids)), r.c.status == "settled"
+    )
+    with store.read() as conn:
+        rows = conn.execute(query).all()
+    handle = dict(tally.handle_by_bet)
+    for _, _, _, by_bet in rows:
+        for bet, units in (json.loads(by_bet) if by_bet else {}).items():
+            handle[bet] = handle.get(bet, Decimal(0)) - from_units(int(units))
+    return replace(
+        tally,
+        settled=tally.settled - len(rows),
+        wagered=tally.wagered - sum((from_units(row[0]) for row in rows), Decimal(0)),
+        paid=tally.paid - sum((from_units(row[1]) for row in rows), Decimal(0)),
+        returned=tally.returned - sum((from_units(row[2]) for row in rows), Decimal(0)),
+        handle_by_bet={bet: amount for bet, amount in handle.items() if amount},
     )
 
 

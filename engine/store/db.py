@@ -26,7 +26,7 @@ from sqlalchemy import event, exc
 from sqlalchemy.engine import Connection, Engine, make_url
 
 from engine.errors import DrrError
-from engine.store import schema
+from engine.store import keys, schema
 from engine.store.canonical import now_text
 from engine.store.database import (
     BUSY_TIMEOUT_MS,
@@ -313,6 +313,32 @@ def _sqlite_engine(url: str, *, durable: bool = True) -> Engine:
     return engine
 
 
+def erased(path: Path) -> bool:
+    """A SQLite file of 0 bytes with no write-ahead log holding its pages (a new store in WAL mode
+    may be 0 bytes until its first checkpoint, its pages in the -wal file)."""
+    try:
+        if path.stat().st_size != 0:
+            return False
+        wal = Path(f"{path}-wal")
+        return not wal.exists() or wal.stat().st_size == 0
+    except OSError:
+        return False
+
+
+def _refuse_erased(path: Path) -> None:
+    """DrrError when the SQLite file at `path` is empty (0 bytes) but a table's witness (engine.store.keys)
+    knows entries of it: creating the schema in it would start a new journal on the erased evidence."""
+
+    known = keys.witnessed_entries(str(path))
+    if known:
+        tables = ", ".join(f"table {table} ({seq:,} entries)" for table, seq in known)
+        raise DrrError(
+            f"the store {path} is empty (0 bytes), but the witness knows {tables}: the journal was erased; "
+            "nothing is started or written on it. Keep the file, then docs/journal-evidence.md: "
+            f"`drr db quarantine --db {path} --table {known[0][0]}`"
+        )
+
+
 def open_store(
     url: str | None = None,
     *,
@@ -340,6 +366,8 @@ def open_store(
                 path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as error:
                 raise DrrError(f"cannot create the directory for {path}: {error.strerror}") from error
+        elif erased(path):
+            _refuse_erased(path)  # a 0-byte file is never made a new store where a witness knew entries
         if not migrate and path.exists() and not os.access(path.parent, os.W_OK):
             engine = _read_only_sqlite_engine(path)  # e.g. a backup on write-protected media
         else:

@@ -1,7 +1,8 @@
 """The journal as evidence: the start check, quarantine and key rotation (docs/journal-evidence.md).
 
 - `check_for_start(store, table)`: the table's key (created on the first start), and the whole chain
-  verified against it; a journal that fails, or is missing/empty where the key says entries existed,
+  verified against it; a journal that fails, or is missing/empty where the key says entries existed
+  (a SQLite file erased to 0 bytes is refused before it is opened: engine.store.db),
   is refused with what is wrong, and nothing is written to it (the evidence stays as it is).
 - `quarantine(path, table)`: the only way on from a refused SQLite store: the damaged file (with its
   -wal/-shm) is moved aside untouched, and a new store is started whose first entry,
@@ -21,7 +22,7 @@ import sqlalchemy as sa
 
 from engine.errors import DrrError
 from engine.store import keys, schema
-from engine.store.db import Store, open_store
+from engine.store.db import Store, erased, open_store
 from engine.store.journal import Journal
 from engine.store.records import NewEvent
 from engine.store.verify import VerifyReport, verify
@@ -152,11 +153,14 @@ def quarantine(path: Path, table: str, *, user: str) -> QuarantineReport:
     signed head (see the module docstring). Refused on a store that verifies."""
 
     path = path.expanduser().absolute()
-    if not path.exists():
+    if not path.exists() or erased(path):
+        # Missing, or erased to 0 bytes (refused at every open where the witness knew entries, and
+        # not opened here either: the schema would be written into the evidence).
         where = str(path)
-        report = VerifyReport(ok=False, problem=f"table {table}: the store {path} is missing")
+        problem = "is missing" if not path.exists() else "is empty (0 bytes): its journal was erased"
+        report = VerifyReport(ok=False, problem=f"table {table}: the store {path} {problem}")
         last_good: tuple[int, str, str | None] = (0, "0" * 64, None)
-        digest = "missing"
+        digest = "missing" if not path.exists() else hashlib.sha256(b"").hexdigest()
         rounds_before = 0
     else:
         with open_store(str(path), table=table, migrate=False, allow_older=True) as store:

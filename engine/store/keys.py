@@ -478,3 +478,15 @@ def tables_with_keys(where: str) -> list[str]:
         for path in key_dir().glob(f"table-*@{store_id(where)}.key"):
             found.append(path.name[len("table-") : -len(f"@{store_id(where)}.key")])
     return sorted(found)
+
+
+def witnessed_entries(where: str) -> list[tuple[str, int]]:
+    """(table, entries) for each table of this store whose witness says its chain had entries (the
+    last signed head it knows): a store found empty where these are is a loss, not a new store."""
+    known = []
+    for table in tables_with_keys(where):
+        with contextlib.suppress(DrrError):
+            key = load(where, table)
+            if key is not None and key.journaled:
+                known.append((table, key.high_water[0] if key.high_water else 1))
+    return known

@@ -27,7 +27,7 @@ from engine.round import (
     bonus_needed,
     settle,
 )
-from engine.rules import parse_rules
+from engine.rules_play import rules_for_play
 from engine.store.records import Entry
 from engine.table import dealer as dealers
 from engine.table import limits as table_limits
@@ -287,6 +287,6 @@ class RoundCommands(ServiceCore):
     async def load_rules(self, user: User, text: bytes, source: str = "the Rules Submission") -> list[Entry]:
         """A new Rules Submission; it takes effect when the next round opens."""
         require(user, "load_rules")
-        rules = parse_rules(text, source=source)
+        rules = rules_for_play(text, source=source)
         async with self._lock:
             return await self._run(user.name, [(_rules_loaded(rules, text), None)])

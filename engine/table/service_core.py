@@ -32,7 +32,8 @@ from engine.round import (
     bonus_needed,
     close_bets,
 )
-from engine.rules import RulesSubmission, default_rules_path, parse_rules
+from engine.rules import RulesSubmission, default_rules_path
+from engine.rules_play import rules_for_play, seeded_play_problem
 from engine.settlement import RoundSettlement
 from engine.software_id import running_digest
 from engine.store import schema
@@ -228,7 +229,12 @@ class ServiceCore:
             text = self._rules_text
             if text is None and self.state.latest_rules is None:
                 text = default_rules_path().read_bytes()
-            rules = parse_rules(text, source="the Rules Submission") if text is not None else None
+            # Only what `drr rules check` accepts is played (engine.rules_play): its lines, exit 2.
+            rules = rules_for_play(text, source="the Rules Submission") if text is not None else None
+            if not self.rng.production_safe:  # a seeded generator: a demo's or a test's store only
+                seeded = seeded_play_problem(self.store, self.table)
+                if seeded is not None:
+                    raise DrrError(seeded, 2)
             events: list[Payload] = [
                 TableStarted(
                     station=self.station,

@@ -164,6 +164,7 @@ def test_invalid_rules_are_refused_like_rules_check(
     bad.write_text(
         default_rules_path().read_text(encoding="utf-8").replace("timer_seconds = 20", "timer_seconds = 2")
     )
-    assert main(["certify", str(tmp_path / "p"), "--rules", str(bad), "--draws", str(N)]) == 1
+    # Refused with the check's own lines, exit 2 (issue 23 finding 5).
+    assert main(["certify", str(tmp_path / "p"), "--rules", str(bad), "--draws", str(N)]) == 2
     assert "NOT valid" in capsys.readouterr().err
     assert not (tmp_path / "p").exists() and not (tmp_path / "p.partial").exists()

@@ -85,3 +85,23 @@ def test_the_checker_catches_a_missing_test(tmp_path: Path) -> None:
         "def helper():\n    pass\n"
     )
     assert _tests_in(fake) == {"test_a", "TestB::test_c"}
+
+
+# Issue 23 finding 6: the rows a lab found weak name a test of their own clause (not only a neighbour's).
+_CLAUSES = "tests/certification/test_compliance_clauses.py::"
+CLAUSE_OWN_TESTS = {
+    "(a)": f"{_CLAUSES}test_a_the_wheel_is_single_zero",
+    "(c)": f"{_CLAUSES}test_c_a_tables_draws_come_from_the_production_generator",
+    "(h)": f"{_CLAUSES}test_h_every_rounds_values_and_x_follow_the_submission",
+    "(i)": "tests/gui/test_bonus_countdown_shown.py::test_i_the_countdown_is_shown_from_each_rounds_start",
+    "(l)": f"{_CLAUSES}test_l_bonus_payouts_29_and_4999_exactly_are_accepted_and_one_step_past_refused",
+    "(m)": f"{_CLAUSES}test_m_the_inside_wagers_are_the_rules_texts",
+}
+
+
+def test_the_weak_rows_name_a_test_of_their_own_clause() -> None:
+    clauses = _rows("§ 617b.12, clause by clause")
+    for clause, node in CLAUSE_OWN_TESTS.items():
+        assert f"`{node}`" in clauses[clause], f"{clause} names no test of its own clause"
+    # (a): the double-zero layout test is not a single-zero test; (m): the bet table is not its own proof.
+    assert "test_the_layouts_bets_are_the_tables_kinds" not in clauses["(m)"]

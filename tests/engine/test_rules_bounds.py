@@ -30,7 +30,7 @@ def test_toml_nested_5000_deep_is_a_one_line_error(
     assert "nested too deeply" in err and "Traceback" not in err
     round_file = tmp_path / "round.json"
     round_file.write_text(json.dumps({"result": 1, "wagers": []}), encoding="utf-8")
-    assert main(["settle", "--rules", path, str(round_file)]) == 1
+    assert main(["settle", "--rules", path, str(round_file)]) == 2  # refused for play (issue 23)
     err = capsys.readouterr().err
     assert "nested too deeply" in err and "Traceback" not in err
 

@@ -235,7 +235,7 @@ def test_bad_rules_file_gives_the_rules_check_messages(
     assert any("lucky.counts.2" in line for line in check_lines)
     assert any("lucky.odds.48" in line for line in check_lines)
     code, out, err = _settle(tmp_path, capsys, ISSUE_ROUND, "--rules", str(rules))
-    assert (code, out) == (1, "")
+    assert (code, out) == (2, "")  # refused for play: exit 2 (issue 23 finding 5)
     assert "Traceback" not in err
     for line in check_lines:
         assert line in err

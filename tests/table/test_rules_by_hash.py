@@ -26,14 +26,23 @@ from engine.table_events import PayoutApproved
 from gui.cli import main
 from tests.table.helpers import CROUPIER, PITBOSS, make_service, wheel
 
-# The shipped paytable with a casino's own base odds and Lucky odds (still within § 617b.12).
+# The shipped paytable with a casino's own base odds and Lucky odds (still within § 617b.12), and a
+# Lucky draw and bonus game lean enough that every wager returns under 100% (`drr rules check`
+# accepts it: a table plays nothing else, issue 23 finding 5).
 HOUSE_TEXT = (
     default_rules_path()
     .read_text(encoding="utf-8")
     .replace('name = "Diamond Rush Roulette default"', 'name = "Casino Royale house paytable"')
     .replace("straight = 29", "straight = 35")
     .replace("split = 14", "split = 17")
-    .replace("odds = { 49 = 450, 99 = 390,", "odds = { 59 = 450, 119 = 390,")
+    .replace("counts = { 1 = 45, 3 = 40, 5 = 10, 10 = 5 }", "counts = { 1 = 1 }")
+    .replace("odds = { 49 = 450, 99 = 390, 199 = 125, 299 = 30, 499 = 5 }", "odds = { 59 = 450, 119 = 1 }")
+    .replace("{ 29 = 40, 39 = 31, 49 = 14, 69 = 10, 99 = 5 }", "{ 29 = 1 }")
+    .replace("{ 20 = 25, 30 = 60, 50 = 14, 100 = 1 }", "{ 2 = 1 }")
+    .replace("{ 10 = 45, 20 = 50, 50 = 4, 100 = 1 }", "{ 2 = 1 }")
+    .replace("{ 50 = 60, 75 = 35, 150 = 4, 300 = 1 }", "{ 2 = 1 }")
+    .replace("{ 100 = 50, 200 = 45, 400 = 4, 900 = 1 }", "{ 2 = 1 }")
+    .replace("{ 500 = 40, 1000 = 30, 2000 = 20, 3500 = 10 }", "{ 2 = 1 }")
 )
 HOUSE = parse_rules(HOUSE_TEXT.encode("utf-8"), "house.toml")
 

@@ -1,0 +1,156 @@
+"""What a table may play: only what `drr rules check` accepts; a seeded generator only on a demo/test store.
+
+`problems_for_play(rules)` is the check's own verdict (engine.rules' structure and
+engine.math.rules_gate's return-to-player refusal); every load path for play (`drr table run
+--rules`, the croupier station `drr gui --rules`, the table service's start, `drr settle --rules`,
+`drr certify`) refuses a refused file with those lines and exit 2 (`rules_for_play`,
+`load_rules_for_play`). `seeded_play_problem(store, table)` refuses a seeded generator on a store
+that has played production rounds; a store is a demo's or a test's when its chain's first
+`table.started` names a seeded generator (the journaled fact of its creation).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+
+from engine.errors import RulesError
+from engine.math.rules_gate import math_check
+from engine.rules import RulesSubmission, default_rules_path, parse_rules
+
+if TYPE_CHECKING:
+    from engine.store.database import Database
+
+# The name every seeded generator journals (engine.rng.SeededRng: "seeded:<seed>").
+SEEDED_PREFIX = "seeded"
+
+
+class RefusedForPlay(RulesError):
+    """A Rules Submission `drr rules check` refuses, given to a table for play: exit 2."""
+
+    exit_code = 2
+
+
+def problems_for_play(rules: RulesSubmission) -> list[str]:
+    """`drr rules check`'s one-line refusals of a structurally valid Rules Submission ([] = playable):
+    a wager kind returning 100% or more under some bonus strategy (engine.math.rules_gate)."""
+    refusals, _ = math_check(rules)
+    return [str(v) for v in refusals]
+
+
+def _refuse(source: str, problems: list[str]) -> RefusedForPlay:
+    return RefusedForPlay(
+        f"{source}: {len(problems)} problem(s); the Rules Submission is NOT valid, not loaded for play "
+        "(drr rules check):\n  " + "\n  ".join(problems),
+        violations=problems,
+    )
+
+
+def rules_for_play(text: bytes, source: str = "the Rules Submission") -> RulesSubmission:
+    """The Rules Submission of `text`, or RefusedForPlay (exit 2) with the check's lines."""
+    try:
+        rules = parse_rules(text, source=source)
+    except RulesError as exc:
+        raise _refuse(source, exc.violations or [exc.message]) from None
+    problems = problems_for_play(rules)
+    if problems:
+        raise _refuse(source, problems)
+    return rules
+
+
+def read_rules_text(path: str | Path) -> bytes:
+    """The bytes of a Rules Submission file, or RulesError (exit 1) naming why it cannot be read."""
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise RulesError(f"{path}: cannot read the Rules Submission: {exc.strerror or exc}") from None
+
+
+def load_rules_for_play(path: str | Path | None) -> RulesSubmission:
+    """The Rules Submission at `path` (None: the shipped one) for play, or RefusedForPlay (exit 2)."""
+    file = Path(path) if path is not None else default_rules_path()
+    return rules_for_play(read_rules_text(file), source=str(file))
+
+
+def _rng_of(payload_text: str) -> str:
+    import json
+
+    payload = json.loads(payload_text)
+    draw = payload.get("draw")
+    if isinstance(draw, dict):
+        return str(draw.get("rng", ""))
+    return str(payload.get("rng", ""))
+
+
+def is_seeded(rng_name: str) -> bool:
+    return rng_name.startswith(SEEDED_PREFIX)
+
+
+def store_purpose(store: Database, table: str) -> str | None:
+    """ "demo/test" or "production": what the chain's first `table.started` says of its generator
+    (None: the table has never started, a new store)."""
+    from engine.entry_types import EntryType
+    from engine.store import schema
+
+    j = schema.journal
+    query = (
+        sa.select(j.c.payload)
+        .where(j.c.table_id == table, j.c.type == EntryType.TABLE_STARTED.value)
+        .order_by(j.c.seq)
+        .limit(1)
+    )
+    with store.read() as conn:
+        first = conn.execute(query).scalar()
+    if first is None:
+        return None
+    return "demo/test" if is_seeded(_rng_of(first)) else "production"
+
+
+def production_rounds(store: Database, table: str) -> int:
+    """How many of the table's rounds were drawn by a generator that is not a seeded one."""
+    from engine.entry_types import EntryType
+    from engine.store import schema
+
+    j = schema.journal
+    query = sa.select(j.c.payload).where(j.c.table_id == table, j.c.type == EntryType.ROUND_BETS_CLOSED.value)
+    with store.read() as conn:
+        return sum(1 for (text,) in conn.execute(query) if not is_seeded(_rng_of(text)))
+
+
+def seeded_round_ids(store: Database, table: str, rounds: Any = None) -> set[str]:
+    """The ids of the table's rounds drawn by a seeded generator (a demo's or a test's), among
+    `rounds` (a select of round ids, e.g. a report's period) or all of them. The draw's stored
+    canonical text names its generator as `"rng":"seeded:…"` (engine.rng.Draw.to_record)."""
+    from engine.entry_types import EntryType
+    from engine.store import schema
+
+    j = schema.journal
+    query = sa.select(j.c.round_id).where(
+        j.c.table_id == table,
+        j.c.type == EntryType.ROUND_BETS_CLOSED.value,
+        j.c.payload.like(f'%"rng":"{SEEDED_PREFIX}%'),
+    )
+    if rounds is not None:
+        query = query.where(j.c.round_id.in_(rounds))
+    with store.read() as conn:
+        return {str(rid) for rid in conn.execute(query).scalars() if rid is not None}
+
+
+def seeded_play_problem(store: Database, table: str) -> str | None:
+    """None when a seeded generator may play `table` on this store, else the one-line refusal: the
+    store was created by a production table, or it has played rounds drawn by the production
+    generator (their figures must never mix with predictable draws)."""
+    played = production_rounds(store, table)
+    if played:
+        return (
+            f"--seed is refused: table {table} on this store has played {played:,} production round(s); "
+            "a seeded generator is for a demo's or a test's store only (start one on a new store)"
+        )
+    if store_purpose(store, table) == "production":
+        return (
+            f"--seed is refused: table {table}'s store was created by a production table, not marked "
+            "for demos or tests; a seeded generator is for a demo's or a test's store only"
+        )
+    return None
