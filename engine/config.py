@@ -40,13 +40,14 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import DrrError
+from engine.stations import DEFAULT as DEFAULT_STATION
+from engine.stations import STATIONS  # the station registry (engine.stations): the one list
 
 APP_NAME = "diamond-rush-roulette"
 SETTINGS_FILE_NAME = "settings.toml"
 CONFIG_ENV = "DRR_CONFIG"
 LOG_LEVEL_ENV = "DRR_LOG_LEVEL"
 
-STATIONS = ("croupier", "display", "bonus", "surveillance", "pitboss")
 PARITIES = ("N", "E", "O", "M", "S")  # pyserial's PARITY_* letters
 BYTESIZES = (5, 6, 7, 8)
 STOPBITS = (1, 1.5, 2)
@@ -83,7 +84,7 @@ class Settings:
     """The effective settings of this installation; `origins` says where each key's value came from."""
 
     table_id: str = "1"
-    station: str = "croupier"
+    station: str = DEFAULT_STATION
     wheel: str = "sim"
     wheel_protocol: str = "ss2"
     wheel_silence_seconds: float = 3.0  # the SS2 sends status every 0.5 s: 3 s is six missed lines

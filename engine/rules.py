@@ -253,8 +253,41 @@ def _unknown_keys(c: _Checker, doc: Mapping[str, Any]) -> None:
 
 
 def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesSubmission | None]:
+    """Every clause checked in the order the report lists them (each step below adds its violations)."""
     c = _Checker()
     _unknown_keys(c, doc)
+    name, description = _check_header(c, doc)
+    base = _check_payouts(c, doc)
+    trios, first_four, vary_outside, unit, rounding = _check_wagers(c, doc, base)
+    counts, odds = _check_lucky(c, doc)
+    timer, rounds = _check_bonus(c, doc)
+    _check_lucky_sizes(c, odds)
+    limits = _check_limits(c, doc)
+    rtp_band = _check_math(c, doc)
+    if c.violations or unit is None or rounding is None:
+        return c.violations, None
+    return [], RulesSubmission(
+        name=str(name).strip(),
+        description=description,
+        base_odds=base,
+        trios=bool(trios),
+        first_four=bool(first_four),
+        unit=unit,
+        rounding=rounding,
+        lucky_counts=dict(sorted(counts.items())),
+        lucky_odds=dict(sorted(odds.items())),
+        bonus_timer_seconds=timer,
+        bonus_rounds=tuple(dict(sorted(t.items())) for t in rounds),
+        limits=limits,
+        sha256=sha,
+        rtp_min=rtp_band[0],
+        rtp_max=rtp_band[1],
+        vary_outside_odds=vary_outside,
+    )
+
+
+def _check_header(c: _Checker, doc: Mapping[str, Any]) -> tuple[str, str]:
+    """The schema, the game's name and description."""
     if doc.get("schema") != SCHEMA:
         c.bad("schema", "docs/rules-submission.md", f"must be {SCHEMA}, not {doc.get('schema')!r}")
     name = doc.get("name")
@@ -265,8 +298,11 @@ def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesS
     if not isinstance(description, str):
         c.bad("description", "docs/rules-submission.md", "must be a string")
         description = ""
+    return name, description
 
-    # Base payouts: Chapter 617a single-zero roulette as varied by this game (§ 617b.12(b)).
+
+def _check_payouts(c: _Checker, doc: Mapping[str, Any]) -> dict[str, Fraction]:
+    """Base payouts: Chapter 617a single-zero roulette as varied by this game (§ 617b.12(b))."""
     payouts = c.table(doc, "payouts", "§ 617b.12(b)")
     base: dict[str, Fraction] = {}
     for key in PAYOUT_KEYS:
@@ -280,7 +316,14 @@ def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesS
     # Inside base odds are the submission's own (the default lowers 617a's 35 to 29, which the
     # Lucky and Bonus payouts make up for); the return-to-player check bounds them. § 617b.12(l)
     # governs bonus-game payouts only, not these.
+    return base
 
+
+def _check_wagers(
+    c: _Checker, doc: Mapping[str, Any], base: dict[str, Fraction]
+) -> tuple[Any, Any, bool, Decimal | None, Decimal | None]:
+    """The wagers offered (§ 617a.3(e)), outside odds as Chapter 617a's unless varied, the unit and
+    the payout rounding (§ 601a.2): (trios, first_four, vary_outside_odds, unit, rounding)."""
     wagers = doc.get("wagers", {})
     if not isinstance(wagers, Mapping):
         c.bad("wagers", "§ 617a.3(e)", "must be a table")
@@ -312,8 +355,11 @@ def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesS
             "§ 601a.2",
             f"{rounding} is coarser than the smallest chip ({max(unit, SMALLEST_CHIP)})",
         )
+    return trios, first_four, vary_outside, unit, rounding
 
-    # Lucky Numbers: how many (§ 617b.12(e)) and their straight-up odds (§ 617b.12(f)).
+
+def _check_lucky(c: _Checker, doc: Mapping[str, Any]) -> tuple[dict[int, int], dict[Fraction, int]]:
+    """Lucky Numbers: how many (§ 617b.12(e)) and their straight-up odds (§ 617b.12(f))."""
     lucky = c.table(doc, "lucky", "§ 617b.12(e)")
     counts: dict[int, int] = {}
     raw_counts = lucky.get("counts") if lucky else None
@@ -341,8 +387,11 @@ def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesS
                     "§ 617b.12(f)",
                     f"straight-up Lucky payout {_fmt(x)} to 1 is outside 49 to 1 - 499 to 1",
                 )
+    return counts, odds
 
-    # Bonus game: six rounds (§ 617b.12(h)), timer (§ 617b.12(i)), payout range (§ 617b.12(k),(l)).
+
+def _check_bonus(c: _Checker, doc: Mapping[str, Any]) -> tuple[int, list[dict[Fraction, int]]]:
+    """Bonus game: six rounds (§ 617b.12(h)), timer (§ 617b.12(i)), payout range (§ 617b.12(k),(l))."""
     bonus = c.table(doc, "bonus", "§ 617b.12(h)")
     timer = bonus.get("timer_seconds", 20) if bonus else 20
     if isinstance(timer, bool) or not isinstance(timer, int) or not 5 <= timer <= 300:
@@ -385,6 +434,12 @@ def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesS
                     "§ 617b.12(l)",
                     f"{n}-number bonus payouts leave {_fmt(lo)}-{_fmt(hi)} to 1",
                 )
+    return timer, rounds
+
+
+def _check_lucky_sizes(c: _Checker, odds: dict[Fraction, int]) -> None:
+    """Lucky payouts of every inside wager size inside (f)'s n-number range (after the bonus checks,
+    as the report has always listed them)."""
     # X/n for an n-number wager stays in (f)'s n-number range exactly when X is in 49..499, so
     # these lines only add to the report when no straight-up value was refused above.
     if odds and all(LUCKY_ODDS_MIN <= x <= LUCKY_ODDS_MAX for x in odds):
@@ -394,6 +449,9 @@ def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesS
                     "lucky.odds", "§ 617b.12(f)", f"{n}-number Lucky payouts leave {_fmt(lo)}-{_fmt(hi)} to 1"
                 )
 
+
+def _check_limits(c: _Checker, doc: Mapping[str, Any]) -> Limits:
+    """The table's limits (§ 601a.2): every maximum at or above the minimum."""
     limits_doc = doc.get("limits", {})
     limits = Limits()
     if not isinstance(limits_doc, Mapping):
@@ -408,7 +466,11 @@ def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesS
                 top = getattr(limits, key)
                 if top is not None and top < limits.minimum:
                     c.bad(f"limits.{key}", "§ 601a.2", f"{top} is below the table minimum {limits.minimum}")
+    return limits
 
+
+def _check_math(c: _Checker, doc: Mapping[str, Any]) -> list[Fraction]:
+    """The expected band of return to player ([math] rtp_min, rtp_max), as fractions of 1."""
     math_doc = doc.get("math", {})
     rtp_band = [RTP_MIN_DEFAULT, RTP_MAX_DEFAULT]
     if not isinstance(math_doc, Mapping):
@@ -423,27 +485,7 @@ def _validate(doc: Mapping[str, Any], sha: str) -> tuple[list[Violation], RulesS
                     rtp_band[i] = pct / 100
         if rtp_band[0] >= rtp_band[1]:
             c.bad("math.rtp_min", "docs/rules-submission.md", "must be below math.rtp_max")
-
-    if c.violations or unit is None or rounding is None:
-        return c.violations, None
-    return [], RulesSubmission(
-        name=str(name).strip(),
-        description=description,
-        base_odds=base,
-        trios=bool(trios),
-        first_four=bool(first_four),
-        unit=unit,
-        rounding=rounding,
-        lucky_counts=dict(sorted(counts.items())),
-        lucky_odds=dict(sorted(odds.items())),
-        bonus_timer_seconds=timer,
-        bonus_rounds=tuple(dict(sorted(t.items())) for t in rounds),
-        limits=limits,
-        sha256=sha,
-        rtp_min=rtp_band[0],
-        rtp_max=rtp_band[1],
-        vary_outside_odds=vary_outside,
-    )
+    return rtp_band
 
 
 def _fmt(x: Fraction) -> str:

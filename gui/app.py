@@ -19,10 +19,9 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QObject
 
+from engine import stations
 from engine.errors import DrrError
 from gui import stopping
-
-STATIONS = ("croupier", "display", "bonus", "surveillance", "pitboss")
 
 
 def run_default(args: argparse.Namespace) -> int:
@@ -252,12 +251,11 @@ def run_station(
 ) -> int:
     """`settings` (engine.config.Settings) gives the large-payout threshold and the wheel's
     capture folder and silence limit; None keeps the embedded defaults."""
-    if station not in STATIONS:
-        raise DrrError(f"unknown station {station!r}; choose one of {', '.join(STATIONS)}")
+    entry = stations.station(station)  # an unknown station: one line
     from gui.qt_libs import check_before_start
 
     check_before_start()  # a missing desktop library is one line here, not Qt's abort later
-    if station in ("surveillance", "pitboss"):
+    if entry.runs == stations.FLOOR:
         from gui.floor.station import run_floor_station
 
         return run_floor_station(station, db, table_id, settings)
@@ -308,7 +306,7 @@ async def _serve(
     players = load_seats(table_id, PLAYERS)  # the names the croupier gave the seats last time
     table = TableModel.starting(first_rules, players, table_id)
     # A display or bonus screen never runs the table (not even as the settings file's plain `drr`).
-    follows = station in ("display", "bonus")
+    follows = stations.station(station).runs == stations.FOLLOWER
     chips = settings.chip_values if settings is not None else None
     windows = _build_windows(station, table, all_windows, read_only=follows, chips=chips)
     main = windows[0]
@@ -412,18 +410,37 @@ async def _follow(table: Any, db: str | None, table_id: str, closing: asyncio.Ev
 def _build_windows(
     station: str, table: Any, all_windows: bool, read_only: bool = False, chips: Any = None
 ) -> list[Any]:
+    """The station's windows, built by the function the station registry names for it."""
+    from gui.stations import windows_function
+
+    built: list[Any] = windows_function(station)(
+        table, all_windows=all_windows, read_only=read_only, chips=chips
+    )
+    return built
+
+
+def croupier_windows(table: Any, *, all_windows: bool, read_only: bool, chips: Any) -> list[Any]:
+    """The croupier's window; `all_windows`: the player display and the bonus screen beside it."""
     from gui.windows.bonus_screen import BonusScreen
     from gui.windows.croupier import CroupierWindow
     from gui.windows.player_display import PlayerDisplay
 
-    if station == "croupier":
-        extra = {"chips": chips} if chips is not None else {}
-        windows: list[Any] = [CroupierWindow(table, table.players, **extra)]
-        if all_windows:
-            windows += [PlayerDisplay(table), BonusScreen(table)]
-        return windows
-    if station == "display":
-        return [PlayerDisplay(table)]
+    extra = {"chips": chips} if chips is not None else {}
+    windows: list[Any] = [CroupierWindow(table, table.players, **extra)]
+    if all_windows:
+        windows += [PlayerDisplay(table), BonusScreen(table)]
+    return windows
+
+
+def display_windows(table: Any, *, all_windows: bool, read_only: bool, chips: Any) -> list[Any]:
+    from gui.windows.player_display import PlayerDisplay
+
+    return [PlayerDisplay(table)]
+
+
+def bonus_windows(table: Any, *, all_windows: bool, read_only: bool, chips: Any) -> list[Any]:
+    from gui.windows.bonus_screen import BonusScreen
+
     return [BonusScreen(table, read_only=read_only)]
 
 

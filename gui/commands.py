@@ -8,11 +8,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-STATIONS = ("croupier", "display", "bonus", "surveillance", "pitboss")
+from engine.stations import STATIONS, spoken
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("gui", help="start a station: croupier, display, bonus, surveillance or pitboss")
+    p = sub.add_parser("gui", help=f"start a station: {spoken()}")
     p.add_argument(
         "--station", choices=STATIONS, default=None, help="default: the settings file's, else croupier"
     )

@@ -40,8 +40,8 @@ class WheelCommands:
         return reply
 
     async def start_game(self, direction: Literal["cw", "ccw"] = "cw") -> CommandReply:
-        """`*u 1` (clockwise) or `*u 3` (anticlockwise, firmware 2.52) in user-start mode."""
-        return await self.send("*u 1" if direction == "cw" else "*u 3")
+        """The protocol's start command (SS2: `*u 1` clockwise, `*u 3` anticlockwise in user-start mode)."""
+        return await self.send(self.link.protocol.start_command(direction))
 
     async def power(self, on: bool) -> CommandReply:
         """`*P 1` / `*P 0`: leave / enter state 6 (close table)."""

@@ -40,16 +40,17 @@ async def table_events(link: WheelLink) -> AsyncIterator[WheelEvent]:
 
 
 class WheelDriver:
-    """Sends the table's start orders to a commanded wheel (SS2 user start, the virtual wheel's default).
+    """Sends the table's start orders to a commanded wheel (SS2 user start, the virtual wheel's default;
+    the command is the link protocol's `start_command`, so any commanded protocol is driven alike).
 
     The decision is the engine's (engine.table.wheel_drive: the service journals `table.wheel_start`
     when the betting time is over and nothing holds the round); this only carries it to the cable:
     on that entry, and again whenever the wheel reports it is waiting in state 2 (`wheel.started`)
-    while the order is outstanding, it sends `*u 1` / `*u 3`. A refusal (`*u NO`: the wheel is not
-    waiting yet, e.g. still in state 1 after power-up, or it is free-running) is logged once and the
-    start is sent again every `retry_s` while the order stays outstanding (the wheel launching, or
-    the round no longer needing the spin, ends it). The wheel's own messages go on reaching the table
-    through the link as before.
+    while the order is outstanding, it sends the start (SS2: `*u 1` / `*u 3`). A refusal (`*u NO`:
+    the wheel is not waiting yet, e.g. still in state 1 after power-up, or it is free-running) is
+    logged once and the start is sent again every `retry_s` while the order stays outstanding (the
+    wheel launching, or the round no longer needing the spin, ends it). The wheel's own messages go
+    on reaching the table through the link as before.
 
         driver = WheelDriver(service, link)
         stop = driver.attach()     # subscribes to the service's batches

@@ -10,8 +10,10 @@ import sys
 from typing import Any
 
 from engine.errors import DrrError
+from engine.stations import FLOOR, REGISTRY
 
-STATION_NEEDS = {"surveillance": "view_stats", "pitboss": "view_history"}  # = gui.windows.login's
+# What a floor station's user must be allowed (the station registry, engine.stations).
+STATION_NEEDS = {s.name: s.permission for s in REGISTRY if s.runs == FLOOR}
 
 
 def _login(store: Any, station: str) -> Any:
@@ -39,20 +41,29 @@ def scanner_from(settings: Any) -> Any:
 
 
 def build_window(station: str, store: Any, user: Any, settings: Any = None) -> Any:
-    if station == "surveillance":
-        from engine.rules import load_default_rules, load_rules
-        from engine.store.stats import expected_lucky_count, house_edges
-        from gui.windows.surveillance import SurveillanceWindow
+    """The floor station's window, built by the function the station registry names for it."""
+    from gui.stations import windows_function
 
-        rules_path = getattr(settings, "rules_path", None)
-        rules = load_rules(rules_path) if rules_path else load_default_rules()
-        return SurveillanceWindow(
-            store,
-            user=user,
-            scanner=scanner_from(settings),
-            expected_lucky=expected_lucky_count(rules.lucky_counts),
-            house_edge=house_edges(rules),
-        )
+    return windows_function(station)(store, user, settings)
+
+
+def surveillance_window(store: Any, user: Any, settings: Any = None) -> Any:
+    from engine.rules import load_default_rules, load_rules
+    from engine.store.stats import expected_lucky_count, house_edges
+    from gui.windows.surveillance import SurveillanceWindow
+
+    rules_path = getattr(settings, "rules_path", None)
+    rules = load_rules(rules_path) if rules_path else load_default_rules()
+    return SurveillanceWindow(
+        store,
+        user=user,
+        scanner=scanner_from(settings),
+        expected_lucky=expected_lucky_count(rules.lucky_counts),
+        house_edge=house_edges(rules),
+    )
+
+
+def pitboss_window(store: Any, user: Any, settings: Any = None) -> Any:
     from gui.windows.pitboss import PitBossWindow
 
     return PitBossWindow(store, user=user)

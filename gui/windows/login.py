@@ -10,16 +10,11 @@ from PySide6.QtWidgets import QDialog, QLabel, QLineEdit, QPushButton, QVBoxLayo
 
 from engine.auth import ROLES, User
 from engine.errors import DrrError
+from engine.stations import REGISTRY
 
 # What a user's role must allow for each station (asked here, so a wrong role is told at once and
 # may sign in again; the station never opens for it).
-STATION_PERMISSION = {
-    "croupier": "open_bets",
-    "display": "view_tables",
-    "bonus": "bonus_pick",
-    "surveillance": "view_stats",
-    "pitboss": "view_history",
-}
+STATION_PERMISSION = {s.name: s.permission for s in REGISTRY}  # engine.stations
 
 
 def roles_for(station: str) -> list[str]:

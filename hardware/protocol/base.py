@@ -18,7 +18,7 @@ import logging
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from datetime import datetime
-from typing import ClassVar, TypeVar
+from typing import ClassVar, Literal, TypeVar
 
 from engine.errors import DrrError
 from hardware.events import LinkEvent, UnreadableLine
@@ -116,6 +116,12 @@ class Protocol(ABC):
     def frame_command(self, command: str) -> bytes:
         """The bytes to send for a command given as text (terminator added here)."""
         return command.encode("ascii") + b"\r\n"
+
+    def start_command(self, direction: Literal["cw", "ccw"]) -> str:
+        """The host command that starts a spin in `direction`: what a commanded wheel is sent for
+        the table's start order (hardware.table_bridge.WheelDriver). A wheel that cannot be started
+        by the host refuses in one line."""
+        raise DrrError(f"the {self.name} protocol cannot be told to start a spin", 2)
 
 
 ProtocolT = TypeVar("ProtocolT", bound=type[Protocol])

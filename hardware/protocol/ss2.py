@@ -24,6 +24,7 @@ from collections import deque
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import Literal
 
 from engine.wheel_events import (
     RESULT_CONFLICT,
@@ -294,6 +295,10 @@ class SS2Protocol(Protocol):
         if key == " ":
             return ("",)
         return (key,)
+
+    def start_command(self, direction: Literal["cw", "ccw"]) -> str:
+        """`*u 1` (clockwise) or `*u 3` (anticlockwise, firmware 2.52) in user-start mode."""
+        return "*u 1" if direction == "cw" else "*u 3"
 
     # -- wheel side ---------------------------------------------------------------------------
 
