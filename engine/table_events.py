@@ -30,6 +30,15 @@ registry turns that into a DrrError naming the entry).
   pit boss's action journaled at the floor database (`floor.action`) and brought to the table by its
   forwarder (engine.floor.inbox): "taken" (the action's own entry follows in the same batch) or
   "refused" (why: the table had moved on)
+- `rng.startup_test` StartupTested {rng, samples, n, passed, test, message}: NIST SP 800-90B § 4.3's
+  start-up test, run before the first draw of every start (engine.rng.HealthTestedRng.startup_test)
+- `table.tilted` Tilted {cause, reason} (+ running, approved: the digests of a "software" tilt): the
+  gate (engine.table.gate) stopped play; `table.tilt_cleared` TiltCleared {cause, by, reason} (+ the
+  health test's StartupResult for an "rng" tilt): a pit boss cleared it
+- `table.software_approved` SoftwareApproved {digest, previous, by, reason}: the software digest a pit
+  boss or admin approved for this table (also written to the settings file, engine.config)
+- `table.new_software` NewSoftware {running, previous}: with no approved digest set, the first start
+  of a digest this table has not started with before (a surveillance alert to acknowledge)
 - `round.irregularity` Irregularity {kind, reason, game, number?}
 - `round.payout_approved` PayoutApproved {wager_ids, total, threshold, approved_by} (+ reason, role
   from the pit-boss station); an old journal's `payout.approved` {amount, reason, by, role} reads as
@@ -44,11 +53,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from engine.bonus_game import BonusEvent, Preset
 from engine.bonus_game import event_from_json as bonus_event_from_json
 from engine.entry_types import EntryType
+from engine.rng import StartupResult
 
 
 def _put(out: dict[str, Any], **facts: Any) -> dict[str, Any]:
@@ -330,6 +340,120 @@ class RngFault:
         return cls(
             str(d["test"]), str(d["rng"]), str(d["n"]), int(d["count"]), int(d["cutoff"]), str(d["message"])
         )
+
+
+@dataclass(frozen=True)
+class StartupTested:
+    """The start-up test of NIST SP 800-90B § 4.3 that ran before this start's first draw."""
+
+    type: ClassVar[EntryType] = EntryType.RNG_STARTUP_TEST
+    rng: str
+    result: StartupResult
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rng": self.rng, **self.result.to_json()}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> StartupTested:
+        return cls(str(d["rng"]), StartupResult.from_json(d))
+
+
+# Why a table is tilted (engine.table.gate): the generator, or the program it runs.
+TILT_RNG: Final = "rng"
+TILT_SOFTWARE: Final = "software"
+
+
+@dataclass(frozen=True)
+class Tilted:
+    """The gate stopped play for `cause`: no wagers, no new round, no draw until it is cleared."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_TILTED
+    cause: str  # TILT_RNG or TILT_SOFTWARE
+    reason: str  # in words, as the screens show it
+    running: str | None = None  # a software tilt: the digest this table runs ...
+    approved: str | None = None  # ... and the one approved for it
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"cause": self.cause, "reason": self.reason}
+        if self.running is not None:
+            out["running"] = self.running
+        if self.approved is not None:
+            out["approved"] = self.approved
+        return out
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Tilted:
+        running, approved = d.get("running"), d.get("approved")
+        return cls(
+            str(d["cause"]),
+            str(d["reason"]),
+            None if running is None else str(running),
+            None if approved is None else str(approved),
+        )
+
+
+@dataclass(frozen=True)
+class TiltCleared:
+    """A pit boss cleared the tilt of `cause`; for the generator, after it passed its test again."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_TILT_CLEARED
+    cause: str
+    by: str
+    reason: str
+    health_test: StartupResult | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"cause": self.cause, "by": self.by, "reason": self.reason}
+        if self.health_test is not None:
+            out["health_test"] = self.health_test.to_json()
+        return out
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> TiltCleared:
+        test = d.get("health_test")
+        return cls(
+            str(d["cause"]),
+            str(d["by"]),
+            str(d.get("reason", "")),
+            None if test is None else StartupResult.from_json(test),
+        )
+
+
+@dataclass(frozen=True)
+class SoftwareApproved:
+    """The software digest a pit boss or admin approved for this table (`drr table approve-software`)."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_SOFTWARE_APPROVED
+    digest: str
+    previous: str | None
+    by: str
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"digest": self.digest, "previous": self.previous, "by": self.by, "reason": self.reason}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> SoftwareApproved:
+        previous = d.get("previous")
+        before = None if previous is None else str(previous)
+        return cls(str(d["digest"]), before, str(d["by"]), str(d["reason"]))
+
+
+@dataclass(frozen=True)
+class NewSoftware:
+    """No digest is approved for this table and it starts with one it never started with before."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_NEW_SOFTWARE
+    running: str
+    previous: str | None  # the digest of its last start (None: its first start, or not journaled then)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"running": self.running, "previous": self.previous}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> NewSoftware:
+        previous = d.get("previous")
+        return cls(str(d["running"]), None if previous is None else str(previous))
 
 
 @dataclass(frozen=True)

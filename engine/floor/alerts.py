@@ -22,6 +22,9 @@ transaction); an update after it keeps the acknowledgement and is counted as new
 looks back `LOOKBACK` entries per table) and raises what it finds:
 
 - RNG faults (`rng.fault`: a generator failed its continuous health test; critical);
+- the gate's tilts (`table.tilted`: critical, "software not approved" for a digest other than the
+  approved one), their clearing (info), and the first start of a new digest when none is approved
+  (`table.new_software`, a warning the surveillance officer acknowledges);
 - sensor faults and miss-spins (wheel link faults, `round.no_spin`), irregularities;
 - manual results, voids, results overridden (`round.result_corrected`);
 - payouts at or above the threshold;
@@ -149,6 +152,19 @@ def _entry_alert(
         )
     if t is EntryType.RNG_FAULT:
         return "critical", "rng fault", f"RNG fault on {rid}: {p.get('test') or '?'} failed — play stopped"
+    if t is EntryType.TABLE_TILTED:  # the gate (engine.table.gate): a program not approved, ...
+        kind = "software not approved" if p.get("cause") == "software" else "table tilted"
+        return "critical", kind, f"{table} tilted, play stopped: {p.get('reason') or '?'}"
+    if t is EntryType.TABLE_TILT_CLEARED:
+        return "info", "tilt cleared", f"{table}: tilt ({p.get('cause')}) cleared by {p.get('by')}"
+    if t is EntryType.TABLE_NEW_SOFTWARE:
+        was = str(p.get("previous") or "none")[:16]
+        return (
+            "warning",
+            "new software",
+            f"{table} started with new software {str(p.get('running'))[:16]}… (before: {was}); "
+            "no digest is approved: check it against the approved program and acknowledge",
+        )
     if t is EntryType.ROUND_SETTLED:
         paid = Decimal(str(p.get("total_paid", p.get("paid", "0"))))
         if paid >= threshold:
