@@ -756,7 +756,10 @@ def template() -> str:
 def set_approved_digest(digest: str | None, path: Path | None = None) -> Path:
     """Write `software.approved_digest` into the settings file (`path`, else the one in use, else the
     user's), keeping every other line as it is; the file is checked again afterwards. Returns it."""
-    checked = _digest(digest or "")
+    try:
+        checked = _digest(digest or "")
+    except ValueError as exc:
+        raise ConfigError(f"software.approved_digest: {exc}", exit_code=2) from None
     target = path or settings_path() or user_settings_path()
     try:
         text = target.read_text(encoding="utf-8") if target.exists() else ""
