@@ -85,6 +85,11 @@ class SeededRng:
             raise ValueError(f"randbelow needs n >= 1, not {n}")
         return self._random.randrange(n)
 
+    def startup_copy(self) -> SeededRng:
+        """The generator a start-up test draws from: a copy seeded apart, so a seeded demo or test
+        replays the same draws whatever the test took (the production generator is tested itself)."""
+        return SeededRng(f"{self.seed}:startup")
+
 
 def require_production(rng: Rng) -> Rng:
     """`rng` itself if it may drive real play, else DrrError (a seeded generator in production)."""
@@ -389,12 +394,15 @@ class HealthTestedRng:
         continuous tests, from a fresh test state; the values are discarded. A failure latches
         like any other (the table may not draw), a pass leaves a fresh test state for play."""
         self.reset()
+        copy = getattr(self.inner, "startup_copy", None)  # a seeded generator only (SeededRng)
+        tester = HealthTestedRng(copy()) if callable(copy) else self
         drawn = 0
         try:
             while drawn < samples:
                 drawn += 1
-                self.randbelow(n)
+                tester.randbelow(n)
         except HealthFailure as failure:
+            self.failure = failure  # latched here whichever generator was drawn
             return StartupResult(drawn, n, False, failure.test, failure.message)
         self.reset()
         return StartupResult(samples, n, True)

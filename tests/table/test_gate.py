@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from engine.auth import User
+from engine.auth import PermissionDenied, User
 from engine.entry_types import EntryType as E
-from engine.errors import DrrError, PermissionDenied
+from engine.errors import DrrError
 from engine.floor.alerts import AlertScanner, acknowledge_alert, list_alerts
 from engine.journal_types import read
-from engine.rng import HealthFailure
+from engine.rng import HealthFailure, SeededRng
 from engine.round import Phase
 from engine.software_id import running_digest
 from engine.store import Store
@@ -165,7 +165,7 @@ def test_the_tilt_outlasts_a_restart_until_a_pit_boss_clears_it_after_the_test_p
         with pytest.raises(DrrError, match="stays tilted"):  # the test fails again: still tilted
             await again.clear_tilt(PITBOSS, "technician replaced the entropy source")
         assert again.view.stopped
-        again.rng.inner = make_service(store, seed=11).rng.inner
+        again.rng.inner = SeededRng(11)  # the source replaced
         await again.clear_tilt(PITBOSS, "technician replaced the entropy source")
         assert not again.view.stopped and again.view.step.label == "Next round"
         await again.next_round(CROUPIER)
