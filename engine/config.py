@@ -727,6 +727,13 @@ def derived_paths(settings: Settings) -> dict[str, str]:
         "capture_dir": str(settings.effective_capture_dir),
     }
     try:
+        from engine.store.keys import key_dir
+
+        # The table's signing keys and witnesses: not in the store's folder, backed up with it (drr backup).
+        paths["key_dir"] = str(key_dir())
+    except ImportError:
+        pass
+    try:
         from engine.store.db import redact, resolve_url
 
         paths["database"] = redact(resolve_url(settings.database_url, settings.table_id))

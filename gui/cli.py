@@ -51,6 +51,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "engine.cli.config_cmd",
     "hardware.cli",
     "engine.cli.db_cmd",
+    "engine.cli.backup_cmd",
     "engine.cli.audit_cmd",
     "engine.cli.stats_cmd",
     "engine.cli.history_cmd",

@@ -16,6 +16,7 @@ import socket
 import sqlite3
 import sys
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -118,6 +119,30 @@ class OwnerClaim:
             with contextlib.suppress(exc.SQLAlchemyError):
                 self._pg.invalidate()
                 self._pg.close()
+
+
+@contextlib.contextmanager
+def stopped_table(path: Path) -> Iterator[None]:
+    """Hold a SQLite store's owner lock without writing to the store (a restore replacing the file):
+    refused, naming the owner, while a station or command has the table open."""
+    lock_path = path.with_name(path.name + ".owner")
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as error:
+        raise DrrError(f"cannot open the owner file {lock_path}: {error.strerror}") from error
+    try:
+        if not _lock_fd(fd):
+            try:
+                owner = json.loads(lock_path.read_text(encoding="utf-8") or "null")
+            except (OSError, ValueError):
+                owner = None
+            raise DrrError(f"table store {path} is in use by {_owner_text(owner)}: stop it first")
+        try:
+            yield
+        finally:
+            _unlock_fd(fd)
+    finally:
+        os.close(fd)
 
 
 def _lock_fd(fd: int) -> bool:
