@@ -224,7 +224,7 @@ def test_the_approved_digest_plays_and_a_changed_file_does_not(store: Store, mon
     asyncio.run(start_and_open())
     assert types(store).count(E.ROUND_OPENED) == 1
     # The program changes under the table (a line appended to a product file changes its digest).
-    import engine.table.service as service
+    import engine.table.service_core as service
 
     monkeypatch.setattr(service, "running_digest", lambda: "f" * 64)
 
