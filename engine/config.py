@@ -107,7 +107,7 @@ class Settings:
     # The croupier's chip values; those below the table minimum (or above every maximum) are not offered.
     chip_values: tuple[Decimal, ...] = tuple(Decimal(v) for v in ("1", "5", "25", "100", "500", "1000"))
     # The software digest (engine.software_id, `drr audit software`) a pit boss or admin approved for
-    # this table (`drr table approve-software`); a table running another refuses to play (engine.table.gate).
+    # this table (`drr pitboss approve-software`); a table running another may not play (engine.table.gate).
     approved_digest: str | None = None
     source: Path | None = None  # the settings file read, None when only defaults apply
     origins: Mapping[str, str] = field(default_factory=dict)
@@ -438,7 +438,7 @@ KEY_LIST: tuple[Key, ...] = (
         "software.approved_digest",
         "approved_digest",
         _digest,
-        "the software digest approved for this table (drr table approve-software); a table running "
+        "the software digest approved for this table (drr pitboss approve-software); a table running "
         "another refuses to play; empty: none approved",
     ),
     Key("paths.log_dir", "log_dir", _optional_path, "log folder; empty: the platform's user log directory"),

@@ -421,7 +421,7 @@ class TiltCleared:
 
 @dataclass(frozen=True)
 class SoftwareApproved:
-    """The software digest a pit boss or admin approved for this table (`drr table approve-software`)."""
+    """The software digest a pit boss or admin approved for this table (`drr pitboss approve-software`)."""
 
     type: ClassVar[EntryType] = EntryType.TABLE_SOFTWARE_APPROVED
     digest: str

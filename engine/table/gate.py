@@ -53,7 +53,7 @@ CAUSE_WORDS: Final = {
 CLEARS: Final = {
     TILT_RNG: "a pit boss clears the tilt once the generator passes its health test again",
     TILT_SOFTWARE: "install the approved program, or a pit boss or admin approves this digest "
-    "(drr table approve-software), then restart the table",
+    "(drr pitboss approve-software), then restart the table",
 }
 
 

@@ -162,6 +162,7 @@ def build_view(
         hold=hold_text(st),
         stopped=bool(st.tilts),
         tilt_todo=Verdict(tuple(tilt_refusals(st))).todo(),
+        tilt_causes=tuple(st.tilts),
         spin=wheel_phase(st),
         # The round's settings while it is in play; a change waits for the next round (shown so).
         limits=limits_in_force(rules.limits, st.round_settings if st.in_play else st.settings, st.settings)

@@ -626,10 +626,11 @@ class CroupierWindow(FirstPaintWindow):
         self.action.setToolTip(step.line)
         self.guide.setText(step.line)
         text, colour_name = PHASE_TEXT[self.phase]
-        # An RNG fault is the table's loudest state: red, bold, and on screen until the restart.
+        # A tilt (engine.table.gate) is the table's loudest state: red, bold, on screen until cleared.
         self.reason.setStyleSheet(STOPPED_STYLE if self._view.stopped else "")
         if self._view.stopped:
-            text, colour_name = "RNG FAULT", "#ff4040"
+            text = "RNG FAULT" if self._view.tilt_causes == ("rng",) else "TILTED"
+            colour_name = "#ff4040"
             self.reason.setText(why)
         elif self.hold and self.phase is Phase.IDLE:
             text, colour_name = "STARTING", "#9aa6b2"

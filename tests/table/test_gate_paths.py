@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.auth import User
 from engine.entry_types import EntryType as E
 from engine.journal_types import read
 from engine.software_id import running_digest
@@ -49,8 +50,6 @@ def test_the_headless_run_refuses_a_program_that_is_not_the_approved_one(tmp_pat
 def _pit(store_path: Path) -> None:
     with open_store(str(store_path), table="T1") as store:
         add_user(store, "ada", "admin", "1111", by=None)
-        from engine.auth import User
-
         add_user(store, "pat", "pitboss", "2468", by=User("ada", "admin"))
         add_user(store, "cody", "croupier", "1357", by=User("ada", "admin"))
 
@@ -100,9 +99,31 @@ def test_a_pit_boss_clears_an_rng_tilt_from_the_command_line(tmp_path: Path) -> 
             await svc.close()
 
         asyncio.run(play())
-        from engine.auth import User
         from engine.errors import DrrError
 
         with pytest.raises(DrrError, match="not tilted"):
             clear_tilt(store, "T1", "again", User("pat", "pitboss"))
     assert os.path.exists(db)
+
+
+def test_the_pit_boss_and_surveillance_line_says_the_table_is_tilted(tmp_path: Path) -> None:
+    from engine.floor.started import started_text
+
+    with open_store(str(tmp_path / "t.sqlite"), table="T1") as store:
+
+        async def tilt(source: object | None) -> None:
+            svc = make_service(store)
+            if source is not None:
+                svc.rng.inner = source  # type: ignore[assignment]
+            await svc.start()
+            await svc.close()
+
+        asyncio.run(tilt(None))
+        assert not started_text(store, "T1").startswith("TILTED")
+        asyncio.run(tilt(Stuck()))
+        line = started_text(store, "T1")
+        assert line.startswith("TILTED, play stopped — RNG fault: repetition count test failed. ")
+        asyncio.run(tilt(None))  # a restart does not clear it
+        assert started_text(store, "T1").startswith("TILTED")
+        clear_tilt(store, "T1", "source replaced", User("pat", "pitboss"))
+        assert not started_text(store, "T1").startswith("TILTED")
