@@ -119,6 +119,8 @@ def _side_actions(view: TableView) -> dict[str, str]:
         # A void stays open to a pit boss (every wager returned); the rest waits for the tilt's end.
         greyed = dict.fromkeys(out, f"the table is tilted ({view.hold or 'play stopped'})")
         greyed[VOID] = "" if in_play else "only a round in play is voided here"
+        if "rng" in view.tilt_causes:
+            greyed[PIT_BOSS] = ""  # the pit boss clears the RNG tilt here (the health test runs first)
         return greyed
     if ph is not Phase.CLOSED:
         out[MANUAL] = "a result is entered by hand after no more bets, before one is recorded"
