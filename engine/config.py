@@ -107,6 +107,9 @@ class Settings:
     log_backups: int = 10
     # The croupier's chip values; those below the table minimum (or above every maximum) are not offered.
     chip_values: tuple[Decimal, ...] = tuple(Decimal(v) for v in ("1", "5", "25", "100", "500", "1000"))
+    # The software digest (engine.software_id, `drr audit software`) a pit boss or admin approved for
+    # this table (`drr pitboss approve-software`); a table running another may not play (engine.table.gate).
+    approved_digest: str | None = None
     source: Path | None = None  # the settings file read, None when only defaults apply
     origins: Mapping[str, str] = field(default_factory=dict)
 
@@ -315,6 +318,17 @@ def _optional_path(value: Any) -> Path | None:
     return Path(os.path.expandvars(text)).expanduser()
 
 
+def _digest(value: Any) -> str | None:
+    text = _text(value).strip().lower()
+    if not text:
+        return None  # "": no digest approved (the first start of a new one raises an alert)
+    if not re.fullmatch(r"[0-9a-f]{64}", text):
+        raise ValueError(
+            f"must be a sha256 digest (64 hex digits, as drr audit software prints), not {value!r}"
+        )
+    return text
+
+
 def _log_level(value: Any) -> str:
     return _choice(LOG_LEVELS)(_text(value).upper() if isinstance(value, str) else value)
 
@@ -420,6 +434,13 @@ KEY_LIST: tuple[Key, ...] = (
         "bias_alert_p_value",
         _p_value,
         "surveillance bias alert when a test's p-value falls below this",
+    ),
+    Key(
+        "software.approved_digest",
+        "approved_digest",
+        _digest,
+        "the software digest approved for this table (drr pitboss approve-software); a table running "
+        "another refuses to play; empty: none approved",
     ),
     Key("paths.log_dir", "log_dir", _optional_path, "log folder; empty: the platform's user log directory"),
     Key(
@@ -738,6 +759,55 @@ def template() -> str:
             current = table
         lines.append(f"{leaf} = {toml_value(defaults.value(key.name))}".ljust(36) + f"# {key.help}")
     return "\n".join(lines) + "\n"
+
+
+def set_approved_digest(digest: str | None, path: Path | None = None) -> Path:
+    """Write `software.approved_digest` into the settings file (`path`, else the one in use, else the
+    user's), keeping every other line as it is; the file is checked again afterwards. Returns it."""
+    try:
+        checked = _digest(digest or "")
+    except ValueError as exc:
+        raise ConfigError(f"software.approved_digest: {exc}", exit_code=2) from None
+    target = path or settings_path() or user_settings_path()
+    try:
+        text = target.read_text(encoding="utf-8") if target.exists() else ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{target}: cannot read: {exc}") from None
+    line = f"approved_digest = {toml_value(checked)}"
+    lines = text.splitlines()
+    section = None
+    done = False
+    for i, raw in enumerate(lines):
+        stripped = raw.strip()
+        if stripped.startswith("["):
+            if section == "software" and not done:
+                lines.insert(i, line)
+                done = True
+                break
+            section = stripped.strip("[]").strip()
+        elif section == "software" and re.match(r"approved_digest\s*=", stripped):
+            lines[i] = line
+            done = True
+            break
+    if not done:
+        if section == "software":
+            lines.append(line)
+        else:
+            lines += ["", "[software]", line]
+    new = "\n".join(lines).lstrip("\n") + "\n"
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + ".tmp")
+        tmp.write_text(new, encoding="utf-8")
+        os.replace(tmp, target)  # a reader sees the old file or the new one, never half
+    except OSError as exc:
+        raise ConfigError(f"{target}: cannot write: {exc.strerror or exc}") from None
+    values, problems = read_settings_file(target)
+    if problems:
+        raise ConfigError(f"{problems[0]} (see drr config check)", problems)
+    if values.get("software.approved_digest") != checked:
+        raise ConfigError(f"{target}: software.approved_digest was not written as {checked}")
+    return target
 
 
 def toml_value(value: Any) -> str:

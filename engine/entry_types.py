@@ -60,6 +60,13 @@ class EntryType(enum.StrEnum):
     TABLE_FLOOR_ACTION_TAKEN = "table.floor_action_taken"
     # the random number generator (engine.rng's continuous health tests)
     RNG_FAULT = "rng.fault"
+    RNG_STARTUP_TEST = "rng.startup_test"  # § 4.3's start-up test, before the first draw of a start
+    # the gate (engine.table.gate): the table tilted (no play) for a cause, a pit boss clearing it,
+    # and the software digest a pit boss or admin approved for this table
+    TABLE_TILTED = "table.tilted"
+    TABLE_TILT_CLEARED = "table.tilt_cleared"
+    TABLE_SOFTWARE_APPROVED = "table.software_approved"
+    TABLE_NEW_SOFTWARE = "table.new_software"  # no digest approved: the first start of a new one
     # the wheel's messages
     WHEEL_STARTED = "wheel.started"
     WHEEL_LAUNCHED = "wheel.launched"

@@ -73,6 +73,7 @@ from engine.table_events import (
     KeyRotated,
     ManualEntry,
     ManualEntryRejected,
+    NewSoftware,
     NextRound,
     PayoutApproved,
     PlayerBonusEvent,
@@ -81,7 +82,11 @@ from engine.table_events import (
     RngFault,
     RulesLoaded,
     SettingsChanged,
+    SoftwareApproved,
+    StartupTested,
     TableStarted,
+    TiltCleared,
+    Tilted,
     TimerRestarted,
     WheelStartOrdered,
 )
@@ -127,6 +132,11 @@ Payload = (
     | DealerChanged
     | FloorActionTaken
     | RngFault
+    | StartupTested
+    | Tilted
+    | TiltCleared
+    | SoftwareApproved
+    | NewSoftware
     | Irregularity
     | PayoutApproved
     | PresetSet
@@ -184,6 +194,11 @@ _OWN_CLASSES: Final = (
     DealerChanged,
     FloorActionTaken,
     RngFault,
+    StartupTested,
+    Tilted,
+    TiltCleared,
+    SoftwareApproved,
+    NewSoftware,
     Irregularity,
     PayoutApproved,
     PresetSet,

@@ -13,7 +13,12 @@ Public API (used by the table service, the bonus game and the game math):
 - `draw_lucky_and_bonus(rules, rng) -> Draw`: the draw made when wagers close (§ 617b.12(e)).
 - `HealthTestedRng(rng)`: the continuous health tests of NIST SP 800-90B § 4.4 (repetition
   count, adaptive proportion) on every output; a failure raises `HealthFailure` and latches
-  (the table service wraps its generator in it, journals `rng.fault` and refuses to draw).
+  (the table service wraps its generator in it, journals `rng.fault` and the table tilts,
+  engine.table.gate). An exception from the generator itself (an `OSError` from the OS) is a
+  `GeneratorFailure`, a HealthFailure too, so it takes the same way: journaled, tilted, no traceback.
+- `HealthTestedRng.startup_test()`: the start-up test of § 4.3 (STARTUP_SAMPLES values drawn through
+  the production generator and the same health tests) run before the first draw of every start and
+  before a pit boss clears a tilt; its `StartupResult` is journaled.
   A `Draw` is frozen and has `to_record()`/`from_record()` for the journal: what was drawn,
   the Rules Submission's sha256 and the generator's name.
 """
@@ -27,8 +32,9 @@ from collections.abc import Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar, runtime_checkable
 
+from engine.codec import Record
 from engine.errors import DrrError
 from engine.exact import format_odds, parse_odds, parse_whole
 
@@ -79,6 +85,11 @@ class SeededRng:
         if n < 1:
             raise ValueError(f"randbelow needs n >= 1, not {n}")
         return self._random.randrange(n)
+
+    def startup_copy(self) -> SeededRng:
+        """The generator a start-up test draws from: a copy seeded apart, so a seeded demo or test
+        replays the same draws whatever the test took (the production generator is tested itself)."""
+        return SeededRng(f"{self.seed}:startup")
 
 
 def require_production(rng: Rng) -> Rng:
@@ -244,6 +255,44 @@ class HealthFailure(DrrError):
         )
 
 
+class GeneratorFailure(HealthFailure):
+    """The generator itself failed (an OSError from the OS CSPRNG, or any other exception): the
+    same stop as a failed health test, with the error's own words."""
+
+    def __init__(self, n: int, error: BaseException) -> None:
+        self.error = f"{type(error).__name__}: {error}"
+        DrrError.__init__(
+            self,
+            f"RNG failure: the generator raised {self.error} on randbelow({n}); "
+            "the table may not draw until the generator is checked",
+        )
+        self.test, self.n, self.count, self.cutoff = "generator error", n, 0, 0
+
+
+# § 4.3: the start-up test runs the continuous tests over at least 1024 consecutive samples; the
+# table draws them from the range the wheel has (37 pockets), as its Lucky Numbers are drawn.
+STARTUP_SAMPLES = 1024
+STARTUP_RANGE = POCKETS
+
+
+@dataclass(frozen=True)
+class StartupResult(Record):
+    """What a start-up test found: the samples drawn and, on a failure, the test and its words."""
+
+    samples: int
+    n: int
+    passed: bool
+    test: str = ""
+    message: str = ""
+
+    def text(self) -> str:
+        if self.passed:
+            return (
+                f"start-up test passed: {self.samples} values of randbelow({self.n}) (NIST SP 800-90B § 4.3)"
+            )
+        return f"start-up test failed after {self.samples} values: {self.message}"
+
+
 def _min_entropy(n: int) -> float:
     # The claim for a uniform output over n values: full entropy, log2(n) bits per sample.
     return math.log2(n)
@@ -322,10 +371,33 @@ class HealthTestedRng:
         self._streams.clear()
         self._last, self._run, self._run_bits = -1, 0, 0.0
 
+    def startup_test(self, samples: int = STARTUP_SAMPLES, n: int = STARTUP_RANGE) -> StartupResult:
+        """§ 4.3's start-up test: `samples` values of randbelow(n) through the generator and the
+        continuous tests, from a fresh test state; the values are discarded. A failure latches
+        like any other (the table may not draw), a pass leaves a fresh test state for play."""
+        self.reset()
+        copy = getattr(self.inner, "startup_copy", None)  # a seeded generator only (SeededRng)
+        tester = HealthTestedRng(copy()) if callable(copy) else self
+        drawn = 0
+        try:
+            while drawn < samples:
+                drawn += 1
+                tester.randbelow(n)
+        except HealthFailure as failure:
+            self.failure = failure  # latched here whichever generator was drawn
+            return StartupResult(drawn, n, False, failure.test, failure.message)
+        self.reset()
+        return StartupResult(samples, n, True)
+
     def randbelow(self, n: int) -> int:
         if self.failure is not None:
             raise self.failure
-        value = self.inner.randbelow(n)
+        if n < 1:
+            raise ValueError(f"randbelow needs n >= 1, not {n}")  # the caller's n, not the source's fault
+        try:
+            value = self.inner.randbelow(n)
+        except Exception as exc:  # an OSError from the OS, or any failure of the source
+            self._fail(GeneratorFailure(n, exc))
         if n >= 2:
             self._check(n, value)
         return value
@@ -359,6 +431,6 @@ class HealthTestedRng:
         if s.apt_seen >= s.window:
             s.apt_seen = 0
 
-    def _fail(self, failure: HealthFailure) -> None:
+    def _fail(self, failure: HealthFailure) -> NoReturn:
         self.failure = failure
         raise failure

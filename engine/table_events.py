@@ -31,6 +31,15 @@ the entry; an old journal's spellings are declared on the field that reads them)
   pit boss's action journaled at the floor database (`floor.action`) and brought to the table by its
   forwarder (engine.floor.inbox): "taken" (the action's own entry follows in the same batch) or
   "refused" (why: the table had moved on)
+- `rng.startup_test` StartupTested {rng, samples, n, passed, test, message}: NIST SP 800-90B § 4.3's
+  start-up test, run before the first draw of every start (engine.rng.HealthTestedRng.startup_test)
+- `table.tilted` Tilted {cause, reason} (+ running, approved: the digests of a "software" tilt): the
+  gate (engine.table.gate) stopped play; `table.tilt_cleared` TiltCleared {cause, by, reason} (+ the
+  health test's StartupResult for an "rng" tilt): a pit boss cleared it
+- `table.software_approved` SoftwareApproved {digest, previous, by, reason}: the software digest a pit
+  boss or admin approved for this table (also written to the settings file, engine.config)
+- `table.new_software` NewSoftware {running, previous}: with no approved digest set, the first start
+  of a digest this table has not started with before (a surveillance alert to acknowledge)
 - `round.irregularity` Irregularity {kind, reason, game, number?}
 - `round.payout_approved` PayoutApproved {wager_ids, total, threshold, approved_by} (+ reason, role
   from the pit-boss station); an old journal's `payout.approved` {amount, reason, by, role} reads as
@@ -51,6 +60,7 @@ from engine.bonus_game import PRESETS, BonusEvent, Preset
 from engine.bonus_game import event_from_json as bonus_event_from_json
 from engine.codec import SOFT_WHOLE, STRICT_WHOLE, Coder, Record, fact, maybe_whole
 from engine.entry_types import EntryType
+from engine.rng import StartupResult
 
 
 def _preset(value: Any) -> Preset:
@@ -62,6 +72,7 @@ def _preset(value: Any) -> Preset:
 
 _ROUNDS_BEFORE: Final = Coder(load=lambda v: SOFT_WHOLE.load(v) or 0)  # an old store's null: none before
 _BONUS_EVENT: Final = Coder(lambda e: e.to_json(), bonus_event_from_json)
+_STARTUP: Final = Coder(lambda r: r.to_json(), StartupResult.from_json)
 
 
 @dataclass(frozen=True)
@@ -186,6 +197,62 @@ class RngFault(Record):
     count: int
     cutoff: int
     message: str
+
+
+@dataclass(frozen=True)
+class StartupTested(Record):
+    """The start-up test of NIST SP 800-90B § 4.3 that ran before this start's first draw."""
+
+    type: ClassVar[EntryType] = EntryType.RNG_STARTUP_TEST
+    rng: str
+    result: StartupResult = field(metadata=fact(flat=True, coder=_STARTUP))  # its keys beside "rng"
+
+
+# Why a table is tilted (engine.table.gate): the generator, or the program it runs.
+TILT_RNG: Final = "rng"
+TILT_SOFTWARE: Final = "software"
+
+
+@dataclass(frozen=True)
+class Tilted(Record):
+    """The gate stopped play for `cause`: no wagers, no new round, no draw until it is cleared."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_TILTED
+    cause: str  # TILT_RNG or TILT_SOFTWARE
+    reason: str  # in words, as the screens show it
+    running: str | None = None  # a software tilt: the digest this table runs ...
+    approved: str | None = None  # ... and the one approved for it
+
+
+@dataclass(frozen=True)
+class TiltCleared(Record):
+    """A pit boss cleared the tilt of `cause`; for the generator, after it passed its test again."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_TILT_CLEARED
+    cause: str
+    by: str
+    reason: str = ""
+    health_test: StartupResult | None = None
+
+
+@dataclass(frozen=True)
+class SoftwareApproved(Record):
+    """The software digest a pit boss or admin approved for this table (`drr pitboss approve-software`)."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_SOFTWARE_APPROVED
+    digest: str
+    previous: str | None  # written as null: no digest was approved before
+    by: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class NewSoftware(Record):
+    """No digest is approved for this table and it starts with one it never started with before."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_NEW_SOFTWARE
+    running: str
+    previous: str | None  # the digest of its last start (null: its first start, or not journaled then)
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,7 @@ async def _start_table(
     table_id: str,
     threshold: Any = None,
     clock: dict[str, Any] | None = None,
+    approved_digest: str | None = None,
 ) -> None:
     """The table service on the store, started (recovery from the journal included), attached to the
     station's table model (`gui.table_model.TableModel`, "starting" until now); `clock`: its betting
@@ -104,6 +105,8 @@ async def _start_table(
         large_payout=threshold,
         auto_confirm_seconds=extra.get("auto_confirm_seconds"),
     )
+    # The software digest approved in the settings file: the gate (engine.table.gate) refuses play on another.
+    extra["approved_digest"] = approved_digest
     service = TableService(store, table_id, rules_text=text, rng=SystemRng(), station="croupier", **extra)
     await service.start(user=user.name)
 
@@ -341,7 +344,14 @@ async def _serve(
         user = await _login(store, station, table_id, main)
         threshold = settings.large_payout_threshold if settings is not None else None
         await _start_table(
-            table, store, user, rules, table_id, threshold, round_clock_options(wheel, settings)
+            table,
+            store,
+            user,
+            rules,
+            table_id,
+            threshold,
+            round_clock_options(wheel, settings),
+            getattr(settings, "approved_digest", None),
         )
         if first_frame_exit:
             await table.shutdown()

@@ -53,6 +53,7 @@ async def start_table(
     user: User = DEMO_CROUPIER,
     betting_seconds: float | None = None,
     auto_confirm_seconds: float | None = None,
+    approved_digest: str | None = None,
 ) -> TableModel:
     """A started table service on a new SQLite store inside `directory`, behind the adapter
     (the round's clock off unless `betting_seconds` / `auto_confirm_seconds` are given).
@@ -74,6 +75,7 @@ async def start_table(
             claim=False,
             betting_seconds=betting_seconds,
             auto_confirm_seconds=auto_confirm_seconds,
+            approved_digest=approved_digest,
         )
         await service.start(user=user.name)
     except BaseException:

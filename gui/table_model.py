@@ -138,6 +138,8 @@ class TableSource(Protocol):
 
     async def resolve_irregularity(self, user: User, reason: str) -> list[Entry]: ...
 
+    async def clear_tilt(self, user: User, reason: str) -> list[Entry]: ...
+
     async def accept_sensor_result(self, user: User, reason: str) -> list[Entry]: ...
 
     async def set_bonus_preset(self, user: User, player: str, preset: Preset) -> list[Entry]: ...
@@ -460,6 +462,10 @@ class TableModel(QObject):
 
     def void_by(self, boss: User, reason: str) -> None:
         self._submit(lambda s: s.void(boss, reason))
+
+    def clear_tilt_by(self, boss: User, reason: str) -> None:
+        """A pit boss clears the RNG tilt (the generator's start-up test runs again first)."""
+        self._submit(lambda s: s.clear_tilt(boss, reason))
 
     def _signed_off(self, approver: str, pin: str, what: str) -> User | None:
         """The pit boss who signs `what` off, checked against the user store (None: refused)."""

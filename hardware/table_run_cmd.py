@@ -147,6 +147,7 @@ async def _run(args: argparse.Namespace) -> int:
         approval_threshold=threshold,
         station="headless",
         betting_seconds=betting,
+        approved_digest=getattr(settings, "approved_digest", None),  # the gate refuses another program
     )
     background: set[asyncio.Task[Any]] = set()
     stopped = False

@@ -82,6 +82,30 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     _signer(rl)
     rl.set_defaults(func=run_rules)
 
+    ct = psub.add_parser(
+        "clear-tilt",
+        help="clear a table's RNG tilt once the generator passes its start-up test again (on the "
+        "table's own store and PC; journaled with who and the test's result)",
+    )
+    add_db(ct)
+    add_table(ct, required=True, help="the table")
+    _signer(ct)
+    ct.set_defaults(func=run_clear_tilt)
+    sw = psub.add_parser(
+        "approve-software",
+        help="approve the software digest a table may run (settings software.approved_digest; journaled)",
+    )
+    sw.add_argument(
+        "digest",
+        nargs="?",
+        metavar="SHA256",
+        help="the digest (as drr audit software prints it); default: the one this program runs",
+    )
+    add_db(sw)
+    add_table(sw, required=True, help="the table")
+    _signer(sw)
+    sw.set_defaults(func=run_approve_software)
+
     r = sub.add_parser("report", help="a table's report for a UTC day or shift (rounds, handle, hold, hits)")
     add_db(r)
     add_table(r, required=True, help="the table")
@@ -213,6 +237,38 @@ def run_rules(args: argparse.Namespace) -> int:
         user = _authorize(store, args, "load_rules", args.only_table)
         load_rules(store, args.only_table, candidate, args.reason, user)  # type: ignore[arg-type]
     print(f"\n{args.file} accepted for table {args.only_table} from its next round by {args.user}")
+    return 0
+
+
+def run_clear_tilt(args: argparse.Namespace) -> int:
+    from engine.cli.store_args import open_from_args
+    from engine.table.gate_actions import clear_tilt
+
+    with open_from_args(args) as store:
+        user = _authorize(store, args, "resolve_irregularity", args.only_table)
+        result = clear_tilt(store, args.only_table, args.reason, user)  # type: ignore[arg-type]
+    print(f"table {args.only_table}: tilt cleared by {args.user} ({result.text()})")
+    return 0
+
+
+def run_approve_software(args: argparse.Namespace) -> int:
+    from engine.cli.store_args import open_from_args
+    from engine.software_id import running_digest
+    from engine.table.gate_actions import approve_software
+
+    digest = args.digest or running_digest()
+    settings = getattr(args, "settings", None)
+    with open_from_args(args) as store:
+        user = _authorize(store, args, "change_settings", args.only_table)
+        path = approve_software(
+            store,
+            args.only_table,
+            digest,
+            args.reason,
+            user,  # type: ignore[arg-type]
+            settings_file=getattr(settings, "source", None),
+        )
+    print(f"table {args.only_table}: software {digest} approved by {args.user} (written to {path})")
     return 0
 
 

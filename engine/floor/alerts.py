@@ -22,6 +22,9 @@ transaction); an update after it keeps the acknowledgement and is counted as new
 looks back `LOOKBACK` entries per table) and raises what it finds:
 
 - RNG faults (`rng.fault`: a generator failed its continuous health test; critical);
+- the gate's tilts (`table.tilted`: critical, "software not approved" for a digest other than the
+  approved one), their clearing (info), and the first start of a new digest when none is approved
+  (`table.new_software`, a warning the surveillance officer acknowledges);
 - sensor faults and miss-spins (wheel link faults, `round.no_spin`), irregularities;
 - manual results, voids, results overridden (`round.result_corrected`);
 - payouts at or above the threshold;
@@ -51,7 +54,15 @@ from engine.store.canonical import parse_time
 from engine.store.records import NewEvent
 from engine.store.stats import CHI_NEEDS, sector_needs
 from engine.store.users import FLOOR
-from engine.table_events import Irregularity, RngFault, SettingsChanged
+from engine.table_events import (
+    TILT_SOFTWARE,
+    Irregularity,
+    NewSoftware,
+    RngFault,
+    SettingsChanged,
+    TiltCleared,
+    Tilted,
+)
 from engine.wheel_events import (
     WheelBallNotDetected,
     WheelEvent,
@@ -131,7 +142,7 @@ def alert_identity(table: str, seq: int, kind: str, round_id: str | None, time: 
 
 
 def _entry_alert(
-    round_id: str | None, p: Payload | Unknown, threshold: Decimal
+    table: str, round_id: str | None, p: Payload | Unknown, threshold: Decimal
 ) -> tuple[str, str, str] | None:
     """(severity, kind, message) for a journal entry's typed payload that deserves an alert, else None."""
     rid = f"round {round_id}" if round_id else "the table"
@@ -154,6 +165,19 @@ def _entry_alert(
         )
     if isinstance(p, RngFault):
         return "critical", "rng fault", f"RNG fault on {rid}: {p.test or '?'} failed — play stopped"
+    if isinstance(p, Tilted):  # the gate (engine.table.gate): a program not approved, a generator failed
+        kind = "software not approved" if p.cause == TILT_SOFTWARE else "table tilted"
+        return "critical", kind, f"{table} tilted, play stopped: {p.reason or '?'}"
+    if isinstance(p, TiltCleared):
+        return "info", "tilt cleared", f"{table}: tilt ({p.cause}) cleared by {p.by}"
+    if isinstance(p, NewSoftware):
+        was = (p.previous or "none")[:16]
+        return (
+            "warning",
+            "new software",
+            f"{table} started with new software {p.running[:16]}… (before: {was}); "
+            "no digest is approved: check it against the approved program and acknowledge",
+        )
     if isinstance(p, RoundSettled) and p.total_paid >= threshold:
         return "warning", "large payout", f"{rid} paid {p.total_paid} (threshold {threshold})"
     if isinstance(p, WHEEL_FAULTS):
@@ -220,7 +244,7 @@ class AlertScanner:
                     if isinstance(p, DrrError):  # the chain's verification reports it (drr audit verify)
                         continue
                     self._note_settings(table, seq, p)
-                    hit = _entry_alert(round_id, p, self.payout_threshold)
+                    hit = _entry_alert(table, round_id, p, self.payout_threshold)
                     if hit is not None:
                         alert_id = alert_identity(table, seq, hit[1], round_id, time)
                         found.append(_event(alert_id, table, *hit, round_id, at=time, entry=f"{table}:{seq}"))

@@ -14,7 +14,7 @@ from engine.entry_types import EntryType
 from engine.journal_types import read, spellings
 from engine.store import Store, schema
 from engine.store.records import row_to_entry
-from engine.table_events import TableStarted
+from engine.table_events import TILT_RNG, TILT_SOFTWARE, RngFault, TableStarted, TiltCleared, Tilted
 
 
 @dataclass(frozen=True)
@@ -54,9 +54,43 @@ def last_started(store: Store, table: str) -> StartedProgram | None:
     )
 
 
+# The entries that tilt a table or end a tilt (engine.table.gate), read here as the table's fold does.
+_TILT_TYPES = (
+    EntryType.TABLE_STARTED,
+    EntryType.RNG_FAULT,
+    EntryType.TABLE_TILTED,
+    EntryType.TABLE_TILT_CLEARED,
+)
+
+
+def tilts(store: Store, table: str) -> dict[str, str]:
+    """Why `table` is tilted now, by cause, in words ({} when it may play): an RNG fault until a pit
+    boss clears it, a program other than the approved one until a start with the approved one."""
+    j = schema.journal
+    names = [name for t in _TILT_TYPES for name in spellings(t)]
+    with store.read() as conn:
+        rows = conn.execute(
+            sa.select(j).where(j.c.table_id == table, j.c.type.in_(names)).order_by(j.c.seq)
+        ).all()
+    out: dict[str, str] = {}
+    for row in rows:
+        p = read(row_to_entry(row))
+        if isinstance(p, TableStarted):
+            out.pop(TILT_SOFTWARE, None)
+        elif isinstance(p, RngFault):
+            out[TILT_RNG] = f"RNG fault: {p.test} failed"
+        elif isinstance(p, Tilted):
+            out[p.cause] = ("software not approved: " if p.cause == TILT_SOFTWARE else "") + p.reason
+        elif isinstance(p, TiltCleared):
+            out.pop(p.cause, None)
+    return out
+
+
 def started_text(store: Store, table: str) -> str:
-    """The line the pit boss and surveillance windows show for `table`."""
+    """The line the pit boss and surveillance windows show for `table` (its tilt first, in words)."""
+    tilted = tilts(store, table)
+    said = f"TILTED, play stopped — {'; '.join(tilted.values())}. " if tilted else ""
     started = last_started(store, table)
     if started is None:
-        return "no table.started in the journal (imported rounds only): software digest unknown"
-    return started.text()
+        return said + "no table.started in the journal (imported rounds only): software digest unknown"
+    return said + started.text()

@@ -20,6 +20,7 @@ from engine.round import (
     bonus_needed,
 )
 from engine.store.records import Entry
+from engine.table.gate import Play
 from engine.table.service_core import (
     TIMER_USER,
     ServiceCore,
@@ -67,6 +68,7 @@ class BonusCommands(ServiceCore):
                 raise IllegalTransition(f"{player} has no bonus game in this round")
             if player in self.state.games:
                 raise IllegalTransition(f"the bonus game of {player} has already started")
+            self._play(Play.BONUS)
             preset = self.state.presets.get(player, "cash_out")
             try:
                 game = BonusGame.start(s.rules, self.rng, player=player, preset=preset, clock=self.clock)
@@ -79,6 +81,7 @@ class BonusCommands(ServiceCore):
         require(user, "bonus_pick")
         async with self._lock:
             s, game = self._scratch(player)
+            self._play(Play.BONUS)
             try:
                 picked = game.pick(box)  # the next round's boxes are drawn here
             except HealthFailure as failure:
@@ -97,6 +100,8 @@ class BonusCommands(ServiceCore):
         async with self._lock:
             if self.state.round is None or self.state.round.phase is not Phase.BONUS:
                 return []
+            if not self._may(Play.BONUS):
+                return []  # tilted: no box is drawn; a pit boss voids the round or clears the tilt
             events: list[Step] = []
             s = self.state.round
             for player in list(self.state.games):

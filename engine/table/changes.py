@@ -39,6 +39,8 @@ from engine.table_events import (
     RngFault,
     RulesLoaded,
     SettingsChanged,
+    TiltCleared,
+    Tilted,
     TimerRestarted,
     WheelStartOrdered,
 )
@@ -83,7 +85,7 @@ class IrregularityNotice:
         return f"{label}: {self.reason}".strip()
 
 
-_LABELS = {"rng_fault": "RNG fault"}
+_LABELS = {"rng_fault": "RNG fault", "tilted": "table tilted"}
 
 
 def rng_fault_text(fault: RngFault) -> str:
@@ -227,8 +229,12 @@ def _one(p: Any) -> Changes:
         return _reason("irregularity", p.reason, p.kind)
     if isinstance(p, IrregularityResolved):
         return Changes(hold=True)
-    if isinstance(p, RngFault):  # the service refuses to draw until it is restarted
+    if isinstance(p, RngFault):  # the table is tilted (engine.table.gate) until a pit boss clears it
         return _reason("rng_fault", _rng_fault_reason(p), p.test)
+    if isinstance(p, Tilted):
+        return _reason("tilted", p.reason, p.cause)
+    if isinstance(p, TiltCleared):  # play may go on: the screens redraw their step and reason line
+        return Changes(hold=True)
     if isinstance(p, _round.BonusStarted):
         return Changes(phase=True, bonus=frozenset(p.players), pay_lines=True)
     if isinstance(p, _round.BonusOutcome):

@@ -196,6 +196,9 @@ class JournalFollower:
     async def resolve_irregularity(self, user: User, reason: str) -> list[Entry]:
         raise DrrError(READ_ONLY)
 
+    async def clear_tilt(self, user: User, reason: str) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
     async def accept_sensor_result(self, user: User, reason: str) -> list[Entry]:
         raise DrrError(READ_ONLY)
 

@@ -24,7 +24,7 @@ from typing import Any, Final, Literal
 from engine.auth import User
 from engine.bets import Bet, BetKind, legal_bets, offered_kinds
 from engine.entry_types import EntryType
-from engine.errors import IllegalWager
+from engine.errors import DrrError, IllegalWager
 from engine.exact import format_odds
 from engine.journal_types import entry_type
 from engine.rng import Rng, SystemRng
@@ -186,6 +186,11 @@ class HeadlessTable:
     async def _step(self) -> bool:
         svc, st = self.service, self.service.state
         s = st.round
+        if st.tilts:  # the gate stops play: nobody unattended may clear it, so the run ends here
+            raise DrrError(
+                f"table {svc.table} is tilted: {svc.view.hold}; the unattended run stops "
+                f"({svc.view.tilt_todo}: drr pitboss clear-tilt)"
+            )
         if st.hold is not None and s is not None and st.in_play:
             why = f"irregularity {st.hold.kind}: {st.hold.reason}"
             rid = s.round_id

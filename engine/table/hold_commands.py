@@ -7,7 +7,7 @@ the guards, the shared steps); split from the service by concern, behaviour unch
 from __future__ import annotations
 
 from engine.auth import User, require
-from engine.errors import IllegalTransition
+from engine.errors import DrrError, IllegalTransition
 from engine.round import (
     NoSpin,
     Phase,
@@ -17,7 +17,7 @@ from engine.round import (
     apply,
 )
 from engine.store.records import Entry
-from engine.table import wheel_drive
+from engine.table import gate_actions, wheel_drive
 from engine.table.holds import ACCEPT_SENSOR, hold_remedies
 from engine.table.service_core import (
     MISMATCH_HOLD,
@@ -137,3 +137,17 @@ class HoldCommands(ServiceCore):
                 confirmed_by=user.name,
             )
             return await self._run(user.name, [(resolved, s.round_id), *self._result_events(s, event)])
+
+    async def clear_tilt(self, user: User, reason: str) -> list[Entry]:
+        """A pit boss clears the RNG tilt (engine.table.gate): the generator runs its start-up test
+        again first; cleared (table.tilt_cleared, with who and the test's result) only if it passes,
+        else the fault is journaled again and the table stays tilted (DrrError)."""
+        async with self._lock:
+            self._need_started()
+            steps, cleared = gate_actions.clear_steps(self.state, self.rng, user, reason)
+            self._rng_fault_journaled = not cleared
+            entries = await self._run(user.name, [(p, self.state.round_id) for p in steps])
+            if not cleared:
+                why = self.rng.failure.message if self.rng.failure is not None else "the test failed"
+                raise DrrError(f"table {self.table} stays tilted: the generator failed its test again: {why}")
+            return entries

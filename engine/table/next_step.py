@@ -27,9 +27,10 @@ def next_step(view: TableView) -> NextStep:
     """The one place that says, for every phase and hold, why the table waits and what to do."""
     ph = view.phase
     actions = _side_actions(view)
-    if view.stopped:  # an RNG fault: nothing this station does helps until a restart
-        why = view.hold or "RNG fault"
-        return NextStep("Play stopped", False, why, "Restart the table service once it is checked", actions)
+    if view.stopped:  # tilted (engine.table.gate): no wager, no draw, no new round until it is cleared
+        why = view.hold or "the table is tilted"
+        todo = view.tilt_todo or "a pit boss clears the tilt"
+        return NextStep("Play stopped", False, why, f"Table tilted: {todo}", actions)
     if view.hold and ph is Phase.IDLE:
         return NextStep("Starting…", False, view.hold, "Wait a moment", actions)
     rem = view.remedies
@@ -115,7 +116,12 @@ def _side_actions(view: TableView) -> dict[str, str]:
     in_play = ph in IN_PLAY
     out = {MANUAL: "", NO_SPIN_ACTION: "", VOID: "", APPROVE: "", PIT_BOSS: ""}
     if view.stopped:
-        return dict.fromkeys(out, "play is stopped by an RNG fault")
+        # A void stays open to a pit boss (every wager returned); the rest waits for the tilt's end.
+        greyed = dict.fromkeys(out, f"the table is tilted ({view.hold or 'play stopped'})")
+        greyed[VOID] = "" if in_play else "only a round in play is voided here"
+        if "rng" in view.tilt_causes:
+            greyed[PIT_BOSS] = ""  # the pit boss clears the RNG tilt here (the health test runs first)
+        return greyed
     if ph is not Phase.CLOSED:
         out[MANUAL] = "a result is entered by hand after no more bets, before one is recorded"
     elif rem is not None:

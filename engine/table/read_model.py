@@ -27,6 +27,7 @@ from engine.rules import CASH_OUT_FROM_ROUND, RulesSubmission
 from engine.settlement import BONUS, RoundSettlement
 from engine.store.records import Entry
 from engine.table.changes import EVERYTHING, Changes, changes_of, rng_fault_text
+from engine.table.gate import Verdict, tilt_refusals
 from engine.table.holds import HoldRemedies, hold_remedies
 from engine.table.limits import LimitsInForce, limits_in_force
 from engine.table.next_step import next_step
@@ -43,6 +44,7 @@ from engine.table.view import (
     odds_text,
 )
 from engine.table.wheel_drive import wheel_phase
+from engine.table_events import TILT_RNG
 
 HISTORY_KEPT: Final = 500  # results in the history strip (and the player display's statistics)
 _SETTLED: Final = EntryType.ROUND_SETTLED.value
@@ -158,7 +160,9 @@ def build_view(
         bonus_games=games,
         approvals_needed=approvals,
         hold=hold_text(st),
-        stopped=st.rng_fault is not None,
+        stopped=bool(st.tilts),
+        tilt_todo=Verdict(tuple(tilt_refusals(st))).todo(),
+        tilt_causes=tuple(st.tilts),
         spin=wheel_phase(st),
         # The round's settings while it is in play; a change waits for the next round (shown so).
         limits=limits_in_force(rules.limits, st.round_settings if st.in_play else st.settings, st.settings)
@@ -180,15 +184,19 @@ def starting_view(table: str, reason: str) -> TableView:
 
 
 def hold_text(st: TableState) -> str | None:
-    """What stops the round, in one line: an RNG fault first (it outlasts any hold), else the hold."""
-    if st.rng_fault is not None:
-        return rng_fault_text(st.rng_fault)
+    """What stops the round, in one line: the tilt's causes first (they outlast any hold: an RNG
+    fault in its own words), else the hold."""
+    if st.tilts:
+        return "; ".join(
+            rng_fault_text(st.rng_fault) if r.cause == TILT_RNG and st.rng_fault is not None else r.text()
+            for r in tilt_refusals(st)
+        )
     return None if st.hold is None else f"{st.hold.kind.replace('_', ' ')}: {st.hold.reason}"
 
 
 def remedies(st: TableState) -> HoldRemedies | None:
     """The hold in words and what ends it (engine.table.holds), while a round is on hold."""
-    if st.hold is None or st.round is None or st.rng_fault is not None:
+    if st.hold is None or st.round is None or st.tilts:
         return None
     return hold_remedies(st.hold, st.round.phase, st.expected_game)
 

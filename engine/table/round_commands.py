@@ -31,6 +31,7 @@ from engine.rules_play import rules_for_play
 from engine.store.records import Entry
 from engine.table import dealer as dealers
 from engine.table import limits as table_limits
+from engine.table.gate import Play
 from engine.table.service_core import (
     ServiceCore,
     Step,
@@ -54,6 +55,7 @@ class RoundCommands(ServiceCore):
         require(user, "open_bets")
         async with self._lock:
             self._need_started()
+            self._play(Play.OPEN_BETS)
             if self.state.in_play:
                 raise IllegalTransition(
                     f"cannot open bets: round {self.state.round_id} is still {self.phase.upper()}"
@@ -130,6 +132,7 @@ class RoundCommands(ServiceCore):
     ) -> list[Step]:
         # OPEN, or RESULT in a round of winning wagers only: apply() says which is allowed.
         s = self._round(Phase.OPEN, Phase.RESULT, doing="place a wager")
+        self._play(Play.WAGER)
         # The limits of the Rules Submission (engine.round.check_wager), of the pit boss's settings as
         # the round opened and the player's own (engine.table.limits).
         settings = self.state.settings if self._round_settings is None else self._round_settings
@@ -181,6 +184,7 @@ class RoundCommands(ServiceCore):
         require(user, "no_more_bets")
         async with self._lock:
             s = self._round(Phase.OPEN, doing="call no more bets")
+            self._play(Play.DRAW)
             try:
                 step = self._close_event(s)
             except HealthFailure as failure:
@@ -282,6 +286,7 @@ class RoundCommands(ServiceCore):
         require(user, "open_bets")
         async with self._lock:
             s = self._round(Phase.SETTLED, Phase.VOID, doing="go to the next round")
+            self._play(Play.NEW_ROUND)
             return await self._run(user.name, [(NextRound(s.round_id), s.round_id)])
 
     async def load_rules(self, user: User, text: bytes, source: str = "the Rules Submission") -> list[Entry]:

@@ -43,8 +43,9 @@ from engine.store.evidence import check_for_start
 from engine.store.evidence import started as evidence_started
 from engine.store.journal import Journal
 from engine.store.records import Entry, row_to_entry
-from engine.table import wheel_drive
+from engine.table import gate_actions, wheel_drive
 from engine.table.changes import Changes
+from engine.table.gate import Gate, Play
 from engine.table.holds import WHAT
 from engine.table.read_model import ReadModel
 from engine.table.recovery import RecoveryReport, recover
@@ -53,6 +54,7 @@ from engine.table.state import TableState
 from engine.table.thresholds import approval_threshold
 from engine.table.view import TableView
 from engine.table_events import (
+    TILT_RNG,
     RngFault,
     RulesLoaded,
     TableStarted,
@@ -130,6 +132,7 @@ class ServiceCore:
         stamp_with_clock: bool = False,
         betting_seconds: float | None = None,
         auto_confirm_seconds: float | None = None,
+        approved_digest: str | None = None,
     ) -> None:
         self.store = store
         self.table = check_table_id(table)
@@ -137,6 +140,10 @@ class ServiceCore:
         # Every draw goes through the continuous health tests (NIST SP 800-90B § 4.4): a failure
         # journals rng.fault and the table refuses to draw until it is restarted.
         self.rng: HealthTestedRng = HealthTestedRng(rng if rng is not None else SystemRng())
+        # The one gate for what may be played (engine.table.gate): tilts (an RNG fault, software not
+        # approved) and the rules-play hook; the digest the settings file approves for this table.
+        self.gate = Gate()
+        self.approved_digest = approved_digest
         if not allow_seeded_rng:
             require_production(self.rng)
         self._rng_fault_journaled = False
@@ -235,6 +242,13 @@ class ServiceCore:
                 seeded = seeded_play_problem(self.store, self.table)
                 if seeded is not None:
                     raise DrrError(seeded, 2)
+            software = running_digest()
+            # Before the first draw of this start: the generator's start-up test (NIST SP 800-90B
+            # § 4.3) and the running software against the approved digest (engine.table.gate_actions).
+            checks = gate_actions.start_steps(
+                self.rng, software, self.approved_digest, gate_actions.last_software(self.store, self.table)
+            )
+            self._rng_fault_journaled = not checks.startup.passed
             events: list[Payload] = [
                 TableStarted(
                     station=self.station,
@@ -243,11 +257,12 @@ class ServiceCore:
                     recovered_to=report.last_seq,
                     round_in_play=report.round_id,
                     phase=report.phase,
-                    software=running_digest(),
+                    software=software,
                     key=key.public,
                     large_payout=str(self.approval_threshold),  # the pit boss's settings tab shows it
                     canonical=RFC8785,  # this chain's entries are RFC 8785 text from here on
-                )
+                ),
+                *checks.steps,
             ]
             if rules is not None and text is not None and self.state.latest_rules != rules.sha256:
                 events.append(_rules_loaded(rules, text))
@@ -427,6 +442,19 @@ class ServiceCore:
             now = self.state.phase.upper()
             raise IllegalTransition(f"cannot {doing} now: the round is {now}")
         return s
+
+    def _play(self, play: Play) -> None:
+        """The gate (engine.table.gate): TableTilted unless the table may `play` now."""
+        if self.rng.failure is not None and TILT_RNG not in self.state.tilts:
+            # A pit boss cleared the tilt from another process after the generator passed its test
+            # there (drr pitboss clear-tilt): this process's latch follows the journal.
+            self.rng.reset()
+            self._rng_fault_journaled = False
+        self.gate.check(self.state, play)
+
+    def _may(self, play: Play) -> bool:
+        """The gate's answer where nothing can be refused (a wheel message, a timer): play or not."""
+        return self.gate.verdict(self.state, play).ok
 
     def _no_hold(self, doing: str) -> None:
         hold = self.state.hold

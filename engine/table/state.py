@@ -27,8 +27,11 @@ spellings mapped) and folded by its payload class:
   rounds opened from now on (the latest of the two facts).
 - Every player's wagers of the last round they played (`last_wagers`, kept when the round leaves the
   felt: the croupier's *Rebet*).
-- RngFault (`rng.fault`): the generator failed a continuous health test; `rng_fault` keeps it (the
-  screens show it) until the table service restarts (`table.started`, a fresh generator check).
+- RngFault (`rng.fault`): the generator failed a health test or raised; `rng_fault` keeps it (the
+  screens show it) and the table is tilted (`tilts`, read by engine.table.gate) until a pit boss
+  clears it (TiltCleared, `table.tilt_cleared`, after the generator passed its test again): a
+  restart does not clear it. Tilted (`table.tilted`): the gate's other causes; a "software" tilt is
+  re-decided at every start, so `table.started` drops it.
 Round facts about another round than the one on the felt (e.g. the pit-boss station voiding or
 correcting a settled round) are left to the store's projections. Logins, alerts, `table.started`
 and types this build does not know are kept in the journal and not folded (NOT_FOLDED; their
@@ -68,6 +71,8 @@ from engine.rules import RulesSubmission, parse_rules
 from engine.store.records import Entry
 from engine.table.settlements import SettlementCache
 from engine.table_events import (
+    TILT_RNG,
+    TILT_SOFTWARE,
     AutoConfirmDue,
     BettingTime,
     DealerChanged,
@@ -83,6 +88,8 @@ from engine.table_events import (
     RngFault,
     RulesLoaded,
     SettingsChanged,
+    TiltCleared,
+    Tilted,
     TimerRestarted,
     WheelStartOrdered,
 )
@@ -123,6 +130,9 @@ NOT_FOLDED: Final = frozenset(
         EntryType.ALERT_UPDATED,
         EntryType.ACTION_REFUSED,
         EntryType.HISTORY_IMPORTED,
+        EntryType.RNG_STARTUP_TEST,  # a failed one comes with its rng.fault, which tilts
+        EntryType.TABLE_SOFTWARE_APPROVED,  # the gate reads the approved digest from the settings file
+        EntryType.TABLE_NEW_SOFTWARE,  # surveillance's alert only
     }
 )
 
@@ -204,7 +214,8 @@ class TableState:
     pending_result: PendingResult | None = None
     manual_entry: tuple[int, str] | None = None
     hold: Hold | None = None
-    rng_fault: RngFault | None = None  # the service refuses to draw until its restart (table.started)
+    rng_fault: RngFault | None = None  # the latest fault of the generator, until a pit boss clears it
+    tilts: dict[str, Tilted] = field(default_factory=dict)  # by cause: why play stopped (engine.table.gate)
     approved: frozenset[str] = frozenset()
     approved_by: str | None = None
     presets: dict[str, Preset] = field(default_factory=dict)
@@ -253,7 +264,9 @@ class TableState:
                 f"journal of table {self.table}: entry {self.last_seq + 1} is missing before {entry.seq}"
             )
         if entry_type(entry.type) is EntryType.TABLE_STARTED:
-            self.rng_fault = None  # a restarted service checks its generator afresh
+            # A restart re-decides the software check (its tilt, if any, follows in the same batch); an
+            # RNG tilt outlasts it: only a pit boss clears that, after the generator's test passes.
+            self.tilts.pop(TILT_SOFTWARE, None)
             # A new process, a new wheel link: a spin ordered before the restart is taken as not yet
             # launched, so the driver sends the start again once the wheel waits in state 2 (a wheel
             # still spinning that spin reports its launch or result first, which ends the order).
@@ -315,6 +328,13 @@ class TableState:
             self.hold = None
         elif isinstance(p, RngFault):
             self.rng_fault = p
+            self.tilts[TILT_RNG] = Tilted(TILT_RNG, p.message)
+        elif isinstance(p, Tilted):
+            self.tilts[p.cause] = p
+        elif isinstance(p, TiltCleared):
+            self.tilts.pop(p.cause, None)
+            if p.cause == TILT_RNG:
+                self.rng_fault = None
         elif isinstance(p, NextRound):
             self._remember_wagers()
             self._clear_round()

@@ -146,7 +146,9 @@ class TableView:
     bonus_games: tuple[BonusView, ...] = ()
     approvals_needed: tuple[str, ...] = field(default=())  # wager ids awaiting pit-boss approval
     hold: str | None = None  # an unresolved irregularity: nothing is confirmed or settled meanwhile
-    stopped: bool = False  # the hold is an RNG fault: no draw until the table service restarts
+    stopped: bool = False  # the table is tilted (engine.table.gate): no play until a pit boss clears it
+    tilt_todo: str = ""  # what ends the tilt, in words (the gate's)
+    tilt_causes: tuple[str, ...] = ()  # engine.table_events.TILT_* of the tilt, in the order they came
     spin: WheelPhase = IDLE_SPIN  # the spin's step and countdown (the phase strip)
     limits: LimitsInForce = field(default_factory=LimitsInForce)  # in force (engine.table.limits)
     dealer: str | None = None  # who deals the next round opened (table.dealer_changed)

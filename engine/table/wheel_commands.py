@@ -16,6 +16,7 @@ from engine.round import (
 )
 from engine.store.records import Entry
 from engine.table import wheel_drive
+from engine.table.gate import Play
 from engine.table.holds import WHAT
 from engine.table.service_core import (
     MISMATCH_HOLD,
@@ -154,6 +155,8 @@ class WheelCommands(ServiceCore):
             # this warning): the result is doubtful whatever was accepted; hold before settling.
             irregular(MISMATCH_HOLD, ev.advice or "number line vs status line")
         elif isinstance(ev, WheelNoMoreBets) and s.phase is Phase.OPEN:
+            if not self._may(Play.DRAW):
+                return out  # tilted (engine.table.gate): the wheel's message is kept, no draw is made
             try:
                 out.append(self._close_event(s))  # the wheel's state 4 closes bets when the croupier has not
             except HealthFailure as failure:  # the wheel's message is kept; bets stay open, no draw

@@ -626,10 +626,11 @@ class CroupierWindow(FirstPaintWindow):
         self.action.setToolTip(step.line)
         self.guide.setText(step.line)
         text, colour_name = PHASE_TEXT[self.phase]
-        # An RNG fault is the table's loudest state: red, bold, and on screen until the restart.
+        # A tilt (engine.table.gate) is the table's loudest state: red, bold, on screen until cleared.
         self.reason.setStyleSheet(STOPPED_STYLE if self._view.stopped else "")
         if self._view.stopped:
-            text, colour_name = "RNG FAULT", "#ff4040"
+            text = "RNG FAULT" if self._view.tilt_causes == ("rng",) else "TILTED"
+            colour_name = "#ff4040"
             self.reason.setText(why)
         elif self.hold and self.phase is Phase.IDLE:
             text, colour_name = "STARTING", "#9aa6b2"
@@ -898,6 +899,9 @@ class CroupierWindow(FirstPaintWindow):
         if greyed:
             self.show_reason(greyed)
             return
+        if not void and "rng" in view.tilt_causes:
+            self.ask_clear_tilt()
+            return
         rem = view.remedies
         offer = tuple(r for r in rem.remedies if r in PERMISSION and r != NO_SPIN) if rem else ()
         if void:
@@ -908,6 +912,25 @@ class CroupierWindow(FirstPaintWindow):
             signed = signed_remedy(dialog, choice)
             if signed is not None:
                 carry_out(self.table, signed)
+
+    def ask_clear_tilt(self) -> None:
+        """A pit boss clears the RNG tilt here: name, PIN and what was checked; the engine runs the
+        generator's start-up test again and clears only if it passes (engine.table.gate)."""
+        from gui.floor.signoff import SignOffDialog
+
+        dialog = SignOffDialog(
+            None,
+            "croupier",
+            "resolve_irregularity",
+            "Clear the tilt",
+            f"{self._view.hold}.\nThe generator's start-up test runs again; "
+            "the tilt is cleared only if it passes.",
+            parent=self,
+            authorize=lambda name, pin, permission: self.table.sign_in(name, pin, permission),
+        )
+        self.last_dialog = dialog
+        if dialog.exec() and dialog.user is not None:
+            self.table.clear_tilt_by(dialog.user, dialog.reason_text)
 
     def ask_approval(self) -> None:
         if not self.approvals:

@@ -254,3 +254,24 @@ def test_the_wheel_link_spec_carries_the_serial_settings(
     settings = Settings(wheel=wheel, serial=dataclasses.replace(config.SerialSettings(), **serial))  # type: ignore[arg-type]
     assert config.KEYS["wheel.spec"].convert(wheel) == wheel  # every one of these is a valid spec
     assert settings.wheel_link_spec == expected
+
+
+def test_the_approved_digest_is_written_into_the_settings_file_keeping_the_rest(tmp_path: Path) -> None:
+    from engine.config import ConfigError, load_settings, set_approved_digest
+
+    path = tmp_path / "settings.toml"
+    before = '[table]\nid = "T7"  # the pit\'s seventh\n\n[logging]\nlevel = "DEBUG"\n'
+    path.write_text(before, encoding="utf-8")
+    assert load_settings(path).approved_digest is None
+    set_approved_digest("A" * 64, path)
+    assert load_settings(path).approved_digest == "a" * 64
+    set_approved_digest("b" * 64, path)  # replaced, not added twice
+    text = path.read_text(encoding="utf-8")
+    assert text.count("approved_digest") == 1 and "# the pit's seventh" in text
+    settings = load_settings(path)
+    assert (settings.approved_digest, settings.table_id, settings.log_level) == ("b" * 64, "T7", "DEBUG")
+    with pytest.raises(ConfigError, match="sha256"):
+        set_approved_digest("not-a-digest", path)
+    path.write_text('[software]\napproved_digest = "xyz"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"software\.approved_digest"):
+        load_settings(path)

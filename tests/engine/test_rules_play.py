@@ -105,6 +105,41 @@ def test_the_table_service_refuses_it_at_start_and_from_a_pit_boss(tmp_path: Pat
             asyncio.run(load())
 
 
+def test_bets_do_not_open_under_a_refused_submission_an_older_program_journaled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The gate (engine.table.gate) asks the same check before bets open: a journal whose latest Rules
+    Submission was loaded before the check existed is not played under it."""
+    from engine.auth import User
+    from engine.table import round_commands
+    from engine.table.gate import TableTilted
+
+    with open_store(str(tmp_path / "t.sqlite"), table="T1") as store:
+
+        async def older_program_loads_it() -> None:
+            svc = TableService(store, "T1", rng=SystemRng())
+            await svc.start()
+            with monkeypatch.context() as m:  # the load as it was: structure only
+                m.setattr(round_commands, "rules_for_play", lambda text, source="": parse_rules(text))
+                await svc.load_rules(User("pat", "pitboss"), OVER_100.encode())
+            await svc.close()
+
+        asyncio.run(older_program_loads_it())
+
+        async def open_bets() -> None:
+            svc = TableService(store, "T1", rng=SystemRng())
+            await svc.start()
+            try:
+                await svc.open_bets(User("cora", "croupier"))
+            finally:
+                await svc.close()
+
+        with pytest.raises(TableTilted) as refused:
+            asyncio.run(open_bets())
+        assert REASON in str(refused.value) and "drr rules check accepts" in str(refused.value)
+        assert "round.opened" not in [e.type for e in store.journal.entries("T1")]
+
+
 def test_the_croupier_station_refuses_it(
     tmp_path: Path, bad_rules: Path, capsys: pytest.CaptureFixture[str], qapp: object
 ) -> None:

@@ -11,6 +11,7 @@ from engine.entry_types import EntryType
 from engine.journal_types import read
 from engine.rng import HealthFailure
 from engine.store import Store
+from engine.table.gate import TableTilted
 from engine.table_events import RngFault
 from tests.rng.test_health import Stuck
 from tests.table.helpers import CROUPIER, make_service, some_wagers, spin, wheel
@@ -36,7 +37,7 @@ def test_table_journals_an_rng_fault_and_refuses_to_draw(store: Store) -> None:
         await some_wagers(svc)
         with pytest.raises(HealthFailure, match="repetition count test"):
             await svc.no_more_bets(CROUPIER)
-        with pytest.raises(HealthFailure):  # still refused; the fault is journaled once
+        with pytest.raises(TableTilted):  # still refused, by the gate now; the fault is journaled once
             await svc.no_more_bets(CROUPIER)
         # The wheel's own "no more bets" is journaled, the draw is not made.
         await wheel(svc, *spin(2)[1:])
