@@ -88,5 +88,5 @@ def done_words(store: Store, table: str, done: str) -> str:
         return done
     return (
         f"{done} at the floor database: sent to table {table}, which decides it again when its "
-        "forwarder next runs (drr recall shows whether the table took or refused it)"
+        "forwarder next runs (`drr history show ROUND_ID` shows whether the table took or refused it)"
     )

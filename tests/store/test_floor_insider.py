@@ -221,5 +221,5 @@ def test_the_pit_boss_is_told_a_void_at_the_floor_is_sent_not_done(
     argv = ["history", "void", f"{table_id}-000001", "--db", central_url, "--table", table_id]
     code = main([*argv, "--reason", "dispute", "--user", "pat", "--pin", "246824"])
     said = capsys.readouterr().out.strip()
-    assert code == 0 and "sent to table" in said and "drr recall" in said, said
+    assert code == 0 and "sent to table" in said and "drr history show" in said, said
     assert actions.round_row(store, f"{table_id}-000001", table_id).status == "settled"  # not yet
