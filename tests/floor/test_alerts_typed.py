@@ -10,6 +10,7 @@ from decimal import Decimal
 from engine.floor.alerts import AlertScanner, list_alerts
 from engine.store import Store
 from tests.floor.helpers import store, store_url  # noqa: F401 - fixtures
+from tests.payloads import RULES_SHA
 
 NOW = datetime(2026, 11, 29, 11, 0, tzinfo=UTC)
 WHEN = "2026-11-29T10:59:30.000000Z"
@@ -20,7 +21,7 @@ def _append(store: Store, kind: str, payload: dict[str, object], round_id: str |
 
 
 def test_a_short_settled_form_over_the_threshold_is_a_large_payout(store: Store) -> None:  # noqa: F811
-    _append(store, "round.opened", {"round_id": "r1"})
+    _append(store, "round.opened", {"round_id": "r1", "rules_sha256": RULES_SHA})
     _append(store, "round.settled", {"wagered": "10.00", "paid": "6000.00"})
     found = AlertScanner(payout_threshold=Decimal(5000)).scan(store, ["T7"], now=NOW)
     assert [(a.kind, a.message) for a in found] == [
@@ -41,7 +42,7 @@ def test_the_wheel_layers_first_names_are_sensor_faults(store: Store) -> None:  
 
 
 def test_an_unreadable_entry_is_skipped_and_the_scan_goes_on(store: Store) -> None:  # noqa: F811
-    _append(store, "round.opened", {"round_id": "r1"})
+    _append(store, "round.opened", {"round_id": "r1", "rules_sha256": RULES_SHA})
     _append(store, "rng.fault", {"test": "repetition count test"})  # no generator, no counts: unreadable
     _append(store, "round.voided", {"reason": "table closed"})
     found = AlertScanner().scan(store, ["T7"], now=NOW)
