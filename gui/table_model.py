@@ -122,6 +122,10 @@ class TableSource(Protocol):
 
     async def dispute_result(self, user: User, reason: str) -> list[Entry]: ...
 
+    def hold_confirmation(self, user: User) -> bool: ...
+
+    async def resume_confirmation(self, user: User) -> list[Entry]: ...
+
     async def manual_result(self, user: User, number: int, reason: str) -> list[Entry]: ...
 
     async def approve_payout(self, user: User) -> list[Entry]: ...
@@ -424,18 +428,50 @@ class TableModel(QObject):
     def confirm_result(self) -> None:
         self._submit(lambda s: s.confirm_result(self.user))
 
-    def dispute_result(self, reason: str) -> None:
-        """The croupier disputes the wheel's number before it confirms itself (a hold follows)."""
-        self._submit(lambda s: s.dispute_result(self.user, reason))
+    def hold_confirmation(self) -> bool:
+        """A dialog about the wheel's pending result is opening: the service stops its automatic
+        confirmation now, before the dialog shows (a plain call, not a task: nothing can confirm the
+        number in between). False when there was nothing to stop (or nobody may act here)."""
+        source = self.source
+        if source is None or self.signed_out:
+            return False
+        try:
+            return source.hold_confirmation(self.user)
+        except DrrError:
+            return False
 
-    def manual_result(self, number: int, reason: str, by: User | None = None) -> None:
+    def resume_confirmation(self) -> None:
+        """The dialog closed without a dispute or a result: the countdown starts over (journaled)."""
+        self._submit(lambda s: s.resume_confirmation(self.user))
+
+    def dispute_result(self, reason: str, *, resume: bool = False) -> None:
+        """The croupier disputes the wheel's number before it confirms itself (a hold follows);
+        `resume`: the dialog had stopped the confirmation, which resumes if the dispute is refused."""
+
+        async def dispute(source: TableSource) -> None:
+            try:
+                await source.dispute_result(self.user, reason)
+            finally:
+                if resume:
+                    await source.resume_confirmation(self.user)
+
+        self._submit(dispute)
+
+    def manual_result(
+        self, number: int, reason: str, by: User | None = None, *, resume: bool = False
+    ) -> None:
         """A result typed by hand (twice on screen), with the reason the croupier (or the pit boss
-        `by`, during a hold) chose; the service's own two steps journal both entries."""
+        `by`, during a hold) chose; the service's own two steps journal both entries. `resume`: as
+        for dispute_result."""
         user = by or self.user
 
         async def twice(source: TableSource) -> None:
-            await source.manual_result(user, number, reason)
-            await source.manual_result(user, number, reason)
+            try:
+                await source.manual_result(user, number, reason)
+                await source.manual_result(user, number, reason)
+            finally:
+                if resume:
+                    await source.resume_confirmation(self.user)
 
         self._submit(twice)
 
