@@ -169,6 +169,9 @@ class TableModel(QObject):
     sensorHealth = Signal(object)
     irregularity = Signal(str)
     refused = Signal(str)
+    # A refusal of a player's bonus command (pick, cash-out, preset, start) only: the bonus screen
+    # shows these and never the croupier's refusals (issue 25 point 3: each station its own messages).
+    bonusRefused = Signal(str)
     historyChanged = Signal(object)
     dealerChanged = Signal(object)  # engine.auth.User who deals now, None: signed out
 
@@ -313,7 +316,11 @@ class TableModel(QObject):
     # --- commands -----------------------------------------------------------------------------
 
     def _submit(
-        self, make: Callable[[TableSource], Coroutine[Any, Any, Any]], *, dealer: bool = True
+        self,
+        make: Callable[[TableSource], Coroutine[Any, Any, Any]],
+        *,
+        dealer: bool = True,
+        bonus: bool = False,
     ) -> None:
         """`make(source)` as a task; `dealer`: a croupier's command, refused while nobody is signed in
         (the wheel's messages and the players' own bonus games go on regardless)."""
@@ -323,10 +330,10 @@ class TableModel(QObject):
         if dealer and self.signed_out:
             self.refused.emit(SIGNED_OUT)
             return
-        self._spawn(make(self.source))
+        self._spawn(make(self.source), bonus=bonus)
 
-    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
-        task = asyncio.ensure_future(self._guarded(coro))
+    def _spawn(self, coro: Coroutine[Any, Any, Any], *, bonus: bool = False) -> None:
+        task = asyncio.ensure_future(self._guarded(coro, bonus=bonus))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
@@ -366,11 +373,13 @@ class TableModel(QObject):
         """`player`'s wagers of their last round again, each checked like any wager."""
         self._submit(lambda s: s.rebet(self.user, player, seat=self._seat(player)))
 
-    async def _guarded(self, coro: Coroutine[Any, Any, Any]) -> None:
+    async def _guarded(self, coro: Coroutine[Any, Any, Any], *, bonus: bool = False) -> None:
         try:
             await coro
         except DrrError as exc:
             self.refused.emit(exc.message)
+            if bonus:
+                self.bonusRefused.emit(exc.message)
 
     def open_bets(self) -> None:
         self._submit(lambda s: s.open_bets(self.user))
@@ -542,16 +551,16 @@ class TableModel(QObject):
             self._submit(lambda s: s.void(boss, reason))
 
     def bonus_start(self, player: str) -> None:
-        self._submit(lambda s: s.bonus_start(self.user, player), dealer=False)
+        self._submit(lambda s: s.bonus_start(self.user, player), dealer=False, bonus=True)
 
     def bonus_pick(self, player: str, box: int) -> None:
-        self._submit(lambda s: s.bonus_pick(self.user, player, box), dealer=False)
+        self._submit(lambda s: s.bonus_pick(self.user, player, box), dealer=False, bonus=True)
 
     def bonus_cash_out(self, player: str) -> None:
-        self._submit(lambda s: s.bonus_cash_out(self.user, player), dealer=False)
+        self._submit(lambda s: s.bonus_cash_out(self.user, player), dealer=False, bonus=True)
 
     def bonus_set_preset(self, player: str, preset: Preset) -> None:
-        self._submit(lambda s: s.set_bonus_preset(self.user, player, preset), dealer=False)
+        self._submit(lambda s: s.set_bonus_preset(self.user, player, preset), dealer=False, bonus=True)
 
     async def shutdown(self) -> None:
         if self._unsubscribe is not None:

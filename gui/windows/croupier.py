@@ -50,6 +50,7 @@ from gui.widgets.felt import LUCKY_HEADINGS, LUCKY_SIZES, FeltWidget
 from gui.widgets.phase_strip import PhaseStrip
 from gui.widgets.status import HistoryStrip, SensorHealth, SensorStatus, chip_pixmap
 from gui.widgets.wager_entry import WagerEntry
+from gui.windows.bonus_screen import BonusScreen
 from gui.windows.dialogs import ApprovalDialog, ManualResultDialog, ReasonDialog
 from gui.windows.first_paint import FirstPaintWindow
 
@@ -92,6 +93,7 @@ class CroupierWindow(FirstPaintWindow):
         parent: QWidget | None = None,
         *,
         chips: Sequence[Decimal] = CHIP_VALUES,
+        own_bonus: bool = False,
     ) -> None:
         super().__init__(parent)
         self.table = table
@@ -111,6 +113,9 @@ class CroupierWindow(FirstPaintWindow):
         self._shortcuts()
         self._connect()
         self._restore()
+        # own_bonus: no bonus window in this set-up (`drr gui --station croupier`): the station plays
+        # the bonus games itself on a screen of its own that comes up with a game (issue 25 point 4).
+        self.bonus_screen: BonusScreen | None = BonusScreen(table, pops_up=True) if own_bonus else None
 
     # --- the table as the model pushed it (read, never copied) ---------------------------------
 
@@ -972,4 +977,6 @@ class CroupierWindow(FirstPaintWindow):
     # --- lifecycle ----------------------------------------------------------------------------
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.bonus_screen is not None:
+            self.bonus_screen.close()
         event.accept()
