@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -81,6 +82,23 @@ PHASE_TEXT = {
     Phase.SETTLED: ("SETTLED", "#9aa6b2"),
     Phase.VOID: ("VOID", "#ff5a52"),
 }
+
+
+class WrappedLine(QLabel):
+    """A line of words that never widens the window (issue 25 point 3: a hold's long line made the
+    croupier window 2,121 px wide): it wraps within the width it is given, and the whole text is on
+    hover too."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__(text)
+        self.setWordWrap(True)
+        policy = self.sizePolicy()
+        policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
+        self.setSizePolicy(policy)
+
+    def setText(self, text: str) -> None:  # type: ignore[override]
+        super().setText(text)
+        self.setToolTip(text)
 
 
 class CroupierWindow(FirstPaintWindow):
@@ -187,9 +205,8 @@ class CroupierWindow(FirstPaintWindow):
         self.action.setMinimumWidth(360)
         self.action.clicked.connect(self.press_action)
         # The line under the big button: why the table waits and what to do (the view's step).
-        self.guide = QLabel("")
+        self.guide = WrappedLine()
         self.guide.setObjectName("guide")
-        self.guide.setWordWrap(True)
         action_box = QVBoxLayout()
         action_box.setSpacing(2)
         action_box.addWidget(self.action)
@@ -227,7 +244,7 @@ class CroupierWindow(FirstPaintWindow):
         self.wager_entry.refused.connect(self.show_reason)
         outer.addWidget(self.wager_entry)
 
-        self.reason = QLabel("")
+        self.reason = WrappedLine()
         self.reason.setObjectName("reason")
         outer.addWidget(self.reason)
 
