@@ -436,7 +436,8 @@ def croupier_windows(table: Any, *, all_windows: bool, read_only: bool, chips: A
     from gui.windows.player_display import PlayerDisplay
 
     extra = {"chips": chips} if chips is not None else {}
-    windows: list[Any] = [CroupierWindow(table, table.players, **extra)]
+    # Without the bonus window the croupier station plays the bonus games itself (issue 25).
+    windows: list[Any] = [CroupierWindow(table, table.players, own_bonus=not all_windows, **extra)]
     if all_windows:
         windows += [PlayerDisplay(table), BonusScreen(table)]
     return windows

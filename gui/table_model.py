@@ -122,6 +122,10 @@ class TableSource(Protocol):
 
     async def dispute_result(self, user: User, reason: str) -> list[Entry]: ...
 
+    def hold_confirmation(self, user: User) -> bool: ...
+
+    async def resume_confirmation(self, user: User) -> list[Entry]: ...
+
     async def manual_result(self, user: User, number: int, reason: str) -> list[Entry]: ...
 
     async def approve_payout(self, user: User) -> list[Entry]: ...
@@ -167,6 +171,9 @@ class TableModel(QObject):
     sensorHealth = Signal(object)
     irregularity = Signal(str)
     refused = Signal(str)
+    # A refusal of a player's bonus command (pick, cash-out, preset, start) only: the bonus screen
+    # shows these and never the croupier's refusals (issue 25 point 3: each station its own messages).
+    bonusRefused = Signal(str)
     historyChanged = Signal(object)
     dealerChanged = Signal(object)  # engine.auth.User who deals now, None: signed out
 
@@ -311,7 +318,11 @@ class TableModel(QObject):
     # --- commands -----------------------------------------------------------------------------
 
     def _submit(
-        self, make: Callable[[TableSource], Coroutine[Any, Any, Any]], *, dealer: bool = True
+        self,
+        make: Callable[[TableSource], Coroutine[Any, Any, Any]],
+        *,
+        dealer: bool = True,
+        bonus: bool = False,
     ) -> None:
         """`make(source)` as a task; `dealer`: a croupier's command, refused while nobody is signed in
         (the wheel's messages and the players' own bonus games go on regardless)."""
@@ -321,10 +332,10 @@ class TableModel(QObject):
         if dealer and self.signed_out:
             self.refused.emit(SIGNED_OUT)
             return
-        self._spawn(make(self.source))
+        self._spawn(make(self.source), bonus=bonus)
 
-    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
-        task = asyncio.ensure_future(self._guarded(coro))
+    def _spawn(self, coro: Coroutine[Any, Any, Any], *, bonus: bool = False) -> None:
+        task = asyncio.ensure_future(self._guarded(coro, bonus=bonus))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
@@ -364,11 +375,13 @@ class TableModel(QObject):
         """`player`'s wagers of their last round again, each checked like any wager."""
         self._submit(lambda s: s.rebet(self.user, player, seat=self._seat(player)))
 
-    async def _guarded(self, coro: Coroutine[Any, Any, Any]) -> None:
+    async def _guarded(self, coro: Coroutine[Any, Any, Any], *, bonus: bool = False) -> None:
         try:
             await coro
         except DrrError as exc:
             self.refused.emit(exc.message)
+            if bonus:
+                self.bonusRefused.emit(exc.message)
 
     def open_bets(self) -> None:
         self._submit(lambda s: s.open_bets(self.user))
@@ -426,18 +439,50 @@ class TableModel(QObject):
     def confirm_result(self) -> None:
         self._submit(lambda s: s.confirm_result(self.user))
 
-    def dispute_result(self, reason: str) -> None:
-        """The croupier disputes the wheel's number before it confirms itself (a hold follows)."""
-        self._submit(lambda s: s.dispute_result(self.user, reason))
+    def hold_confirmation(self) -> bool:
+        """A dialog about the wheel's pending result is opening: the service stops its automatic
+        confirmation now, before the dialog shows (a plain call, not a task: nothing can confirm the
+        number in between). False when there was nothing to stop (or nobody may act here)."""
+        source = self.source
+        if source is None or self.signed_out:
+            return False
+        try:
+            return source.hold_confirmation(self.user)
+        except DrrError:
+            return False
 
-    def manual_result(self, number: int, reason: str, by: User | None = None) -> None:
+    def resume_confirmation(self) -> None:
+        """The dialog closed without a dispute or a result: the countdown starts over (journaled)."""
+        self._submit(lambda s: s.resume_confirmation(self.user))
+
+    def dispute_result(self, reason: str, *, resume: bool = False) -> None:
+        """The croupier disputes the wheel's number before it confirms itself (a hold follows);
+        `resume`: the dialog had stopped the confirmation, which resumes if the dispute is refused."""
+
+        async def dispute(source: TableSource) -> None:
+            try:
+                await source.dispute_result(self.user, reason)
+            finally:
+                if resume:
+                    await source.resume_confirmation(self.user)
+
+        self._submit(dispute)
+
+    def manual_result(
+        self, number: int, reason: str, by: User | None = None, *, resume: bool = False
+    ) -> None:
         """A result typed by hand (twice on screen), with the reason the croupier (or the pit boss
-        `by`, during a hold) chose; the service's own two steps journal both entries."""
+        `by`, during a hold) chose; the service's own two steps journal both entries. `resume`: as
+        for dispute_result."""
         user = by or self.user
 
         async def twice(source: TableSource) -> None:
-            await source.manual_result(user, number, reason)
-            await source.manual_result(user, number, reason)
+            try:
+                await source.manual_result(user, number, reason)
+                await source.manual_result(user, number, reason)
+            finally:
+                if resume:
+                    await source.resume_confirmation(self.user)
 
         self._submit(twice)
 
@@ -512,16 +557,16 @@ class TableModel(QObject):
             self._submit(lambda s: s.void(boss, reason))
 
     def bonus_start(self, player: str) -> None:
-        self._submit(lambda s: s.bonus_start(self.user, player), dealer=False)
+        self._submit(lambda s: s.bonus_start(self.user, player), dealer=False, bonus=True)
 
     def bonus_pick(self, player: str, box: int) -> None:
-        self._submit(lambda s: s.bonus_pick(self.user, player, box), dealer=False)
+        self._submit(lambda s: s.bonus_pick(self.user, player, box), dealer=False, bonus=True)
 
     def bonus_cash_out(self, player: str) -> None:
-        self._submit(lambda s: s.bonus_cash_out(self.user, player), dealer=False)
+        self._submit(lambda s: s.bonus_cash_out(self.user, player), dealer=False, bonus=True)
 
     def bonus_set_preset(self, player: str, preset: Preset) -> None:
-        self._submit(lambda s: s.set_bonus_preset(self.user, player, preset), dealer=False)
+        self._submit(lambda s: s.set_bonus_preset(self.user, player, preset), dealer=False, bonus=True)
 
     async def shutdown(self) -> None:
         if self._unsubscribe is not None:

@@ -16,6 +16,7 @@ from typing import Literal
 from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.store.records import Entry
+from engine.table import wheel_drive
 from engine.table.service import TableService
 from engine.wheel_events import WheelEvent
 from hardware.commands import WheelCommands
@@ -77,7 +78,7 @@ class WheelDriver:
 
     def attach(self) -> Callable[[], None]:
         self._unsubscribe = self.service.subscribe_batches(self._on_batch)
-        if self.service.state.drive.order_outstanding:  # a restart while the order stood
+        if wheel_drive.order_outstanding(self.service.state):  # a restart while the order stood
             self._send()
         return self.detach
 
@@ -90,7 +91,7 @@ class WheelDriver:
         # Runs under the service's command lock: the command goes out as a task, never awaited here.
         types = {e.type for e in entries}
         ordered = EntryType.TABLE_WHEEL_START in types
-        waiting = EntryType.WHEEL_STARTED in types and self.service.state.drive.order_outstanding
+        waiting = EntryType.WHEEL_STARTED in types and wheel_drive.order_outstanding(self.service.state)
         if ordered or waiting:
             self._send()
 
@@ -113,7 +114,7 @@ class WheelDriver:
                 self.sent += 1
                 return
             await asyncio.sleep(self.retry_s)
-            if not self.service.state.drive.order_outstanding:
+            if not wheel_drive.order_outstanding(self.service.state):
                 return
 
     async def close(self) -> None:

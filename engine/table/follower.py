@@ -172,6 +172,12 @@ class JournalFollower:
     async def dispute_result(self, user: User, reason: str) -> list[Entry]:
         raise DrrError(READ_ONLY)
 
+    def hold_confirmation(self, user: User) -> bool:
+        raise DrrError(READ_ONLY)
+
+    async def resume_confirmation(self, user: User) -> list[Entry]:
+        raise DrrError(READ_ONLY)
+
     async def manual_result(self, user: User, number: int, reason: str) -> list[Entry]:
         raise DrrError(READ_ONLY)
 

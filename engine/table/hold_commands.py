@@ -6,6 +6,8 @@ the guards, the shared steps); split from the service by concern, behaviour unch
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from engine.auth import User, require
 from engine.errors import DrrError, IllegalTransition
 from engine.round import (
@@ -47,6 +49,40 @@ class HoldCommands(ServiceCore):
             why = f"the croupier disputes the wheel's {pending.number}: {reason.strip()}"
             hold = Irregularity(wheel_drive.DISPUTED, why, pending.game, pending.number)
             return await self._run(user.name, [(hold, s.round_id)])
+
+    def hold_confirmation(self, user: User) -> bool:
+        """The croupier opens a dialog about the wheel's pending result (a dispute, a manual result):
+        its automatic confirmation stops at once, before anything is awaited, so the number cannot be
+        confirmed behind the dialog (issue 25 point 1). Nothing is journaled (a look is not a fact);
+        `resume_confirmation` after the dialog journals a fresh countdown if the result still waits.
+        Returns whether a confirmation was stopped."""
+        require(user, "confirm_result")
+        self._need_started()
+        pending = self.state.pending_result
+        if pending is None:
+            return False
+        self._review = pending.seq
+        self._round_timer.cancel()
+        self._round_timer.schedule()  # re-read: the betting time never runs here, so nothing is due
+        return True
+
+    async def resume_confirmation(self, user: User) -> list[Entry]:
+        """The croupier's dialog closed: a result still waiting, undisputed, gets the whole countdown
+        again (`table.auto_confirm_due` with a fresh deadline), as after a restart; a dispute or a
+        recorded result in between leaves nothing to resume."""
+        require(user, "confirm_result")
+        async with self._lock:
+            self._need_started()
+            reviewed, self._review = self._review, None
+            confirm, pending = self.state.drive.confirm, self.state.pending_result
+            if reviewed is None or confirm is None or pending is None or pending.seq != reviewed:
+                self._schedule_timers()
+                return []
+            if self.state.hold is not None or self.state.manual_entry is not None:
+                self._schedule_timers()
+                return []
+            fresh = replace(confirm, deadline=self.clock() + confirm.seconds)
+            return await self._run(user.name, [(fresh, self.state.round_id)])
 
     async def correct_result(self, user: User, number: int, reason: str) -> list[Entry]:
         """A pit boss corrects a misread result before any bonus game or settlement.

@@ -25,6 +25,7 @@ open_bets, place_wager(player, bet, amount, wager_id=None), place_wagers(player,
 rebet(player) (the player's wagers of their last round again), remove_wager(wager_id), no_more_bets,
 sign_in_dealer / sign_out_dealer (who deals: engine.table.dealer),
 wheel_event(event), confirm_result, manual_result(number, reason) (twice with the same number),
+hold_confirmation (plain call: a dialog about the result opens) / resume_confirmation,
 correct_result(number, reason) (pit boss), no_spin(reason), void(reason) (pit boss),
 resolve_irregularity(reason) (pit boss), accept_sensor_result(reason) (pit boss: the sensor's number
 of a hold, engine.table.holds), approve_payout (pit boss), settle, next_round,

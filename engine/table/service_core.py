@@ -190,6 +190,10 @@ class ServiceCore:
                 raise DrrError(f"the {what} time must be 0..600 seconds, not {value}")
         self.betting_seconds = betting_seconds
         self.auto_confirm_seconds = auto_confirm_seconds
+        # The pending result the croupier is looking at in a dialog (a dispute, a manual result): its
+        # journal seq, or None. Service memory, not a journal fact: while it stands the result does
+        # not confirm itself; HoldCommands.resume_confirmation journals a fresh countdown.
+        self._review: int | None = None
         self._in_flight = wheel_drive.InFlight()  # the game the wheel had launched, as last heard
         self._before_open: int | None = None  # ... when bets opened: its messages are not the round's
         self._round_timer = RoundTimer(self._clock_due, self.tick_clock, clock)
@@ -585,7 +589,17 @@ class ServiceCore:
         if not self._started:
             return None
         now = self.clock()
-        return now if wheel_drive.start_due(self.state, now) else wheel_drive.next_deadline(self.state)
+        if wheel_drive.start_due(self.state, now):
+            return now
+        return wheel_drive.next_deadline(self.state, paused=self._under_review())
+
+    def _under_review(self) -> bool:
+        """The croupier has the pending result open in a dialog (hold_confirmation), and it is still
+        the result pending: a later result or a recorded one ends the review by itself."""
+        pending = self.state.pending_result
+        if self._review is not None and (pending is None or pending.seq != self._review):
+            self._review = None
+        return self._review is not None
 
     async def tick_clock(self) -> list[Entry]:
         """What the round's clock makes due (the timer calls this): a clean result nobody disputed is
@@ -594,7 +608,7 @@ class ServiceCore:
             if not self._started:
                 return []
             st, now = self.state, self.clock()
-            due = wheel_drive.confirm_due(st, now)
+            due = wheel_drive.confirm_due(st, now, paused=self._under_review())
             pending = st.pending_result
             if due is not None and pending is not None and st.round is not None:
                 event = ResultRecorded(

@@ -54,10 +54,25 @@ def _waits(state: TableState) -> bool:
     return state.hold is not None or state.rng_fault is not None or state.pending_result is not None
 
 
+def spin_wanted(state: TableState) -> bool:
+    """The round is waiting for its spin: bets open or closed, no result (pending or recorded), nothing
+    holding it. A bonus game, a hold, a result waiting or a round between spins never wants one."""
+    s = state.round
+    return s is not None and s.phase in (Phase.OPEN, Phase.CLOSED) and s.result is None and not _waits(state)
+
+
+def order_outstanding(state: TableState) -> bool:
+    """The table's start order stands and the round still wants the spin (the wheel driver sends the
+    start only then). The fold's `drive.order_outstanding` alone is not enough: a restart takes an
+    ordered spin as not launched, and during the bonus game or hold that followed it the driver
+    started the wheel once a second (issue 25 point 2)."""
+    return state.drive.order_outstanding and spin_wanted(state)
+
+
 def start_due(state: TableState, now: float) -> str | None:
     """Why the wheel should start the round's spin now (`table.wheel_start`'s why), or None."""
     s, d = state.round, state.drive
-    if s is None or d.betting is None or d.spin_ordered or _waits(state):
+    if s is None or d.betting is None or d.spin_ordered or not spin_wanted(state):
         return None
     if s.phase is Phase.OPEN and now >= d.betting.deadline:
         return BETTING_OVER
@@ -66,17 +81,34 @@ def start_due(state: TableState, now: float) -> str | None:
     return None
 
 
-def confirm_due(state: TableState, now: float) -> AutoConfirmDue | None:
-    """The auto-confirmation whose deadline has passed, if the result still waits undisputed."""
-    c, s, pending = state.drive.confirm, state.round, state.pending_result
-    if c is None or s is None or s.phase is not Phase.CLOSED or pending is None or state.hold is not None:
+def _confirming(state: TableState, paused: bool) -> bool:
+    """The result's auto-confirmation counts down: a clean result waits, undisputed, with nobody
+    looking at it in a dialog (`paused`: the service's result under review) and no manual entry
+    begun (the croupier is typing another number)."""
+    s = state.round
+    return (
+        state.drive.confirm is not None
+        and s is not None
+        and s.phase is Phase.CLOSED
+        and state.pending_result is not None
+        and state.hold is None
+        and state.manual_entry is None
+        and not paused
+    )
+
+
+def confirm_due(state: TableState, now: float, *, paused: bool = False) -> AutoConfirmDue | None:
+    """The auto-confirmation whose deadline has passed, if the result still waits undisputed (and not
+    under the croupier's review: `paused`)."""
+    c, pending = state.drive.confirm, state.pending_result
+    if c is None or pending is None or not _confirming(state, paused):
         return None
     if pending.number != c.number or now < c.deadline:
         return None
     return c
 
 
-def next_deadline(state: TableState) -> float | None:
+def next_deadline(state: TableState, *, paused: bool = False) -> float | None:
     """When the service's timer should tick next (None: nothing is counting down)."""
     s, d = state.round, state.drive
     if s is None:
@@ -84,7 +116,7 @@ def next_deadline(state: TableState) -> float | None:
     due: list[float] = []
     if d.betting is not None and not d.spin_ordered and s.phase is Phase.OPEN:
         due.append(d.betting.deadline)
-    if d.confirm is not None and state.pending_result is not None and state.hold is None:
+    if d.confirm is not None and _confirming(state, paused):
         due.append(d.confirm.deadline)
     return min(due) if due else None
 
@@ -97,7 +129,7 @@ def countdown(state: TableState, now: float) -> tuple[str, float] | None:
     if d.betting is not None and not d.spin_ordered and s.phase is Phase.OPEN and not _waits(state):
         return "betting", max(0.0, d.betting.deadline - now)
     c = d.confirm
-    if c is not None and state.pending_result is not None and state.hold is None and s.phase is Phase.CLOSED:
+    if c is not None and _confirming(state, False):
         return "confirm", max(0.0, c.deadline - now)
     return None
 
@@ -187,7 +219,8 @@ def wheel_phase(state: TableState) -> WheelPhase:
         return WheelPhase(RESULT, number=s.result, confirmed=True)
     if state.pending_result is not None:
         c = d.confirm
-        deadline = c.deadline if c is not None and c.number == state.pending_result.number else None
+        mine = c is not None and c.number == state.pending_result.number and _confirming(state, False)
+        deadline = c.deadline if c is not None and mine else None
         return WheelPhase(RESULT, deadline, state.pending_result.number)
     if s.phase is Phase.OPEN:
         if d.launched:

@@ -221,6 +221,24 @@ class AlertsPanel(QWidget):
         self.table.setFocus(Qt.FocusReason.OtherFocusReason)
 
 
+def ack_summary(alerts: list[Alert]) -> tuple[str, str]:
+    """(title, what) of an acknowledgement's sign-off: one alert in full, or how many — and how many
+    critical — with each named, so a bulk acknowledgement says what it covers and is asked once."""
+    if len(alerts) == 1:
+        a = alerts[0]
+        what = (
+            f"{a.severity.upper()} on table {a.table} at {(a.at or a.time)[:19]} UTC: {a.kind} — {a.message}"
+        )
+        return "Acknowledge alert", what
+    critical = sum(1 for a in alerts if a.severity == "critical")
+    what = (
+        f"{len(alerts)} alerts, {critical} critical: "
+        + "; ".join(f"{a.severity.upper()} {a.table} {a.kind}" for a in alerts[:8])
+        + (f"; … and {len(alerts) - 8} more" if len(alerts) > 8 else "")
+    )
+    return f"Acknowledge {len(alerts)} alerts ({critical} critical)", what
+
+
 def detail_html(a: Alert) -> str:
     """One alert in full: what, where, since when, every event of its fact, who acknowledged it."""
     colour = SEVERITY_COLOUR.get(a.severity, theme.TEXT).name()

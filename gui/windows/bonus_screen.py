@@ -23,8 +23,19 @@ NARROW = 900  # pixels: a bonus screen narrower than this (beside the croupier) 
 class BonusScreen(FirstPaintWindow):
     COLUMNS = 2
 
-    def __init__(self, table: TableModel, parent: QWidget | None = None, *, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        table: TableModel,
+        parent: QWidget | None = None,
+        *,
+        read_only: bool = False,
+        pops_up: bool = False,
+    ) -> None:
         super().__init__(parent)
+        # pops_up: the croupier station's own bonus screen when the set-up has no bonus window
+        # (`drr gui --station croupier`): it comes up when a bonus game starts and goes when the
+        # next round opens, so the games are played there instead of stalling (issue 25 point 4).
+        self.pops_up = pops_up
         self.table = table
         keep_keys_away(self)
         # read_only: a screen in another process, following the journal; the games are played on
@@ -56,7 +67,7 @@ class BonusScreen(FirstPaintWindow):
         self.reason.setAlignment(Qt.AlignmentFlag.AlignCenter)
         outer.addWidget(self.reason)
         if not read_only:
-            table.refused.connect(self.reason.setText)
+            table.bonusRefused.connect(self.reason.setText)  # the players' own refusals, no other
         table.bonusUpdated.connect(self.on_bonus)
         table.phaseChanged.connect(self.on_phase)
         for view in table.snapshot().bonus_games:
@@ -84,6 +95,9 @@ class BonusScreen(FirstPaintWindow):
             if self._on_players_screen():
                 self.raise_()
         panel.set_view(view)
+        if self.pops_up and not self.isVisible():
+            self.show()
+            self.raise_()
         self.idle.setVisible(not self.panels)
         if not self.read_only:
             self.reason.setText("")
@@ -95,7 +109,9 @@ class BonusScreen(FirstPaintWindow):
                 panel.deleteLater()
             self.panels.clear()
             self.idle.setVisible(True)
-            if self._on_players_screen():
+            if self.pops_up:
+                self.hide()
+            elif self._on_players_screen():
                 self.lower()
 
     def _on_players_screen(self) -> bool:

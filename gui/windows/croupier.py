@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -50,12 +51,16 @@ from gui.widgets.felt import LUCKY_HEADINGS, LUCKY_SIZES, FeltWidget
 from gui.widgets.phase_strip import PhaseStrip
 from gui.widgets.status import HistoryStrip, SensorHealth, SensorStatus, chip_pixmap
 from gui.widgets.wager_entry import WagerEntry
+from gui.windows.bonus_screen import BonusScreen
 from gui.windows.dialogs import ApprovalDialog, ManualResultDialog, ReasonDialog
 from gui.windows.first_paint import FirstPaintWindow
 
 if TYPE_CHECKING:  # the change notices' module loads with the table, after the first frame
     from engine.table.changes import Changes
 
+PRESS_AFTER_DIALOG = (
+    "the result was disputed or entered by hand: check the number, then press the big button (no key)"
+)
 PAYING_TITLE = "Paying list (player totals include stakes)"
 RETURN_TITLE = "Round voided: return every wager to its player"
 PLAIN_SEAT = re.compile(r"Seat \d+")  # the names seats start with (gui.app.PLAYERS)
@@ -79,6 +84,23 @@ PHASE_TEXT = {
 }
 
 
+class WrappedLine(QLabel):
+    """A line of words that never widens the window (issue 25 point 3: a hold's long line made the
+    croupier window 2,121 px wide): it wraps within the width it is given, and the whole text is on
+    hover too."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__(text)
+        self.setWordWrap(True)
+        policy = self.sizePolicy()
+        policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
+        self.setSizePolicy(policy)
+
+    def setText(self, text: str) -> None:  # type: ignore[override]
+        super().setText(text)
+        self.setToolTip(text)
+
+
 class CroupierWindow(FirstPaintWindow):
     seatsChanged = Signal(object)  # tuple[str, ...]: the seats' names after the croupier named one
 
@@ -89,6 +111,7 @@ class CroupierWindow(FirstPaintWindow):
         parent: QWidget | None = None,
         *,
         chips: Sequence[Decimal] = CHIP_VALUES,
+        own_bonus: bool = False,
     ) -> None:
         super().__init__(parent)
         self.table = table
@@ -100,10 +123,17 @@ class CroupierWindow(FirstPaintWindow):
         self.chip = self.chip_values[min(1, len(self.chip_values) - 1)]
         self._view: TableView = table.snapshot()
         self._drawn_phase: Phase | None = None  # the phase on screen, to clear a stale reason on a move
+        # Set when the croupier disputed or entered the result in a dialog: until the big button's own
+        # press (or the next round) no key confirms or settles (_key_refused).
+        self._press_needed = False
+        self.last_dialog: QDialog | None = None  # the dialog shown last (the tests drive it)
         self._build()
         self._shortcuts()
         self._connect()
         self._restore()
+        # own_bonus: no bonus window in this set-up (`drr gui --station croupier`): the station plays
+        # the bonus games itself on a screen of its own that comes up with a game (issue 25 point 4).
+        self.bonus_screen: BonusScreen | None = BonusScreen(table, pops_up=True) if own_bonus else None
 
     # --- the table as the model pushed it (read, never copied) ---------------------------------
 
@@ -173,11 +203,10 @@ class CroupierWindow(FirstPaintWindow):
         self.action = QPushButton("Open bets")
         self.action.setObjectName("primary")
         self.action.setMinimumWidth(360)
-        self.action.clicked.connect(self.do_next_action)
+        self.action.clicked.connect(self.press_action)
         # The line under the big button: why the table waits and what to do (the view's step).
-        self.guide = QLabel("")
+        self.guide = WrappedLine()
         self.guide.setObjectName("guide")
-        self.guide.setWordWrap(True)
         action_box = QVBoxLayout()
         action_box.setSpacing(2)
         action_box.addWidget(self.action)
@@ -215,7 +244,7 @@ class CroupierWindow(FirstPaintWindow):
         self.wager_entry.refused.connect(self.show_reason)
         outer.addWidget(self.wager_entry)
 
-        self.reason = QLabel("")
+        self.reason = WrappedLine()
         self.reason.setObjectName("reason")
         outer.addWidget(self.reason)
 
@@ -393,12 +422,12 @@ class CroupierWindow(FirstPaintWindow):
 
         self.keys: dict[str, QShortcut] = {}
 
-        key("Space", self.do_next_action)
-        key("Return", self.do_next_action)
+        key("Space", self.key_next_action)
+        key("Return", self.key_next_action)
         key("O", self.table.open_bets)
         key("N", self.table.no_more_bets)
-        key("C", self.table.confirm_result)
-        key("S", self.table.settle)
+        key("C", lambda: self._money_key(self.table.confirm_result))
+        key("S", lambda: self._money_key(self.table.settle))
         key("R", self.table.next_round)
         key("M", self.ask_manual_result)
         key("A", self.ask_approval)
@@ -589,6 +618,38 @@ class CroupierWindow(FirstPaintWindow):
         step = self.step()
         return step.label, step.enabled, "" if step.enabled else step.why
 
+    def press_action(self) -> None:
+        """The big button's own press: whatever the next step is, settling after a dialog too."""
+        self._press_needed = False
+        self.do_next_action()
+
+    def _moves_money(self) -> bool:
+        """The next step confirms a result or settles the round (what a key must not do unseen)."""
+        ph = self.phase
+        if self._view.remedies is not None or self.table.signed_out:
+            return False
+        if ph is Phase.CLOSED:
+            return True
+        return ph in (Phase.RESULT, Phase.BONUS) and not self._view.bonus_due and not self.approvals
+
+    def _key_refused(self) -> bool:
+        """A key that would confirm or settle right after the croupier dealt with the result in a
+        dialog (a dispute, a manual result) is refused: the Enter that closed the dialog, or the
+        next one, must not pay a number the croupier has not looked at (issue 25 point 1)."""
+        if self._press_needed and self._moves_money():
+            self.show_reason(PRESS_AFTER_DIALOG)
+            return True
+        return False
+
+    def key_next_action(self) -> None:
+        """Space / Enter: the big button's action, unless refused (_key_refused)."""
+        if not self._key_refused():
+            self.do_next_action()
+
+    def _money_key(self, command: Callable[[], None]) -> None:
+        if not self._key_refused():
+            command()
+
     def do_next_action(self) -> None:
         ph = self.phase
         label, enabled, why = self.next_action()
@@ -662,6 +723,8 @@ class CroupierWindow(FirstPaintWindow):
         if phase is not self._drawn_phase:
             self.reason.setText("")
         self._drawn_phase = phase
+        if phase in (Phase.IDLE, Phase.OPEN):
+            self._press_needed = False  # a new round: the keys are the croupier's again
         self.round_label.setText(f"Table {snap.table_id} · round {snap.round_no or '–'}")
         self.felt.set_rules(self.table.rules)
         if phase in (Phase.IDLE, Phase.OPEN):
@@ -831,9 +894,14 @@ class CroupierWindow(FirstPaintWindow):
         if greyed:  # refused before anything is typed, with what to do instead
             self.show_reason(greyed)
             return
+        held = self.table.hold_confirmation()  # before the dialog shows: nothing confirms behind it
         dialog = ManualResultDialog(self, sensor_number=self.candidate)
+        self.last_dialog = dialog
         if dialog.exec() == QDialog.DialogCode.Accepted and dialog.number_entered is not None:
-            self.table.manual_result(dialog.number_entered, dialog.reason_text)
+            self._press_needed = True
+            self.table.manual_result(dialog.number_entered, dialog.reason_text, resume=held)
+        elif held:
+            self.table.resume_confirmation()
 
     # -- the wheel phase strip and the dispute of a wheel result (gui.widgets.phase_strip) --------
 
@@ -861,6 +929,7 @@ class CroupierWindow(FirstPaintWindow):
     def ask_dispute(self) -> None:
         if not self.dispute_button.isEnabled():
             return
+        held = self.table.hold_confirmation()  # before the dialog shows: nothing confirms behind it
         dialog = ReasonDialog(
             "Dispute result",
             "The wheel's number is not the ball's pocket? The round is held for a pit boss "
@@ -868,8 +937,12 @@ class CroupierWindow(FirstPaintWindow):
             (),
             self,
         )
+        self.last_dialog = dialog
         if dialog.exec() == QDialog.DialogCode.Accepted:
-            self.table.dispute_result(dialog.text())
+            self._press_needed = True
+            self.table.dispute_result(dialog.text(), resume=held)
+        elif held:
+            self.table.resume_confirmation()
 
     def ask_no_spin(self) -> None:
         greyed = self.step().actions.get(NO_SPIN_ACTION, "")
@@ -944,4 +1017,6 @@ class CroupierWindow(FirstPaintWindow):
     # --- lifecycle ----------------------------------------------------------------------------
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.bonus_screen is not None:
+            self.bonus_screen.close()
         event.accept()

@@ -133,6 +133,9 @@ def test_alerts_need_a_login_to_acknowledge(qtbot: QtBot, floor: Store) -> None:
     window._show_user()
     assert window.alerts.ack.isEnabled()
     window.alerts.table.selectRow(0)
+    # The acknowledgement is signed with a note and the PIN (tests/gui/test_surveillance_ack.py).
+    window._sign_off_alert = lambda _alerts: (User("sam", "surveillance"), "seen")  # type: ignore[method-assign]
+    window.alerts.sign_off = window._sign_off_alert
     window.alerts.acknowledge_selected()
     assert window.alerts.alerts[0].acknowledged_by == "sam"
     window.alerts.open_only.setChecked(True)

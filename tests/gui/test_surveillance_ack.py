@@ -1,0 +1,91 @@
+"""Issue 25 point 5: surveillance acknowledges nothing in two clicks. "Select all open" then
+"Acknowledge selected" asks once for the officer's note and PIN, naming how many alerts and how
+many critical; cancelled, nothing is acknowledged; with a wrong PIN, nothing either."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from engine.auth import User
+from engine.floor.demo import fill_demo_floor
+from engine.store import Store
+from engine.store.users import add_user
+from gui.floor.signoff import SignOffDialog
+from gui.windows.surveillance import SurveillanceWindow
+from tests.floor.helpers import import_spins, store, store_url  # noqa: F401 - fixtures
+
+PIN = "4711"
+
+
+@pytest.fixture
+def floor(store: Store, tmp_path: Path) -> Store:  # noqa: F811
+    fill_demo_floor(store, {"T1": 120, "T2": 40}, bonus_every=20)
+    import_spins(store, tmp_path, "T3", [(n * 11) % 37 if n % 5 else 17 for n in range(3000)])
+    add_user(store, "sam", "surveillance", PIN, by=User("admin", "admin"))
+    return store
+
+
+def signed_in(qtbot: QtBot, floor: Store) -> SurveillanceWindow:
+    window = SurveillanceWindow(floor, live=False)
+    qtbot.addWidget(window)
+    window.scan_alerts([window.current_view])
+    window.user = User("sam", "surveillance")
+    window._show_user()
+    window.alerts.select_all_open()
+    assert len(window.alerts.selected_alerts()) >= 2
+    return window
+
+
+def answer(act: Callable[[SignOffDialog], None]) -> list[str]:
+    seen: list[str] = []
+
+    def later() -> None:
+        dialog = QApplication.activeModalWidget()
+        assert isinstance(dialog, SignOffDialog), "no sign-off was asked for"
+        seen.append(dialog.windowTitle())
+        act(dialog)
+
+    QTimer.singleShot(50, later)
+    return seen
+
+
+def test_a_bulk_acknowledgement_asks_once_for_note_and_pin(qtbot: QtBot, floor: Store) -> None:
+    window = signed_in(qtbot, floor)
+    chosen = window.alerts.selected_alerts()
+    critical = sum(1 for a in chosen if a.severity == "critical")
+
+    def sign(dialog: SignOffDialog) -> None:
+        dialog.reason.setPlainText("reviewed on camera 4 with the pit boss")
+        dialog.pin.setText(PIN)
+        dialog.try_sign()
+
+    seen = answer(sign)
+    window.alerts.acknowledge_selected()
+    assert seen == [f"Acknowledge {len(chosen)} alerts ({critical} critical)"]
+    acked = [a for a in window.alerts.alerts if a.alert_id in {c.alert_id for c in chosen}]
+    assert acked and all(a.acknowledged_by == "sam" for a in acked)
+
+
+def test_cancelled_or_a_wrong_pin_acknowledges_nothing(qtbot: QtBot, floor: Store) -> None:
+    window = signed_in(qtbot, floor)
+    answer(lambda d: d.reject())
+    window.alerts.acknowledge_selected()
+    assert not any(a.acknowledged for a in window.alerts.alerts)
+
+    def wrong(dialog: SignOffDialog) -> None:
+        dialog.reason.setPlainText("looked at it")
+        dialog.pin.setText("0000")
+        dialog.try_sign()
+        assert dialog.user is None and dialog.error.text()
+        dialog.reject()
+
+    window.alerts.select_all_open()
+    answer(wrong)
+    window.alerts.acknowledge_selected()
+    assert not any(a.acknowledged for a in window.alerts.alerts)
