@@ -133,6 +133,6 @@ def test_a_raised_alert_moves_the_floor_chain_s_witness(
     monkeypatch.setattr(keys, "WITNESS_EVERY", 0.0)
     add_user(store, "ada", "admin", "1111", by=None)  # keys the floor chain (SQLite)
     alert = AlertRaised("a-1", "T1", "critical", "wheel_fault", "the wheel stopped", entry="T1:7")
-    assert raise_alerts(store, [write(alert, table=FLOOR)])
+    assert raise_alerts(store, [alert])
     key = keys.load(store.where, FLOOR)
     assert key is not None and key.high_water == store.journal.head(FLOOR)
