@@ -38,6 +38,9 @@ def test_wheel_events_act_on_the_round(tables: LiveTables) -> None:
     table.no_spin("result came before no more bets")
     tables.run()
     assert table.snapshot().hold is None
+    # The re-spin: the wheel is seen launching it (state 3, then 4) before its result (issue 26).
+    tables.wheel(table, ev.WheelLaunched(game=2, time=now()))
+    tables.wheel(table, ev.WheelNoMoreBets(game=2, time=now()))
     tables.wheel(table, ev.WheelResult(game=2, time=now(), number=9))
     assert table.snapshot().result == 9
     assert E.ROUND_RESULT_BEFORE_CLOSE in journaled(table) and E.ROUND_NO_SPIN in journaled(table)
