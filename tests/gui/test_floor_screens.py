@@ -87,7 +87,11 @@ def test_held_rounds_are_one_alert_each_with_a_detail_pane_and_bulk_acknowledge(
     window._show_user()
     panel.select_all_open()
     assert len(panel.selected_alerts()) == 2 and "2 alerts selected" in panel.detail.toPlainText()
+    # One signed acknowledgement for both (the note and PIN dialog: tests/gui/test_surveillance_ack.py).
+    asked: list[int] = []
+    panel.sign_off = lambda chosen: (asked.append(len(chosen)), (User("sam", "surveillance"), "seen both"))[1]
     panel.acknowledge_selected()
+    assert asked == [2]
     assert "2 alerts acknowledged by sam" in panel.message.text()
     assert all(a.acknowledged_by == "sam" for a in panel.alerts)
     panel.table.selectRow(0)
