@@ -15,6 +15,11 @@ A line looks like::
 Anything passed as ``extra={...}`` to a logging call becomes a field of its own, so a log
 shipper or `jq` can filter on it. Nothing goes to the terminal: the CLI talks to people through
 its own output; when the log folder cannot be written, warnings fall back to stderr.
+
+Under systemd (a unit of the Debian package, packaging/deb/) stderr is the journal: systemd says so in
+``JOURNAL_STREAM`` (the device and inode of that stream). Then every record also goes to stderr as
+one line with its syslog priority prefix (``<6>`` for INFO, sd-daemon(3)), so ``journalctl -u
+drr-station`` shows the same records as the JSON file, at the right priority, with no library.
 Engine-layer: stdlib only.
 """
 
@@ -59,6 +64,40 @@ class JsonLinesFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False, default=str)
 
 
+# sd-daemon(3) priority prefixes journald reads at the start of a stderr line.
+_PRIORITIES = {"DEBUG": 7, "INFO": 6, "WARNING": 4, "ERROR": 3, "CRITICAL": 2}
+
+
+class JournalFormatter(logging.Formatter):
+    """One line per record for journald: ``<priority>message (logger) key=value…``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        extras = [
+            f"{name}={value}"
+            for name, value in vars(record).items()
+            if name not in _STANDARD_ATTRS and not name.startswith("_")
+        ]
+        line = " ".join([record.getMessage(), f"({record.name})", *extras])
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            line += f" [{type(exc).__name__}: {exc}; the traceback is in {LOG_FILE_NAME}]"
+        # One journal entry per record: a newline would start a new entry without the priority.
+        return f"<{_PRIORITIES.get(record.levelname, 6)}>" + line.replace("\n", " ")
+
+
+def stderr_is_journal() -> bool:
+    """True when systemd connected stderr to the journal (``JOURNAL_STREAM`` names this very stream)."""
+    given = os.environ.get("JOURNAL_STREAM", "")
+    device, sep, inode = given.partition(":")
+    if not sep or sys.stderr is None:
+        return False
+    try:
+        st = os.fstat(sys.stderr.fileno())
+    except (OSError, ValueError, AttributeError):  # no real file behind stderr (a test's capture)
+        return False
+    return f"{st.st_dev}:{st.st_ino}" == f"{device}:{inode}"
+
+
 def log_file(settings: Settings) -> Path:
     return settings.effective_log_dir / LOG_FILE_NAME
 
@@ -96,8 +135,17 @@ def setup_logging(settings: Settings, level: str | None = None) -> Path | None:
         handler.setFormatter(logging.Formatter("drr: %(levelname)s: %(message)s"))
         result = None
         print(f"drr: cannot write logs to {path.parent}: {exc.strerror or exc}", file=sys.stderr)
-    setattr(handler, _HANDLER_TAG, True)
-    root.addHandler(handler)
+    handlers: list[logging.Handler] = []
+    journal = stderr_is_journal()
+    if result is not None or not journal:  # on the journal, the fallback's warnings would come twice
+        handlers.append(handler)
+    if journal:
+        to_journal = logging.StreamHandler(sys.stderr)
+        to_journal.setFormatter(JournalFormatter())
+        handlers.append(to_journal)
+    for each in handlers:
+        setattr(each, _HANDLER_TAG, True)
+        root.addHandler(each)
     logging.captureWarnings(True)
     return result
 

@@ -83,3 +83,66 @@ def test_an_unwritable_log_folder_falls_back_to_warnings_on_stderr(
     logging.getLogger("x").warning("sensor fault 4")
     err = capsys.readouterr().err
     assert "cannot write logs to" in err and "sensor fault 4" in err and "dropped" not in err
+
+
+def _journal_stream(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """stderr on a file systemd would have named in JOURNAL_STREAM (as a unit's stderr is the journal)."""
+    import os
+    import sys
+
+    stream_path = tmp_path / "journal-stream"
+    stream = stream_path.open("w", encoding="utf-8")
+    monkeypatch.setattr(sys, "stderr", stream)
+    st = os.fstat(stream.fileno())
+    monkeypatch.setenv("JOURNAL_STREAM", f"{st.st_dev}:{st.st_ino}")
+    return stream_path
+
+
+def test_under_systemd_every_record_also_goes_to_the_journal_with_its_priority(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stream = _journal_stream(monkeypatch, tmp_path)
+    path = logs.setup_logging(Settings(log_dir=tmp_path / "log"))
+    log = logging.getLogger("hardware.serial_link")
+    log.info("wheel connected", extra=logs.context(port="/dev/ttyS0"))
+    log.warning("no message\nfor 3 s")
+    try:
+        raise OSError("permission denied")
+    except OSError:
+        log.exception("port refused")
+    for handler in ours():
+        handler.flush()
+    lines = stream.read_text(encoding="utf-8").splitlines()
+    assert lines == [
+        "<6>wheel connected (hardware.serial_link) port=/dev/ttyS0",
+        "<4>no message for 3 s (hardware.serial_link)",
+        "<3>port refused (hardware.serial_link) [OSError: permission denied; the traceback is in drr.jsonl]",
+    ]
+    assert path is not None and len(path.read_text(encoding="utf-8").splitlines()) == 3  # the file too
+    logs.setup_logging(Settings(log_dir=tmp_path / "log"))  # idempotent: still one journal handler
+    assert len(ours()) == 2
+
+
+def test_no_journal_line_when_stderr_is_not_the_stream_systemd_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stream = _journal_stream(monkeypatch, tmp_path)
+    monkeypatch.setenv("JOURNAL_STREAM", "1:2")  # inherited from a unit by a program run in a terminal
+    logs.setup_logging(Settings(log_dir=tmp_path / "log"))
+    logging.getLogger("x").warning("only in the file")
+    assert stream.read_text(encoding="utf-8") == ""
+    assert len(ours()) == 1
+
+
+def test_an_unwritable_log_folder_under_systemd_warns_once_in_the_journal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stream = _journal_stream(monkeypatch, tmp_path)
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    assert logs.setup_logging(Settings(log_dir=blocker / "log")) is None
+    logging.getLogger("x").warning("still told")
+    for handler in ours():
+        handler.flush()
+    text = stream.read_text(encoding="utf-8")
+    assert text.count("still told") == 1 and "<4>still told (x)" in text
