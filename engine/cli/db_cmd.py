@@ -190,6 +190,7 @@ def run_forward(args: argparse.Namespace) -> int:
 
     from engine.cli.store_args import open_from_args
     from engine.floor.inbox import FloorInbox
+    from engine.logs import stderr_is_journal
     from engine.store.db import open_store
     from engine.store.forward import Forwarder
 
@@ -208,13 +209,15 @@ def run_forward(args: argparse.Namespace) -> int:
                     + (f": {t.why}" if t.why else "")
                 )
             return 0
-        # Whoever runs the forwarder in a terminal sees an outage and the catch-up, not only the log file.
-        notices = logging.StreamHandler(sys.stderr)
-        notices.setFormatter(logging.Formatter("drr db forward: %(message)s"))
-        notices.setLevel(logging.INFO)
+        # Whoever runs the forwarder in a terminal sees an outage and the catch-up, not only the log file
+        # (under systemd every record already goes to the journal: engine.logs).
         forward_log = logging.getLogger("drr.store.forward")
-        forward_log.addHandler(notices)
         forward_log.setLevel(logging.INFO)
+        if not stderr_is_journal():
+            notices = logging.StreamHandler(sys.stderr)
+            notices.setFormatter(logging.Formatter("drr db forward: %(message)s"))
+            notices.setLevel(logging.INFO)
+            forward_log.addHandler(notices)
         forwarder = Forwarder(local, args.to, [args.only_table])
         inbox: list[FloorInbox] = []  # made once the floor database is reachable
 
