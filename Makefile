@@ -76,5 +76,20 @@ dist: $(DIST_STAMP)
 dist-test: dist
 	packaging/dist_test.sh dist/drr $(BIN)/drr
 
+# The Debian package of the bundle for table PCs (packaging/build_deb.py, docs/packaging.md):
+# dist/diamond-rush-roulette_VERSION-$(DEB_REVISION)_ARCH.deb.
+.PHONY: deb deb-test
+DEB_REVISION ?= 1
+
+deb: dist
+	$(BIN)/python packaging/build_deb.py dist/drr dist --revision $(DEB_REVISION)
+
+# Installs that package in a scratch Debian system (debootstrap + chroot, build/deb-test; root and the
+# Debian mirror), runs drr there as the user drr, then upgrades it to a second build (revision + 1).
+deb-test: dist
+	@first=$$($(BIN)/python packaging/build_deb.py dist/drr dist --revision $(DEB_REVISION)) && \
+	second=$$($(BIN)/python packaging/build_deb.py dist/drr build/deb-test/second --revision $$(($(DEB_REVISION) + 1))) && \
+	echo "built $$first and $$second" && packaging/deb_test.sh "$$first" "$$second"
+
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
