@@ -55,7 +55,9 @@ def program_version(bundle: Path) -> str:
     )
     found = _VERSION.match(done.stdout.strip())
     if done.returncode != 0 or found is None:
-        raise SystemExit(f"build_deb: {bundle}/drr --version said {done.stdout.strip()!r} {done.stderr.strip()!r}")
+        raise SystemExit(
+            f"build_deb: {bundle}/drr --version said {done.stdout.strip()!r} {done.stderr.strip()!r}"
+        )
     return found.group(1)
 
 
@@ -76,7 +78,9 @@ def libc_version() -> str:
 
 
 def architecture() -> str:
-    return subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True, check=True).stdout.strip()
+    return subprocess.run(
+        ["dpkg", "--print-architecture"], capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def control(version: str, arch: str, installed_kib: int, depends: list[str], libc: str) -> str:

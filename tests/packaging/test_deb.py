@@ -21,6 +21,7 @@ from gui.qt_libs import DEBIAN_PACKAGES
 ROOT = Path(__file__).resolve().parents[2]
 DEB = ROOT / "packaging" / "deb"
 
+
 def build_deb() -> ModuleType:
     spec = importlib.util.spec_from_file_location("build_deb", ROOT / "packaging" / "build_deb.py")
     assert spec is not None and spec.loader is not None
@@ -56,7 +57,9 @@ def packages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def deb_field(deb: Path, name: str) -> str:
-    return subprocess.run(["dpkg-deb", "-f", str(deb), name], capture_output=True, text=True, check=True).stdout.strip()
+    return subprocess.run(
+        ["dpkg-deb", "-f", str(deb), name], capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def test_the_control_file_depends_on_every_qt_library_qt_libs_knows(packages: dict[str, Path]) -> None:
@@ -162,7 +165,9 @@ def test_both_units_run_as_drr_with_the_packages_settings_and_keys() -> None:
     assert forward["ExecStart"] == "/usr/bin/drr db forward --to ${DRR_FLOOR_URL} --table ${DRR_TABLE}"
     assert forward["EnvironmentFile"] == "/etc/drr/forwarder.env"
     env = dict(
-        line.split("=", 1) for line in (DEB / "forwarder.env").read_text().splitlines() if line and line[0] != "#"
+        line.split("=", 1)
+        for line in (DEB / "forwarder.env").read_text().splitlines()
+        if line and line[0] != "#"
     )
     assert set(env) == {"DRR_FLOOR_URL", "DRR_TABLE"}
 
@@ -170,7 +175,9 @@ def test_both_units_run_as_drr_with_the_packages_settings_and_keys() -> None:
 def test_the_forwarder_units_command_line_parses() -> None:
     from gui.cli import build_parser
 
-    args = build_parser().parse_args(["db", "forward", "--to", "postgresql://drr@floor/casino", "--table", "1"])
+    args = build_parser().parse_args(
+        ["db", "forward", "--to", "postgresql://drr@floor/casino", "--table", "1"]
+    )
     assert (args.to, args.only_table, args.once) == ("postgresql://drr@floor/casino", "1", False)
 
 
@@ -180,11 +187,11 @@ def test_the_forwarder_units_command_line_parses() -> None:
 STAND_INS = {
     # Each records its arguments in $LOG; state lives in $STATE.
     "getent": 'echo "getent $*" >>"$LOG"; grep -q "^$2:" "$STATE/passwd" 2>/dev/null',
-    "useradd": 'echo "useradd $*" >>"$LOG"; for a; do last=$a; done; echo "$last:x:999:999" >>"$STATE/passwd"',
+    "useradd": 'echo "useradd $*" >>"$LOG"; for a; do u=$a; done; echo "$u:x:999:999" >>"$STATE/passwd"',
     "usermod": 'echo "usermod $*" >>"$LOG"',
     "chown": 'echo "chown $*" >>"$LOG"',
     "id": '[ "$1" = -u ] && echo "${FAKE_UID:-0}"',
-    "runuser": 'echo "runuser $*" >>"$LOG"; case " $* " in *" db upgrade "*) exit "${DB_UPGRADE_EXIT:-0}";; esac',
+    "runuser": 'echo "runuser $*" >>"$LOG"; case "$*" in *" db upgrade") exit "${DB_UPGRADE_EXIT:-0}";; esac',
     "systemctl": """echo "systemctl $*" >>"$LOG"
 case "$1" in
   is-active) grep -qx "$3" "$STATE/active" 2>/dev/null ;;
@@ -405,7 +412,9 @@ def test_remove_and_purge_take_the_program_and_keep_the_evidence(
     assert scratch.now_active() == []
     assert "systemctl disable --quiet drr-station.service drr-forwarder.service" in scratch.calls()
     scratch.ok(packages["2"], "postrm", "remove")
-    assert not scratch.path("/opt/drr/current").is_symlink() and not scratch.path("/opt/drr/previous").exists()
+    assert (
+        not scratch.path("/opt/drr/current").is_symlink() and not scratch.path("/opt/drr/previous").exists()
+    )
     out = scratch.ok(packages["2"], "postrm", "purge")
     assert "kept /var/lib/drr (the journal), /etc/drr/keys" in out
     assert scratch.path("/var/lib/drr/journal.sqlite").read_text() == "journal"
@@ -417,7 +426,9 @@ def test_the_wrapper_names_the_packages_settings_and_keys_and_runs_as_drr_for_ro
     (tmp_path / "opt").mkdir()
     (tmp_path / "opt" / "current").symlink_to(bundle)
     wrapper = tmp_path / "drr"
-    wrapper.write_text((DEB / "drr").read_text().replace("/opt/drr/current", str(tmp_path / "opt" / "current")))
+    wrapper.write_text(
+        (DEB / "drr").read_text().replace("/opt/drr/current", str(tmp_path / "opt" / "current"))
+    )
     wrapper.chmod(0o755)
     scratch = Scratch(tmp_path / "s")
     env = {**scratch.env, "FAKE_UID": "999"}
@@ -432,7 +443,11 @@ def test_the_wrapper_names_the_packages_settings_and_keys_and_runs_as_drr_for_ro
 
 def test_the_kiosk_settings_name_what_the_kiosk_session_reads() -> None:
     session = (DEB / "kiosk-session").read_text()
-    names = [line.split("=", 1)[0] for line in (DEB / "kiosk.env").read_text().splitlines() if line and line[0] != "#"]
+    names = [
+        line.split("=", 1)[0]
+        for line in (DEB / "kiosk.env").read_text().splitlines()
+        if line and line[0] != "#"
+    ]
     assert len(names) == 6
     for name in names:
         assert "${" + name in session, name
