@@ -85,16 +85,23 @@ else
     fail "apt-get install $v1: $(tail -5 "$WORK/install.log")"
     exit 1
 fi
-check "the user drr is a system user in dialout: $(in_root id drr)" \
-    sh -c "[ $(in_root id -u drr) -lt 1000 ] && in_root id -nG drr | grep -qw dialout"
+system_user_in_dialout() { [ "$(in_root id -u drr)" -lt 1000 ] && in_root id -nG drr | grep -qw dialout; }
+check "the user drr is a system user in dialout: $(in_root id drr)" system_user_in_dialout
 mode_of() { in_root stat -c '%a %U:%G' "$1"; }
 check "/var/lib/drr $(mode_of /var/lib/drr), /etc/drr/keys $(mode_of /etc/drr/keys), /var/log/drr $(mode_of /var/log/drr)" \
     test "$(mode_of /var/lib/drr)|$(mode_of /etc/drr/keys)|$(mode_of /var/log/drr)" = "750 drr:drr|700 drr:drr|750 drr:drr"
 check "/opt/drr/current -> $(in_root readlink /opt/drr/current)" test "$(in_root readlink /opt/drr/current)" = "$v1"
 missing=$(in_root sh -c 'ldd /opt/drr/current/_internal/PySide6/Qt/plugins/platforms/libqxcb.so | grep "not found"')
 check "Qt's xcb plugin finds every library it links (the Depends)${missing:+: $missing}" test -z "$missing"
-check "the first configuration ran drr db upgrade: $(grep -m1 'schema' "$WORK/install.log")" \
+check "the first configuration ran drr db upgrade: $(grep -m1 'journal.sqlite: schema' "$WORK/install.log")" \
     grep -q '/var/lib/drr/journal.sqlite: schema' "$WORK/install.log"
+
+# the units' syntax (the host's systemd-analyze; the programs they name are in the scratch system only)
+if command -v systemd-analyze >/dev/null; then
+    units=("$ROOTFS"/usr/lib/systemd/system/drr-*.service)
+    problems=$(systemd-analyze verify "${units[@]}" 2>&1 | grep -vE "is not executable|man xinit|^$")
+    check "systemd-analyze verify ${units[*]##*/}${problems:+: $problems}" test -z "$problems"
+fi
 
 # 2. run as drr: the version and a headless round, into the package's journal, keys and logs
 version=$(as_drr drr --version 2>&1)
@@ -122,8 +129,10 @@ audit=$(as_drr drr audit verify 2>&1 | tail -1)
 check "drr audit verify as drr: $audit" sh -c "echo \"$audit\" | grep -q '^OK'"
 
 # 3. upgrade to SECOND with the station "running" (a stand-in systemctl; no systemd in a chroot)
+# apt runs dpkg with PATH=/usr/sbin:/usr/bin:/sbin:/bin (DPkg::Path): the stand-in goes in /usr/sbin
+[ ! -e "$ROOTFS/usr/sbin/systemctl" ] || die "the scratch system has a systemctl of its own"
 mkdir -p "$ROOTFS/run/systemd/system"
-cat >"$ROOTFS/usr/local/sbin/systemctl" <<'EOF'
+cat >"$ROOTFS/usr/sbin/systemctl" <<'EOF'
 #!/bin/sh
 echo "systemctl $*" >>/tmp/systemctl.log
 case "$1" in
@@ -133,7 +142,7 @@ case "$1" in
     *) exit 0 ;;
 esac
 EOF
-chmod 755 "$ROOTFS/usr/local/sbin/systemctl"
+chmod 755 "$ROOTFS/usr/sbin/systemctl"
 touch "$ROOTFS/tmp/station-runs"
 start=$(date +%s)
 if in_root apt-get install -y -q --no-install-recommends /tmp/second.deb >"$WORK/upgrade.log" 2>&1; then
@@ -141,14 +150,27 @@ if in_root apt-get install -y -q --no-install-recommends /tmp/second.deb >"$WORK
 else
     fail "upgrade to $v2: $(tail -8 "$WORK/upgrade.log")"
 fi
-order=$(grep -nE "stopping drr-station.service for the upgrade|kept in /opt/drr/previous|the journal before|schema .* (is current|upgraded)|starting drr-station.service again" \
-    "$WORK/upgrade.log" | cut -d: -f1 | tr '\n' ' ')
-check "the upgrade stopped the station, kept $v1, backed the journal up, ran drr db upgrade, started the station (log lines $order)" \
-    sh -c "[ \$(echo $order | wc -w) = 5 ] && [ \"\$(echo $order | tr ' ' '\n' | sort -n | tr '\n' ' ')\" = \"$order\" ]"
-check "the stand-in systemctl saw stop then start: $(tr '\n' ';' <"$ROOTFS/tmp/systemctl.log")" \
-    sh -c "grep -n 'stop drr-station' '$ROOTFS/tmp/systemctl.log' && grep -q 'start drr-station' '$ROOTFS/tmp/systemctl.log'" >/dev/null
-check "/opt/drr/current -> $(in_root readlink /opt/drr/current); $v1 gone from /opt/drr" \
-    sh -c "[ \"\$(env -i chroot '$ROOTFS' readlink /opt/drr/current)\" = '$v2' ] && [ ! -e '$ROOTFS/opt/drr/$v1' ]"
+# each step's first line in apt's output, which must come in this order
+line_of() { grep -n -m1 -E "$1" "$WORK/upgrade.log" | cut -d: -f1; }
+order=""
+for step in "stopping drr-station.service" "kept in /opt/drr/previous" "the journal before" \
+    "journal.sqlite: schema .* (is current|upgraded)" "starting drr-station.service again"; do
+    order="$order $(line_of "$step")"
+done
+in_order() {
+    local prev=0 n=0 line
+    for line in $order; do
+        [ "$line" -gt "$prev" ] || return 1
+        prev=$line
+        n=$((n + 1))
+    done
+    [ "$n" = 5 ]
+}
+check "the upgrade stopped the station, kept $v1, backed the journal up, ran drr db upgrade, started the station (apt's lines$order)" in_order
+calls=$(grep -E 'stop|start' "$ROOTFS/tmp/systemctl.log" 2>/dev/null | tr '\n' ';')
+check "the stand-in systemctl saw: $calls" test "$calls" = "systemctl stop drr-station.service;systemctl start drr-station.service;"
+current_is_v2_alone() { [ "$(in_root readlink /opt/drr/current)" = "$v2" ] && [ ! -e "$ROOTFS/opt/drr/$v1" ]; }
+check "/opt/drr/current -> $(in_root readlink /opt/drr/current); $v1 gone from /opt/drr" current_is_v2_alone
 kept=$(as_drr /opt/drr/previous/"$v1"/drr --version 2>&1)
 check "the previous version is kept and runs: /opt/drr/previous/$v1/drr --version: $kept" test "$kept" = "drr ${v1%-*}"
 check "the journal before the upgrade: $(in_root ls /var/lib/drr/backups 2>&1)" \
@@ -162,14 +184,13 @@ fi
 
 # 4. roll-back and forth
 out=$(in_root drr-rollback 2>&1)
-check "drr-rollback: $(echo "$out" | head -1)" \
-    sh -c "[ \"\$(env -i chroot '$ROOTFS' readlink /opt/drr/current)\" = 'previous/$v1' ]"
+check "drr-rollback: $(echo "$out" | head -1)" test "$(in_root readlink /opt/drr/current)" = "previous/$v1"
 check "drr --version after the roll-back: $(as_drr drr --version 2>&1)" test "$(as_drr drr --version 2>&1)" = "drr ${v1%-*}"
 in_root drr-rollback "$v2" >/dev/null 2>&1
 check "drr-rollback $v2: back to $(in_root readlink /opt/drr/current)" test "$(in_root readlink /opt/drr/current)" = "$v2"
 
 # 5. remove and purge: the program goes, the evidence stays
-rm -rf "$ROOTFS/run/systemd"
+rm -rf "$ROOTFS/run/systemd" "$ROOTFS/usr/sbin/systemctl"
 in_root apt-get purge -y -q diamond-rush-roulette >"$WORK/purge.log" 2>&1
 check "apt-get purge: /opt/drr gone; the journal, keys and logs kept" \
     sh -c "[ ! -e '$ROOTFS/opt/drr' ] && [ -f '$ROOTFS/var/lib/drr/journal.sqlite' ] && [ -d '$ROOTFS/etc/drr/keys' ] && [ -f '$ROOTFS/var/log/drr/drr.jsonl' ] && [ ! -e '$ROOTFS/usr/bin/drr' ]"
