@@ -146,3 +146,48 @@ def test_an_unwritable_log_folder_under_systemd_warns_once_in_the_journal(
         handler.flush()
     text = stream.read_text(encoding="utf-8")
     assert text.count("still told") == 1 and "<4>still told (x)" in text
+
+
+@pytest.mark.parametrize("under_systemd", [False, True])
+def test_the_forwarder_writes_its_notices_to_the_terminal_only_when_stderr_is_not_the_journal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, under_systemd: bool
+) -> None:
+    """Under systemd the journal handler has every record: the terminal notices would say each twice."""
+    import argparse
+    import signal
+    import types
+
+    import engine.store.forward
+    from engine.cli import db_cmd
+    from engine.store.db import open_store
+
+    stream = _journal_stream(monkeypatch, tmp_path)
+    if not under_systemd:
+        monkeypatch.setenv("JOURNAL_STREAM", "1:2")
+    logs.setup_logging(Settings(log_dir=tmp_path / "log"))
+    forward_log = logging.getLogger("drr.store.forward")
+    monkeypatch.setattr(forward_log, "handlers", [])
+
+    class StandIn:  # the forwarder's loop, reduced to one notice
+        def __init__(self, *_: object) -> None:
+            self.status = types.SimpleNamespace(last_error=None)
+
+        def run(self, stop: object, interval: float, after: object) -> None:
+            forward_log.info("floor database unreachable; retrying")
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(engine.store.forward, "Forwarder", StandIn)
+    monkeypatch.setattr(signal, "signal", lambda *_: None)  # the test process keeps its SIGTERM
+    db = f"sqlite:///{tmp_path / 'table.sqlite'}"
+    open_store(db, table="1", migrate=True).close()
+    args = argparse.Namespace(db=db, to="postgresql://floor/casino", only_table="1", once=False, interval=0.1)
+    assert db_cmd.run_forward(args) == 0
+    for handler in [*ours(), *forward_log.handlers]:
+        handler.flush()
+    lines = [line for line in stream.read_text(encoding="utf-8").splitlines() if "unreachable" in line]
+    if under_systemd:
+        assert lines == ["<6>floor database unreachable; retrying (drr.store.forward)"]
+    else:
+        assert lines == ["drr db forward: floor database unreachable; retrying"]
