@@ -9,7 +9,9 @@ and map each missing file to its Debian/Ubuntu package.
 `python -m gui.qt_libs --install` is what `make run` (and, with `--xvfb`, `make test`) runs first:
 nothing missing → exit 0; missing and root with apt-get → installs them; otherwise it prints the
 one command that installs them and exits 1, so make stops before starting anything. `drr` itself
-calls `check_before_start` so a missing library is one line, not Qt's abort.
+calls `check_before_start` so a missing library is one line, not Qt's abort. The Debian package
+(`make deb`, packaging/build_deb.py) depends on every package of `DEBIAN_PACKAGES`: a table PC
+installed from it has them all.
 """
 
 from __future__ import annotations
