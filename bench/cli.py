@@ -30,6 +30,7 @@ BENCH_MODULES: tuple[str, ...] = (
     "bench.screen_figures",
     "bench.station_figures",
     "bench.soak_figures",
+    "bench.floor_figures",
 )
 
 
