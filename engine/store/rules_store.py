@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from engine import journal_types  # the module: it may still be loading (engine.store.projections says why)
 from engine.entry_types import LEGACY, EntryType
 from engine.errors import DrrError
-from engine.journal_types import read
 from engine.rules import RulesSubmission, load_default_rules, parse_rules
 from engine.store import schema
 from engine.store.records import Entry, row_to_entry
@@ -138,7 +138,7 @@ def backfill(conn: Connection, table: str | None = None) -> int:
     count = 0
     for row in conn.execute(query.order_by(j.c.table_id, j.c.seq)).all():
         entry = row_to_entry(row)
-        loaded = read(entry)
+        loaded = journal_types.read(entry)
         if not isinstance(loaded, RulesLoaded):
             raise DrrError(f"journal entry {entry.seq} ({entry.type}) of table {entry.table} holds no rules")
         record_rules(conn, entry, loaded)
