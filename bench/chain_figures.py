@@ -13,8 +13,19 @@ MAC'd, checkpointed and signed with the table's key):
 - `table_start_ms`: `open_store` + `TableService.start` to ready (the journal verified from the
   mark, the state folded from the last round, `table.started` durable).
 
-`drr bench` runs them on a 200,000-entry journal; `drr bench --scale` on 5M
-(bench/scale_chain.py).
+Each beside its limit (bench.limits), measured on the same file in the same run, alternated with it:
+- `limit_select_entries_per_s`: a bare sqlite3 SELECT of the columns verify reads, every row
+  fetched; `verify_vs_limit` (goal <= 1.3) and `audit_verify_command_vs_limit` (goal <= 2.0) are the
+  verify's and the whole command's time over its time;
+- `limit_hash_entries_per_s`: that SELECT with sha256 over each entry's bytes (the least a chain
+  check does);
+- `rebuild_entries_per_s`: `projections.rebuild` of the copy (what `drr db rebuild` does per table,
+  in a transaction), beside `limit_select_rebuild_entries_per_s`, the bare SELECT of the columns it
+  reads; `rebuild_vs_limit` (goal <= 2.0).
+Every figure is the median of its repetitions (`_min`, `_max` beside it).
+
+`drr bench` runs them on a 200,000-entry journal, three repetitions each; `drr bench --scale` on 5M,
+one repetition (bench/scale_chain.py).
 """
 
 from __future__ import annotations
@@ -30,34 +41,71 @@ if TYPE_CHECKING:
     from bench.synthetic import LongJournal
 
 SINCE_MARK = 1000  # entries appended after the last verified position
+REPEATS = 3  # each figure and its limit: the median of three, min and max beside it
+# What a verify reads of each entry (engine.store.chain_walk's fast pass), and what a rebuild reads.
+VERIFY_COLUMNS = ("seq", "time", "user_name", "round_id", "type", "payload", "prev_hash", "hash", "mac")
+REBUILD_COLUMNS = ("round_id", "seq", "type", "payload")
 SHORT_ENTRIES = 200_000
 
 
 def chain_figures(
-    journal: LongJournal, workdir: Path, progress: Callable[[float, str], None] | None = None
+    journal: LongJournal,
+    workdir: Path,
+    progress: Callable[[float, str], None] | None = None,
+    repeats: int = REPEATS,
 ) -> dict[str, float]:
-    """The three figures on a copy of `journal` (see the module docstring)."""
+    """The figures and their limits on a copy of `journal` (see the module docstring)."""
+    from bench.limits import Spread, bare_select_rows_per_s, hash_rows_per_s, interleaved, vs_limit
     from bench.synthetic import append_rounds, copy_long_journal
     from engine.rng import SeededRng
     from engine.store import open_store
+    from engine.store.projections import rebuild
     from engine.store.verify import audit, verify
     from engine.table.service import TableService
 
     note = progress or (lambda done, what: None)
     copy = copy_long_journal(journal, workdir / "chain-figures.sqlite")
     note(0.1, "full verify")
+    path = Path(copy.path)
     with open_store(copy.url, table=copy.table) as store:
-        started = time.perf_counter()
-        full = verify(store, copy.table, remember=True)
-        full_s = time.perf_counter() - started
+
+        def full_verify(remember: bool = False) -> float:
+            started = time.perf_counter()
+            found = verify(store, copy.table, remember=remember)
+            if not found.ok:
+                raise RuntimeError(f"the benchmark's journal does not verify: {found.problem}")
+            return found.events / (time.perf_counter() - started)
+
+        full = verify(store, copy.table, remember=True)  # the mark the incremental verify starts from
         if not full.ok:
             raise RuntimeError(f"the benchmark's journal does not verify: {full.problem}")
+        # Each repetition beside one of its limit, alternated (bench.limits): a bare SELECT of the
+        # columns verify reads, and that SELECT with sha256 over each entry's bytes.
+        verify_s, select_s = interleaved(
+            full_verify, lambda: bare_select_rows_per_s(path, VERIFY_COLUMNS, copy.table), repeats
+        )
+        hash_s = Spread.of(hash_rows_per_s(path, copy.table) for _ in range(repeats))
         note(0.3, "the whole drr audit verify")
-        started = time.perf_counter()
-        whole = audit(store, copy.table)
-        whole_s = time.perf_counter() - started
-        if not whole.report.ok or whole.damage is not None or whole.derived is not None:
-            raise RuntimeError(f"drr audit verify fails the benchmark's journal: {whole}")
+
+        def whole_audit() -> float:
+            started = time.perf_counter()
+            whole = audit(store, copy.table)
+            if not whole.report.ok or whole.damage is not None or whole.derived is not None:
+                raise RuntimeError(f"drr audit verify fails the benchmark's journal: {whole}")
+            return whole.report.events / (time.perf_counter() - started)
+
+        audit_s = Spread.of(whole_audit() for _ in range(repeats))
+        note(0.5, "rebuild")
+
+        def rebuilt() -> float:
+            started = time.perf_counter()
+            with store.begin() as conn:
+                count = rebuild(conn, copy.table)
+            return count / (time.perf_counter() - started)
+
+        rebuild_s, rebuild_limit_s = interleaved(
+            rebuilt, lambda: bare_select_rows_per_s(path, REBUILD_COLUMNS, copy.table), repeats
+        )
         note(0.6, "incremental verify")
         append_rounds(store, copy.table, SINCE_MARK)
         started = time.perf_counter()
@@ -79,8 +127,15 @@ def chain_figures(
     start_s = asyncio.run(restart())
     copy.path.unlink(missing_ok=True)
     return {
-        "audit_verify_entries_per_s": full.events / full_s,
-        "audit_verify_command_entries_per_s": whole.report.events / whole_s,
+        **verify_s.figures("audit_verify_entries_per_s"),
+        **audit_s.figures("audit_verify_command_entries_per_s"),
+        **rebuild_s.figures("rebuild_entries_per_s"),
+        **select_s.figures("limit_select_entries_per_s"),
+        **rebuild_limit_s.figures("limit_select_rebuild_entries_per_s"),
+        **hash_s.figures("limit_hash_entries_per_s"),
+        "verify_vs_limit": vs_limit(verify_s.median, select_s.median, rate=True),
+        "audit_verify_command_vs_limit": vs_limit(audit_s.median, select_s.median, rate=True),
+        "rebuild_vs_limit": vs_limit(rebuild_s.median, rebuild_limit_s.median, rate=True),
         "audit_verify_incremental_ms": incr_s * 1000,
         "table_start_ms": start_s * 1000,
         "chain_entries": float(full.events),
@@ -104,9 +159,8 @@ def bench_chain() -> dict[str, float]:
                 os.environ.pop("DRR_KEY_DIR", None)
             else:
                 os.environ["DRR_KEY_DIR"] = old
-    return {
-        "audit_verify_entries_per_s": figures["audit_verify_entries_per_s"],
-        "audit_verify_command_entries_per_s": figures["audit_verify_command_entries_per_s"],
-        "audit_verify_incremental_ms_at_200k": figures["audit_verify_incremental_ms"],
-        "table_start_ms_at_200k_entries": figures["table_start_ms"],
+    renamed = {
+        "audit_verify_incremental_ms": "audit_verify_incremental_ms_at_200k",
+        "table_start_ms": "table_start_ms_at_200k_entries",
     }
+    return {renamed.get(k, k): v for k, v in figures.items() if k != "chain_entries"}

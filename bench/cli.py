@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from bench import scale_cli
+from bench.limits import summary
 from bench.scratch_keys import scratch_key_dir
 
 BENCH_MODULES: tuple[str, ...] = (
@@ -28,6 +29,8 @@ BENCH_MODULES: tuple[str, ...] = (
     "bench.table_figures",
     "bench.screen_figures",
     "bench.station_figures",
+    "bench.soak_figures",
+    "bench.floor_figures",
 )
 
 
@@ -86,4 +89,9 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  ({name}: {time.perf_counter() - started:.1f} s)", file=sys.stderr)
     if args.json:
         print(json.dumps(figures, sort_keys=True))
+    else:
+        table = summary(figures)
+        if len(table) > 1:  # each figure beside its limit measured in this run, and their ratio
+            print()
+            print("\n".join(table))
     return 0

@@ -5,8 +5,8 @@ on 17, a Lucky Number, so lucky, base and losing wagers all occur. Settling mean
 `settle_round`, which works out every wager's payout (an array of payouts aligned with the
 wagers) and the round's totals; the per-wager Decimal records are built from it on first use.
 
-Figures (each time is the best of REPEATS runs in this process, garbage collector paused as
-timeit does unless said otherwise):
+Figures (each time is the median of REPEATS runs in this process, garbage collector paused as
+timeit does unless said otherwise; no best-of, issue 28):
 - `settle_wagers_per_s`: 10,000 / the settlement time.
 - `settle_vs_baseline`: the settlement time divided by the time of the baseline, a bare loop
   that ONLY looks up each wager's amount (`for w in wagers: w.amount`), timed in the same run.
@@ -22,6 +22,7 @@ timeit does unless said otherwise):
 from __future__ import annotations
 
 import gc
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from decimal import Decimal
@@ -33,7 +34,7 @@ from engine.rules import load_default_rules
 from engine.settlement import settle_round
 
 WAGERS = 10_000
-REPEATS = 25  # each run takes well under 2 ms; more runs make the best on a shared machine steadier
+REPEATS = 25  # each run takes well under 2 ms; more runs make the median on a shared machine steadier
 
 
 def _mixed_wagers(n: int) -> list[Wager]:
@@ -46,10 +47,10 @@ def _mixed_wagers(n: int) -> list[Wager]:
     ]
 
 
-def _best(fn: Callable[[], object], *, pause_gc: bool = True) -> float:
-    """Best time of REPEATS runs; like timeit, the garbage collector is paused while timing
+def _median(fn: Callable[[], object], *, pause_gc: bool = True) -> float:
+    """Median time of REPEATS runs; like timeit, the garbage collector is paused while timing
     unless pause_gc is False."""
-    best = float("inf")
+    times: list[float] = []
     was_enabled = gc.isenabled()
     try:
         for _ in range(REPEATS):
@@ -57,13 +58,13 @@ def _best(fn: Callable[[], object], *, pause_gc: bool = True) -> float:
                 gc.disable()
             started = time.perf_counter()
             fn()
-            best = min(best, time.perf_counter() - started)
+            times.append(time.perf_counter() - started)
             if was_enabled:
                 gc.enable()
     finally:
         if was_enabled:
             gc.enable()
-    return best
+    return statistics.median(times)
 
 
 def _baseline(wagers: Sequence[Wager]) -> None:
@@ -89,13 +90,13 @@ def bench_settle() -> dict[str, float]:
     def settle() -> object:
         return settle_round(wagers, 17, draw, {}, rules)
 
-    settle_seconds = _best(settle)
-    baseline_seconds = _best(lambda: _baseline(wagers))
+    settle_seconds = _median(settle)
+    baseline_seconds = _median(lambda: _baseline(wagers))
     # With the collector running, as at the table (the baseline allocates nothing it tracks).
-    settle_gc_seconds = _best(settle, pause_gc=False)
-    baseline_gc_seconds = _best(lambda: _baseline(wagers), pause_gc=False)
-    records_seconds = _best(lambda: settle_round(wagers, 17, draw, {}, rules).settlements)
-    summing_seconds = _best(lambda: _summing_loop(wagers))
+    settle_gc_seconds = _median(settle, pause_gc=False)
+    baseline_gc_seconds = _median(lambda: _baseline(wagers), pause_gc=False)
+    records_seconds = _median(lambda: settle_round(wagers, 17, draw, {}, rules).settlements)
+    summing_seconds = _median(lambda: _summing_loop(wagers))
     return {
         "settle_wagers_per_s": WAGERS / settle_seconds,
         "settle_vs_baseline": settle_seconds / baseline_seconds,

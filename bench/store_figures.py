@@ -2,7 +2,8 @@
 
 `journal_appends_per_s`: single `Journal.append` calls per second on a SQLite file (WAL,
 synchronous=FULL: each append committed and fsynced before it returns, hash-chained, projections
-updated), a typical wager event each; the best of 5 runs of 600 (`…_median`: their median). Its
+updated), a typical wager event each; the median of 5 runs of 600, with `_min` and `_max` (the
+older key `…_median` is the same median). Its
 chain has no key file, so no signature or MAC: `journal_appends_signed_per_s` is the same with the
 table's key, as a table writes (each entry MAC'd, the head signed with Ed25519 at every append, the
 witness rewritten at most every 0.25 s). Goal (unsigned) >= 2,000. What an append costs beyond its
@@ -10,6 +11,10 @@ one fdatasync (which a shared disk can make 1-4 ms; ~0.3 ms on an idle one): ~20
 unsigned and ~300 us signed on the shared 2-core machine at load 6 (it was ~900 and ~1,200 before
 the statements were precompiled, issue 15), about a third of it SQLite's own, a fifth the head's
 Ed25519 signature when signed.
+`limit_fsync_commits_per_s`: the disk's limit for the same work (bench.limits: raw sqlite3, WAL,
+synchronous=FULL, one 350-byte INSERT + COMMIT), each run alternated with the appends' runs in the
+same folder; `appends_vs_limit` is the signed appends' time over the limit's (1.0 is the limit;
+goal <= 1.6), `appends_unsigned_vs_limit` the same unsigned.
 `import_rounds_per_s`: rounds per second through `drr history import` (CSV parsed and checked, one
 transaction of `history.imported` journal entries with their projections).
 `audit_verify_events_per_s`: journal entries per second checked by `drr audit verify` (hash recomputed,
@@ -27,6 +32,7 @@ rows through an index.
 
 from __future__ import annotations
 
+import statistics
 import tempfile
 import time
 from collections.abc import Callable
@@ -41,41 +47,49 @@ BIG_TABLE_ROUNDS = 1_000_000
 
 
 def bench_appends() -> dict[str, float]:
-    unsigned = _appends(signed=False)
-    signed = _appends(signed=True)
-    return {
-        "journal_appends_per_s": unsigned[-1],
-        "journal_appends_per_s_median": unsigned[len(unsigned) // 2],
-        "journal_appends_signed_per_s": signed[-1],
-        "journal_appends_signed_per_s_median": signed[len(signed) // 2],
-    }
-
-
-def _appends(*, signed: bool) -> list[float]:
-    """The sorted rates of REPEATS runs of APPENDS // REPEATS single appends (see the module docstring)."""
+    """The append figures, each repetition beside a repetition of the fsync limit in the same folder."""
     import os
 
+    from bench.limits import Spread, fsync_commits_per_s, vs_limit
     from engine.store import keys, open_store
 
+    per_run = APPENDS // REPEATS
+    runs: dict[str, list[float]] = {"unsigned": [], "signed": [], "limit": []}
     with tempfile.TemporaryDirectory() as tmp:
         saved = os.environ.get(keys.KEY_DIR_ENV)
         os.environ[keys.KEY_DIR_ENV] = str(Path(tmp) / "keys")  # the bench's key never in the user's dir
         try:
-            with open_store(str(Path(tmp) / "bench.sqlite")) as store:
-                if signed:  # as a table's first start leaves it: a key, its witness marking the chain
-                    keys.update(keys.create(store.where, "B1"), journaled=True)
-                rates = _timed_appends(store)
+            with (
+                open_store(str(Path(tmp) / "bench.sqlite")) as unsigned,
+                open_store(str(Path(tmp) / "signed.sqlite")) as signed,
+            ):
+                # as a table's first start leaves it: a key, its witness marking the chain
+                keys.update(keys.create(signed.where, "B1"), journaled=True)
+                append_unsigned, append_signed = _appender(unsigned), _appender(signed)
+                for _ in range(REPEATS):
+                    # Alternated, so another program's disk traffic on a shared machine falls on all three.
+                    runs["limit"].append(fsync_commits_per_s(Path(tmp), per_run))
+                    runs["unsigned"].append(append_unsigned(per_run))
+                    runs["signed"].append(append_signed(per_run))
         finally:
             if saved is None:
                 os.environ.pop(keys.KEY_DIR_ENV, None)
             else:
                 os.environ[keys.KEY_DIR_ENV] = saved
-    # Best of the repetitions: every append waits for its own fsync, so other programs' disk traffic
-    # on a shared machine slows some repetitions; the median is given too.
-    return sorted(rates)
+    unsigned_s, signed_s, limit_s = (Spread.of(runs[k]) for k in ("unsigned", "signed", "limit"))
+    return {
+        **unsigned_s.figures("journal_appends_per_s"),
+        "journal_appends_per_s_median": unsigned_s.median,  # the older key: the same median
+        **signed_s.figures("journal_appends_signed_per_s"),
+        "journal_appends_signed_per_s_median": signed_s.median,
+        **limit_s.figures("limit_fsync_commits_per_s"),
+        "appends_vs_limit": vs_limit(signed_s.median, limit_s.median, rate=True),
+        "appends_unsigned_vs_limit": vs_limit(unsigned_s.median, limit_s.median, rate=True),
+    }
 
 
-def _timed_appends(store: object) -> list[float]:
+def _appender(store: object) -> Callable[[int], float]:
+    """A function appending n single wager entries to `store`'s journal, returning appends per second."""
     from engine.bets import Wager, inside_bet
     from engine.journal_types import write
     from engine.round import RoundOpened, WagerPlaced
@@ -90,13 +104,14 @@ def _timed_appends(store: object) -> list[float]:
         round_id="b-1",
         user="dana",
     )
-    rates = []
-    for _ in range(REPEATS):
+
+    def run(n: int) -> float:
         started = time.perf_counter()
-        for _ in range(APPENDS // REPEATS):
+        for _ in range(n):
             j.append_many([wager])
-        rates.append((APPENDS // REPEATS) / (time.perf_counter() - started))
-    return rates
+        return n / (time.perf_counter() - started)
+
+    return run
 
 
 def bench_import() -> dict[str, float]:
@@ -213,9 +228,9 @@ def bench_stats() -> dict[str, float]:
             return elapsed
 
         cold = timed()
-        warm = min(timed() for _ in range(5))
+        warm = statistics.median(timed() for _ in range(5))
         timed(last=10_000)
-        last = min(timed(last=10_000) for _ in range(5))
+        last = statistics.median(timed(last=10_000) for _ in range(5))
     return {
         "stats_ms_at_1M_rounds": warm,
         "stats_cold_ms_at_1M_rounds": cold,

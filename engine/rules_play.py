@@ -16,9 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
+from engine.entry_types import EntryType
 from engine.errors import RulesError
+from engine.journal_types import read, spellings
 from engine.math.rules_gate import math_check
+from engine.round import BetsClosed
 from engine.rules import RulesSubmission, default_rules_path, parse_rules
+from engine.store import schema
+from engine.store.records import Entry, row_to_entry
+from engine.table_events import TableStarted
 
 if TYPE_CHECKING:
     from engine.store.database import Database
@@ -74,14 +80,14 @@ def load_rules_for_play(path: str | Path | None) -> RulesSubmission:
     return rules_for_play(read_rules_text(file), source=str(file))
 
 
-def _rng_of(payload_text: str) -> str:
-    import json
-
-    payload = json.loads(payload_text)
-    draw = payload.get("draw")
-    if isinstance(draw, dict):
-        return str(draw.get("rng", ""))
-    return str(payload.get("rng", ""))
+def _generator(entry: Entry) -> str:
+    """The generator a `table.started` or a draw (`round.bets_closed`, typed) names ("" for none)."""
+    payload = read(entry)
+    if isinstance(payload, TableStarted):
+        return payload.rng
+    if isinstance(payload, BetsClosed):
+        return payload.draw.rng_name
+    return ""
 
 
 def is_seeded(rng_name: str) -> bool:
@@ -91,41 +97,33 @@ def is_seeded(rng_name: str) -> bool:
 def store_purpose(store: Database, table: str) -> str | None:
     """ "demo/test" or "production": what the chain's first `table.started` says of its generator
     (None: the table has never started, a new store)."""
-    from engine.entry_types import EntryType
-    from engine.store import schema
-
     j = schema.journal
     query = (
-        sa.select(j.c.payload)
-        .where(j.c.table_id == table, j.c.type == EntryType.TABLE_STARTED.value)
+        sa.select(j)
+        .where(j.c.table_id == table, j.c.type.in_(spellings(EntryType.TABLE_STARTED)))
         .order_by(j.c.seq)
         .limit(1)
     )
     with store.read() as conn:
-        first = conn.execute(query).scalar()
+        first = conn.execute(query).first()
     if first is None:
         return None
-    return "demo/test" if is_seeded(_rng_of(first)) else "production"
+    return "demo/test" if is_seeded(_generator(row_to_entry(first))) else "production"
 
 
 def production_rounds(store: Database, table: str) -> int:
-    """How many of the table's rounds were drawn by a generator that is not a seeded one."""
-    from engine.entry_types import EntryType
-    from engine.store import schema
-
+    """How many of the table's rounds were drawn by a generator that is not a seeded one (an old
+    journal's `round.closed` named none: a production table's)."""
     j = schema.journal
-    query = sa.select(j.c.payload).where(j.c.table_id == table, j.c.type == EntryType.ROUND_BETS_CLOSED.value)
+    query = sa.select(j).where(j.c.table_id == table, j.c.type.in_(spellings(EntryType.ROUND_BETS_CLOSED)))
     with store.read() as conn:
-        return sum(1 for (text,) in conn.execute(query) if not is_seeded(_rng_of(text)))
+        return sum(1 for row in conn.execute(query) if not is_seeded(_generator(row_to_entry(row))))
 
 
 def seeded_round_ids(store: Database, table: str, rounds: Any = None) -> set[str]:
     """The ids of the table's rounds drawn by a seeded generator (a demo's or a test's), among
     `rounds` (a select of round ids, e.g. a report's period) or all of them. The draw's stored
     canonical text names its generator as `"rng":"seeded:…"` (engine.rng.Draw.to_record)."""
-    from engine.entry_types import EntryType
-    from engine.store import schema
-
     j = schema.journal
     query = sa.select(j.c.round_id).where(
         j.c.table_id == table,

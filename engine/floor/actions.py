@@ -35,7 +35,7 @@ from engine.auth import PermissionDenied, User, require
 from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.floor_events import ActionRefused
-from engine.journal_types import parse, spellings, write
+from engine.journal_types import parse, read, write
 from engine.math.rules_gate import refuse_bad_math
 from engine.round import ResultCorrected
 from engine.rules import RulesSubmission, parse_rules
@@ -44,6 +44,7 @@ from engine.store import schema
 from engine.store.db import Store
 from engine.store.forwarded import journal_action
 from engine.store.history import void_round
+from engine.store.latest import latest_entry
 from engine.store.projections import from_units
 from engine.store.users import FLOOR, authenticate
 from engine.table.limits import PLAYER_LIMIT
@@ -374,19 +375,10 @@ def load_rules(store: Store, table: str, candidate: RulesCandidate, reason: str,
 
 def latest_rules(store: Store, table: str) -> RulesLoaded | None:
     """The Rules Submission `table` last loaded (by the table service or the pit boss), None if none."""
-    j = schema.journal
-    with store.read() as conn:
-        row = conn.execute(
-            sa.select(j.c.seq, j.c.type, j.c.payload)
-            .where(j.c.table_id == table, j.c.type.in_(spellings(EntryType.TABLE_RULES_LOADED)))
-            .order_by(j.c.seq.desc())
-            .limit(1)
-        ).first()
-    if row is None:
+    entry = latest_entry(store, table, EntryType.TABLE_RULES_LOADED)
+    if entry is None:
         return None
-    import json
-
-    loaded = parse(row.type, json.loads(row.payload), where=f"journal entry {row.seq} of table {table}")
+    loaded = read(entry)
     assert isinstance(loaded, RulesLoaded)
     return loaded
 

@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from engine.entry_types import EntryType
 from engine.journal_types import read, spellings
 from engine.store import Store, schema
+from engine.store.latest import latest_entry
 from engine.store.records import row_to_entry
 from engine.table_events import TILT_RNG, TILT_SOFTWARE, RngFault, TableStarted, TiltCleared, Tilted
 
@@ -35,19 +36,9 @@ class StartedProgram:
 
 def last_started(store: Store, table: str) -> StartedProgram | None:
     """The table's latest `table.started` entry, or None when it never started (e.g. imported rounds)."""
-    j = schema.journal
-    with store.read() as conn:
-        row = conn.execute(
-            sa.select(j)
-            .where(j.c.table_id == table, j.c.type.in_(spellings(EntryType.TABLE_STARTED)))
-            .order_by(j.c.seq.desc())
-            .limit(1)
-        ).first()
-    if row is None:
-        return None
-    entry = row_to_entry(row)
-    payload = read(entry)
-    if not isinstance(payload, TableStarted):
+    entry = latest_entry(store, table, EntryType.TABLE_STARTED)
+    payload = None if entry is None else read(entry)
+    if entry is None or not isinstance(payload, TableStarted):
         return None
     return StartedProgram(
         table, entry.seq, entry.time, payload.station, payload.software, payload.large_payout

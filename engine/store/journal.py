@@ -116,6 +116,14 @@ ENTRY_NAMES = (
     "mac",
 )
 ENTRY_COLUMNS = tuple(schema.journal.c[name] for name in ENTRY_NAMES)
+_SEQ_AT = ENTRY_NAMES.index("seq")
+_ENTRIES_FROM = (
+    sa.select(*ENTRY_COLUMNS)
+    .where(schema.journal.c.table_id == sa.bindparam("table"), schema.journal.c.seq >= sa.bindparam("seq"))
+    .order_by(schema.journal.c.seq)
+    .limit(sa.bindparam("batch", type_=sa.Integer))
+    .offset(sa.bindparam("skip", type_=sa.Integer))  # SQLite's LIMIT ? comes with OFFSET ?: named here
+)
 
 
 _INSERT_ENTRY = sa.insert(schema.journal).values(
@@ -445,22 +453,24 @@ class Journal:
             return list(conn.execute(sa.select(schema.chain_heads.c.table_id).order_by("table_id")).scalars())
 
     def entries(self, table: str, from_seq: int = 1, *, batch: int = 2000) -> Iterator[Entry]:
-        """The table's entries in chain order from `from_seq`, read in batches (constant memory)."""
+        """The table's entries in chain order from `from_seq`, read in batches (constant memory).
+
+        Compiled once (exec_fast): the table service asks this before every command for what other
+        writers appended, and is usually told nothing, so building the statement was most of the cost."""
         seq = from_seq
-        j = schema.journal
         while True:
             with self.store.read() as conn:
-                rows = conn.execute(
-                    sa.select(*ENTRY_COLUMNS)
-                    .where(j.c.table_id == table, j.c.seq >= seq)
-                    .order_by(j.c.seq)
-                    .limit(batch)
-                ).all()
+                rows = exec_fast(
+                    conn,
+                    "journal.entries",
+                    _ENTRIES_FROM,
+                    {"table": table, "seq": seq, "batch": batch, "skip": 0},
+                ).fetchall()
             for row in rows:
                 yield Entry(*row)
             if len(rows) < batch:
                 return
-            seq = int(rows[-1].seq) + 1
+            seq = int(rows[-1][_SEQ_AT]) + 1
 
     def round_entries(self, round_id: str, table: str | None = None) -> list[Entry]:
         """Every entry of one round, in chain order."""

@@ -1,43 +1,77 @@
 """Schema migrations run from inside the program (Alembic, scripts in engine/store/migrations).
 
 On a `Database` (engine.store.database): engine.store.db's `open_store` runs `ensure_current` on open.
+A store already at this program's schema (every start but the first after an upgrade) is told so
+without Alembic: its revision is read with one SELECT and the scripts' revisions from their text
+(`script_revisions`), so Alembic, Mako and their imports (about a third of a station's start, issue
+28) load only when a store must be upgraded or its revision is unknown.
 """
 
 from __future__ import annotations
 
+import functools
+import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 
 from engine.errors import DrrError
 from engine.store.database import Database, translate_errors
 
+if TYPE_CHECKING:
+    from alembic.config import Config
+
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+_REVISION = re.compile(r'^revision\s*=\s*"([^"]+)"', re.MULTILINE)
+_DOWN = re.compile(r'^down_revision\s*=\s*(?:"([^"]+)"|None)', re.MULTILINE)
 
 
 def alembic_config() -> Config:
+    from alembic.config import Config  # only to upgrade (see the module docstring)
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     return cfg
 
 
+@functools.cache
+def script_revisions() -> tuple[frozenset[str], str]:
+    """(every revision the scripts define, the head), read from the scripts' `revision =` and
+    `down_revision =` lines; tests/store/test_migrate_fast.py holds this to Alembic's own reading."""
+    revisions: dict[str, str | None] = {}
+    for script in sorted((MIGRATIONS / "versions").glob("*.py")):
+        text = script.read_text("utf-8")
+        rev, down = _REVISION.search(text), _DOWN.search(text)
+        if rev is None or down is None:
+            continue  # not a revision script (__init__.py)
+        revisions[rev.group(1)] = down.group(1)
+    heads = set(revisions) - {d for d in revisions.values() if d is not None}
+    if len(heads) != 1:
+        raise DrrError(f"the program's migrations have {len(heads)} heads: {sorted(heads)}")
+    return frozenset(revisions), heads.pop()
+
+
 def head_revision() -> str:
-    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
-    assert head is not None
-    return head
+    return script_revisions()[1]
 
 
 def current_revision(store: Database) -> str | None:
+    """The store's schema revision (alembic_version), None for an empty store."""
     with translate_errors(store.where), store.engine.connect() as conn:
-        return MigrationContext.configure(conn).get_current_revision()
+        if not sa.inspect(conn).has_table("alembic_version"):
+            return None
+        rows = conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalars().all()
+    if len(rows) > 1:
+        raise DrrError(f"{store.where} names {len(rows)} schema revisions: {sorted(rows)}")
+    return rows[0] if rows else None
 
 
 def upgrade(store: Database) -> tuple[str | None, str]:
     """Bring the store's schema to the newest revision in one transaction; returns (before, after)."""
+    from alembic import command
+    from alembic.runtime.migration import MigrationContext
+
     cfg = alembic_config()
     with store.begin() as conn:
         if not store.is_sqlite:
@@ -57,7 +91,7 @@ def ensure_current(store: Database, *, migrate: bool, allow_older: bool = False)
     head = head_revision()
     if current == head:
         return
-    known = {rev.revision for rev in ScriptDirectory.from_config(alembic_config()).walk_revisions()}
+    known = script_revisions()[0]
     if current is not None and current not in known:
         raise DrrError(f"{store.where} has schema {current}, newer than this program knows; upgrade drr")
     if allow_older and current is not None:

@@ -519,7 +519,7 @@ def _imported(rows: Rows, entry: Entry, p: HistoryImported) -> None:
 
 
 def _rules(rows: Rows, entry: Entry, p: RulesLoaded) -> None:
-    record_rules(rows.conn, entry)
+    record_rules(rows.conn, entry, p)
 
 
 _Rule = Callable[[Rows, Entry, Any], None]

@@ -15,16 +15,18 @@ from __future__ import annotations
 
 import hashlib
 import tomllib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from engine import journal_types  # the module: it may still be loading (engine.store.projections says why)
 from engine.entry_types import LEGACY, EntryType
 from engine.errors import DrrError
 from engine.rules import RulesSubmission, load_default_rules, parse_rules
 from engine.store import schema
 from engine.store.records import Entry, row_to_entry
+from engine.table_events import RulesLoaded
 
 if TYPE_CHECKING:
     from engine.store.db import Store
@@ -83,29 +85,26 @@ def _stored_text(conn: Connection, sha256: str) -> str | None:
     return None if found is None else str(found)
 
 
-def _name(text: str, payload: dict[str, Any]) -> str:
-    name = payload.get("name")
-    if isinstance(name, str):
-        return name
+def _name(loaded: RulesLoaded) -> str:
+    if loaded.name is not None:
+        return loaded.name
     try:  # the pit-boss station's rules.changed names no name: the text does
-        return str(tomllib.loads(text).get("name", ""))
+        return str(tomllib.loads(loaded.text).get("name", ""))
     except tomllib.TOMLDecodeError:
         return ""
 
 
-def record_rules(conn: Connection, entry: Entry) -> None:
-    """Keep the Rules Submission of a rules entry (projections); refuses text that is not its sha256."""
-    p = entry.payload
-    text, sha = p.get("text"), p.get("sha256")
+def record_rules(conn: Connection, entry: Entry, loaded: RulesLoaded) -> None:
+    """Keep the Rules Submission of a rules entry (projections; `loaded` is its typed payload,
+    engine.journal_types.read); refuses text that is not its sha256."""
+    text, sha = loaded.text, loaded.sha256
     what = f"journal entry {entry.seq} ({entry.type}) of table {entry.table}"
-    if not isinstance(text, str) or not isinstance(sha, str):
-        raise DrrError(f"{what} holds no Rules Submission text and sha256")
     if sha256_of(text) != sha:
         raise DrrError(f"{what}: the Rules Submission's text does not hash to its sha256 {sha}")
     t = schema.rules_submissions
     row = {
         "sha256": sha,
-        "name": _name(text, p),
+        "name": _name(loaded),
         "text": text,
         "first_time": entry.time,
         "first_table": entry.table,
@@ -138,6 +137,10 @@ def backfill(conn: Connection, table: str | None = None) -> int:
         query = query.where(j.c.table_id == table)
     count = 0
     for row in conn.execute(query.order_by(j.c.table_id, j.c.seq)).all():
-        record_rules(conn, row_to_entry(row))
+        entry = row_to_entry(row)
+        loaded = journal_types.read(entry)
+        if not isinstance(loaded, RulesLoaded):
+            raise DrrError(f"journal entry {entry.seq} ({entry.type}) of table {entry.table} holds no rules")
+        record_rules(conn, entry, loaded)
         count += 1
     return count

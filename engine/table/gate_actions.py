@@ -12,15 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import sqlalchemy as sa
-
 from engine.auth import User, require
 from engine.entry_types import EntryType
 from engine.errors import DrrError, IllegalTransition
-from engine.journal_types import Payload, read, spellings, write
+from engine.journal_types import Payload, read, write
 from engine.rng import HealthTestedRng, StartupResult, SystemRng
-from engine.store import schema
-from engine.store.records import row_to_entry
+from engine.store.latest import latest_entry
 from engine.table.gate import software_tilt
 from engine.table_events import (
     TILT_RNG,
@@ -46,17 +43,8 @@ def fault_of(rng: HealthTestedRng) -> RngFault:
 
 def last_software(store: Store, table: str) -> str | None:
     """The software digest of the table's latest `table.started` (None: never started, or not journaled)."""
-    j = schema.journal
-    with store.read() as conn:
-        row = conn.execute(
-            sa.select(j)
-            .where(j.c.table_id == table, j.c.type.in_(spellings(EntryType.TABLE_STARTED)))
-            .order_by(j.c.seq.desc())
-            .limit(1)
-        ).first()
-    if row is None:
-        return None
-    payload = read(row_to_entry(row))
+    entry = latest_entry(store, table, EntryType.TABLE_STARTED)
+    payload = None if entry is None else read(entry)
     return payload.software if isinstance(payload, TableStarted) else None
 
 

@@ -173,6 +173,7 @@ def build_view(
         bonus_due=r is not None and r.phase is Phase.RESULT and bool(bonus_needed(r)),
         remedies=remedies(st),
         void_reason=r.void_reason if r is not None else "",
+        round=r,
     )
     return dataclasses.replace(view, step=next_step(view))
 

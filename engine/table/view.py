@@ -21,7 +21,7 @@ from engine.bets import Wager
 from engine.bonus_game import Preset
 from engine.exact import money  # noqa: F401  (the screens import it from here with the view)
 from engine.rng import Draw
-from engine.round import Phase
+from engine.round import Phase, RoundState
 from engine.settlement import LOSE, WinKind
 from engine.table.limits import LimitsInForce
 from engine.table.spin import IDLE_SPIN, WheelPhase
@@ -158,6 +158,9 @@ class TableView:
     bonus_due: bool = False
     remedies: HoldRemedies | None = None  # the hold in words, and what ends it (engine.table.holds)
     void_reason: str = ""  # why a void round was voided
+    # The round as the fold holds it (None between rounds): a screen shows any of its facts from here,
+    # so a new round field reaches the screens with no field of its own here (docs/architecture.md).
+    round: RoundState | None = None
     step: NextStep = UNSET_STEP  # what the croupier does next (engine.table.next_step), built with it
 
 

@@ -17,6 +17,7 @@ from engine.rules import default_rules_path, parse_rules
 from engine.rules_play import (
     RefusedForPlay,
     problems_for_play,
+    production_rounds,
     rules_for_play,
     seeded_play_problem,
     store_purpose,
@@ -253,3 +254,19 @@ def test_the_days_report_never_counts_seeded_rounds_as_production_ones(
     figures = dict(rep.figures())
     assert figures["Play"] == "production (2 seeded rounds left out)"
     assert figures["Seeded rounds (tests and demos)"] == "2" and figures["Rounds"] == "1"
+
+
+def test_an_old_journals_round_closed_draws_count_as_production_rounds(tmp_path: Path) -> None:
+    """An early journal spells the draw `round.closed` and names no generator: those rounds were a
+    production table's, so a seeded generator may not play on after them (the count read only the
+    new spelling before, and let --seed on)."""
+    from engine.journal_types import write
+    from engine.round import RoundOpened
+    from engine.store.records import NewEvent
+
+    with open_store(str(tmp_path / "old.sqlite"), table="T1") as store:
+        opened = write(RoundOpened("T1-000001", "0" * 64), table="T1", round_id="T1-000001")
+        old_draw = {"lucky": [[17, "199"]], "bonus_number": 5}
+        store.journal.append_many([opened, NewEvent("T1", "round.closed", old_draw, round_id="T1-000001")])
+        assert production_rounds(store, "T1") == 1
+        assert "1 production round(s)" in (seeded_play_problem(store, "T1") or "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable
 from decimal import Decimal
@@ -37,6 +38,31 @@ async def some_wagers(svc: TableService) -> None:
     await svc.place_wager(CROUPIER, "anna", inside_bet([17]), Decimal(5))
     await svc.place_wager(CROUPIER, "bob", outside_bet(BetKind.RED), Decimal(20))
     await svc.place_wager(CROUPIER, "bob", outside_bet(BetKind.DOZEN, 2), Decimal(10))
+
+
+class Clock:
+    """A clock the test moves by hand (`clock.now += 5`), for the service's timers."""
+
+    def __init__(self, now: float = 1_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+async def lands_on(svc: TableService, number: int, game: int = 15) -> None:
+    """Start the table; the wheel's game `game` opens a round with a straight on 33 and lands on
+    `number` (a clean result, pending the croupier's confirmation)."""
+    await svc.start()
+    await wheel(svc, {"type": "started", "game": game})
+    await svc.open_bets(CROUPIER)
+    await svc.place_wager(CROUPIER, "anna", inside_bet([33]), Decimal(5))
+    await wheel(svc, *spin(game, number))
+    assert svc.state.pending_result is not None and svc.state.pending_result.number == number
 
 
 async def wheel(svc: TableService, *events: dict[str, Any]) -> None:

@@ -6,36 +6,13 @@ its spin, after a restart too (never during a bonus game or a hold)."""
 from __future__ import annotations
 
 import asyncio
-from decimal import Decimal
 from typing import Any
 
-from engine.bets import inside_bet
 from engine.entry_types import EntryType as E
 from engine.store import Store
 from engine.table import wheel_drive
 from engine.table.service import TableService
-from tests.table.helpers import CROUPIER, cover_everything, make_service, spin, wheel
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 3_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def run(coro: Any) -> Any:
-    return asyncio.run(coro)
-
-
-async def lands_on(svc: TableService, number: int, game: int = 15) -> None:
-    await svc.start()
-    await wheel(svc, {"type": "started", "game": game})
-    await svc.open_bets(CROUPIER)
-    await svc.place_wager(CROUPIER, "anna", inside_bet([33]), Decimal(5))
-    await wheel(svc, *spin(game, number))
-    assert svc.state.pending_result is not None and svc.state.pending_result.number == number
+from tests.table.helpers import CROUPIER, Clock, cover_everything, lands_on, make_service, run, wheel
 
 
 def test_the_confirmation_waits_while_the_croupier_disputes(store: Store) -> None:
@@ -43,7 +20,7 @@ def test_the_confirmation_waits_while_the_croupier_disputes(store: Store) -> Non
     refused ("the round is RESULT")."""
 
     async def go() -> None:
-        clock = Clock()
+        clock = Clock(3_000_000.0)
         svc = make_service(store, clock=clock, auto_confirm_seconds=5)
         await lands_on(svc, 33)
         clock.now += 3
@@ -63,7 +40,7 @@ def test_the_confirmation_waits_while_the_croupier_disputes(store: Store) -> Non
 
 def test_a_cancelled_dialog_gives_the_whole_countdown_again(store: Store) -> None:
     async def go() -> None:
-        clock = Clock()
+        clock = Clock(3_000_000.0)
         svc = make_service(store, clock=clock, auto_confirm_seconds=5)
         await lands_on(svc, 33)
         svc.hold_confirmation(CROUPIER)
@@ -104,7 +81,7 @@ def test_the_services_own_timer_does_not_confirm_behind_the_dialog(store: Store)
 
 def test_a_manual_entry_begun_stops_the_sensors_confirmation(store: Store) -> None:
     async def go() -> None:
-        clock = Clock()
+        clock = Clock(3_000_000.0)
         svc = make_service(store, clock=clock, auto_confirm_seconds=5)
         await lands_on(svc, 33)
         await svc.manual_result(CROUPIER, 36, "the sensor read the wrong pocket")
@@ -138,7 +115,7 @@ def test_no_start_is_outstanding_during_a_bonus_game_after_a_restart(store: Stor
     `*u 1` once a second while the bonus game ran."""
 
     async def go() -> None:
-        clock = Clock()
+        clock = Clock(3_000_000.0)
         svc = restarted(store, clock)
         await ordered_and_launched(svc, clock)
         assert svc.round is not None and svc.round.draw is not None
@@ -159,7 +136,7 @@ def test_no_start_is_outstanding_during_a_bonus_game_after_a_restart(store: Stor
 
 def test_no_start_is_outstanding_during_a_hold_after_a_restart(store: Store) -> None:
     async def go() -> None:
-        clock = Clock()
+        clock = Clock(3_000_000.0)
         svc = restarted(store, clock)
         await ordered_and_launched(svc, clock)
         await wheel(svc, {"type": "miss_spin", "game": 7})
@@ -184,7 +161,7 @@ def test_a_spin_still_wanted_after_a_restart_stays_outstanding(store: Store) -> 
     table stopped, no result came, so the start is sent again."""
 
     async def go() -> None:
-        clock = Clock()
+        clock = Clock(3_000_000.0)
         svc = restarted(store, clock)
         await ordered_and_launched(svc, clock)
         await svc.close()
@@ -215,7 +192,7 @@ def test_the_wheel_driver_sends_no_start_during_a_bonus_game_after_a_restart(sto
     from hardware.table_bridge import WheelDriver
 
     async def go() -> None:
-        clock = Clock()
+        clock = Clock(3_000_000.0)
         svc = restarted(store, clock)
         await ordered_and_launched(svc, clock)
         assert svc.round is not None and svc.round.draw is not None

@@ -15,34 +15,11 @@ from engine.entry_types import EntryType as E
 from engine.errors import IllegalTransition, IllegalWager
 from engine.floor.recall import recall_round
 from engine.store import Store
-from engine.table.service import TableService
-from tests.table.helpers import CROUPIER, PITBOSS, make_service, spin, wheel
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def run(coro: Any) -> Any:
-    return asyncio.run(coro)
+from tests.table.helpers import CROUPIER, PITBOSS, Clock, lands_on, make_service, run, spin, wheel
 
 
 def types(store: Store) -> list[str]:
     return [e.type for e in store.journal.entries("T1")]
-
-
-async def round_15_lands_on_33(svc: TableService) -> None:
-    """Round 15 of the issue: a straight on 33, the wheel's game 15 lands on 33 (accepted)."""
-    await svc.start()
-    await wheel(svc, {"type": "started", "game": 15})
-    await svc.open_bets(CROUPIER)
-    await svc.place_wager(CROUPIER, "anna", inside_bet([33]), Decimal(5))
-    await wheel(svc, *spin(15, 33))
-    assert svc.state.pending_result is not None and svc.state.pending_result.number == 33
 
 
 def test_the_next_spin_does_not_put_an_accepted_result_on_hold(store: Store) -> None:
@@ -51,7 +28,7 @@ def test_the_next_spin_does_not_put_an_accepted_result_on_hold(store: Store) -> 
 
     async def go() -> None:
         svc = make_service(store)
-        await round_15_lands_on_33(svc)
+        await lands_on(svc, 33)  # round 15 of the issue: game 15 lands on 33
         await wheel(svc, *spin(16, 7))  # nobody pressed Confirm; the wheel spun again anyway
         assert svc.state.hold is None
         assert svc.state.pending_result is not None and svc.state.pending_result.number == 33
@@ -69,7 +46,7 @@ def test_the_next_spin_does_not_put_an_accepted_result_on_hold(store: Store) -> 
 def test_a_later_spins_faults_and_warnings_do_not_hold_a_recorded_result(store: Store) -> None:
     async def go() -> None:
         svc = make_service(store)
-        await round_15_lands_on_33(svc)
+        await lands_on(svc, 33)  # round 15 of the issue: game 15 lands on 33
         await svc.confirm_result(CROUPIER)
         await wheel(
             svc,
@@ -88,7 +65,7 @@ def test_a_second_result_of_the_same_game_is_still_doubtful(store: Store) -> Non
 
     async def go() -> None:
         svc = make_service(store)
-        await round_15_lands_on_33(svc)
+        await lands_on(svc, 33)  # round 15 of the issue: game 15 lands on 33
         await wheel(svc, {"type": "result", "game": 15, "number": 34})
         assert svc.state.hold is not None and svc.state.hold.kind == "second_result"
         await svc.close()
@@ -100,7 +77,7 @@ def test_a_clean_result_is_confirmed_automatically_on_the_services_clock(store: 
     async def go() -> None:
         clock = Clock()
         svc = make_service(store, clock=clock, auto_confirm_seconds=5)
-        await round_15_lands_on_33(svc)
+        await lands_on(svc, 33)  # round 15 of the issue: game 15 lands on 33
         due = [e for e in store.journal.entries("T1") if e.type == E.TABLE_AUTO_CONFIRM_DUE]
         assert [(e.payload["number"], e.payload["deadline"]) for e in due] == [(33, clock.now + 5)]
         clock.now += 4.9
@@ -124,7 +101,7 @@ def test_the_services_timer_confirms_without_anyone(store: Store) -> None:
 
     async def go() -> None:
         svc = make_service(store, auto_confirm_seconds=0.2)
-        await round_15_lands_on_33(svc)
+        await lands_on(svc, 33)  # round 15 of the issue: game 15 lands on 33
         for _ in range(300):
             if svc.phase == "result":
                 break
@@ -139,7 +116,7 @@ def test_a_disputed_result_is_not_confirmed_automatically(store: Store) -> None:
     async def go() -> None:
         clock = Clock()
         svc = make_service(store, clock=clock, auto_confirm_seconds=5)
-        await round_15_lands_on_33(svc)
+        await lands_on(svc, 33)  # round 15 of the issue: game 15 lands on 33
         with pytest.raises(IllegalTransition, match="needs a reason"):
             await svc.dispute_result(CROUPIER, "  ")
         await svc.dispute_result(CROUPIER, "the ball sits in 36")
@@ -160,7 +137,7 @@ def test_a_restart_gives_the_croupier_the_whole_countdown_again(store: Store, tm
     async def go() -> None:
         clock = Clock()
         svc = make_service(store, clock=clock, auto_confirm_seconds=5)
-        await round_15_lands_on_33(svc)
+        await lands_on(svc, 33)  # round 15 of the issue: game 15 lands on 33
         await svc.close()
         clock.now += 3600
         again = make_service(store, clock=clock, auto_confirm_seconds=5)

@@ -4,7 +4,6 @@ settings' figure, counted on the service's clock from open bets, and the service
 
 from __future__ import annotations
 
-import asyncio
 from decimal import Decimal
 from typing import Any
 
@@ -18,19 +17,7 @@ from engine.store import Store
 from engine.table import wheel_drive
 from engine.table.service import TableService
 from engine.table_events import SettingsChanged
-from tests.table.helpers import CROUPIER, make_service, spin, wheel
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 2_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def run(coro: Any) -> Any:
-    return asyncio.run(coro)
+from tests.table.helpers import CROUPIER, Clock, make_service, run, spin, wheel
 
 
 def orders(store: Store) -> list[str]:
@@ -48,7 +35,7 @@ async def opened(store: Store, clock: Clock, **kw: Any) -> TableService:
 
 def test_the_spin_is_ordered_when_the_betting_time_is_over(store: Store) -> None:
     async def go() -> None:
-        clock = Clock()
+        clock = Clock(2_000_000.0)
         svc = await opened(store, clock)
         [betting] = [e for e in store.journal.entries("T1") if e.type == E.TABLE_BETTING_TIME]
         assert betting.payload == {"seconds": 20.0, "deadline": clock.now + 20}
@@ -71,7 +58,7 @@ def test_the_spin_is_ordered_when_the_betting_time_is_over(store: Store) -> None
 
 def test_the_croupier_closing_early_orders_the_spin_at_once(store: Store) -> None:
     async def go() -> None:
-        clock = Clock()
+        clock = Clock(2_000_000.0)
         svc = await opened(store, clock)
         await svc.no_more_bets(CROUPIER)
         assert [e.type for e in await svc.tick_clock()] == [E.TABLE_WHEEL_START]
@@ -83,7 +70,7 @@ def test_the_croupier_closing_early_orders_the_spin_at_once(store: Store) -> Non
 
 def test_no_spin_is_ordered_while_the_round_waits_and_a_no_spin_orders_the_re_spin(store: Store) -> None:
     async def go() -> None:
-        clock = Clock()
+        clock = Clock(2_000_000.0)
         svc = await opened(store, clock)
         clock.now += 21
         await svc.tick_clock()
@@ -106,7 +93,7 @@ def test_no_spin_is_ordered_while_the_round_waits_and_a_no_spin_orders_the_re_sp
 
 def test_the_pit_bosss_settings_give_the_betting_time(store: Store) -> None:
     async def go() -> None:
-        clock = Clock()
+        clock = Clock(2_000_000.0)
         svc = make_service(store, clock=clock, betting_seconds=20)
         await svc.start()
         change = SettingsChanged({"betting_seconds": "45"}, "busy table", "pete", "pitboss", "next round")
@@ -121,7 +108,7 @@ def test_the_pit_bosss_settings_give_the_betting_time(store: Store) -> None:
 
 def test_a_free_running_wheel_gets_no_orders(store: Store) -> None:
     async def go() -> None:
-        clock = Clock()
+        clock = Clock(2_000_000.0)
         svc = make_service(store, clock=clock)  # betting_seconds None: the wheel runs on its own
         await svc.start()
         await svc.open_bets(CROUPIER)
@@ -152,7 +139,7 @@ def test_a_pit_boss_sets_the_tables_times_and_bad_ones_are_refused(store: Store)
     change_settings(store, "T1", {"betting_seconds": "30", "auto_confirm_seconds": "off"}, "busy", PITBOSS)
 
     async def go() -> None:
-        clock = Clock()
+        clock = Clock(2_000_000.0)
         svc = make_service(store, clock=clock, betting_seconds=20, auto_confirm_seconds=5)
         await svc.start()
         await wheel(svc, {"type": "started", "game": 1})
@@ -172,7 +159,7 @@ def test_a_spin_launched_before_a_restart_is_ordered_again(store: Store) -> None
     driver re-sends it; before, the restarted table waited for a launch that never came."""
 
     async def go() -> None:
-        clock = Clock()
+        clock = Clock(2_000_000.0)
         svc = await opened(store, clock)
         clock.now += 21
         await svc.tick_clock()
