@@ -11,7 +11,7 @@ from dataclasses import replace
 from decimal import Decimal
 
 from engine.auth import User, require
-from engine.bets import Bet, Wager, check_amount
+from engine.bets import Bet, Wager, amount_words, check_amount
 from engine.errors import IllegalTransition, IllegalWager
 from engine.rng import HealthFailure
 from engine.round import (
@@ -26,6 +26,7 @@ from engine.round import (
     apply,
     bonus_needed,
     settle,
+    wager_refusal,
 )
 from engine.rules_play import rules_for_play
 from engine.store.records import Entry
@@ -143,16 +144,21 @@ class RoundCommands(ServiceCore):
             raise IllegalWager(exc.message) from None
         steps: list[Step] = []
         for i, (bet, amount) in enumerate(wagers):
+            # Each refusal names the wager in words (player, bet, amount), never its journal id.
             try:
                 value = check_amount(amount, s.rules.unit)
             except ValueError as exc:
-                raise IllegalWager(f"wager of {player}: {exc}") from None
+                raise IllegalWager(f"{amount_words(player, bet, amount)}: {exc}") from None
             refused = table_limits.refusal(settings, player, value)  # the settings' min_bet / max_bet
             if refused is not None:
-                raise IllegalWager(refused)
-            limits.check_player(player, value, s.player_total(player))
+                raise IllegalWager(f"{amount_words(player, bet, value)}: {refused}")
+            limits.check_player(player, bet, value, s.player_total(player))
             wid = wager_id or f"{s.round_id}-w{self.state.wagers_placed + 1 + i}"
-            event = WagerPlaced(Wager(wid, player, bet, value), seat)
+            wager = Wager(wid, player, bet, value)
+            why = wager_refusal(s, wager)
+            if why is not None:
+                raise IllegalWager(f"{wager.words}: {why}")
+            event = WagerPlaced(wager, seat)
             s = apply(s, event)  # the next wager is checked with this one on the felt
             steps.append((event, s.round_id))
         if not steps:
