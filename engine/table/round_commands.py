@@ -248,7 +248,10 @@ class RoundCommands(ServiceCore):
                 confirmed_by=user.name,
                 direction=self._direction,
             )
-            return await self._run(user.name, self._result_events(s, event))
+            # Both entries are journaled as typed (docs/croupier-guide.md: "journaled with both entries
+            # and the result"), the second in the result's own transaction.
+            second: Step = (ManualEntry(number, reason.strip()), s.round_id)
+            return await self._run(user.name, [second, *self._result_events(s, event)])
 
     async def approve_payout(self, user: User) -> list[Entry]:
         require(user, "approve_payout")
