@@ -63,8 +63,13 @@ def off_numbers(stats: dict) -> str:  # type: ignore[type-arg]
     flagged = z["flagged"]
     if not flagged:
         return ""
-    often = [n for n in flagged if z["z"][n] > 0]
-    rarely = [n for n in flagged if z["z"][n] <= 0]
+    values = z.get("z")
+    if values is None:  # the direction unknown (a summary without the z values)
+        one = len(flagged) == 1
+        numbers = ", ".join(map(str, flagged))
+        return f"number{'' if one else 's'} {numbers} far off {'its' if one else 'their'} fair share"
+    often = [n for n in flagged if values[n] > 0]
+    rarely = [n for n in flagged if values[n] <= 0]
 
     def told(numbers: list[int], how: str) -> str:
         one = len(numbers) == 1
