@@ -182,6 +182,8 @@ class RoundCommands(ServiceCore):
         require(user, "remove_wager")
         async with self._lock:
             s = self._round(Phase.OPEN, Phase.RESULT, doing="remove a wager")
+            if s.wager(wager_id) is None:  # a stale click: said without the journal's internal id
+                raise IllegalTransition("that wager is no longer on the felt: nothing removed")
             event = WagerRemoved(wager_id)
             apply(s, event)
             return await self._run(user.name, [(event, s.round_id)])

@@ -11,7 +11,7 @@ from decimal import Decimal
 import pytest
 
 from engine.bets import BetKind, inside_bet, outside_bet
-from engine.errors import IllegalWager
+from engine.errors import IllegalTransition, IllegalWager
 from engine.floor.actions import change_settings
 from engine.store import Store
 from engine.table.service import TableService
@@ -38,6 +38,9 @@ def test_a_players_own_limit_and_the_table_minimum_name_the_bet(store: Store) ->
         assert own.startswith("bob's 15 on split 5/8: bob would have 35"), own
         low = await _refusal(svc, "bob", [9], Decimal(1))
         assert low == "bob's 1 on straight 9: 1 is below the table minimum 2", low
+        with pytest.raises(IllegalTransition) as gone:  # a stale click on a wager already taken off
+            await svc.remove_wager(CROUPIER, "T1-000001-w9")
+        assert not INTERNAL_ID.search(gone.value.message) and "no longer on the felt" in gone.value.message
         await svc.close()
 
     asyncio.run(go())
