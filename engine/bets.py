@@ -372,6 +372,17 @@ class Wager:
     def __post_init__(self) -> None:
         object.__setattr__(self, "key", settle_key(self.bet, self.amount))
 
+    @property
+    def words(self) -> str:
+        """The wager as the croupier and the players say it ("Bob's 25 on straight 17"): what a
+        refusal at the table names, never the journal's internal wager id."""
+        return amount_words(self.player, self.bet, self.amount)
+
+
+def amount_words(player: str, bet: Bet, amount: Decimal | str | int) -> str:
+    """`player`'s `amount` on `bet` in words (Wager.words before the wager has an id)."""
+    return f"{player}'s {amount} on {bet.label}"
+
 
 def check_amount(amount: Any, unit: Decimal) -> Decimal:
     """The amount as an exact Decimal, or ValueError unless it is a positive multiple of `unit`."""

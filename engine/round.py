@@ -375,14 +375,23 @@ def _check_number(event: RoundEvent, number: int) -> None:
 
 def check_wager(state: RoundState, wager: Wager) -> None:
     """IllegalWager (naming the wager) unless `wager` may join the round under the rules and limits."""
-    rules = state.rules
     wid = wager.id
     if not wid:
         raise IllegalWager("a wager needs an id")
     if state.wager(wid) is not None:
         raise IllegalWager(f"wager {wid}: the id repeats an earlier wager")
+    why = wager_refusal(state, wager)
+    if why is not None:
+        raise IllegalWager(f"wager {wid}: {why}")
+
+
+def wager_refusal(state: RoundState, wager: Wager) -> str | None:
+    """Why the rules and limits refuse `wager` in the round (None: they allow it), without naming
+    the wager: the table's refusals name it in words (engine.bets.Wager.words), `drr settle`'s by
+    the id its caller gave it (check_wager)."""
+    rules = state.rules
     if not wager.player:
-        raise IllegalWager(f"wager {wid}: has no player")
+        return "has no player"
     try:
         check_amount(wager.amount, rules.unit)
         if wager.bet.inside:
@@ -392,21 +401,27 @@ def check_wager(state: RoundState, wager: Wager) -> None:
             if rebuilt != wager.bet:
                 raise ValueError(f"{wager.bet.label} is not a legal bet")
     except ValueError as exc:
-        raise IllegalWager(f"wager {wid}: {exc}") from None
+        return str(exc)
     limits = rules.limits
     amount = wager.amount
     if limits.minimum is not None and amount < limits.minimum:
-        raise IllegalWager(f"wager {wid}: {amount} is below the table minimum {limits.minimum}")
+        return f"{amount} is below the table minimum {limits.minimum}"
     top = limits.maximum_inside if wager.bet.inside else limits.maximum_outside
     if top is not None and amount > top:
         side = "inside" if wager.bet.inside else "outside"
-        raise IllegalWager(f"wager {wid}: {amount} is above the {side} maximum {top}")
+        return f"{amount} is above the {side} maximum {top}"
     cap = limits.maximum_per_player
     if cap is not None and state.player_total(wager.player) + amount > cap:
-        raise IllegalWager(
-            f"wager {wid}: player {wager.player!r} would have {state.player_total(wager.player) + amount} "
+        return (
+            f"player {wager.player!r} would have {state.player_total(wager.player) + amount} "
             f"on this round, above the maximum per player {cap}"
         )
+    if state.winning_only and state.result is not None and not wager.bet.wins(state.result):
+        return (
+            f"{wager.bet.label} does not cover {state.result}; with winning "
+            "wagers only, enter just the chips that cover the winning number"
+        )
+    return None
 
 
 def apply(state: RoundState, event: RoundEvent, *, settled: RoundSettlement | None = None) -> RoundState:
@@ -433,11 +448,6 @@ def apply(state: RoundState, event: RoundEvent, *, settled: RoundSettlement | No
     if isinstance(event, WagerPlaced):
         _check_entry_phase(event, s)
         check_wager(s, event.wager)
-        if s.winning_only and s.result is not None and not event.wager.bet.wins(s.result):
-            raise IllegalWager(
-                f"wager {event.wager.id}: {event.wager.bet.label} does not cover {s.result}; with winning "
-                "wagers only, enter just the chips that cover the winning number"
-            )
         return replace(s, wagers=(*s.wagers, event.wager), events=s.events + 1)
     if isinstance(event, WagerRemoved):
         _check_entry_phase(event, s)

@@ -93,6 +93,11 @@ class TableStarted(Record):
     # The large-payout threshold the station started with (its settings file): the value in force
     # until a pit boss sets large_payout; absent from journals written before it was recorded.
     large_payout: str | None = None
+    # The station's round clock it started with (its settings file): seconds of betting before a
+    # commanded spin and before a clean result confirms itself, "off" for none; the values in force
+    # until a pit boss sets betting_seconds / auto_confirm_seconds. Absent from journals written before.
+    betting_seconds: str | None = None
+    auto_confirm_seconds: str | None = None
     # The byte rule of this chain's entries from this one on ("rfc8785": RFC 8785, engine.store.canonical;
     # a chain switches at its first start that names it); absent from journals written before.
     canonical: str | None = None

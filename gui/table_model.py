@@ -256,6 +256,11 @@ class TableModel(QObject):
     def players(self) -> tuple[str, ...]:
         return self._players
 
+    def set_players(self, names: tuple[str, ...]) -> None:
+        """The seats' names from now on (the croupier named a seat): the next wager of a renamed
+        seat is journaled with its seat at once, not only after a restart (issue 25 point 6)."""
+        self._players = tuple(names)
+
     @property
     def phase(self) -> Phase:
         return self._view.phase
@@ -366,10 +371,23 @@ class TableModel(QObject):
 
         self._submit(sign_out)
 
-    def place_wagers(self, player: str, wagers: Sequence[tuple[Bet, Decimal]]) -> None:
-        """Several wagers of `player` at once (a typed line): all placed, or none and the reason."""
+    def place_wagers(
+        self,
+        player: str,
+        wagers: Sequence[tuple[Bet, Decimal]],
+        on_placed: Callable[[], None] | None = None,
+    ) -> None:
+        """Several wagers of `player` at once (a typed line): all placed, or none and the reason;
+        `on_placed()` once they are journaled (never on a refusal: the typed line stays to be
+        corrected)."""
         items = list(wagers)
-        self._submit(lambda s: s.place_wagers(self.user, player, items, seat=self._seat(player)))
+
+        async def place(s: TableSource) -> None:
+            await s.place_wagers(self.user, player, items, seat=self._seat(player))
+            if on_placed is not None:
+                on_placed()
+
+        self._submit(place)
 
     def rebet(self, player: str) -> None:
         """`player`'s wagers of their last round again, each checked like any wager."""

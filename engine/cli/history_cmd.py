@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from engine.floor.recall import Recall
     from engine.store.history import RoundFilter
 
 from engine.cli.store_args import add_db, add_signer, add_table
@@ -129,24 +131,8 @@ def run_show(args: argparse.Namespace) -> int:
         shown = {"round": rec.record, "entries": rec.entries, "settlements": settlement_records(rec)}
         print(json.dumps(shown, sort_keys=True, indent=2))
         return 0
-    rnd = rec.record
-    print(f"RECALL round {rnd['round_id']} on table {rnd['table']}: {rnd['status']}, result {rnd['result']}")
-    print(
-        f"  lucky {rnd['lucky']}  bonus {rnd['bonus_number']}  wagered {rnd['wagered']}  paid {rnd['paid']}"
-    )
-    if rec.settlement is not None:
-        print(
-            f"  payouts under Rules Submission {rec.rules_sha256}"
-            + (f" ({rec.replay_note})" if rec.replay_note else "")
-        )
-        for w in rec.settlement.to_wire()["wagers"]:
-            odds = "-" if w["kind"] == "lose" else f"{w['odds']} to 1"
-            print(f"    {w['id']:<24} {w['kind']:<6} {odds:<12} {w['payout']}")
-    elif rec.replay_note:
-        print(f"  {rec.replay_note}")
-    for e in rec.entries:
-        payload = json.dumps(e["payload"], sort_keys=True, separators=(",", ":"))
-        print(f"  #{e['seq']:<7} {e['time']}  {e['user'] or '-':<10} {e['type']:<24} {payload}")
+    for line in show_lines(rec):
+        print(line)
     return 0
 
 
@@ -212,3 +198,46 @@ def run_void(args: argparse.Namespace) -> int:
         said = done_words(store, table, f"round {args.round_id} on table {table} voided by {args.user}")
     print(said)
     return 0
+
+
+def show_lines(rec: Recall) -> list[str]:
+    """`drr history show` in words (issue 25 point 6: it printed `result None` and raw lists): the
+    round, its Lucky Numbers at their odds, each wager as the croupier says it and what it paid, and
+    every entry in the sentence recall shows (engine.floor.describe)."""
+    from engine.floor.describe import number_or_none
+    from engine.table.view import odds_text
+
+    rnd = rec.record
+    result = number_or_none(rec.result if rec.result is not None else rnd["result"])
+    lines = [f"RECALL round {rnd['round_id']} on table {rnd['table']}: {rnd['status']}, result {result}"]
+    lucky = ", ".join(f"{n} ({odds_text(x)})" for n, x in rec.lucky.items()) or "none drawn"
+    bonus = number_or_none(rec.bonus_number if rec.bonus_number is not None else rnd["bonus_number"], "none")
+    lines.append(
+        f"  Lucky Numbers {lucky}; Bonus Number {bonus}; wagered {_money(rnd['wagered'])}, "
+        f"paid {_money(rnd['paid'])}"
+    )
+    if rec.settlements:
+        lines.append(
+            f"  payouts under Rules Submission {rec.rules_sha256}"
+            + (f" ({rec.replay_note})" if rec.replay_note else "")
+        )
+        for st in rec.settlements:
+            outcome = f"{st.kind} win at {odds_text(st.odds)}" if st.won else "lost"
+            lines.append(f"    {st.wager.words:<40} {outcome:<24} pays {st.payout:,.2f}")
+    elif rec.replay_note:
+        lines.append(f"  {rec.replay_note}")
+    for e in rec.entries:
+        lines.append(
+            f"  #{e['seq']:<7} {e['time'][:19].replace('T', ' ')}  {e['user'] or '-':<10} {rec.text(e)}"
+        )
+    return lines
+
+
+def _money(value: object) -> str:
+    """An amount of the round's record (text or number; none before the round is settled)."""
+    if value is None or value == "":
+        return "none yet"
+    try:
+        return f"{Decimal(str(value)):,.2f}"
+    except ArithmeticError:
+        return str(value)

@@ -46,6 +46,7 @@ import sqlalchemy as sa
 from engine.auth import User, require
 from engine.entry_types import EntryType
 from engine.errors import DrrError
+from engine.floor.power import off_numbers
 from engine.floor_events import AlertAcknowledged, AlertRaised, AlertUpdated
 from engine.journal_types import Payload, Unknown, parse, spellings, write
 from engine.round import NoSpin, ResultBeforeClose, ResultCorrected, ResultRecorded, RoundSettled, RoundVoided
@@ -151,8 +152,7 @@ def _entry_alert(
     if isinstance(p, ResultBeforeClose):
         return "warning", "irregularity", f"result {p.number} before bets closed on {rid}"
     if isinstance(p, Irregularity):
-        what = p.reason or (p.kind or "no reason given").replace("_", " ")
-        return "warning", "irregularity", f"{rid} on hold: {what}"
+        return "warning", "irregularity", f"{rid} on hold: {_hold_words(p)}"
     if isinstance(p, ResultRecorded) and p.source == "manual":
         return "warning", "manual result", f"{p.number} entered by hand on {rid}: {p.reason or ''}"
     if isinstance(p, RoundVoided):
@@ -186,6 +186,32 @@ def _entry_alert(
     if isinstance(p, WheelLinkState) and p.state not in LINK_UP:
         return "critical", "sensor fault", f"wheel link {p.state}: {p.detail or ''}"
     return None
+
+
+# The wheel's own words for a missing ball (SS2 protocol), as a surveillance officer reads them.
+WHEEL_WORDS = {
+    "no-ball-flag": "the wheel signalled no ball for 5 seconds",
+    "state-7": "the wheel reported that it found no ball",
+}
+# An unfinished round's status, as the silence alert names it.
+WAITING = {
+    "open": "bets are open",
+    "closed": "bets are closed and no result is in (waiting for the wheel, or on hold for a pit boss)",
+    "result": "the result is in but the round is not settled",
+    "bonus": "bonus games are being played",
+}
+
+
+def _hold_words(p: Irregularity) -> str:
+    """What put a round on hold, in words (not "ball_not_detected: no-ball-flag")."""
+    from engine.table.holds import WHAT
+
+    kind = p.kind or ""
+    what = WHAT.get(kind, kind.replace("_", " ") or "an irregularity")
+    detail = WHEEL_WORDS.get(p.reason, p.reason) if p.reason else ""
+    if not detail or detail.replace("_", " ") == what or detail == kind.replace("_", " "):
+        return what
+    return f"{what} ({detail})"
 
 
 def _read(kind: str, payload: str, where: str) -> Payload | Unknown | DrrError:
@@ -261,7 +287,8 @@ class AlertScanner:
                                 table,
                                 "warning",
                                 "table silent",
-                                f"nothing journaled for over {minutes} min with a round {open_round}",
+                                f"no activity at the table for over {minutes} min while a round is "
+                                f"unfinished: {WAITING.get(str(open_round), str(open_round))}",
                                 None,
                             )
                         )
@@ -320,15 +347,16 @@ class AlertScanner:
                     None,
                 )
             )
-        if s["z_scores"]["flagged"]:
-            numbers = ", ".join(str(n) for n in s["z_scores"]["flagged"])
+        # Never below the sample the page itself says a test needs (issue 25 point 5: a flag at 40
+        # spins while the page said "too few spins to judge: 40 of the 185").
+        if s["z_scores"]["flagged"] and s["spins"] >= CHI_NEEDS:
             found.append(
                 _event(
                     f"{view.table}:bias-z:{day}",
                     view.table,
                     "warning",
                     "bias",
-                    f"number(s) {numbers} beyond the Bonferroni limit ({view.window.label})",
+                    f"{off_numbers(s)} at {s['spins']:,} spins ({view.window.label})",
                     None,
                 )
             )
@@ -337,7 +365,7 @@ class AlertScanner:
             sector
             and sector["p_value"] is not None
             and sector["p_value"] < self.bias_p
-            and s["spins"] >= sector_needs(5)
+            and s["spins"] >= max(sector_needs(5), CHI_NEEDS)  # the page's "too few spins to judge" too
         ):
             found.append(
                 _event(

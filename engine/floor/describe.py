@@ -156,11 +156,8 @@ def _game_started(e: bg.GameStarted) -> str:
 
 
 def _wager_placed(e: rnd.WagerPlaced) -> str:
-    w = e.wager
-    wire = w.bet.to_wire()
-    numbers = wire.get("numbers") or ([wire["which"]] if wire.get("which") is not None else [])
-    on = f" on {'-'.join(str(n) for n in numbers)}" if numbers else ""
-    return f"{w.player}: {w.amount} {_words(str(wire.get('bet', '?')))}{on}"
+    # The one bet-wording (engine.bets.Bet.label, "straight 17", "dozen 1") the felt and recall use.
+    return f"wager placed: {e.wager.words}"
 
 
 def _bets_closed(e: rnd.BetsClosed) -> str:

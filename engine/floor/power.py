@@ -55,6 +55,31 @@ def round_figure(n: int) -> str:
     return f"{round(n, -digits):,}"
 
 
+def off_numbers(stats: dict) -> str:  # type: ignore[type-arg]
+    """The numbers the per-number test flags, as a surveillance officer says them: "number 5 comes up
+    too often" ("" when none). The test behind it (a z-test per number, strict enough that all 37
+    together raise a false alarm less than 1% of the time) is in docs/surveillance-guide.md's glossary."""
+    z = stats["z_scores"]
+    flagged = z["flagged"]
+    if not flagged:
+        return ""
+    values = z.get("z")
+    if values is None:  # the direction unknown (a summary without the z values)
+        one = len(flagged) == 1
+        numbers = ", ".join(map(str, flagged))
+        return f"number{'' if one else 's'} {numbers} far off {'its' if one else 'their'} fair share"
+    often = [n for n in flagged if values[n] > 0]
+    rarely = [n for n in flagged if values[n] <= 0]
+
+    def told(numbers: list[int], how: str) -> str:
+        one = len(numbers) == 1
+        return f"number{'' if one else 's'} {', '.join(map(str, numbers))} come{'s' if one else ''} up {how}"
+
+    parts = [told(often, "far too often for chance")] if often else []
+    parts += [told(rarely, "far too rarely for chance")] if rarely else []
+    return "; ".join(parts)
+
+
 def verdict(stats: dict, *, alpha: float = 0.01, ratio: float = 1.2) -> str:  # type: ignore[type-arg]
     """Plain words for the chi-square and z-score figures of `engine.store.stats.compute_stats`."""
     n = stats["spins"]
@@ -73,7 +98,7 @@ def verdict(stats: dict, *, alpha: float = 0.01, ratio: float = 1.2) -> str:  # 
         if p is not None and p < alpha:
             what.append(f"chi-square p = {p:.2g}")
         if flagged:
-            what.append("number(s) " + ", ".join(str(x) for x in flagged) + " beyond the Bonferroni limit")
+            what.append(off_numbers(stats))
         return f"possible bias at {n:,} spins: {'; '.join(what)} — check the wheel"
     seen = detectable_ratio(n, alpha=alpha)
     tail = f"; at this sample only a {seen:.1f}x number would show" if seen is not None and seen < 5 else ""

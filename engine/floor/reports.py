@@ -1,7 +1,9 @@
 """Shift and day reports per table: rounds, handle, paid, win, hold, theoretical win, hits, irregularities.
 
 Money stays exact (Decimal from the store's integer units); the hold is a Fraction shown as a percent.
-The CSV export writes the same figures the screen and the PDF show. The theoretical hold weighs each
+The CSV export writes the same figures the screen and the PDF show, as numbers a spreadsheet reads (a
+hold as a ratio, 0.027027 for 2.70%), then the largest payouts and the same money split by dealer (the
+dealer each round was opened under). The theoretical hold weighs each
 bet's handle by its house edge under the Rules Submission its round was played under (found by the
 round's `rules_sha256`, engine.store.rules_store), so a casino's own paytable gives its own figure.
 """
@@ -25,6 +27,31 @@ from engine.store.projections import from_units
 
 if TYPE_CHECKING:
     from engine.store.db import Store
+
+
+def _ratio(value: Fraction | None) -> str:
+    """A hold for the CSV: a number (a ratio to 6 places), empty when there is none."""
+    return "" if value is None else f"{Decimal(value.numerator) / Decimal(value.denominator):.6f}"
+
+
+@dataclass(frozen=True)
+class DealerFigures:
+    """One dealer's share of a table's period: the rounds opened under them and their money."""
+
+    dealer: str
+    rounds: int
+    settled: int
+    handle: Decimal
+    paid: Decimal
+    returned: Decimal
+
+    @property
+    def win(self) -> Decimal:
+        return self.handle - self.returned
+
+    @property
+    def hold(self) -> Fraction | None:
+        return Fraction(self.win) / Fraction(self.handle) if self.handle else None
 
 
 @dataclass(frozen=True)
@@ -58,6 +85,7 @@ class TableReport:
     # counted here; in a period of seeded rounds only, the figures are theirs and `play` says so.
     seeded: int = 0
     only_seeded: bool = False
+    by_dealer: list[DealerFigures] = field(default_factory=list)  # the same money split by dealer
 
     @property
     def play(self) -> str:
@@ -155,9 +183,22 @@ def table_report(
         .order_by(r.c.paid.desc(), r.c.round_id)
         .limit(largest)
     )
+    units = (r.c.wagered, r.c.paid, r.c.returned)
+    dealers = (
+        sa.select(
+            r.c.dealer,
+            sa.func.count(),
+            count(settled),
+            *(sa.func.coalesce(sa.func.sum(sa.case((settled, u), else_=0)), 0) for u in units),
+        )
+        .where(*where)
+        .group_by(r.c.dealer)
+        .order_by(r.c.dealer)
+    )
     with store.read() as conn:
         t = conn.execute(totals).one()
         big = conn.execute(top).all()
+        split = conn.execute(dealers).all()
     return TableReport(
         table=table,
         since=since,
@@ -177,6 +218,10 @@ def table_report(
         largest=[LargePayout(b.round_id, b.opened_at, b.result, from_units(b.paid)) for b in big],
         seeded=len(seeded_ids),
         only_seeded=only_seeded,
+        by_dealer=[
+            DealerFigures(d or "(not recorded)", int(n), int(k), *(from_units(int(u)) for u in (w, p, b)))
+            for d, n, k, w, p, b in split
+        ],
     )
 
 
@@ -251,15 +296,20 @@ def _theoretical_by_rules(
 
 
 def report_csv(reports: list[TableReport]) -> str:
-    """One row per table report (the figures as columns), then the largest payouts."""
+    """One row per table report (the figures as columns, each a number: money without thousands
+    separators, the holds as ratios), then the largest payouts, then the money split by dealer."""
     out = io.StringIO()
     writer = csv.writer(out)
     if not reports:
         return ""
     writer.writerow([label for label, _ in reports[0].figures()])
     for rep in reports:
+        numbers = {"Hold": _ratio(rep.hold), "Theoretical hold": _ratio(rep.theoretical_hold)}
         writer.writerow(
-            [value.replace(",", "") if label != "Table" else value for label, value in rep.figures()]
+            [
+                numbers[label] if label in numbers else value if label == "Table" else value.replace(",", "")
+                for label, value in rep.figures()
+            ]
         )
     writer.writerow([])
     writer.writerow(["Largest payouts", "table", "round", "time", "result", "paid"])
@@ -268,4 +318,14 @@ def report_csv(reports: list[TableReport]) -> str:
             writer.writerow(
                 ["", rep.table, big.round_id, big.time, "" if big.result is None else big.result, big.paid]
             )
+    writer.writerow([])
+    writer.writerow(
+        ["By dealer", "table", "dealer", "rounds", "settled", "handle", "paid", "returned", "win", "hold"]
+    )
+    for rep in reports:
+        for d in rep.by_dealer:
+            writer.writerow(
+                ["", rep.table, d.dealer, d.rounds, d.settled, f"{d.handle:.2f}", f"{d.paid:.2f}",
+                 f"{d.returned:.2f}", f"{d.win:.2f}", _ratio(d.hold)]
+            )  # fmt: skip
     return out.getvalue()

@@ -31,6 +31,19 @@ class InForce:
     source: str
 
 
+BETTING = "off: the wheel is spun by the dealer, no betting countdown"
+CONFIRM = "off: a person confirms every result"
+
+
+def _clock(recorded: str | None, off: str) -> InForce:
+    """A round-clock setting as the table station started with it (`table.started`)."""
+    if recorded is None:
+        return InForce("", "not recorded: the table station has not started with this version yet")
+    if recorded == "off":
+        return InForce("off", f"{off} (the table station's settings)")
+    return InForce(recorded, "the table station's settings")
+
+
 def _plain(amount: Decimal | None) -> str:
     return "" if amount is None else f"{amount.normalize():f}"
 
@@ -77,6 +90,10 @@ def settings_in_force(store: Store, table: str) -> dict[str, InForce]:
             str(int(DEFAULT_SILENT_AFTER.total_seconds() // 60)), "the surveillance default"
         ),
         "status": InForce("open", "the table's default"),
+        # The round clock the table station started with (`table.started`), and how chips are entered.
+        "betting_seconds": _clock(started.betting_seconds if started else None, BETTING),
+        "auto_confirm_seconds": _clock(started.auto_confirm_seconds if started else None, CONFIRM),
+        "entry_mode": InForce("all", "the table's default: wagers entered while bets are open"),
     }
     out = dict(table_own)
     for key, value in changed.items():

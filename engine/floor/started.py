@@ -26,6 +26,8 @@ class StartedProgram:
     station: str
     software: str | None  # None: started by a program that did not journal its digest yet
     large_payout: str | None = None  # the threshold it started with (None: not journaled then)
+    betting_seconds: str | None = None  # its round clock ("off", seconds; None: not journaled then)
+    auto_confirm_seconds: str | None = None
 
     def text(self) -> str:
         """One line for a window: the digest (or why there is none) and when the table started."""
@@ -41,7 +43,14 @@ def last_started(store: Store, table: str) -> StartedProgram | None:
     if entry is None or not isinstance(payload, TableStarted):
         return None
     return StartedProgram(
-        table, entry.seq, entry.time, payload.station, payload.software, payload.large_payout
+        table,
+        entry.seq,
+        entry.time,
+        payload.station,
+        payload.software,
+        payload.large_payout,
+        payload.betting_seconds,
+        payload.auto_confirm_seconds,
     )
 
 

@@ -25,6 +25,7 @@ from engine.errors import IllegalWager
 from engine.exact import money
 
 if TYPE_CHECKING:  # the screens' view imports this module before the first frame: keep it light
+    from engine.bets import Bet
     from engine.rules import Limits
 
 PLAYER_LIMIT: Final = "player_limit:"  # settings key prefix: "player_limit:Anna" = "200"
@@ -87,14 +88,16 @@ class LimitsInForce:
         """The most `player` may have on the felt in one round (the rules' or the player's own)."""
         return _tighter(self.maximum_per_player, self.players.get(player), higher=False)
 
-    def check_player(self, player: str, amount: Decimal, on_felt: Decimal) -> None:
-        """IllegalWager if `amount` more for `player` (who has `on_felt` this round) passes the
-        player's own limit (the rules' per-player maximum is engine.round's check)."""
+    def check_player(self, player: str, bet: Bet, amount: Decimal, on_felt: Decimal) -> None:
+        """IllegalWager if `amount` more for `player` (who has `on_felt` this round) on `bet` passes
+        the player's own limit (the rules' per-player maximum is engine.round's check)."""
         own = self.players.get(player)
         if own is not None and on_felt + amount > own:
+            from engine.bets import amount_words
+
             raise IllegalWager(
-                f"wager of {player}: {player} would have {on_felt + amount} on this round, above "
-                f"{player}'s own limit {own} (set by the pit boss)"
+                f"{amount_words(player, bet, amount)}: {player} would have {on_felt + amount} on this "
+                f"round, above {player}'s own limit {own} (set by the pit boss)"
             )
 
 
@@ -128,9 +131,9 @@ def refusal(settings: Mapping[str, str], player: str, value: Decimal) -> str | N
     """Why the table settings' min_bet / max_bet refuse a wager of `value` (None: they allow it)."""
     low, high = _setting(settings, "min_bet"), _setting(settings, "max_bet")
     if low is not None and value < low:
-        return f"wager of {player}: {value} is below the table minimum {settings['min_bet']}"
+        return f"{value} is below the table minimum {settings['min_bet']}"
     if high is not None and value > high:
-        return f"wager of {player}: {value} is above the table maximum {settings['max_bet']}"
+        return f"{value} is above the table maximum {settings['max_bet']}"
     return None
 
 

@@ -11,7 +11,7 @@ from dataclasses import replace
 from decimal import Decimal
 
 from engine.auth import User, require
-from engine.bets import Bet, Wager, check_amount
+from engine.bets import Bet, Wager, amount_words, check_amount
 from engine.errors import IllegalTransition, IllegalWager
 from engine.rng import HealthFailure
 from engine.round import (
@@ -26,6 +26,7 @@ from engine.round import (
     apply,
     bonus_needed,
     settle,
+    wager_refusal,
 )
 from engine.rules_play import rules_for_play
 from engine.store.records import Entry
@@ -143,16 +144,21 @@ class RoundCommands(ServiceCore):
             raise IllegalWager(exc.message) from None
         steps: list[Step] = []
         for i, (bet, amount) in enumerate(wagers):
+            # Each refusal names the wager in words (player, bet, amount), never its journal id.
             try:
                 value = check_amount(amount, s.rules.unit)
             except ValueError as exc:
-                raise IllegalWager(f"wager of {player}: {exc}") from None
+                raise IllegalWager(f"{amount_words(player, bet, amount)}: {exc}") from None
             refused = table_limits.refusal(settings, player, value)  # the settings' min_bet / max_bet
             if refused is not None:
-                raise IllegalWager(refused)
-            limits.check_player(player, value, s.player_total(player))
+                raise IllegalWager(f"{amount_words(player, bet, value)}: {refused}")
+            limits.check_player(player, bet, value, s.player_total(player))
             wid = wager_id or f"{s.round_id}-w{self.state.wagers_placed + 1 + i}"
-            event = WagerPlaced(Wager(wid, player, bet, value), seat)
+            wager = Wager(wid, player, bet, value)
+            why = wager_refusal(s, wager)
+            if why is not None:
+                raise IllegalWager(f"{wager.words}: {why}")
+            event = WagerPlaced(wager, seat)
             s = apply(s, event)  # the next wager is checked with this one on the felt
             steps.append((event, s.round_id))
         if not steps:
@@ -176,6 +182,8 @@ class RoundCommands(ServiceCore):
         require(user, "remove_wager")
         async with self._lock:
             s = self._round(Phase.OPEN, Phase.RESULT, doing="remove a wager")
+            if s.wager(wager_id) is None:  # a stale click: said without the journal's internal id
+                raise IllegalTransition("that wager is no longer on the felt: nothing removed")
             event = WagerRemoved(wager_id)
             apply(s, event)
             return await self._run(user.name, [(event, s.round_id)])
@@ -242,7 +250,10 @@ class RoundCommands(ServiceCore):
                 confirmed_by=user.name,
                 direction=self._direction,
             )
-            return await self._run(user.name, self._result_events(s, event))
+            # Both entries are journaled as typed (docs/croupier-guide.md: "journaled with both entries
+            # and the result"), the second in the result's own transaction.
+            second: Step = (ManualEntry(number, reason.strip()), s.round_id)
+            return await self._run(user.name, [second, *self._result_events(s, event)])
 
     async def approve_payout(self, user: User) -> list[Entry]:
         require(user, "approve_payout")

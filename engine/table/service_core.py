@@ -264,6 +264,8 @@ class ServiceCore:
                     software=software,
                     key=key.public,
                     large_payout=str(self.approval_threshold),  # the pit boss's settings tab shows it
+                    betting_seconds=_clock_text(self.betting_seconds),  # ... and these two
+                    auto_confirm_seconds=_clock_text(self.auto_confirm_seconds),
                     canonical=RFC8785,  # this chain's entries are RFC 8785 text from here on
                 ),
                 *checks.steps,
@@ -680,3 +682,8 @@ def _seconds(setting: str | None, default: float | None) -> float | None:
 
 def _rules_loaded(rules: RulesSubmission, text: bytes) -> RulesLoaded:
     return RulesLoaded(rules.sha256, rules.name, text.decode("utf-8"))
+
+
+def _clock_text(seconds: float | None) -> str:
+    """A station's round-clock setting as TableStarted records it: whole or decimal seconds, or off."""
+    return "off" if seconds is None else f"{seconds:g}"

@@ -26,7 +26,8 @@ spellings mapped) and folded by its payload class:
 - DealerChanged (`table.dealer_changed`), and a pit boss's `dealer` setting: `dealer`, who deals the
   rounds opened from now on (the latest of the two facts).
 - Every player's wagers of the last round they played (`last_wagers`, kept when the round leaves the
-  felt: the croupier's *Rebet*).
+  felt: the croupier's *Rebet*; a round of winning wagers only, which holds just the winning chips,
+  leaves them as they were).
 - RngFault (`rng.fault`): the generator failed a health test or raised; `rng_fault` keeps it (the
   screens show it) and the table is tilted (`tilts`, read by engine.table.gate) until a pit boss
   clears it (TiltCleared, `table.tilt_cleared`, after the generator passed its test again): a
@@ -392,8 +393,10 @@ class TableState:
             self.dealer = p.changes["dealer"]
 
     def _remember_wagers(self) -> None:
-        """Each player's wagers of the round leaving the felt, for a *Rebet* in a later round."""
-        if self.round is None or not self.round.wagers:
+        """Each player's wagers of the round leaving the felt, for a *Rebet* in a later round. A round
+        of winning wagers only holds just the chips that won, not what the players had on the felt:
+        it leaves their last whole round's wagers as they were (issue 25 point 6)."""
+        if self.round is None or not self.round.wagers or self.round.winning_only:
             return
         by_player: dict[str, list[Wager]] = {}
         for w in self.round.wagers:

@@ -63,6 +63,11 @@ class AlertsPanel(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        # The What column wraps, each row as tall as its words (issue 25: the text was cut), and the
+        # whole alert is on hover and in the detail pane below.
+        self.table.setWordWrap(True)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.open_only = QCheckBox("Open only")
         self.open_only.toggled.connect(lambda _on: self.redraw())
         self.ack = QPushButton("Acknowledge selected")

@@ -125,14 +125,14 @@ class RecallView(QWidget):
             )
         )
         rows: list[tuple[str, ...]] = [
-            (s.wager.player, s.wager.bet.wire_name, f"{s.wager.amount}",
+            (s.wager.player, s.wager.bet.label, f"{s.wager.amount}",
              f"{s.kind} {s.odds} to 1" if s.won else "lost", f"{s.payout}")
             for s in rec.settlements
         ]  # fmt: skip
         if not rows:  # open, held or void: the wagers as placed, and what becomes of them
             outcome = "returned (void)" if r["status"] == "void" else "not settled yet"
             rows = [
-                (w.player, w.bet.wire_name, f"{w.amount}", outcome,
+                (w.player, w.bet.label, f"{w.amount}", outcome,
                  f"{w.amount:,.2f}" if r["status"] == "void" else "—")
                 for w in rec.wagers
             ]  # fmt: skip

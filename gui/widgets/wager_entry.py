@@ -1,8 +1,12 @@
 """The croupier's keyboard wager line: `17/25 17-20/10 red` and Enter places the wagers for the
 selected player. The text is read by the engine's grammar (engine.wager_text), never here; the
 line only hands the wagers on, or the grammar's one-line refusal, and keeps the croupier's keys:
-Enter, Escape and every printable key belong to the line while it has the focus, Escape gives the
-focus back to the window's shortcuts."""
+Enter, Escape and every printable key belong to the line while it has the focus (Enter never does
+two things: it places the line, never the big button's action too). Once the table has placed the
+wagers (`placed()`) the line empties and gives the keyboard back to the window's shortcuts, so the
+next Space or Enter is the big button's without an Escape first; a refusal (the grammar's or the
+table's, e.g. a limit) keeps the text and the focus, to be corrected. Escape empties the line and
+gives the focus back."""
 
 from __future__ import annotations
 
@@ -31,6 +35,7 @@ class WagerEntry(QLineEdit):
         self.setPlaceholderText(PLACEHOLDER)
         self.setClearButtonEnabled(True)
         self.setMinimumHeight(40)
+        self._sent: str | None = None  # the text handed on, until the table placed it
         self.returnPressed.connect(self.submit)
 
     def submit(self) -> None:
@@ -40,8 +45,16 @@ class WagerEntry(QLineEdit):
         except IllegalWager as exc:
             self.refused.emit(exc.message)
             return  # the text stays, to be corrected
-        self.clear()
+        self._sent = self.text()
         self.entered.emit(wagers)
+
+    def placed(self) -> None:
+        """The table placed the wagers handed on: the line empties (unless the croupier has typed on
+        since) and the keyboard goes back to the window."""
+        if self._sent is not None and self.text() == self._sent:
+            self.clear()
+            self.clearFocus()
+        self._sent = None
 
     def event(self, event: QEvent) -> bool:
         # Enter and Escape are the line's while it has the focus, not the window's next action.

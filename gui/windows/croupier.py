@@ -520,6 +520,7 @@ class CroupierWindow(FirstPaintWindow):
         button.setToolTip(f"Select {new} ({i + 1})")
         if self.player == old:
             self.player = new
+        self.table.set_players(self.players)  # its next wager is journaled with its seat at once
         self.seatsChanged.emit(self.players)
 
     def _seat_named_players(self) -> None:
@@ -576,7 +577,11 @@ class CroupierWindow(FirstPaintWindow):
             self.show_reason(f"bets are not open: {PHASE_TEXT[self.phase][0].lower()}")
             return
         self.show_reason("")
-        self.table.place_wagers(self.player, [(w.bet, w.amount or self.chip) for w in wagers])
+        # The line empties and hands the keyboard back only once the table placed them: a refusal
+        # (a limit) keeps the typed text to be corrected.
+        self.table.place_wagers(
+            self.player, [(w.bet, w.amount or self.chip) for w in wagers], self.wager_entry.placed
+        )
 
     def _entering(self) -> bool:
         """Chips are entered now: bets open, or the result in with winning wagers only."""

@@ -5,6 +5,7 @@ and PIN in the shared sign-off dialog (gui.floor.signoff.SignOffDialog), checked
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -19,7 +20,7 @@ from PySide6.QtWidgets import (
 from engine.auth import User
 from engine.errors import DrrError
 from engine.table.holds import ACCEPT_SENSOR, ACKNOWLEDGE, MANUAL_RESULT, PERMISSION, VOID
-from engine.table.view import TableView
+from engine.table.view import TableView, money
 from gui.floor.signoff import SignOffDialog
 from gui.table_model import TableModel
 
@@ -137,6 +138,19 @@ class SignedRemedy:
     number: int | None = None
 
 
+def void_amounts(view: TableView) -> str:
+    """What a void hands back (issue 25 point 6: the void dialog showed no amounts): the round's
+    wagered total and each player's share, all of it returned."""
+    per: dict[str, Decimal] = {}
+    for w in view.wagers:
+        per[w.player] = per.get(w.player, Decimal(0)) + w.amount
+    total = sum(per.values(), Decimal(0))
+    if not per:
+        return "no wagers on the felt: nothing to return."
+    players = ", ".join(f"{p} {money(v)}" for p, v in per.items())
+    return f"wagered {money(total)} ({players}); returned {money(total)} to the players."
+
+
 def pit_boss_dialog(
     table: TableModel, view: TableView, offer: tuple[str, ...], chosen: str | None, parent: QWidget
 ) -> tuple[SignOffDialog, RemedyChoice]:
@@ -146,9 +160,12 @@ def pit_boss_dialog(
     rem = view.remedies
     if chosen == VOID or rem is None:
         held = f"On hold: {rem.what}.\n" if rem is not None else ""
-        title, detail = "Void round", f"{held}Void this round? Every wager is returned to its player."
+        title = "Void round"
+        detail = f"{held}Void this round? Every wager is returned to its player.\n{void_amounts(view)}"
     else:
         title, detail = "Pit boss sign-off", f"On hold: {rem.what}.\n{rem.todo}."
+        if VOID in offer:
+            detail += f"\nA void: {void_amounts(view)}"
 
     def authorize(name: str, pin: str, _permission: str) -> User:
         remedy = choice.chosen

@@ -484,10 +484,19 @@ class PitBossWindow(QMainWindow):
         if row is None:
             self.status.setText("select a round first")
             return
+        # What the approval signs off: the payout the table will make (a round waiting for its approval
+        # has paid nothing yet: issue 25 point 6 showed "paid 0.00" for a 290.00 payout).
+        try:
+            _row, winners, amount = actions.payout_to_approve(self.store, row.round_id, row.table)
+        except DrrError as exc:
+            self._fail(exc)
+            return
+        done = "paid" if row.status == "settled" else "pays"
         signed = self.sign_off(
             "approve_payout",
             "Approve payout",
-            f"Round {row.round_id} on table {row.table}: paid {row.paid:,.2f}.",
+            f"Round {row.round_id} on table {row.table} {done} {amount:,.2f} "
+            f"on {len(winners)} winning wager{'' if len(winners) == 1 else 's'}.",
         )
         if signed is None:
             return

@@ -50,6 +50,7 @@ from engine.auth import User
 from engine.errors import DrrError
 from engine.floor import windows as win
 from engine.floor.alerts import Alert, AlertScanner, FloorRow
+from engine.floor.power import off_numbers
 from engine.floor.started import started_text
 from engine.floor.surveillance import (
     LAYOUT_ORDER,
@@ -274,7 +275,7 @@ class TablePage(QWidget):
         chi = s["chi_square"]
         hold = s["hold"]
         rep = view.repeats
-        flagged_text = ", ".join(map(str, flagged)) or "none"
+        flagged_text = html.escape(off_numbers(s) or "every number within chance")
         directions = "<br>".join(html.escape(dirs[d]["chi_square"]["words"]) for d in names if d != "unknown")
         self.figures.setText(
             f"sample <b>{n:,}</b> spins ({view.window.label})<br>"
@@ -286,9 +287,11 @@ class TablePage(QWidget):
             + f"{html.escape(chi['words'])}<br>"
             + (f"{directions}<br>" if directions else "")
             + f"{html.escape(s['sectors']['5']['words'])}<br>"
-            f"numbers beyond the Bonferroni limit (each p &lt; {s['z_scores']['threshold']:.1e}, so 37 tests"
-            f" together stay at {s['z_scores']['threshold'] * 37:.2g}): <b>{flagged_text}</b><br>"
-            f"a 1.2x number needs ~{view.spins_for_ratio:,} spins to show (80% power)<br>"
+            # A surveillance officer's words (the tests behind them: docs/surveillance-guide.md, Glossary).
+            f"each number against its fair share: <b>{flagged_text}</b>"
+            f" (a fair wheel shows one here less than {s['z_scores']['threshold'] * 37:.0%} of the time)<br>"
+            f"a number coming up 1.2 times as often as it should is found, 4 times in 5, within"
+            f" ~{view.spins_for_ratio:,} spins<br>"
             f"{html.escape(rep['words'])}; longest run {rep['longest_run']}<br>"
             f"Lucky {lucky['hits']} / {lucky['spins_with_draw']:,} · Bonus {bonus['hits']} /"
             f" {bonus['spins_with_draw']:,}<br>"

@@ -179,6 +179,9 @@ SAMPLES: dict[str, Any] = {
     "table.started/full": TableStarted(
         "croupier", 1234, "system", 17, "T1-000003", "open", software=H, key="cd" * 32, large_payout="5000"
     ),
+    "table.started/clock": TableStarted(
+        "croupier", 1234, "system", 17, None, "idle", betting_seconds="25", auto_confirm_seconds="off"
+    ),
     "table.started/canonical": TableStarted(
         "croupier", 1234, "system", 17, None, "idle", software=H, key="cd" * 32, canonical="rfc8785"
     ),

@@ -80,4 +80,4 @@ def test_bulk_acknowledge_journals_one_acknowledgement_each(store: Store) -> Non
                          round_id="r1", user="wheel", time="2026-11-29T10:59:00.000000Z")  # fmt: skip
     AlertScanner().scan(store, ["T5"], now=NOW)
     r1 = {a.alert_id: a for a in list_alerts(store)}["T5:r1:held"]
-    assert r1.acknowledged and r1.since_acknowledged == 1 and r1.message.endswith("again")
+    assert r1.acknowledged and r1.since_acknowledged == 1 and r1.message.endswith("(again)")

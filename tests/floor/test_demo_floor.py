@@ -43,7 +43,7 @@ def test_every_entry_is_written_by_the_table_service(scratch: Store, monkeypatch
     for kind in (EntryType.WHEEL_STARTED, EntryType.WHEEL_ROTOR, EntryType.WHEEL_NO_MORE_BETS):
         assert types[kind] == 41
     assert types[EntryType.WHEEL_RESULT] == 40  # round 26's result was entered by hand (a sensor fault)
-    assert types[EntryType.TABLE_MANUAL_ENTRY] == 1
+    assert types[EntryType.TABLE_MANUAL_ENTRY] == 2  # round 26's two entries, both journaled
     assert all(e.user == WHEEL_USER for e in entries if e.type.startswith("wheel."))
     # Round 40 lands on the Bonus Number under Carla's straight-up: her bonus game, through the service.
     assert types[EntryType.BONUS_STARTED] >= 1 and types[EntryType.ROUND_BONUS_OUTCOME] >= 1

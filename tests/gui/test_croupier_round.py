@@ -280,7 +280,9 @@ def test_sensor_loss_and_two_step_manual_result(station: Station, tables: LiveTa
     assert table.snapshot().history[-1].manual
     # Both of the croupier's entries are journaled, then the result with its reason.
     types = journaled(table)
-    assert types.count(E.TABLE_MANUAL_ENTRY) == 1 and E.ROUND_RESULT in types
+    assert types.count(E.TABLE_MANUAL_ENTRY) == 2 and E.ROUND_RESULT in types  # issue 25: was one
+    first, second = entries(table, E.TABLE_MANUAL_ENTRY)
+    assert first.payload["number"] == second.payload["number"] == 23
 
 
 def test_no_spin_keeps_wagers_and_draw(station: Station, tables: LiveTables) -> None:

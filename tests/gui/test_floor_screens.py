@@ -82,7 +82,9 @@ def test_held_rounds_are_one_alert_each_with_a_detail_pane_and_bulk_acknowledge(
     panel.table.selectRow(1)
     detail = panel.detail.toPlainText()
     assert "round r1" in detail and "48 event(s)" in detail and "Not acknowledged yet" in detail
-    assert detail.count("on hold: result") == 24 + 1  # each event in full (and the latest on top)
+    # each event in full (and the latest on top), in words (issue 25: not the hold's kind)
+    held = "on hold: the wheel reported a result while an irregularity was open (result"
+    assert detail.count(held) == 24 + 1
     window.user = User("sam", "surveillance")
     window._show_user()
     panel.select_all_open()

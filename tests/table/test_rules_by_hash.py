@@ -165,7 +165,11 @@ def test_history_show_json_gives_each_wagers_settlement(
     assert main(["history", "show", round_id, "--db", store.url, "--table", "T1"]) == 0
     text = capsys.readouterr().out
     assert f"payouts under Rules Submission {HOUSE.sha256}\n" in text
-    assert f"    {wagers[0]['id']:<24} base   35 to 1      175.00\n" in text
+    # Each wager in words (issue 25: the text view printed raw ids and lists), its outcome and payout.
+    said = f"{wagers[0]['player']}'s {wagers[0]['amount']} on straight {wagers[0]['numbers'][0]}"
+    line = next(ln for ln in text.splitlines() if ln.strip().startswith(said))
+    assert "base win at 35 to 1" in line and line.endswith("pays 175.00"), line
+    assert "None" not in text and wagers[0]["id"] not in line
 
 
 def _projections(store: Store) -> dict[str, list[tuple[Any, ...]]]:

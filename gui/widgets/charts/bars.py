@@ -60,7 +60,7 @@ class ZScores(ThemedPlot):
     """Per-number z-scores (layout order) with the ± Bonferroni limit lines."""
 
     def __init__(self) -> None:
-        super().__init__("z-score per number (± Bonferroni)", left="z")
+        super().__init__("Each number against its fair share (outside the lines: beyond chance)", left="z")
         self.bars = pg.BarGraphItem(
             x=list(range(37)), height=[0] * 37, width=0.8, brush=theme.BONUS, pen=pg.mkPen(None)
         )
