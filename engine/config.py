@@ -91,6 +91,7 @@ class Settings:
     wheel_drive: str = (
         "commanded"  # the table starts each spin (SS2 user start); "free": the wheel's own cycle
     )
+    wheel_reconcile_at_close: bool = True  # the wheel's own log held against the journal at close
     betting_seconds: float = 25.0  # as engine.table.wheel_drive.DEFAULT_BETTING_S
     auto_confirm_seconds: float = 5.0  # as engine.table.wheel_drive.DEFAULT_AUTO_CONFIRM_S; 0: by hand only
     serial: SerialSettings = field(default_factory=SerialSettings)
@@ -381,6 +382,13 @@ KEY_LIST: tuple[Key, ...] = (
         _choice(("commanded", "free")),
         "commanded: the table starts each spin (SS2 user start, the virtual wheel's default); "
         "free: the wheel runs its own cycle and the table follows it",
+    ),
+    Key(
+        "wheel.reconcile_at_close",
+        "wheel_reconcile_at_close",
+        _boolean,
+        "at the table's close, power the wheel down, read its own result log and hold it against the "
+        "journal (journaled as wheel.reconciled; a difference is a surveillance alert)",
     ),
     Key(
         "wheel.serial.baudrate",

@@ -373,12 +373,91 @@ def with_verdict(
     )
 
 
+@dataclass(frozen=True)
+class ReconciledGame(Record):
+    """One game of a reconciliation: the wheel's counter, the round it was the spin of, what the
+    journal recorded and what the wheel's own log holds (None: that side has none)."""
+
+    game: int = field(metadata=fact(coder=_INT))
+    round_id: str | None = None
+    journal: int | None = _field(_INT)
+    wheel: int | None = _field(_INT)
+
+
+def _games(value: Any) -> tuple[ReconciledGame, ...]:
+    if not isinstance(value, list | tuple):
+        raise Invalid("must be a list of games")
+    return tuple(g if isinstance(g, ReconciledGame) else ReconciledGame.from_json(g) for g in value)
+
+
+_GAMES: Final = Coder(lambda v: [g.to_json() for g in v], _games)
+
+
+@dataclass(frozen=True)
+class WheelReconciled(Record):
+    """`wheel.reconciled`: the wheel's own log and tables held against the table's journal (issue 26;
+    hardware.wheel_reconcile), at the table's close or on demand (`drr wheel reconcile`). The table's
+    fact about the wheel, not a message the link emits (so not in WHEEL_EVENTS).
+
+    `source`: where the log was read (a capture file, `serial:PORT`, the virtual wheel); `occasion`:
+    "close" or "on demand"; `pages_used` the wheel's `*s t`, `pages_untrusted` the pages whose checksum
+    failed (their entries not used); `wins_total` / `misfires_total` the sums of `*W` / `*M` when read."""
+
+    type: ClassVar[EntryType] = EntryType.WHEEL_RECONCILED
+    matched: int = field(metadata=fact(coder=_INT))
+    misfires: int = field(metadata=fact(coder=_INT))
+    journal_only: tuple[ReconciledGame, ...] = field(default=(), metadata=fact(coder=_GAMES))
+    wheel_only: tuple[ReconciledGame, ...] = field(default=(), metadata=fact(coder=_GAMES))
+    differ: tuple[ReconciledGame, ...] = field(default=(), metadata=fact(coder=_GAMES))
+    source: str = ""
+    occasion: str = "on demand"
+    since: str | None = None
+    pages_used: int | None = _field(_INT)
+    pages_untrusted: tuple[int, ...] = ()
+    wins_total: int | None = _field(_INT)
+    misfires_total: int | None = _field(_INT)
+    by: str | None = None
+
+    @property
+    def differs(self) -> bool:
+        return bool(self.journal_only or self.wheel_only or self.differ)
+
+    @classmethod
+    def of(cls, figures: Mapping[str, Any], **facts: Any) -> WheelReconciled:
+        """The entry of `hardware.wheel_reconcile.reconcile`'s figures, with the reading's facts."""
+        rows = {k: _games(figures[k]) for k in ("journal_only", "wheel_only", "differ")}
+        return cls(matched=figures["matched"], misfires=figures["misfires"], **rows, **facts)
+
+    def figures(self) -> dict[str, Any]:
+        """The figures as `drr wheel reconcile --json` prints them."""
+        return {
+            "matched": self.matched,
+            "journal_only": [
+                {"round_id": g.round_id, "game": g.game, "journal": g.journal} for g in self.journal_only
+            ],
+            "wheel_only": [{"game": g.game, "wheel": g.wheel} for g in self.wheel_only],
+            "differ": [
+                {"round_id": g.round_id, "game": g.game, "journal": g.journal, "wheel": g.wheel}
+                for g in self.differ
+            ],
+            "misfires": self.misfires,
+        }
+
+    def summary(self) -> str:
+        """One line in words (the reports', describe's, the command's)."""
+        return (
+            f"{self.matched} matched, {len(self.differ)} differ, {len(self.journal_only)} only in the "
+            f"journal, {len(self.wheel_only)} only in the wheel's log, {self.misfires} misfires"
+        )
+
+
 __all__ = [
     "DIRECTIONS",
     "POCKET_LABELS",
     "RESULT_MISMATCH",
     "WHEEL_EVENTS",
     "Direction",
+    "ReconciledGame",
     "WheelBallNotDetected",
     "WheelClosed",
     "WheelEvent",
@@ -388,6 +467,7 @@ __all__ = [
     "WheelLinkState",
     "WheelMissSpin",
     "WheelNoMoreBets",
+    "WheelReconciled",
     "WheelRestart",
     "WheelResult",
     "WheelRotor",

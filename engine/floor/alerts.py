@@ -28,6 +28,10 @@ looks back `LOOKBACK` entries per table) and raises what it finds:
 - sensor faults and miss-spins (wheel link faults, `round.no_spin`), irregularities;
 - manual results, voids, results overridden (`round.result_corrected`);
 - payouts at or above the threshold;
+- the wheel's own log held against the journal (`wheel.reconciled`): one alert per game it
+  contradicts (`<table>:<round>:wheel log differs`, critical: a manual or corrected result, or the
+  number the table heard, that the wheel's log does not hold) and one per game only the wheel's log
+  has (`<table>:wheel only:<game>:<day>`, a warning: a game the table never heard);
 - a table silent for longer than `silent_after` while its last round is unfinished;
 and, from a `SurveillancePage`, bias thresholds crossed and repeated numbers beyond chance.
 """
@@ -70,6 +74,7 @@ from engine.wheel_events import (
     WheelLaunchFailed,
     WheelLinkState,
     WheelMissSpin,
+    WheelReconciled,
     WheelRestart,
 )
 
@@ -188,6 +193,55 @@ def _entry_alert(
     return None
 
 
+def _reconciliation_alerts(table: str, seq: int, time: str, p: WheelReconciled) -> list[AlertRaised]:
+    """One alert per fact of a reconciliation (the module docstring): each game the wheel's own log
+    contradicts, each game only the wheel's log holds."""
+    out: list[AlertRaised] = []
+    where = f" ({p.source})" if p.source else ""
+    for i, g in enumerate(p.differ):
+        rid = g.round_id
+        alert_id = (
+            f"{table}:{rid}:wheel log differs"
+            if rid
+            else f"{table}:game {g.game}:wheel log differs:{time[:10]}"
+        )
+        words = (
+            f"round {rid or '?'} (wheel game {g.game:03d}): the journal has {g.journal}, the wheel's own log "
+            f"{g.wheel}{where}: check the result against the wheel and the camera"
+        )
+        out.append(
+            _event(
+                alert_id,
+                table,
+                "critical",
+                "wheel log differs",
+                words,
+                rid,
+                at=time,
+                entry=f"{table}:{seq}:d{i}",
+            )
+        )
+    for i, g in enumerate(p.wheel_only):
+        words = (
+            f"wheel game {g.game:03d} ({g.wheel}) is in the wheel's own log but not in the journal{where}: "
+            "a game was played the table did not hear"
+        )
+        alert_id = f"{table}:wheel only:{g.game}:{time[:10]}"
+        out.append(
+            _event(
+                alert_id,
+                table,
+                "warning",
+                "wheel game not journaled",
+                words,
+                None,
+                at=time,
+                entry=f"{table}:{seq}:w{i}",
+            )
+        )
+    return out
+
+
 def _read(kind: str, payload: str, where: str) -> Payload | Unknown | DrrError:
     """A scanned entry's typed payload, or the DrrError saying why it cannot be read (a scan never
     stops on one odd entry)."""
@@ -244,6 +298,8 @@ class AlertScanner:
                     if isinstance(p, DrrError):  # the chain's verification reports it (drr audit verify)
                         continue
                     self._note_settings(table, seq, p)
+                    if isinstance(p, WheelReconciled):
+                        found.extend(_reconciliation_alerts(table, seq, time, p))
                     hit = _entry_alert(table, round_id, p, self.payout_threshold)
                     if hit is not None:
                         alert_id = alert_identity(table, seq, hit[1], round_id, time)

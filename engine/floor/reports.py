@@ -1,4 +1,6 @@
-"""Shift and day reports per table: rounds, handle, paid, win, hold, theoretical win, hits, irregularities.
+"""Shift and day reports per table: rounds, handle, paid, win, hold, theoretical win, hits, irregularities,
+and the wheel's own log held against the journal in the period (`wheel.reconciled`: how many times,
+how many differences each time, the last one in words).
 
 Money stays exact (Decimal from the store's integer units); the hold is a Fraction shown as a percent.
 The CSV export writes the same figures the screen and the PDF show. The theoretical hold weighs each
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -58,6 +61,10 @@ class TableReport:
     # counted here; in a period of seeded rounds only, the figures are theirs and `play` says so.
     seeded: int = 0
     only_seeded: bool = False
+    # The wheel's log reconciled with the journal in the period (hardware.wheel_reconcile).
+    reconciliations: int = 0
+    reconciliations_differing: int = 0  # of them, those with a game that differs or is on one side only
+    last_reconciliation: str | None = None  # its time and summary in words
 
     @property
     def play(self) -> str:
@@ -98,6 +105,9 @@ class TableReport:
             ("Irregularities", f"{self.irregularities:,}"),
             ("Manual results", f"{self.manual_results:,}"),
             ("Seeded rounds (tests and demos)", f"{self.seeded:,}"),
+            ("Wheel log reconciliations", f"{self.reconciliations:,}"),
+            ("Wheel log reconciliations with differences", f"{self.reconciliations_differing:,}"),
+            ("Last wheel log reconciliation", self.last_reconciliation or "—"),
         ]
 
 
@@ -177,7 +187,38 @@ def table_report(
         largest=[LargePayout(b.round_id, b.opened_at, b.result, from_units(b.paid)) for b in big],
         seeded=len(seeded_ids),
         only_seeded=only_seeded,
+        **_reconciliations(store, table, since, until),
     )
+
+
+def _reconciliations(store: Store, table: str, since: datetime, until: datetime) -> dict[str, Any]:
+    """The period's `wheel.reconciled` entries of `table`: how many, how many differed, the last."""
+    from engine.journal_types import parse
+    from engine.wheel_events import WheelReconciled
+
+    j = schema.journal
+    query = (
+        sa.select(j.c.time, j.c.type, j.c.payload)
+        .where(
+            j.c.table_id == table,
+            j.c.type == WheelReconciled.type.value,
+            j.c.time >= format_time(since),
+            j.c.time < format_time(until),
+        )
+        .order_by(j.c.seq)
+    )
+    with store.read() as conn:
+        rows = conn.execute(query).all()
+    count = differing = 0
+    last = None
+    for time, kind, text in rows:
+        p = parse(kind, json.loads(text))
+        if not isinstance(p, WheelReconciled):
+            continue
+        count += 1
+        differing += p.differs
+        last = f"{time[:16].replace('T', ' ')} ({p.occasion}): {p.summary()}"
+    return {"reconciliations": count, "reconciliations_differing": differing, "last_reconciliation": last}
 
 
 def _without(store: Store, tally: Any, round_ids: set[str]) -> Any:

@@ -70,6 +70,7 @@ from engine.table_events import (
     WheelStartOrdered,
 )
 from engine.wheel_events import (
+    ReconciledGame,
     WheelBallNotDetected,
     WheelClosed,
     WheelEvent,
@@ -78,6 +79,7 @@ from engine.wheel_events import (
     WheelLaunchFailed,
     WheelLinkState,
     WheelMissSpin,
+    WheelReconciled,
     WheelNoMoreBets,
     WheelRestart,
     WheelResult,
@@ -251,6 +253,22 @@ SAMPLES: dict[str, Any] = {
     "wheel.rotor/frac": WheelRotor(game=2, time=T, rpm=Decimal("27.50"), direction="ccw"),
     "wheel.link/min": WheelLinkState(state="connected"),
     "wheel.link/full": WheelLinkState(game=3, time=T, state="silent", detail="no message for 5 s"),
+    "wheel.reconciled/min": WheelReconciled(matched=12, misfires=0),
+    "wheel.reconciled/full": WheelReconciled(
+        matched=10,
+        misfires=2,
+        journal_only=(ReconciledGame(game=40, round_id="T1-000041", journal=3),),
+        wheel_only=(ReconciledGame(game=38, wheel=26),),
+        differ=(ReconciledGame(game=12, round_id="T1-000012", journal=17, wheel=5),),
+        source="serial:/dev/ttyUSB0",
+        occasion="close",
+        since="2026-03-04T05:00:00+00:00",
+        pages_used=1,
+        pages_untrusted=(3,),
+        wins_total=120,
+        misfires_total=4,
+        by="pete",
+    ),
     # users, chains, alerts, floor
     "user.added/pin": UserAdded("dana", "croupier", PIN),
     "user.added/no-pin": UserAdded("dana", "croupier"),
