@@ -31,7 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--faults",
         default="",
         metavar="LIST",
-        help="comma list: torn[=P], launch, miss, noball, fault, silence[=S], stuck, drift; KIND@N: game N",
+        help="comma list: torn[=P], launch, miss, noball, fault, silence[=S], stuck, drift, clock[=S], "
+        "slow[=S]; KIND@N: game N",
     )
     sim.add_argument("--seed", type=int, help="seed the results (tests only; default: OS CSPRNG)")
     sim.add_argument(

@@ -208,6 +208,8 @@ async def _run(args: argparse.Namespace) -> int:
                 background.add(task)
             if spec.startswith("serial:"):  # a cable can be missing or pulled: say so, not only in the log
                 background.add(asyncio.create_task(_report_link(link, spec)))
+            if protocol == "ss2" and not isinstance(link, ReplayLink):
+                await _journal_identity(service, link)
             try:
                 totals = await headless.run(events(link))
             except asyncio.CancelledError:  # SIGTERM: stop after the last durable step
@@ -250,6 +252,20 @@ def _sign_in(store: Any, args: argparse.Namespace, seeded: bool) -> tuple[Any, A
     # The sign-in goes to the floor journal; the table's own journal names the user from table.started.
     user = sign_in_if_users(store, args, "approve_payout", doing="drr table run --headless")
     return user, user
+
+
+async def _journal_identity(service: Any, link: Any) -> None:
+    """At connect: the wheel's identity and clock offset (`wheel.identity`, hardware.wheel_identity)."""
+    import asyncio
+
+    from hardware.wheel_identity import ask_identity
+
+    for _ in range(50):  # a serial wheel may need a moment (the link retries by itself)
+        if link.connected:
+            break
+        await asyncio.sleep(0.1)
+    if link.connected:
+        await service.wheel_event(await ask_identity(link))
 
 
 async def _reconcile_at_close(store: Any, table: str, link: Any, recorder: Any, spec: str, user: Any) -> None:

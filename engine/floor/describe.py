@@ -115,6 +115,13 @@ def _wheel_warning(e: we.WheelWarning) -> str:
     return f"{_game(e)}wheel warning: {text}" + (f" — {e.advice}" if e.advice else "")
 
 
+def _wheel_identity(e: we.WheelIdentity) -> str:
+    said = [f"{name} {value}" for name, value in (("maker", e.maker), ("firmware", e.firmware),
+            ("version", e.version), ("FPGA/COPRO", e.fpga)) if value]  # fmt: skip
+    clock = "clock not read" if e.offset is None else f"its clock {e.offset:+} s from the table PC's"
+    return f"the wheel connected: {', '.join(said) or 'no identity given'}; {clock}"
+
+
 def _wheel_reconciled(e: we.WheelReconciled) -> str:
     """The reconciliation in words, each difference named (a game the wheel's log contradicts first)."""
     where = f" ({e.occasion}, {e.source})" if e.source else f" ({e.occasion})"
@@ -245,6 +252,7 @@ DESCRIPTIONS: Final[dict[type, _Describe]] = {
     we.WheelRestart: lambda e, _: f"{_game(e)}the wheel restarted (game counter was {_previous(e.previous)})",
     we.WheelLinkState: lambda e, _: f"wheel link {e.state or '?'}" + (f": {e.detail}" if e.detail else ""),
     we.WheelReconciled: lambda e, _: _wheel_reconciled(e),
+    we.WheelIdentity: lambda e, _: _wheel_identity(e),
     # the bonus game (engine.bonus_game's events; the player is the wrapper's)
     bg.BoxesPlaced: lambda e, _: f"round {e.round}: boxes placed {' | '.join(box_text(b) for b in e.boxes)}",
     bg.BoxPicked: _box_picked,
