@@ -200,7 +200,8 @@ async def _run(args: argparse.Namespace) -> int:
         wheel = open_wheel(spec, speed=args.speed, seed=args.seed, capture_dir=capture, protocol=protocol)
         async with wheel as link:
             recorder = LogRecorder(link) if isinstance(link, ReplayLink) else None
-            driver = WheelDriver(service, link) if drives else None
+            alternate = getattr(settings, "alarm_alternate", True)  # the rotor reverses every game
+            driver = WheelDriver(service, link, alternate=alternate) if drives else None
             if driver is not None:
                 driver.attach()
             if isinstance(link, ReplayLink):  # a capture ends: so does the run
@@ -208,8 +209,8 @@ async def _run(args: argparse.Namespace) -> int:
                 background.add(task)
             if spec.startswith("serial:"):  # a cable can be missing or pulled: say so, not only in the log
                 background.add(asyncio.create_task(_report_link(link, spec)))
-            if protocol == "ss2" and not isinstance(link, ReplayLink):
-                await _journal_identity(service, link)
+            if protocol == "ss2" and not isinstance(link, ReplayLink):  # beside the play: a port may be late
+                background.add(asyncio.create_task(_journal_identity(service, link)))
             try:
                 totals = await headless.run(events(link))
             except asyncio.CancelledError:  # SIGTERM: stop after the last durable step
@@ -255,17 +256,15 @@ def _sign_in(store: Any, args: argparse.Namespace, seeded: bool) -> tuple[Any, A
 
 
 async def _journal_identity(service: Any, link: Any) -> None:
-    """At connect: the wheel's identity and clock offset (`wheel.identity`, hardware.wheel_identity)."""
+    """At connect: the wheel's identity and clock offset (`wheel.identity`, hardware.wheel_identity),
+    once the link is up (the link retries a missing port by itself)."""
     import asyncio
 
     from hardware.wheel_identity import ask_identity
 
-    for _ in range(50):  # a serial wheel may need a moment (the link retries by itself)
-        if link.connected:
-            break
+    while not link.connected:
         await asyncio.sleep(0.1)
-    if link.connected:
-        await service.wheel_event(await ask_identity(link))
+    await service.wheel_event(await ask_identity(link))
 
 
 async def _reconcile_at_close(store: Any, table: str, link: Any, recorder: Any, spec: str, user: Any) -> None:

@@ -24,8 +24,8 @@ Faults (`FaultPlan.parse("miss@2,launch,noball,fault,silence=4,torn=0.05")`):
 - `fault`: flag 4 in state 4, `*F 5` lines if mode bit 256, then power-down to state 6 (flag 4
   kept) until the host sends `*P 1`;
 - `silence[=S]`: nothing at all on the line for S real seconds (default 5; not scaled by speed);
-- `stuck`: the rotor does not reverse in that game (mode bit 1 set); `drift`: the rotor runs 4 rpm
-  above its `*T s` range in that game;
+- `stuck`: the rotor does not reverse in that game (mode bit 1 set, or the host's `*u` asked it to);
+- `drift`: the rotor runs 8 rpm above its `*T s` range in that game;
 - `clock[=S]`: the wheel's clock (`*d g`) is S seconds ahead of the PC's (default 300), throughout;
 - `slow[=S]`: every game waits S seconds more before its launch (default 60, scaled by speed): a slow
   game rate, throughout.
@@ -48,11 +48,11 @@ from hardware.events import pocket_label
 from hardware.protocol import LineFramer
 from hardware.protocol.ss2_log import PAGE_BYTES, POCKETS, LogEntry, encode_page
 
-# stuck: the rotor does not reverse in that game (mode bit 1 set); drift: the rotor runs 4 rpm above
+# stuck: the rotor does not reverse in that game (mode bit 1 set); drift: the rotor runs 8 rpm above
 # its `*T s` range in that game (issue 26's physics watch).
 FAULT_KINDS = ("torn", "launch", "miss", "noball", "fault", "silence", "stuck", "drift", "clock", "slow")
 THROUGHOUT = ("torn", "clock", "slow")  # not one game's: the whole session's
-DRIFT_TENTHS = 40
+DRIFT_TENTHS = 80  # above the alarm band (12.5-20.5 rpm) whatever speed of `*T s` the game drew
 STATUS_PERIOD = 0.5  # s, mode bit 128
 MODE_REVERSE, MODE_USER_START, MODE_NO_NUMBER_LINE, MODE_AUTO_STATUS, MODE_F_LINES = 1, 2, 16, 128, 256
 MODE_FREE = 1157  # arcade: plays continuously (guide: the factory default)
@@ -355,10 +355,12 @@ class VirtualWheel:
             self.flags |= 8
             self._send_status()
             await self._sleep(T_RETRY)
-        if self._start_direction is not None:
+        if "stuck" in faults:  # the reversal fails: the rotor turns as before, whatever the host asked
+            self._start_direction = None
+        elif self._start_direction is not None:
             self.clockwise = self._start_direction
             self._start_direction = None
-        elif self.mode & MODE_REVERSE and "stuck" not in faults:
+        elif self.mode & MODE_REVERSE:
             self.clockwise = not self.clockwise
         await self._ramp(self._target_speed() + (DRIFT_TENTHS if "drift" in faults else 0), T_SPIN_UP)
         self._set_state(3)

@@ -32,6 +32,11 @@ looks back `LOOKBACK` entries per table) and raises what it finds:
   contradicts (`<table>:<round>:wheel log differs`, critical: a manual or corrected result, or the
   number the table heard, that the wheel's log does not hold) and one per game only the wheel's log
   has (`<table>:wheel only:<game>:<day>`, a warning: a game the table never heard);
+- the wheel's physics game by game (engine.floor.wheel_alarms, thresholds from the settings'
+  `wheel_alarms.*`): the direction not alternated, the rotor speed outside its band, misfires and
+  failed launches above a rate, games per hour below the target (the table's and each dealer's), the
+  wheel's clock away from the PC's; one alert per table, kind (and dealer) and UTC day, each further
+  game that shows it an update;
 - a table silent for longer than `silent_after` while its last round is unfinished;
 and, from a `SurveillancePage`, bias thresholds crossed and repeated numbers beyond chance.
 """
@@ -50,6 +55,7 @@ import sqlalchemy as sa
 from engine.auth import User, require
 from engine.entry_types import EntryType
 from engine.errors import DrrError
+from engine.floor.wheel_alarms import Alarm, TableWatch, WatchSettings
 from engine.floor_events import AlertAcknowledged, AlertRaised, AlertUpdated
 from engine.journal_types import Payload, Unknown, parse, spellings, write
 from engine.round import NoSpin, ResultBeforeClose, ResultCorrected, ResultRecorded, RoundSettled, RoundVoided
@@ -242,6 +248,33 @@ def _reconciliation_alerts(table: str, seq: int, time: str, p: WheelReconciled) 
     return out
 
 
+# The physics alarms' kinds as the alerts panel shows them (engine.floor.wheel_alarms' names).
+WHEEL_ALARM_KINDS = {
+    "direction_not_alternated": "wheel direction",
+    "rotor_speed": "rotor speed",
+    "misfires": "misfires",
+    "games_per_hour": "games per hour",
+    "wheel_clock": "wheel clock",
+}
+
+
+def _wheel_alarm(table: str, seq: int, time: str, round_id: str | None, alarm: Alarm) -> AlertRaised:
+    """A physics alarm as an alert: one per table, kind (and dealer) and UTC day; later games update it."""
+    kind = WHEEL_ALARM_KINDS[alarm.kind]
+    who = f":{alarm.dealer}" if alarm.dealer is not None else ""
+    game = f"wheel game {alarm.game:03d}: " if alarm.game is not None else ""
+    return _event(
+        f"{table}:{kind}{who}:{time[:10]}",
+        table,
+        "warning",
+        kind,
+        f"{game}{alarm.detail}",
+        round_id,
+        at=time,
+        entry=f"{table}:{seq}:{alarm.kind}{who}",
+    )
+
+
 def _read(kind: str, payload: str, where: str) -> Payload | Unknown | DrrError:
     """A scanned entry's typed payload, or the DrrError saying why it cannot be read (a scan never
     stops on one odd entry)."""
@@ -266,6 +299,8 @@ class AlertScanner:
     known: set[str] | None = None  # alert ids already raised (loaded from the journal on first use)
     # table -> (the seq its settings were read up to, its silent limit)
     silent_limits: dict[str, tuple[int, timedelta]] = field(default_factory=dict)
+    wheel: WatchSettings = field(default_factory=WatchSettings)  # the physics alarms' thresholds
+    watches: dict[str, TableWatch] = field(default_factory=dict)  # table -> its wheel followed
 
     def scan(self, store: Store, tables: list[str], now: datetime | None = None) -> list[Alert]:
         """Raise what the entries appended to `tables` since the last scan say, and their silences.
@@ -300,6 +335,9 @@ class AlertScanner:
                     self._note_settings(table, seq, p)
                     if isinstance(p, WheelReconciled):
                         found.extend(_reconciliation_alerts(table, seq, time, p))
+                    watch = self.watches.setdefault(table, TableWatch(self.wheel))
+                    for alarm in watch.feed(p, parse_time(time)):
+                        found.append(_wheel_alarm(table, seq, time, round_id, alarm))
                     hit = _entry_alert(table, round_id, p, self.payout_threshold)
                     if hit is not None:
                         alert_id = alert_identity(table, seq, hit[1], round_id, time)
@@ -494,6 +532,7 @@ def scanner_from_settings(settings: Any, **kw: Any) -> AlertScanner:
         payout_threshold=settings.payout_alert_threshold,
         silent_after=timedelta(minutes=settings.silent_table_minutes),
         bias_p=settings.bias_alert_p_value,
+        wheel=settings.wheel_alarms,
         **kw,
     )
 
