@@ -31,11 +31,20 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
 
+from engine.entry_types import EntryType
 from engine.journal_types import Payload, Unknown
 from engine.round import RoundOpened
 from engine.table_events import DealerChanged
 from engine.wheel_events import WheelIdentity, WheelLaunchFailed, WheelMissSpin, WheelResult, WheelRotor
 
+# The entry types a TableWatch reads (the rotor's, the results, misfires, launches, dealers, identity).
+WHEEL_PHYSICS = (
+    EntryType.WHEEL_RESULT,
+    EntryType.WHEEL_MISS_SPIN,
+    EntryType.WHEEL_LAUNCH_FAILED,
+    EntryType.WHEEL_IDENTITY,
+    EntryType.TABLE_DEALER_CHANGED,
+)
 SESSION_GAP_S = 600  # a pause longer than this between results is a break, not slow play
 MIN_GAMES = 5  # games per hour is judged once this many games were played (4 intervals)
 RATE_SPAN = timedelta(hours=1)
