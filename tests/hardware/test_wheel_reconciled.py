@@ -26,7 +26,7 @@ from engine.wheel_events import ReconciledGame, WheelReconciled
 from hardware.protocol.ss2_log import LogEntry, WheelLog, encode_page
 from hardware.table_bridge import table_events
 from hardware.wheel_log import read_log_at_close
-from hardware.wheel_reconcile import reconcile_table
+from hardware.wheel_reconcile import journal_games, reconcile_table
 from hardware.wheel_source import open_wheel
 from tests.table.helpers import PITBOSS, make_service
 
@@ -169,3 +169,55 @@ def test_the_headless_table_reconciles_the_virtual_wheel_at_close(tmp_path: Path
         [entry] = _reconciled(store)
     assert entry.occasion == "close" and entry.source == "sim" and not entry.differs
     assert entry.matched >= 2 and entry.pages_used == 1
+
+
+def _capture_of_a_session(path: Path, games: int) -> list[LogEntry]:
+    """A capture as the table's capture folder keeps it: the virtual wheel's lines for `games` games,
+    then the replies of the log read at the close (`*s t`, the page, `*W`, `*M`)."""
+    from hardware.capture import CaptureLine
+    from hardware.virtual_wheel import MODE_FREE, VirtualWheel
+
+    async def go() -> tuple[list[CaptureLine], VirtualWheel]:
+        wheel = VirtualWheel(speed=20, seed=4, mode=MODE_FREE)
+        lines: list[CaptureLine] = []
+        async for line in wheel.lines():
+            lines.append(CaptureLine(datetime.now(), "RX", line))
+            if wheel.results_played >= games and line.startswith("*X;2"):
+                break
+        wheel.stop()
+        return lines, wheel
+
+    lines, wheel = asyncio.run(go())
+    end = lines[-1].time
+    log = list(wheel.log)
+    replies = ["*s t 1", encode_page(0, log)]
+    for key, counts in (("W", wheel.wins), ("M", wheel.misfires)):
+        replies += [f"*{key} {sum(counts)}", f"*{key} " + " ".join(map(str, counts))]
+    lines += [CaptureLine(end + timedelta(seconds=1 + i / 10), "RX", text) for i, text in enumerate(replies)]
+    path.write_text("".join(line.format() + "\n" for line in lines), "latin-1")
+    return log
+
+
+def test_a_replayed_session_reconciles_at_close_with_the_log_its_capture_holds(tmp_path: Path) -> None:
+    capture = tmp_path / "session.capture"
+    log = _capture_of_a_session(capture, 4)
+    db = tmp_path / "table.sqlite"
+    cmd = ["table", "run", "--headless", "--wheel", f"replay:{capture}", "--rounds", "50", "--seed", "3"]
+    cmd += ["--db", str(db), "--table", "T1"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "gui.cli", *cmd],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "wheel log reconciled at close: " in done.stdout, done.stdout
+    with open_store(str(db), table="T1") as store:
+        [entry] = _reconciled(store)
+        heard = journal_games(store.journal.entries("T1"))
+    assert entry.occasion == "close" and entry.source == f"replay:{capture}"
+    assert entry.pages_used == 1 and entry.wins_total == len([e for e in log if e.kind == "result"])
+    assert not entry.differs and entry.matched == len(heard) >= 3
