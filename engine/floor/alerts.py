@@ -336,7 +336,7 @@ class AlertScanner:
                     if isinstance(p, WheelReconciled):
                         found.extend(_reconciliation_alerts(table, seq, time, p))
                     watch = self.watches.setdefault(table, TableWatch(self.wheel))
-                    for alarm in watch.feed(p, parse_time(time)):
+                    for alarm in watch.feed(p, time):
                         found.append(_wheel_alarm(table, seq, time, round_id, alarm))
                     hit = _entry_alert(table, round_id, p, self.payout_threshold)
                     if hit is not None:

@@ -33,7 +33,7 @@ from engine.floor.windows import SpinWindow
 from engine.journal_types import parse, spellings
 from engine.round import BonusOutcome
 from engine.store import schema
-from engine.store.canonical import format_time, parse_time
+from engine.store.canonical import format_time
 from engine.store.stats import DEFAULT_ALPHA, POCKETS, table_stats
 from engine.wheel_events import WheelRotor
 from engine.wheel_layout import WHEEL_ORDER
@@ -91,7 +91,7 @@ class JournalTail:
             elif isinstance(p, WheelRotor):
                 self.rotor.append((time, float(p.rpm), p.direction))
             if not isinstance(p, BonusOutcome):
-                self.watch.feed(p, parse_time(time))
+                self.watch.feed(p, time)
         return True
 
 

@@ -34,6 +34,7 @@ from fractions import Fraction
 from engine.entry_types import EntryType
 from engine.journal_types import Payload, Unknown
 from engine.round import RoundOpened
+from engine.store.canonical import parse_time
 from engine.table_events import DealerChanged
 from engine.wheel_events import WheelIdentity, WheelLaunchFailed, WheelMissSpin, WheelResult, WheelRotor
 
@@ -185,8 +186,9 @@ class TableWatch:
     launch_failures: int = 0
     over: set[str] = field(default_factory=set)  # the rate alarms standing (said once until cleared)
 
-    def feed(self, p: Payload | Unknown, time: datetime) -> list[Alarm]:
-        """The alarms this entry raises (most entries: none)."""
+    def feed(self, p: Payload | Unknown, time: datetime | str) -> list[Alarm]:
+        """The alarms this entry raises (most entries: none). `time`: the entry's (its journal text is
+        read only for a result)."""
         if isinstance(p, DealerChanged) or (isinstance(p, RoundOpened) and p.dealer is not None):
             self.dealer = p.dealer  # who deals from now on (a round's own dealer: its setting)
         elif isinstance(p, WheelRotor):
@@ -199,7 +201,7 @@ class TableWatch:
             found = clock_alarm(p, self.settings)
             return [found] if found is not None else []
         elif isinstance(p, WheelResult):
-            return self._game(p, time)
+            return self._game(p, time if isinstance(time, datetime) else parse_time(time))
         return []
 
     def _game(self, p: WheelResult, time: datetime) -> list[Alarm]:
