@@ -221,3 +221,62 @@ def test_a_replayed_session_reconciles_at_close_with_the_log_its_capture_holds(t
     assert entry.occasion == "close" and entry.source == f"replay:{capture}"
     assert entry.pages_used == 1 and entry.wins_total == len([e for e in log if e.kind == "result"])
     assert not entry.differs and entry.matched == len(heard) >= 3
+
+
+def test_a_manual_result_the_wheel_contradicts_is_the_one_difference(tmp_path: Path) -> None:
+    """A round played on the commanded virtual wheel whose result the croupier entered by hand with
+    another number than the wheel's: the reconciliation names that round alone, one critical alert."""
+    from decimal import Decimal
+
+    from engine.bets import inside_bet
+    from engine.table.service import TableService
+    from hardware.table_bridge import WheelDriver
+    from tests.table.helpers import CROUPIER
+
+    async def until(condition: Any) -> None:
+        for _ in range(1500):
+            if condition():
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError("timed out")
+
+    async def go() -> tuple[str, int, WheelLog]:
+        store = open_store(str(tmp_path / "t.sqlite"), table="T1")
+        svc = TableService(
+            store, "T1", rng=SeededRng(5), allow_seeded_rng=True, claim=False, betting_seconds=0.3
+        )
+        await svc.start()
+        async with open_wheel("sim", speed=40, seed=9) as link:
+
+            async def pump() -> None:
+                async for ev in table_events(link):
+                    await svc.wheel_event(ev)
+
+            task = asyncio.create_task(pump())
+            driver = WheelDriver(svc, link)
+            driver.attach()
+            await svc.open_bets(CROUPIER)
+            await svc.place_wager(CROUPIER, "anna", inside_bet([17]), Decimal(5))
+            await until(lambda: svc.state.pending_result is not None)
+            pending = svc.state.pending_result
+            assert pending is not None
+            typed = (pending.number + 1) % 37
+            await svc.manual_result(PITBOSS, typed, "the sensor read it wrong")
+            await svc.manual_result(PITBOSS, typed, "the sensor read it wrong")
+            round_id = svc.state.round_id
+            assert round_id is not None
+            await driver.close()
+            record = await read_log_at_close(link)
+            task.cancel()
+        await svc.close()
+        with store:
+            entry = reconcile_table(store, "T1", record, source="sim", occasion="close")
+            AlertScanner().scan(store, ["T1"])
+            alerts = [(a.alert_id, a.severity) for a in list_alerts(store) if a.kind == "wheel log differs"]
+        assert alerts == [(f"T1:{round_id}:wheel log differs", "critical")]
+        [row] = entry.differ
+        assert (row.round_id, row.journal, row.wheel) == (round_id, typed, pending.number)
+        assert entry.wheel_only == () and entry.journal_only == () and entry.matched == 0
+        return round_id, typed, record
+
+    asyncio.run(go())
