@@ -91,6 +91,15 @@ class Settings:
     wheel_drive: str = (
         "commanded"  # the table starts each spin (SS2 user start); "free": the wheel's own cycle
     )
+    wheel_reconcile_at_close: bool = True  # the wheel's own log held against the journal at close
+    # The wheel's physics alarms (engine.floor.wheel_alarms; the real captures set the rpm band).
+    alarm_alternate: bool = True
+    alarm_rpm_low: Decimal = Decimal("12.5")
+    alarm_rpm_high: Decimal = Decimal("20.5")
+    alarm_misfire_percent: int = 10
+    alarm_misfire_window: int = 20
+    alarm_games_per_hour: int = 30
+    alarm_clock_seconds: int = 60
     betting_seconds: float = 25.0  # as engine.table.wheel_drive.DEFAULT_BETTING_S
     auto_confirm_seconds: float = 5.0  # as engine.table.wheel_drive.DEFAULT_AUTO_CONFIRM_S; 0: by hand only
     serial: SerialSettings = field(default_factory=SerialSettings)
@@ -112,6 +121,23 @@ class Settings:
     approved_digest: str | None = None
     source: Path | None = None  # the settings file read, None when only defaults apply
     origins: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def wheel_alarms(self) -> Any:
+        """The physics alarms' thresholds (an engine.floor.wheel_alarms.WatchSettings)."""
+        from fractions import Fraction
+
+        from engine.floor.wheel_alarms import WatchSettings
+
+        return WatchSettings(
+            rpm_low=self.alarm_rpm_low,
+            rpm_high=self.alarm_rpm_high,
+            alternate=self.alarm_alternate,
+            misfire_rate=Fraction(self.alarm_misfire_percent, 100),
+            window=self.alarm_misfire_window,
+            games_per_hour=self.alarm_games_per_hour,
+            clock_drift_seconds=self.alarm_clock_seconds,
+        )
 
     @property
     def wheel_link_spec(self) -> str:
@@ -287,6 +313,18 @@ def _chips(value: Any) -> tuple[Decimal, ...]:
     return chips
 
 
+def _rpm(value: Any) -> Decimal:
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise ValueError(f'must be a rotor speed in rpm like "12.5", not {_show(value)}')
+    try:
+        rpm = Decimal(str(value))
+    except InvalidOperation:
+        raise ValueError(f"must be a rotor speed in rpm, not {value!r}") from None
+    if not rpm.is_finite() or not 0 <= rpm <= 99:
+        raise ValueError(f"must be a rotor speed between 0 and 99 rpm, not {value!r}")
+    return rpm
+
+
 def _p_value(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise ValueError(f"must be a probability between 0 and 1, not {_show(value)}")
@@ -383,6 +421,13 @@ KEY_LIST: tuple[Key, ...] = (
         "free: the wheel runs its own cycle and the table follows it",
     ),
     Key(
+        "wheel.reconcile_at_close",
+        "wheel_reconcile_at_close",
+        _boolean,
+        "at the table's close, power the wheel down, read its own result log and hold it against the "
+        "journal (journaled as wheel.reconciled; a difference is a surveillance alert)",
+    ),
+    Key(
         "wheel.serial.baudrate",
         "serial.baudrate",
         _integer(50, 4_000_000),
@@ -434,6 +479,49 @@ KEY_LIST: tuple[Key, ...] = (
         "bias_alert_p_value",
         _p_value,
         "surveillance bias alert when a test's p-value falls below this",
+    ),
+    Key(
+        "wheel_alarms.alternate_direction",
+        "alarm_alternate",
+        _boolean,
+        "surveillance alert when the rotor turns the same way two games running (the wheel is set to "
+        "reverse every game); false for a wheel set to turn one way",
+    ),
+    Key(
+        "wheel_alarms.rpm_low",
+        "alarm_rpm_low",
+        _rpm,
+        "surveillance alert when the rotor speed at a result is below this (rpm)",
+    ),
+    Key(
+        "wheel_alarms.rpm_high",
+        "alarm_rpm_high",
+        _rpm,
+        "surveillance alert when the rotor speed at a result is above this (rpm)",
+    ),
+    Key(
+        "wheel_alarms.misfire_percent",
+        "alarm_misfire_percent",
+        _integer(0, 100),
+        "surveillance alert when misfires and failed launches exceed this percentage of the last games",
+    ),
+    Key(
+        "wheel_alarms.misfire_window",
+        "alarm_misfire_window",
+        _integer(1, 1000),
+        "how many of the last games the misfire rate is taken over",
+    ),
+    Key(
+        "wheel_alarms.games_per_hour",
+        "alarm_games_per_hour",
+        _integer(0, 100_000),
+        "surveillance alert when the table, or a dealer, plays fewer games per hour than this; 0: off",
+    ),
+    Key(
+        "wheel_alarms.clock_drift_seconds",
+        "alarm_clock_seconds",
+        _integer(1, 86400),
+        "surveillance alert when the wheel's clock, read at connect, is further than this from the PC's",
     ),
     Key(
         "software.approved_digest",

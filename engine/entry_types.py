@@ -81,6 +81,9 @@ class EntryType(enum.StrEnum):
     WHEEL_RESTART = "wheel.restart"
     WHEEL_ROTOR = "wheel.rotor"
     WHEEL_LINK = "wheel.link"
+    WHEEL_IDENTITY = "wheel.identity"  # at connect: maker, firmware, FPGA/COPRO, clock offset
+    # the table's reconciliation of the wheel's own log against its journal (not a link message)
+    WHEEL_RECONCILED = "wheel.reconciled"
     # users (the store's "floor" chain; the users table is their projection, engine.store.users_journal)
     USER_ADDED = "user.added"
     USER_ROLE_CHANGED = "user.role_changed"

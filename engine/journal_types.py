@@ -11,7 +11,8 @@ dataclasses, each with `type` (its EntryType), `to_json()` (the payload journale
   (engine.table_events.PlayerBonusEvent), plus `bonus.preset_set` and `bonus.timer_restarted`;
 - `table.*`: engine.table_events;
 - `wheel.*`: engine.wheel_events' events (WHEEL_EVENTS, the wheel layer's own vocabulary; an old
-  journal's `wheel.rotor_speed` reads as WheelRotor);
+  journal's `wheel.rotor_speed` reads as WheelRotor); `wheel.reconciled`, the table's reconciliation of
+  the wheel's own log (engine.wheel_events.WheelReconciled, not a link message);
 - `user.*`, `chain.*`, `alert.*`, `action.refused`, `floor.action`, `history.imported`: engine.floor_events.
 
 Everyone reads and writes entries through two functions:
@@ -90,7 +91,7 @@ from engine.table_events import (
     TimerRestarted,
     WheelStartOrdered,
 )
-from engine.wheel_events import WHEEL_EVENTS, WheelEvent
+from engine.wheel_events import WHEEL_EVENTS, WheelEvent, WheelReconciled
 
 __all__ = [
     "PAYLOAD_CLASSES",
@@ -145,6 +146,7 @@ Payload = (
     | WheelStartOrdered
     | AutoConfirmDue
     | WheelEvent
+    | WheelReconciled
     | UserAdded
     | UserRoleChanged
     | UserPinChanged
@@ -206,6 +208,7 @@ _OWN_CLASSES: Final = (
     BettingTime,
     WheelStartOrdered,
     AutoConfirmDue,
+    WheelReconciled,
     UserAdded,
     UserRoleChanged,
     UserPinChanged,

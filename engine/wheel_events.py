@@ -14,7 +14,8 @@ wheel.no_more_bets     state 4: the service closes bets (draw) if open          
 wheel.result           the winning number (state 5)                                number, warnings;
                                                                                    the table's verdict:
                                                                                    accepted, note,
-                                                                                   direction
+                                                                                   direction; the
+                                                                                   rotor's rpm
 wheel.closed           the wheel is off (state 6)                                  -
 wheel.ball_not_detected  no ball in state 4/7, or a pocket a single-zero wheel     reason, warnings
                        does not have: the spin is doubtful
@@ -27,6 +28,9 @@ wheel.gap              game counter jumped: games were played unseen            
 wheel.restart          the wheel was power-cycled                                  previous
 wheel.rotor            rotor speed and direction (journaled at most every 10 s)    rpm, direction
 wheel.link             the link to the wheel went up, down or silent               state, detail
+wheel.identity         at connect: who the wheel is and its clock (`*K`, `*S`,     maker, firmware,
+                       `*V`, `*v`, `*d g`), asked by the table                     version, fpga,
+                                                                                   clock, offset
 =====================  ==========================================================  ==================
 
 Every event has `game` (the wheel's counter, or None; always in the payload) and `time` (when the
@@ -184,6 +188,9 @@ class WheelResult(WheelEvent):
     accepted: bool | None = _field(_BOOL)
     # In the payload exactly when accepted (even None: the rotor's direction was not known yet).
     direction: Direction | None = field(default=None, metadata=fact(coder=_DIRECTION, when=_accepted))
+    # The rotor's speed the wheel last reported before the ball settled (issue 26: the game's physics,
+    # watched by surveillance); left out when the wheel reported none (an old journal has none).
+    rpm: Decimal | None = field(default=None, metadata=fact(coder=_DECIMAL))
     number_line: int | None = wire_only(_INT)  # the bare winning-number line seen just before
 
     def __post_init__(self) -> None:
@@ -295,6 +302,22 @@ class WheelLinkState(WheelEvent):
     detail: str | None = _field(_TEXT)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WheelIdentity(WheelEvent):
+    """At connect (issue 26): the wheel's identity as it gives it — maker code (`*K`, asked only while
+    idle: otherwise `*K` starts a game), firmware number (`*S`), full version (`*V`), FPGA and COPRO
+    versions (`*v`) — and its clock (`*d g`, the wheel's local time to the second) with its offset from
+    the table PC's local clock in seconds (wheel minus PC; None when the clock was not read)."""
+
+    type: ClassVar[EntryType] = EntryType.WHEEL_IDENTITY
+    maker: str | None = _field(_TEXT)
+    firmware: str | None = _field(_TEXT)
+    version: str | None = _field(_TEXT)
+    fpga: str | None = _field(_TEXT)
+    clock: str | None = _field(_TEXT)  # the wheel's clock as read, ISO 8601 (naive: its own local time)
+    offset: Decimal | None = field(default=None, metadata=fact(coder=_DECIMAL))  # s, wheel minus PC
+
+
 WHEEL_EVENTS: Final[dict[EntryType, type[WheelEvent]]] = {
     cls.type: cls
     for cls in (
@@ -311,6 +334,7 @@ WHEEL_EVENTS: Final[dict[EntryType, type[WheelEvent]]] = {
         WheelRestart,
         WheelRotor,
         WheelLinkState,
+        WheelIdentity,
     )
 }
 _BY_KIND: Final = {t.removeprefix("wheel."): cls for t, cls in WHEEL_EVENTS.items()}
@@ -365,12 +389,102 @@ def mapping_form(event: WheelEvent) -> dict[str, Any]:
 
 
 def with_verdict(
-    result: WheelResult, *, accepted: bool, note: str | None, direction: Direction | None
+    result: WheelResult,
+    *,
+    accepted: bool,
+    note: str | None,
+    direction: Direction | None,
+    rpm: Decimal | None = None,
 ) -> WheelResult:
-    """The result as the table journals it: the wheel's event plus the table's verdict."""
+    """The result as the table journals it: the wheel's event plus the table's verdict (and the rotor
+    speed last reported before it, the game's physics)."""
     return dataclasses.replace(
-        result, accepted=accepted, note=note, direction=direction if accepted else None
+        result, accepted=accepted, note=note, direction=direction if accepted else None, rpm=rpm
     )
+
+
+@dataclass(frozen=True)
+class ReconciledGame(Record):
+    """One game of a reconciliation: the wheel's counter, the round it was the spin of, what the
+    journal recorded and what the wheel's own log holds (None: that side has none)."""
+
+    game: int = field(metadata=fact(coder=_INT))
+    round_id: str | None = None
+    journal: int | None = _field(_INT)
+    wheel: int | None = _field(_INT)
+
+
+def _games(value: Any) -> tuple[ReconciledGame, ...]:
+    if not isinstance(value, list | tuple):
+        raise Invalid("must be a list of games")
+    return tuple(g if isinstance(g, ReconciledGame) else ReconciledGame.from_json(g) for g in value)
+
+
+_GAMES: Final = Coder(lambda v: [g.to_json() for g in v], _games)
+
+
+@dataclass(frozen=True)
+class WheelReconciled(Record):
+    """`wheel.reconciled`: the wheel's own log and tables held against the table's journal (issue 26;
+    hardware.wheel_reconcile), at the table's close or on demand (`drr wheel reconcile`). The table's
+    fact about the wheel, not a message the link emits (so not in WHEEL_EVENTS).
+
+    `source`: where the log was read (a capture file, `serial:PORT`, the virtual wheel); `occasion`:
+    "close" or "on demand"; `pages_used` the wheel's `*s t`, `pages_untrusted` the pages whose checksum
+    failed (their entries not used); `wins_total` / `misfires_total` the sums of `*W` / `*M` when read."""
+
+    type: ClassVar[EntryType] = EntryType.WHEEL_RECONCILED
+    matched: int = field(metadata=fact(coder=_INT))
+    misfires: int = field(metadata=fact(coder=_INT))
+    journal_only: tuple[ReconciledGame, ...] = field(default=(), metadata=fact(coder=_GAMES))
+    wheel_only: tuple[ReconciledGame, ...] = field(default=(), metadata=fact(coder=_GAMES))
+    differ: tuple[ReconciledGame, ...] = field(default=(), metadata=fact(coder=_GAMES))
+    source: str = ""
+    occasion: str = "on demand"
+    since: str | None = None
+    pages_used: int | None = _field(_INT)
+    pages_untrusted: tuple[int, ...] = ()
+    wins_total: int | None = _field(_INT)
+    misfires_total: int | None = _field(_INT)
+    by: str | None = None
+
+    @property
+    def differs(self) -> bool:
+        return bool(self.journal_only or self.wheel_only or self.differ)
+
+    @classmethod
+    def of(cls, figures: Mapping[str, Any], **facts: Any) -> WheelReconciled:
+        """The entry of `hardware.wheel_reconcile.reconcile`'s figures, with the reading's facts."""
+        return cls(
+            matched=figures["matched"],
+            misfires=figures["misfires"],
+            journal_only=_games(figures["journal_only"]),
+            wheel_only=_games(figures["wheel_only"]),
+            differ=_games(figures["differ"]),
+            **facts,
+        )
+
+    def figures(self) -> dict[str, Any]:
+        """The figures as `drr wheel reconcile --json` prints them."""
+        return {
+            "matched": self.matched,
+            "journal_only": [
+                {"round_id": g.round_id, "game": g.game, "journal": g.journal} for g in self.journal_only
+            ],
+            "wheel_only": [{"game": g.game, "wheel": g.wheel} for g in self.wheel_only],
+            "differ": [
+                {"round_id": g.round_id, "game": g.game, "journal": g.journal, "wheel": g.wheel}
+                for g in self.differ
+            ],
+            "misfires": self.misfires,
+        }
+
+    def summary(self) -> str:
+        """One line in words (the reports', describe's, the command's)."""
+        return (
+            f"{self.matched} matched, {len(self.differ)} differ, {len(self.journal_only)} only in the "
+            f"journal, {len(self.wheel_only)} only in the wheel's log, {self.misfires} misfires"
+        )
 
 
 __all__ = [
@@ -379,15 +493,18 @@ __all__ = [
     "RESULT_MISMATCH",
     "WHEEL_EVENTS",
     "Direction",
+    "ReconciledGame",
     "WheelBallNotDetected",
     "WheelClosed",
     "WheelEvent",
     "WheelGap",
+    "WheelIdentity",
     "WheelLaunchFailed",
     "WheelLaunched",
     "WheelLinkState",
     "WheelMissSpin",
     "WheelNoMoreBets",
+    "WheelReconciled",
     "WheelRestart",
     "WheelResult",
     "WheelRotor",

@@ -194,7 +194,8 @@ class WheelFeed:
         drive = self.settings.wheel_drive if self.settings is not None else "commanded"
         service = self.table.source
         if commanded(self.spec, drive) and isinstance(service, TableService):
-            self.driver = WheelDriver(service, self.link)
+            alternate = self.settings.alarm_alternate if self.settings is not None else True
+            self.driver = WheelDriver(service, self.link, alternate=alternate)
             self.driver.attach()
 
     def _spawn(self, coro: Any) -> None:

@@ -31,7 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--faults",
         default="",
         metavar="LIST",
-        help="comma list: torn[=P], launch, miss, noball, fault, silence[=S], stuck, drift; KIND@N: game N",
+        help="comma list: torn[=P], launch, miss, noball, fault, silence[=S], stuck, drift, clock[=S], "
+        "slow[=S]; KIND@N: game N",
     )
     sim.add_argument("--seed", type=int, help="seed the results (tests only; default: OS CSPRNG)")
     sim.add_argument(
@@ -79,6 +80,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     src.add_argument("--wheel", metavar="serial:PORT", help="ask a wheel in state 6 itself")
     rec.add_argument("--since", metavar="TIME", type=_iso_time, help="only the journal's games from TIME on")
     rec.add_argument("--json", action="store_true")
+    from engine.cli.store_args import add_signer
+
+    add_signer(rec, who="who reconciles (journaled with the reconciliation)")
     rec.set_defaults(func=run_reconcile)
 
     ports = wsub.add_parser("ports", help="list serial ports")
@@ -171,36 +175,43 @@ def _iso_time(text: str) -> datetime:
 
 
 def run_reconcile(args: argparse.Namespace) -> int:
-    """`drr wheel reconcile`: exit 1 when anything differs (issue 26 item 2)."""
-    from engine.cli.store_args import open_from_args
+    """`drr wheel reconcile`: journaled as `wheel.reconciled`; exit 1 when anything differs (issue 26)."""
+    from engine.cli.store_args import open_from_args, sign_in_if_users
     from hardware.capture import read_capture
     from hardware.protocol.ss2_log import WheelLog
-    from hardware.wheel_reconcile import differs, journal_games, reconcile
+    from hardware.wheel_reconcile import reconcile_table
 
     if args.log is not None:
         record = WheelLog()
         for line in read_capture(args.log):
             if line.direction == "RX":
                 record.feed(line.raw)
+        source = f"capture {args.log}"
     else:
         record = _ask_log(args.wheel)
+        source = args.wheel
     with open_from_args(args) as store:
-        games = journal_games(store.journal.entries(args.only_table), args.since)
-    figures = reconcile(games, record.entries())
+        user = sign_in_if_users(store, args, "view_stats", doing="drr wheel reconcile")
+        entry = reconcile_table(
+            store, args.only_table, record, source=source, occasion="on demand", since=args.since, user=user
+        )
+    figures = entry.figures()
     if args.json:
         print(json.dumps(figures))
     else:
-        print(
-            f"{figures['matched']} matched, {len(figures['differ'])} differ, "
-            f"{len(figures['journal_only'])} only in the journal, {len(figures['wheel_only'])} only in the "
-            f"wheel's log, {figures['misfires']} misfires"
-        )
+        print(entry.summary())
         for row in figures["differ"]:
             print(
                 f"  game {row['game']:03d} (round {row['round_id']}): "
                 f"journal {row['journal']}, wheel {row['wheel']}"
             )
-    return 1 if differs(figures) else 0
+        for row in figures["wheel_only"]:
+            print(f"  game {row['game']:03d}: only in the wheel's log ({row['wheel']})")
+        for row in figures["journal_only"]:
+            print(
+                f"  game {row['game']:03d} (round {row['round_id']}): only in the journal ({row['journal']})"
+            )
+    return 1 if entry.differs else 0
 
 
 def _ask_log(spec: str) -> WheelLog:

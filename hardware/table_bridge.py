@@ -51,7 +51,10 @@ class WheelDriver:
     the wheel is not waiting yet, e.g. still in state 1 after power-up, or it is free-running) is
     logged once and the start is sent again every `retry_s` while the order stays outstanding (the
     wheel launching, or the round no longer needing the spin, ends it). The wheel's own messages go
-    on reaching the table through the link as before.
+    on reaching the table through the link as before. With `alternate` (the default) each start
+    taken turns the rotor the other way from the one before (`*u 1`, `*u 3`, `*u 1`, …): a wheel in
+    user start turns the way the host says, and surveillance expects it to reverse every game
+    (engine.floor.wheel_alarms' direction alarm).
 
         driver = WheelDriver(service, link)
         stop = driver.attach()     # subscribes to the service's batches
@@ -66,8 +69,10 @@ class WheelDriver:
         *,
         direction: Literal["cw", "ccw"] = "cw",
         retry_s: float = RETRY_S,
+        alternate: bool = True,
     ) -> None:
         self.service = service
+        self.alternate = alternate
         self.retry_s = retry_s
         self.commands = WheelCommands(link)
         self.direction: Literal["cw", "ccw"] = direction
@@ -112,6 +117,8 @@ class WheelDriver:
                 self.refused.append(exc.message)
             else:
                 self.sent += 1
+                if self.alternate:
+                    self.direction = "ccw" if self.direction == "cw" else "cw"
                 return
             await asyncio.sleep(self.retry_s)
             if not wheel_drive.order_outstanding(self.service.state):

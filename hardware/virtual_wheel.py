@@ -23,8 +23,14 @@ Faults (`FaultPlan.parse("miss@2,launch,noball,fault,silence=4,torn=0.05")`):
 - `noball`: flag 1 for 8 s of state 4;
 - `fault`: flag 4 in state 4, `*F 5` lines if mode bit 256, then power-down to state 6 (flag 4
   kept) until the host sends `*P 1`;
-- `silence[=S]`: nothing at all on the line for S real seconds (default 5; not scaled by speed).
-Without `@N` the faults go to games 2, 3, 4, … in the order given; `torn` applies throughout.
+- `silence[=S]`: nothing at all on the line for S real seconds (default 5; not scaled by speed);
+- `stuck`: the rotor does not reverse in that game (mode bit 1 set, or the host's `*u` asked it to);
+- `drift`: the rotor runs 8 rpm above its `*T s` range in that game;
+- `clock[=S]`: the wheel's clock (`*d g`) is S seconds ahead of the PC's (default 300), throughout;
+- `slow[=S]`: every game waits S seconds more before its launch (default 60, scaled by speed): a slow
+  game rate, throughout.
+Without `@N` the faults go to games 2, 3, 4, … in the order given; `torn`, `clock` and `slow` apply
+throughout.
 """
 
 from __future__ import annotations
@@ -42,10 +48,11 @@ from hardware.events import pocket_label
 from hardware.protocol import LineFramer
 from hardware.protocol.ss2_log import PAGE_BYTES, POCKETS, LogEntry, encode_page
 
-# stuck: the rotor does not reverse in that game (mode bit 1 set); drift: the rotor runs 4 rpm above
+# stuck: the rotor does not reverse in that game (mode bit 1 set); drift: the rotor runs 8 rpm above
 # its `*T s` range in that game (issue 26's physics watch).
-FAULT_KINDS = ("torn", "launch", "miss", "noball", "fault", "silence", "stuck", "drift")
-DRIFT_TENTHS = 40
+FAULT_KINDS = ("torn", "launch", "miss", "noball", "fault", "silence", "stuck", "drift", "clock", "slow")
+THROUGHOUT = ("torn", "clock", "slow")  # not one game's: the whole session's
+DRIFT_TENTHS = 80  # above the alarm band (12.5-20.5 rpm) whatever speed of `*T s` the game drew
 STATUS_PERIOD = 0.5  # s, mode bit 128
 MODE_REVERSE, MODE_USER_START, MODE_NO_NUMBER_LINE, MODE_AUTO_STATUS, MODE_F_LINES = 1, 2, 16, 128, 256
 MODE_FREE = 1157  # arcade: plays continuously (guide: the factory default)
@@ -65,6 +72,8 @@ class FaultPlan:
 
     torn: float = 0.0
     silence_seconds: float = 5.0
+    clock_ahead: float = 0.0  # s the wheel's clock is ahead of the PC's
+    slow_seconds: float = 0.0  # s more before every launch
     games: dict[int, set[str]] = field(default_factory=dict)
 
     @classmethod
@@ -85,6 +94,14 @@ class FaultPlan:
                 plan.torn = 0.1 if number is None else number
                 if not 0 <= plan.torn <= 1:
                     raise DrrError(f"fault {item!r}: the tear probability must be 0..1", 2)
+                continue
+            if kind == "clock":
+                plan.clock_ahead = 300.0 if number is None else number
+                continue
+            if kind == "slow":
+                plan.slow_seconds = 60.0 if number is None else number
+                if not plan.slow_seconds >= 0:
+                    raise DrrError(f"fault {item!r}: the extra seconds must be 0 or more", 2)
                 continue
             if kind == "silence" and number is not None:
                 plan.silence_seconds = number
@@ -284,6 +301,8 @@ class VirtualWheel:
             self._waiting_for_start = False
         else:
             await self._sleep(T_BETS)
+        if self.faults.slow_seconds:
+            await self._sleep(self.faults.slow_seconds)
         await self._launch(faults)
         if "miss" in faults:
             await self._sleep(1.0)
@@ -336,10 +355,12 @@ class VirtualWheel:
             self.flags |= 8
             self._send_status()
             await self._sleep(T_RETRY)
-        if self._start_direction is not None:
+        if "stuck" in faults:  # the reversal fails: the rotor turns as before, whatever the host asked
+            self._start_direction = None
+        elif self._start_direction is not None:
             self.clockwise = self._start_direction
             self._start_direction = None
-        elif self.mode & MODE_REVERSE and "stuck" not in faults:
+        elif self.mode & MODE_REVERSE:
             self.clockwise = not self.clockwise
         await self._ramp(self._target_speed() + (DRIFT_TENTHS if "drift" in faults else 0), T_SPIN_UP)
         self._set_state(3)
@@ -408,13 +429,15 @@ class VirtualWheel:
             counts = self.wins if key == "W" else self.misfires
             self._emit(f"*{key} {sum(counts)}")  # the total, then the list (pocket 0 first)
             return f"*{key} " + " ".join(str(c) for c in counts)
-        if key == "d" and args == ["g"]:
-            now = _time.gmtime()
+        if key == "d" and args == ["g"]:  # the wheel's clock keeps local time (set by hand at the wheel)
+            now = _time.localtime(_time.time() + self.faults.clock_ahead)
             return _time.strftime("*d g %H:%M:%S - %d/%m/%y", now)
         if key == "S":
             return "*S 252"
         if key == "V":
             return "*V SS2 virtual wheel 2.52"
+        if key == "v":
+            return "*v FPGA 1.07 COPRO 2.03"
         if key == "q" and args in (["0"], ["1"]):
             self.status_on = args == ["1"]
             return "*q OK"

@@ -3,13 +3,19 @@
 The replies go through the link's protocol like every other line (so a page is checked to have the
 reply's shape) and are read by hardware.protocol.ss2_log.WheelLog, the same reader a capture's RX
 lines go through: `drr wheel log --wheel serial:PORT` and `drr wheel log CAPTURE` print alike.
+
+At the table's close (`read_log_at_close`) the wheel is powered down (`*P 0`: the log is given in
+state 6 only), then asked; a replayed capture cannot be asked, so the replies it holds are what a
+`LogRecorder` subscribed to its link from the start heard (the capture of a session that read the log).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from engine.errors import DrrError
+from engine.wheel_events import WheelClosed
 from hardware.events import CommandReply, LinkEvent
 from hardware.link import WheelLink
 from hardware.protocol.ss2_log import WheelLog
@@ -45,3 +51,41 @@ async def ask_wheel_log(link: WheelLink, *, timeout: float = 3.0) -> WheelLog:
     finally:
         unsubscribe()
     return record
+
+
+class LogRecorder:
+    """The log replies a link carries, whoever asked (a replayed capture's `*s`, `*W`, `*M` lines)."""
+
+    def __init__(self, link: WheelLink) -> None:
+        self.record = WheelLog()
+
+        def on_event(event: LinkEvent) -> None:
+            if isinstance(event, CommandReply) and event.command in ("s", "W", "M"):
+                self.record.feed(f"*{event.command} {event.text}")
+
+        self.stop = link.subscribe(on_event)
+
+
+CLOSE_TIMEOUT_S = 30.0  # the rotor winds down before state 6 (the virtual wheel: 3 s at speed 1)
+
+
+async def read_log_at_close(link: WheelLink, *, timeout: float = CLOSE_TIMEOUT_S) -> WheelLog:
+    """Power the wheel down (`*P 0`), wait (at most `timeout` s) for state 6, and ask its log and tables
+    (`ask_wheel_log`). DrrError when the wheel refuses or does not give its log."""
+    closed = asyncio.Event()
+
+    def on_event(event: LinkEvent) -> None:
+        if isinstance(event, WheelClosed):
+            closed.set()
+
+    unsubscribe = link.subscribe(on_event)
+    try:
+        reply = await link.command("*P 0", 3.0)
+        if isinstance(reply, CommandReply) and reply.status == "no":
+            raise DrrError(f"the wheel refused to power down (*P 0: {reply.text})")
+        # Already in state 6 (after a fault) no closing is reported: asked anyway, `*s r` says so if not.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(closed.wait(), timeout)
+    finally:
+        unsubscribe()
+    return await ask_wheel_log(link)

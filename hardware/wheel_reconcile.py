@@ -10,6 +10,14 @@ which the journal lacks (`wheel_only`). A journal game the log has no result for
 What the journal recorded for a round (a manual or corrected result too) must be the log's number,
 else the game is listed in `differ`. Log results before the journal's first game are earlier
 shifts' and are not counted. Misfires are counted, not matched (the journal has no misfire entry).
+
+Every reconciliation is journaled (`reconcile_table`): a `wheel.reconciled` entry
+(engine.wheel_events.WheelReconciled) with its figures on the table's chain (on a floor database's
+forwarded copy, as a `floor.action` on the floor's chain: engine.store.forwarded), whether it runs on
+demand (`drr wheel reconcile`) or at the table's close (`drr table run --headless` with a wheel that
+answers the log commands, or a replayed capture that holds the log's replies). The alert scanner
+raises one alert per difference from it (engine.floor.alerts), the shift and day reports count it
+(engine.floor.reports).
 """
 
 from __future__ import annotations
@@ -17,11 +25,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.entry_types import EntryType
 from engine.store.records import Entry
-from hardware.protocol.ss2_log import LogEntry
+from engine.wheel_events import WheelReconciled
+from hardware.protocol.ss2_log import LogEntry, WheelLog
+
+if TYPE_CHECKING:
+    from engine.auth import User
+    from engine.store.db import Store
 
 GAME_COUNTER_MAX = 256
 
@@ -119,3 +132,49 @@ def reconcile(games: list[JournalGame], log: list[LogEntry]) -> dict[str, Any]:
 
 def differs(figures: dict[str, Any]) -> bool:
     return bool(figures["journal_only"] or figures["wheel_only"] or figures["differ"])
+
+
+def reconciled_entry(
+    figures: dict[str, Any],
+    record: WheelLog,
+    *,
+    source: str,
+    occasion: str,
+    since: datetime | None = None,
+    by: str | None = None,
+) -> WheelReconciled:
+    """The `wheel.reconciled` payload of `reconcile`'s figures and the log they were read from."""
+    untrusted = tuple(sorted(k for k, page in record.pages.items() if not page.checksum_ok))
+    return WheelReconciled.of(
+        figures,
+        source=source,
+        occasion=occasion,
+        since=None if since is None else since.isoformat(),
+        pages_used=record.pages_used,
+        pages_untrusted=untrusted,
+        wins_total=None if record.wins is None else sum(record.wins),
+        misfires_total=None if record.misfires is None else sum(record.misfires),
+        by=by,
+    )
+
+
+def reconcile_table(
+    store: Store,
+    table: str,
+    record: WheelLog,
+    *,
+    source: str,
+    occasion: str,
+    since: datetime | None = None,
+    user: User | None = None,
+) -> WheelReconciled:
+    """Hold the wheel's log `record` against `table`'s journal and journal the reconciliation."""
+    from engine.journal_types import write
+    from engine.store.forwarded import action_event
+
+    games = journal_games(store.journal.entries(table), since)
+    figures = reconcile(games, record.entries())
+    name = None if user is None else user.name
+    entry = reconciled_entry(figures, record, source=source, occasion=occasion, since=since, by=name)
+    store.journal.append_many([action_event(store, write(entry, table=table, user=name))])
+    return entry

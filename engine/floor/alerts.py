@@ -28,6 +28,15 @@ looks back `LOOKBACK` entries per table) and raises what it finds:
 - sensor faults and miss-spins (wheel link faults, `round.no_spin`), irregularities;
 - manual results, voids, results overridden (`round.result_corrected`);
 - payouts at or above the threshold;
+- the wheel's own log held against the journal (`wheel.reconciled`): one alert per game it
+  contradicts (`<table>:<round>:wheel log differs`, critical: a manual or corrected result, or the
+  number the table heard, that the wheel's log does not hold) and one per game only the wheel's log
+  has (`<table>:wheel only:<game>:<day>`, a warning: a game the table never heard);
+- the wheel's physics game by game (engine.floor.wheel_alarms, thresholds from the settings'
+  `wheel_alarms.*`): the direction not alternated, the rotor speed outside its band, misfires and
+  failed launches above a rate, games per hour below the target (the table's and each dealer's), the
+  wheel's clock away from the PC's; one alert per table, kind (and dealer) and UTC day, each further
+  game that shows it an update;
 - a table silent for longer than `silent_after` while its last round is unfinished;
 and, from a `SurveillancePage`, bias thresholds crossed and repeated numbers beyond chance.
 """
@@ -47,6 +56,7 @@ from engine.auth import User, require
 from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.floor.power import off_numbers
+from engine.floor.wheel_alarms import Alarm, TableWatch, WatchSettings
 from engine.floor_events import AlertAcknowledged, AlertRaised, AlertUpdated
 from engine.journal_types import Payload, Unknown, parse, spellings, write
 from engine.round import NoSpin, ResultBeforeClose, ResultCorrected, ResultRecorded, RoundSettled, RoundVoided
@@ -71,6 +81,7 @@ from engine.wheel_events import (
     WheelLaunchFailed,
     WheelLinkState,
     WheelMissSpin,
+    WheelReconciled,
     WheelRestart,
 )
 
@@ -214,6 +225,82 @@ def _hold_words(p: Irregularity) -> str:
     return f"{what} ({detail})"
 
 
+def _reconciliation_alerts(table: str, seq: int, time: str, p: WheelReconciled) -> list[AlertRaised]:
+    """One alert per fact of a reconciliation (the module docstring): each game the wheel's own log
+    contradicts, each game only the wheel's log holds."""
+    out: list[AlertRaised] = []
+    where = f" ({p.source})" if p.source else ""
+    for i, g in enumerate(p.differ):
+        rid = g.round_id
+        alert_id = (
+            f"{table}:{rid}:wheel log differs"
+            if rid
+            else f"{table}:game {g.game}:wheel log differs:{time[:10]}"
+        )
+        words = (
+            f"round {rid or '?'} (wheel game {g.game:03d}): the journal has {g.journal}, the wheel's own log "
+            f"{g.wheel}{where}: check the result against the wheel and the camera"
+        )
+        out.append(
+            _event(
+                alert_id,
+                table,
+                "critical",
+                "wheel log differs",
+                words,
+                rid,
+                at=time,
+                entry=f"{table}:{seq}:d{i}",
+            )
+        )
+    for i, g in enumerate(p.wheel_only):
+        words = (
+            f"wheel game {g.game:03d} ({g.wheel}) is in the wheel's own log but not in the journal{where}: "
+            "a game was played the table did not hear"
+        )
+        alert_id = f"{table}:wheel only:{g.game}:{time[:10]}"
+        out.append(
+            _event(
+                alert_id,
+                table,
+                "warning",
+                "wheel game not journaled",
+                words,
+                None,
+                at=time,
+                entry=f"{table}:{seq}:w{i}",
+            )
+        )
+    return out
+
+
+# The physics alarms' kinds as the alerts panel shows them (engine.floor.wheel_alarms' names).
+WHEEL_ALARM_KINDS = {
+    "direction_not_alternated": "wheel direction",
+    "rotor_speed": "rotor speed",
+    "misfires": "misfires",
+    "games_per_hour": "games per hour",
+    "wheel_clock": "wheel clock",
+}
+
+
+def _wheel_alarm(table: str, seq: int, time: str, round_id: str | None, alarm: Alarm) -> AlertRaised:
+    """A physics alarm as an alert: one per table, kind (and dealer) and UTC day; later games update it."""
+    kind = WHEEL_ALARM_KINDS[alarm.kind]
+    who = f":{alarm.dealer}" if alarm.dealer is not None else ""
+    game = f"wheel game {alarm.game:03d}: " if alarm.game is not None else ""
+    return _event(
+        f"{table}:{kind}{who}:{time[:10]}",
+        table,
+        "warning",
+        kind,
+        f"{game}{alarm.detail}",
+        round_id,
+        at=time,
+        entry=f"{table}:{seq}:{alarm.kind}{who}",
+    )
+
+
 def _read(kind: str, payload: str, where: str) -> Payload | Unknown | DrrError:
     """A scanned entry's typed payload, or the DrrError saying why it cannot be read (a scan never
     stops on one odd entry)."""
@@ -238,6 +325,8 @@ class AlertScanner:
     known: set[str] | None = None  # alert ids already raised (loaded from the journal on first use)
     # table -> (the seq its settings were read up to, its silent limit)
     silent_limits: dict[str, tuple[int, timedelta]] = field(default_factory=dict)
+    wheel: WatchSettings = field(default_factory=WatchSettings)  # the physics alarms' thresholds
+    watches: dict[str, TableWatch] = field(default_factory=dict)  # table -> its wheel followed
 
     def scan(self, store: Store, tables: list[str], now: datetime | None = None) -> list[Alert]:
         """Raise what the entries appended to `tables` since the last scan say, and their silences.
@@ -270,6 +359,11 @@ class AlertScanner:
                     if isinstance(p, DrrError):  # the chain's verification reports it (drr audit verify)
                         continue
                     self._note_settings(table, seq, p)
+                    if isinstance(p, WheelReconciled):
+                        found.extend(_reconciliation_alerts(table, seq, time, p))
+                    watch = self.watches.setdefault(table, TableWatch(self.wheel))
+                    for alarm in watch.feed(p, time):
+                        found.append(_wheel_alarm(table, seq, time, round_id, alarm))
                     hit = _entry_alert(table, round_id, p, self.payout_threshold)
                     if hit is not None:
                         alert_id = alert_identity(table, seq, hit[1], round_id, time)
@@ -466,6 +560,7 @@ def scanner_from_settings(settings: Any, **kw: Any) -> AlertScanner:
         payout_threshold=settings.payout_alert_threshold,
         silent_after=timedelta(minutes=settings.silent_table_minutes),
         bias_p=settings.bias_alert_p_value,
+        wheel=settings.wheel_alarms,
         **kw,
     )
 

@@ -115,6 +115,25 @@ def _wheel_warning(e: we.WheelWarning) -> str:
     return f"{_game(e)}wheel warning: {text}" + (f" — {e.advice}" if e.advice else "")
 
 
+def _wheel_identity(e: we.WheelIdentity) -> str:
+    said = [f"{name} {value}" for name, value in (("maker", e.maker), ("firmware", e.firmware),
+            ("version", e.version), ("FPGA/COPRO", e.fpga)) if value]  # fmt: skip
+    clock = "clock not read" if e.offset is None else f"its clock {e.offset:+} s from the table PC's"
+    return f"the wheel connected: {', '.join(said) or 'no identity given'}; {clock}"
+
+
+def _wheel_reconciled(e: we.WheelReconciled) -> str:
+    """The reconciliation in words, each difference named (a game the wheel's log contradicts first)."""
+    where = f" ({e.occasion}, {e.source})" if e.source else f" ({e.occasion})"
+    rows = [
+        f"game {g.game:03d} round {g.round_id or '?'}: journal {g.journal}, wheel {g.wheel}" for g in e.differ
+    ]
+    rows += [f"game {g.game:03d} only in the wheel's log: {g.wheel}" for g in e.wheel_only]
+    rows += [f"game {g.game:03d} only in the journal: {g.journal}" for g in e.journal_only]
+    bad = f" — {len(e.pages_untrusted)} log page(s) failed their checksum" if e.pages_untrusted else ""
+    return f"the wheel's log reconciled{where}: {e.summary()}{bad}" + _after("; ", "; ".join(rows))
+
+
 def _after(sep: str, text: str | None) -> str:
     """`sep` and `text`, or nothing when there is no text."""
     return f"{sep}{text}" if text else ""
@@ -229,6 +248,8 @@ DESCRIPTIONS: Final[dict[type, _Describe]] = {
     ),
     we.WheelRestart: lambda e, _: f"{_game(e)}the wheel restarted (game counter was {_previous(e.previous)})",
     we.WheelLinkState: lambda e, _: f"wheel link {e.state or '?'}" + (f": {e.detail}" if e.detail else ""),
+    we.WheelReconciled: lambda e, _: _wheel_reconciled(e),
+    we.WheelIdentity: lambda e, _: _wheel_identity(e),
     # the bonus game (engine.bonus_game's events; the player is the wrapper's)
     bg.BoxesPlaced: lambda e, _: f"round {e.round}: boxes placed {' | '.join(box_text(b) for b in e.boxes)}",
     bg.BoxPicked: _box_picked,

@@ -1,4 +1,6 @@
-"""Shift and day reports per table: rounds, handle, paid, win, hold, theoretical win, hits, irregularities.
+"""Shift and day reports per table: rounds, handle, paid, win, hold, theoretical win, hits, irregularities,
+and the wheel's own log held against the journal in the period (`wheel.reconciled`: how many times,
+how many differences each time, the last one in words).
 
 Money stays exact (Decimal from the store's integer units); the hold is a Fraction shown as a percent.
 The CSV export writes the same figures the screen and the PDF show, as numbers a spreadsheet reads (a
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -86,6 +89,14 @@ class TableReport:
     seeded: int = 0
     only_seeded: bool = False
     by_dealer: list[DealerFigures] = field(default_factory=list)  # the same money split by dealer
+    # The wheel's log reconciled with the journal in the period (hardware.wheel_reconcile).
+    reconciliations: int = 0
+    reconciliations_differing: int = 0  # of them, those with a game that differs or is on one side only
+    last_reconciliation: str | None = None  # its time and summary in words
+    # Games per hour of play (engine.floor.wheel_alarms.hourly_rate: breaks over 10 min left out), the
+    # table's and each dealer's: (dealer, games, rate), dealers by name ("?" for rounds without one).
+    games_per_hour: Fraction | None = None
+    dealer_games: tuple[tuple[str, int, Fraction | None], ...] = ()
 
     @property
     def play(self) -> str:
@@ -102,6 +113,14 @@ class TableReport:
     @property
     def hold(self) -> Fraction | None:
         return Fraction(self.win) / Fraction(self.handle) if self.handle else None
+
+    def dealer_words(self) -> str:
+        """Each dealer's games per hour in words ("carol 31.5 (12 games); dave —  (1 game)")."""
+        parts = []
+        for dealer, games, rate in self.dealer_games:
+            per_hour = "—" if rate is None else f"{float(rate):.1f}"
+            parts.append(f"{dealer} {per_hour} ({games} game{'s' if games != 1 else ''})")
+        return "; ".join(parts) or "—"
 
     def figures(self) -> list[tuple[str, str]]:
         """(label, value) in the order the screen, the CSV and the PDF show them."""
@@ -126,6 +145,11 @@ class TableReport:
             ("Irregularities", f"{self.irregularities:,}"),
             ("Manual results", f"{self.manual_results:,}"),
             ("Seeded rounds (tests and demos)", f"{self.seeded:,}"),
+            ("Games per hour", "—" if self.games_per_hour is None else f"{float(self.games_per_hour):.1f}"),
+            ("Games per hour by dealer", self.dealer_words()),
+            ("Wheel log reconciliations", f"{self.reconciliations:,}"),
+            ("Wheel log reconciliations with differences", f"{self.reconciliations_differing:,}"),
+            ("Last wheel log reconciliation", self.last_reconciliation or "—"),
         ]
 
 
@@ -222,7 +246,60 @@ def table_report(
             DealerFigures(d or "(not recorded)", int(n), int(k), *(from_units(int(u)) for u in (w, p, b)))
             for d, n, k, w, p, b in split
         ],
+        **_reconciliations(store, table, since, until),
+        **_games_per_hour(store, where),
     )
+
+
+def _games_per_hour(store: Store, where: tuple[Any, ...]) -> dict[str, Any]:
+    """The period's games per hour of play, the table's and each dealer's (by its rounds' result times)."""
+    from engine.floor.wheel_alarms import hourly_rate
+    from engine.store.canonical import parse_time
+
+    r = schema.rounds
+    query = (
+        sa.select(r.c.dealer, r.c.result_at)
+        .where(*where, r.c.result_at.is_not(None), r.c.source == "table")
+        .order_by(r.c.result_at)
+    )
+    with store.read() as conn:
+        rows = conn.execute(query).all()
+    times = [parse_time(at) for _, at in rows]
+    by_dealer: dict[str, list[Any]] = {}
+    for (dealer, _), time in zip(rows, times, strict=True):
+        by_dealer.setdefault(dealer or "?", []).append(time)
+    dealers = tuple((d, len(ts), hourly_rate(ts)) for d, ts in sorted(by_dealer.items()))
+    return {"games_per_hour": hourly_rate(times), "dealer_games": dealers}
+
+
+def _reconciliations(store: Store, table: str, since: datetime, until: datetime) -> dict[str, Any]:
+    """The period's `wheel.reconciled` entries of `table`: how many, how many differed, the last."""
+    from engine.journal_types import parse
+    from engine.wheel_events import WheelReconciled
+
+    j = schema.journal
+    query = (
+        sa.select(j.c.time, j.c.type, j.c.payload)
+        .where(
+            j.c.table_id == table,
+            j.c.type == WheelReconciled.type.value,
+            j.c.time >= format_time(since),
+            j.c.time < format_time(until),
+        )
+        .order_by(j.c.seq)
+    )
+    with store.read() as conn:
+        rows = conn.execute(query).all()
+    count = differing = 0
+    last = None
+    for time, kind, text in rows:
+        p = parse(kind, json.loads(text))
+        if not isinstance(p, WheelReconciled):
+            continue
+        count += 1
+        differing += p.differs
+        last = f"{time[:16].replace('T', ' ')} ({p.occasion}): {p.summary()}"
+    return {"reconciliations": count, "reconciliations_differing": differing, "last_reconciliation": last}
 
 
 def _without(store: Store, tally: Any, round_ids: set[str]) -> Any:

@@ -28,6 +28,7 @@ from engine.errors import DrrError
 from engine.exact import format_odds
 from engine.floor.power import spins_needed, verdict
 from engine.floor.sequence import Spin, dealer_signature, repeats
+from engine.floor.wheel_alarms import WHEEL_PHYSICS, GameWatch, TableWatch
 from engine.floor.windows import SpinWindow
 from engine.journal_types import parse, spellings
 from engine.round import BonusOutcome
@@ -47,7 +48,7 @@ BAND = 0.99
 DEFAULT_EDGE = Fraction(1, 37)  # the single-zero edge of the even-money wagers (stations pass per-bet edges)
 LAYOUT_ORDER = tuple(range(POCKETS))
 # The journal's entries a page's tail keeps figures of (every stored spelling).
-_TAIL_TYPES = frozenset(spellings(EntryType.ROUND_BONUS_OUTCOME, EntryType.WHEEL_ROTOR))
+_TAIL_TYPES = frozenset(spellings(EntryType.ROUND_BONUS_OUTCOME, EntryType.WHEEL_ROTOR, *WHEEL_PHYSICS))
 
 
 @dataclass
@@ -59,6 +60,8 @@ class JournalTail:
     last_time: str | None = None
     rotor: deque[tuple[str, float, str]] = field(default_factory=lambda: deque(maxlen=2000))
     bonus_odds: Counter[str] = field(default_factory=Counter)
+    # Each wheel game's physics (rpm and direction at the result, misfires; issue 26), for the charts.
+    watch: TableWatch = field(default_factory=TableWatch)
 
     def update(self, store: Store) -> bool:
         """Read the entries appended since the last call; True if there were any."""
@@ -87,6 +90,8 @@ class JournalTail:
                 self.bonus_odds[format_odds(p.odds)] += 1
             elif isinstance(p, WheelRotor):
                 self.rotor.append((time, float(p.rpm), p.direction))
+            if not isinstance(p, BonusOutcome):
+                self.watch.feed(p, time)
         return True
 
 
@@ -177,6 +182,7 @@ class SurveillancePage:
     rotor: list[tuple[str, float, str]]
     bonus_odds: dict[str, int]
     last_time: str | None
+    games: list[GameWatch] = field(default_factory=list)  # the wheel's games, oldest first (issue 26)
 
 
 def table_view(
@@ -217,6 +223,7 @@ def table_view(
         rotor=list(tail.rotor),
         bonus_odds=dict(sorted(tail.bonus_odds.items(), key=lambda kv: Fraction(kv[0]))),
         last_time=tail.last_time,
+        games=list(tail.watch.games),
     )
 
 

@@ -174,6 +174,7 @@ class ServiceCore:
         self._read = ReadModel(self)  # the screens' view, built once per batch with a subscriber
         self._timers: dict[str, tuple[tuple[int, float | None], asyncio.Task[None]]] = {}
         self._direction: Direction | None = None  # the rotor's last direction, journaled with the result
+        self._rpm: Decimal | None = None  # the rotor's last speed while turning, journaled with the result
         self._wheel_game_at_open: int | None = None  # the wheel's game while its last state is "started"
         self._round_settings: dict[str, str] | None = None  # the pit boss's settings as the round opened
         self._rotor_logged: tuple[float, str | None] | None = None  # (clock, direction) of the last journaled

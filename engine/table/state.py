@@ -125,6 +125,7 @@ NOT_FOLDED: Final = frozenset(
         EntryType.CHAIN_KEYED,
         EntryType.CHAIN_WRITER_ENROLLED,
         EntryType.FLOOR_ACTION,
+        EntryType.WHEEL_RECONCILED,  # the wheel's log held against the journal: a record, no state
         EntryType.CHAIN_FORWARDED,
         EntryType.ALERT_RAISED,
         EntryType.ALERT_ACKNOWLEDGED,

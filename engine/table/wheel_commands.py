@@ -60,6 +60,8 @@ class WheelCommands(ServiceCore):
             self._need_started()
             if isinstance(event, WheelRotor):
                 self._direction = event.direction
+                if event.rpm:  # a stopped rotor (launching, idle) says nothing of the game's speed
+                    self._rpm = event.rpm
                 # Throttled into the journal for surveillance's rotor speed and direction trend.
                 now = self.clock()
                 last = self._rotor_logged
@@ -83,7 +85,7 @@ class WheelCommands(ServiceCore):
         if note is None:
             return []
         if isinstance(ev, WheelResult):
-            ev = with_verdict(ev, accepted=False, note=note, direction=self._direction)
+            ev = with_verdict(ev, accepted=False, note=note, direction=self._direction, rpm=self._rpm)
         log.info("wheel %s ignored for round %s: %s", ev.kind, self.state.round_id, note)
         return [(ev, None)]
 
@@ -134,7 +136,9 @@ class WheelCommands(ServiceCore):
                 irregular("second_result", f"result {number} after {st.pending_result.number}", number)
             else:
                 accepted = True
-            journaled = with_verdict(ev, accepted=accepted, note=note, direction=self._direction)
+            journaled = with_verdict(
+                ev, accepted=accepted, note=note, direction=self._direction, rpm=self._rpm
+            )
             confirm = _seconds(self._settings().get("auto_confirm_seconds"), self.auto_confirm_seconds)
             if accepted and confirm:  # a clean result confirms itself unless disputed (0/None: off)
                 out.append((AutoConfirmDue(number, game, confirm, self.clock() + confirm), rid))

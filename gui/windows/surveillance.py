@@ -69,6 +69,7 @@ from gui.floor.alerts_panel import AlertsPanel, ack_summary
 from gui.floor.reader import LiveReader, Moved
 from gui.floor.signoff import SignOffDialog
 from gui.floor.watch import StoreWatch
+from gui.floor.wheel_chart import WheelPhysicsChart
 from gui.widgets.charts.bars import CategoryBars, ZScores
 from gui.widgets.charts.frequency import FrequencyChart
 from gui.widgets.charts.lines import HoldChart, RotorChart
@@ -198,9 +199,11 @@ class TablePage(QWidget):
         grid.addWidget(panel(self.dealers, "Results by dealer: distance from the previous result"), 3, 1)
         grid.addWidget(panel(self.rotor), 3, 2)
         grid.addWidget(panel(self.hold), 4, 0, 1, 3)
-        for row, h in enumerate((300, 250, 230, 230, 210)):
+        self.wheel = WheelPhysicsChart()  # the wheel's physics per game (gui/floor/wheel_chart.py)
+        grid.addWidget(panel(self.wheel), 5, 0, 1, 3)
+        for row, h in enumerate((300, 250, 230, 230, 210, 210)):
             grid.setRowMinimumHeight(row, h)
-        grid.setRowStretch(5, 1)  # extra height goes below the charts, not into them
+        grid.setRowStretch(6, 1)  # extra height goes below the charts, not into them
         grid.setColumnStretch(0, 3)
         grid.setColumnStretch(1, 3)
         grid.setColumnStretch(2, 2)
@@ -268,6 +271,7 @@ class TablePage(QWidget):
         )
         self.hold.update_data(view.hold["rounds"], view.hold["actual"], view.hold["theoretical"])
         self.rotor.update_data(view.rotor)
+        self.wheel.update_data(view.games)
         self.verdict.setText(view.verdict)
         self.verdict.setStyleSheet(
             f"color: {(theme.DANGER if 'possible bias' in view.verdict else theme.WIN).name()}"

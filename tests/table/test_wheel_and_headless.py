@@ -83,8 +83,9 @@ def test_a_parsed_status_line_is_the_engine_s_event_journaled_as_it_is(store: St
         for e, ev in zip(journaled, events, strict=True)
         if e.type != EntryType.WHEEL_RESULT
     )
-    # The result goes through the spin's hold (the miss-spin) and is journaled with the table's verdict.
-    assert journaled[-1].payload == {**result.to_json(), "accepted": False}
+    # The result goes through the spin's hold (the miss-spin) and is journaled with the table's verdict,
+    # and the rotor's speed last reported before it (issue 26: the game's physics).
+    assert journaled[-1].payload == {**result.to_json(), "accepted": False, "rpm": "17.1"}
 
 
 def test_the_service_takes_typed_events_and_their_mapping_form(store: Store) -> None:

@@ -1,0 +1,241 @@
+"""The wheel's physics watched game by game, and the floor-ops alarms a surveillance officer reads from
+them (issue 26; pure: no store, no hardware).
+
+A game is one wheel result: the rotor speed and direction the wheel last reported before the ball
+settled, and the misfires and failed launches of that game (`GameWatch`). `alarms(games, settings)`
+names what is out of line over a list of games (`drr wheel decode` users, the capture tests);
+`TableWatch` follows one table's journal entry by entry (the alert scanner, engine.floor.alerts) and
+says the alarms as each game ends:
+
+- `direction_not_alternated`: the rotor turned the same way as in the game before, on a wheel set to
+  reverse every game (SS2 mode bit 1; a commanded wheel: the table alternates `*u 1` / `*u 3`);
+- `rotor_speed`: the rotor speed at the result outside the band. The guide's default `*T s` range is
+  14.0-17.5 rpm with a random change of up to `*T m` 1.5 rpm after no-more-bets, and the real capture b
+  reads 14.2-19.9 rpm at its results: the default band is 12.5-20.5;
+- `misfires`: misfires and failed launches above a rate (per game) over the last `window` games,
+  said once when the rate crosses it (again only after it fell back);
+- `games_per_hour`: fewer games per hour than the target, per table and per dealer (the croupier
+  signed in at the station), over the last hour of play (breaks longer than SESSION_GAP_S left out),
+  once at least MIN_GAMES games were played; said once when it falls below;
+- `wheel_clock`: the wheel's clock (`*d g`, read at connect: `wheel.identity`) more than
+  `clock_drift_seconds` away from the table PC's.
+A ball not detected is the scanner's sensor-fault alert (engine.floor.alerts.WHEEL_FAULTS) already.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from decimal import Decimal
+from fractions import Fraction
+
+from engine.entry_types import EntryType
+from engine.journal_types import Payload, Unknown
+from engine.round import RoundOpened
+from engine.store.canonical import parse_time
+from engine.table_events import DealerChanged
+from engine.wheel_events import WheelIdentity, WheelLaunchFailed, WheelMissSpin, WheelResult, WheelRotor
+
+# The entry types a TableWatch reads (the rotor's, the results, misfires, launches, dealers, identity).
+WHEEL_PHYSICS = (
+    EntryType.WHEEL_RESULT,
+    EntryType.WHEEL_MISS_SPIN,
+    EntryType.WHEEL_LAUNCH_FAILED,
+    EntryType.WHEEL_IDENTITY,
+    EntryType.TABLE_DEALER_CHANGED,
+)
+SESSION_GAP_S = 600  # a pause longer than this between results is a break, not slow play
+MIN_GAMES = 5  # games per hour is judged once this many games were played (4 intervals)
+RATE_SPAN = timedelta(hours=1)
+
+
+@dataclass(frozen=True, slots=True)
+class WatchSettings:
+    """The alarms' thresholds (engine.config's `wheel_alarms.*` keys)."""
+
+    rpm_low: Decimal = Decimal("12.5")
+    rpm_high: Decimal = Decimal("20.5")
+    alternate: bool = True  # the wheel reverses every game (mode bit 1 / the table alternates starts)
+    misfire_rate: Fraction = Fraction(1, 10)  # misfires + failed launches per game, over `window`
+    window: int = 20
+    games_per_hour: int = 30  # below this: an alarm (0: off)
+    clock_drift_seconds: int = 60
+
+
+@dataclass(frozen=True, slots=True)
+class GameWatch:
+    game: int | None
+    time: datetime
+    number: int
+    rpm: Decimal | None
+    direction: str | None
+    misfires: int
+    launch_failures: int
+    dealer: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Alarm:
+    kind: str  # direction_not_alternated, rotor_speed, misfires, games_per_hour, wheel_clock
+    game: int | None
+    detail: str  # in a surveillance officer's words
+    dealer: str | None = None  # games_per_hour: the dealer's own rate (None: the table's)
+
+
+def hourly_rate(times: list[datetime]) -> Fraction | None:
+    """Results per hour of play from their times in order: the intervals between consecutive ones,
+    breaks (longer than SESSION_GAP_S) left out (None: no interval to measure). The pit boss's report
+    gives each dealer's games per hour with it too (engine.floor.reports)."""
+    gaps = [Fraction((b - a).total_seconds()) for a, b in itertools.pairwise(times)]
+    play = [g for g in gaps if 0 < g <= SESSION_GAP_S]
+    return Fraction(len(play)) * 3600 / sum(play) if play else None
+
+
+def games_per_hour(games: list[GameWatch]) -> Fraction | None:
+    """`hourly_rate` of the games' result times."""
+    return hourly_rate([g.time for g in games])
+
+
+def game_alarms(before: GameWatch | None, game: GameWatch, settings: WatchSettings) -> list[Alarm]:
+    """The alarms one game raises on its own (its speed; its direction against the game before)."""
+    out: list[Alarm] = []
+    if game.rpm is not None and not settings.rpm_low <= game.rpm <= settings.rpm_high:
+        out.append(
+            Alarm(
+                "rotor_speed",
+                game.game,
+                f"rotor at {game.rpm} rpm at the result, outside {settings.rpm_low}-{settings.rpm_high}",
+            )
+        )
+    if (
+        settings.alternate
+        and before is not None
+        and game.direction is not None
+        and game.direction == before.direction
+    ):
+        out.append(
+            Alarm(
+                "direction_not_alternated",
+                game.game,
+                f"rotor turned {game.direction} again (the wheel is set to reverse every game)",
+            )
+        )
+    return out
+
+
+def misfire_alarm(recent: list[GameWatch], settings: WatchSettings) -> Alarm | None:
+    faults = sum(g.misfires + g.launch_failures for g in recent)
+    if recent and Fraction(faults, len(recent)) > settings.misfire_rate:
+        return Alarm(
+            "misfires",
+            recent[-1].game,
+            f"{faults} misfires or failed launches in the last {len(recent)} games",
+        )
+    return None
+
+
+def rate_alarm(games: list[GameWatch], settings: WatchSettings, dealer: str | None = None) -> Alarm | None:
+    rate = games_per_hour(games)
+    if not settings.games_per_hour or rate is None or rate >= settings.games_per_hour:
+        return None
+    who = f"dealer {dealer}: " if dealer is not None else ""
+    return Alarm(
+        "games_per_hour",
+        games[-1].game,
+        f"{who}{float(rate):.1f} games per hour, below the target {settings.games_per_hour}",
+        dealer,
+    )
+
+
+def alarms(games: list[GameWatch], settings: WatchSettings = WatchSettings()) -> list[Alarm]:
+    """Every alarm over a list of games (each game's own, then the rates over the whole list)."""
+    out: list[Alarm] = []
+    for before, game in zip([None, *games], games, strict=False):
+        out += game_alarms(before, game, settings)
+    for found in (misfire_alarm(games[-settings.window :], settings), rate_alarm(games, settings)):
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def clock_alarm(identity: WheelIdentity, settings: WatchSettings) -> Alarm | None:
+    offset = identity.offset
+    if offset is None or abs(offset) <= settings.clock_drift_seconds:
+        return None
+    way = "ahead of" if offset > 0 else "behind"
+    return Alarm(
+        "wheel_clock",
+        identity.game,
+        f"the wheel's clock is {abs(offset)} s {way} the table PC's (more than "
+        f"{settings.clock_drift_seconds} s): the wheel's log times cannot be matched to the journal's",
+    )
+
+
+@dataclass
+class TableWatch:
+    """One table's wheel followed through its journal entries (`feed`, in chain order)."""
+
+    settings: WatchSettings = field(default_factory=WatchSettings)
+    games: deque[GameWatch] = field(default_factory=lambda: deque(maxlen=500))
+    dealer: str | None = None
+    by_dealer: dict[str, deque[GameWatch]] = field(default_factory=dict)
+    direction: str | None = None  # the rotor's last reported direction
+    misfires: int = 0
+    launch_failures: int = 0
+    over: set[str] = field(default_factory=set)  # the rate alarms standing (said once until cleared)
+
+    def feed(self, p: Payload | Unknown, time: datetime | str) -> list[Alarm]:
+        """The alarms this entry raises (most entries: none). `time`: the entry's (its journal text is
+        read only for a result)."""
+        if isinstance(p, DealerChanged) or (isinstance(p, RoundOpened) and p.dealer is not None):
+            self.dealer = p.dealer  # who deals from now on (a round's own dealer: its setting)
+        elif isinstance(p, WheelRotor):
+            self.direction = p.direction
+        elif isinstance(p, WheelMissSpin):
+            self.misfires += 1
+        elif isinstance(p, WheelLaunchFailed):
+            self.launch_failures += 1
+        elif isinstance(p, WheelIdentity):
+            found = clock_alarm(p, self.settings)
+            return [found] if found is not None else []
+        elif isinstance(p, WheelResult):
+            return self._game(p, time if isinstance(time, datetime) else parse_time(time))
+        return []
+
+    def _game(self, p: WheelResult, time: datetime) -> list[Alarm]:
+        before = self.games[-1] if self.games else None
+        if before is not None and p.game is not None and before.game == p.game:
+            return []  # the same game heard again (its verdict), not a new game
+        direction = p.direction or self.direction
+        game = GameWatch(
+            p.game, time, p.number, p.rpm, direction, self.misfires, self.launch_failures, self.dealer
+        )
+        self.misfires = self.launch_failures = 0
+        self.games.append(game)
+        out = game_alarms(before, game, self.settings)
+        recent = list(self.games)[-self.settings.window :]
+        out += self._once("misfires", misfire_alarm(recent, self.settings))
+        out += self._once("games_per_hour", self._rate(list(self.games)))
+        if self.dealer is not None:
+            mine = self.by_dealer.setdefault(self.dealer, deque(maxlen=500))
+            mine.append(game)
+            out += self._once(f"games_per_hour:{self.dealer}", self._rate(list(mine), self.dealer))
+        return out
+
+    def _rate(self, games: list[GameWatch], dealer: str | None = None) -> Alarm | None:
+        last = games[-1].time
+        span = [g for g in games if last - g.time <= RATE_SPAN]
+        if len(span) < MIN_GAMES:
+            return None
+        return rate_alarm(span, self.settings, dealer)
+
+    def _once(self, key: str, alarm: Alarm | None) -> list[Alarm]:
+        if alarm is None:
+            self.over.discard(key)
+            return []
+        if key in self.over:
+            return []
+        self.over.add(key)
+        return [alarm]

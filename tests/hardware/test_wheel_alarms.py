@@ -1,0 +1,120 @@
+"""Issue 26 item 3: the wheel's physics journaled per game and at connect, and the floor-ops alarms
+raised from the journal by the alert scanner: each fires on the virtual wheel's fault injection, a
+normal shift stays quiet; thresholds from the settings file."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from engine.config import load_settings
+from engine.entry_types import EntryType
+from engine.floor.alerts import WHEEL_ALARM_KINDS, list_alerts, scanner_from_settings
+from engine.floor.reports import table_report
+from engine.floor.wheel_alarms import TableWatch, WatchSettings
+from engine.journal_types import read
+from engine.store import open_store
+from engine.table_events import DealerChanged
+from engine.wheel_events import WheelIdentity, WheelMissSpin, WheelResult
+
+ROOT = Path(__file__).resolve().parents[2]
+PHYSICS = set(WHEEL_ALARM_KINDS.values())
+
+
+def _shift(tmp_path: Path, name: str, faults: str, rounds: int, settings: str = "") -> set[str]:
+    """A headless shift on the commanded virtual wheel with `faults`, then one scan: the physics and
+    sensor alert kinds raised (with the settings file's thresholds)."""
+    db = tmp_path / f"{name}.sqlite"
+    config = tmp_path / f"{name}.toml"
+    config.write_text(settings, encoding="utf-8")
+    spec = "sim" + (f":{faults}" if faults else "")
+    cmd = ["table", "run", "--headless", "--wheel", spec, "--speed", "60", "--rounds", str(rounds)]
+    cmd += ["--seed", "3", "--db", str(db), "--table", "T1"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DRR_CONFIG": str(config)}
+    done = subprocess.run(
+        [sys.executable, "-m", "gui.cli", *cmd],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    with open_store(str(db), table="T1") as store:
+        scanner_from_settings(load_settings(config)).scan(store, ["T1"])
+        return {a.kind for a in list_alerts(store)} & (PHYSICS | {"sensor fault"})
+
+
+def test_a_normal_shift_journals_the_physics_and_raises_no_alarm(tmp_path: Path) -> None:
+    assert _shift(tmp_path, "normal", "", 6) == set()
+    with open_store(str(tmp_path / "normal.sqlite"), table="T1") as store:
+        entries = list(store.journal.entries("T1"))
+        now = datetime.now(UTC)
+        report = table_report(store, "T1", now - timedelta(hours=1), now + timedelta(minutes=1))
+    # The pit boss's report: the table's games per hour and each dealer's.
+    assert report.games_per_hour is not None and report.games_per_hour > 1200
+    [(dealer, games, rate)] = report.dealer_games
+    assert games >= 6 and rate is not None
+    assert dict(report.figures())["Games per hour by dealer"] == f"{dealer} {float(rate):.1f} ({games} games)"
+    [identity] = [read(e) for e in entries if e.type == EntryType.WHEEL_IDENTITY]
+    assert isinstance(identity, WheelIdentity)
+    assert (identity.firmware, identity.version, identity.fpga) == (
+        "252",
+        "SS2 virtual wheel 2.52",
+        "FPGA 1.07 COPRO 2.03",
+    )
+    assert identity.offset is not None and abs(identity.offset) <= 2
+    results = [p for e in entries if isinstance(p := read(e), WheelResult) and p.accepted]
+    assert len(results) >= 6
+    assert all(p.rpm is not None and Decimal("14.0") <= p.rpm <= Decimal("17.5") for p in results)
+    directions = [p.direction for p in results]
+    assert all(a != b for a, b in itertools.pairwise(directions))  # the table alternates its starts
+
+
+@pytest.mark.parametrize(
+    ("faults", "kind"),
+    [
+        ("drift@3", "rotor speed"),
+        ("stuck@3", "wheel direction"),
+        ("miss@2,miss@3,launch@4", "misfires"),
+        ("clock=300", "wheel clock"),
+        ("noball@3", "sensor fault"),
+    ],
+)
+def test_each_alarm_fires_on_its_fault(tmp_path: Path, faults: str, kind: str) -> None:
+    assert kind in _shift(tmp_path, "faulty", faults, 5)
+
+
+def test_a_slow_game_rate_fires_for_the_table_and_its_dealer(tmp_path: Path) -> None:
+    # At 60 times a real wheel's pace a normal game takes about a second: 1200 an hour is a slow wheel.
+    settings = "[wheel_alarms]\ngames_per_hour = 1200\n"
+    assert _shift(tmp_path, "quick", "", 6, settings) == set()
+    assert _shift(tmp_path, "slow", "slow=240", 6, settings) == {"games per hour"}
+    with open_store(str(tmp_path / "slow.sqlite"), table="T1") as store:
+        ids = sorted(a.alert_id for a in list_alerts(store) if a.kind == "games per hour")
+    day = datetime.now(UTC).strftime("%Y-%m-%d")
+    assert len(ids) == 2 and ids[0] == f"T1:games per hour:{day}"  # the table's, then its dealer's
+    assert ids[1].startswith("T1:games per hour:") and ids[1].endswith(f":{day}")
+
+
+def test_the_watch_counts_per_dealer_and_says_a_rate_once() -> None:
+    watch = TableWatch(WatchSettings(games_per_hour=30, alternate=False))
+    t0 = datetime(2026, 12, 3, 10, 0, tzinfo=UTC)
+    watch.feed(DealerChanged("carol", None, "croupier"), t0)
+    said = []
+    for i in range(8):
+        if i == 2:
+            said += watch.feed(WheelMissSpin(game=i + 1), t0)
+        said += watch.feed(WheelResult(game=i + 1, number=i, rpm=Decimal(16)), t0 + timedelta(minutes=3 * i))
+    rates = [a for a in said if a.kind == "games_per_hour"]
+    assert [(a.dealer, a.game) for a in rates] == [(None, 5), ("carol", 5)]  # once each, at 5 games
+    assert "dealer carol: 20.0 games per hour" in rates[1].detail
+    # One misfire in 3 games is above 1 in 10: said once, and not again while the rate stays above.
+    assert [a.game for a in said if a.kind == "misfires"] == [3]
