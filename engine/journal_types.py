@@ -65,6 +65,7 @@ from engine.round import RoundEvent
 from engine.store.records import Entry, NewEvent
 from engine.table_events import (
     AutoConfirmDue,
+    BiasAlarm,
     BettingTime,
     DealerChanged,
     FloorActionTaken,
@@ -88,6 +89,7 @@ from engine.table_events import (
     TiltCleared,
     Tilted,
     TimerRestarted,
+    WheelServiced,
     WheelStartOrdered,
 )
 from engine.wheel_events import WHEEL_EVENTS, WheelEvent
@@ -137,6 +139,8 @@ Payload = (
     | TiltCleared
     | SoftwareApproved
     | NewSoftware
+    | BiasAlarm
+    | WheelServiced
     | Irregularity
     | PayoutApproved
     | PresetSet
@@ -199,6 +203,8 @@ _OWN_CLASSES: Final = (
     TiltCleared,
     SoftwareApproved,
     NewSoftware,
+    BiasAlarm,
+    WheelServiced,
     Irregularity,
     PayoutApproved,
     PresetSet,
