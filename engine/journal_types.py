@@ -65,8 +65,8 @@ from engine.round import RoundEvent
 from engine.store.records import Entry, NewEvent
 from engine.table_events import (
     AutoConfirmDue,
-    BiasAlarm,
     BettingTime,
+    BiasAlarm,
     DealerChanged,
     FloorActionTaken,
     Irregularity,
