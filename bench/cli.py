@@ -28,6 +28,7 @@ BENCH_MODULES: tuple[str, ...] = (
     "bench.table_figures",
     "bench.screen_figures",
     "bench.station_figures",
+    "bench.bias_figures",
 )
 
 

@@ -167,8 +167,8 @@ def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
             applies[:, t] = True
         else:
             applies[direction_code(test.direction), t] = True
-    up = np.array([t.up for t in all_tests], dtype=np.int64)
-    down = np.array([t.down for t in all_tests], dtype=np.int64)
+    up = np.array([t.up for t in all_tests], dtype=np.int32)
+    down = np.array([t.down for t in all_tests], dtype=np.int32)
     return hit, applies, up, down
 
 
@@ -301,11 +301,14 @@ class Detector:
             app = app.copy()
             app[0, -1] = False  # the first spin repeats nothing
         app &= ~self.tripped  # a tripped test waits for its restart
-        inc = np.where(app, np.where(hit, up, -down), 0)
+        # int32: a chunk's walk stays within CHUNK x the largest step, far inside its range.
+        inc = np.where(app, np.where(hit, up, -down), 0).astype(np.int32, copy=False)
         alarms: list[Alarm] = []
         while True:
             walk = np.cumsum(inc, axis=0)
-            floor = np.minimum.accumulate(np.minimum(walk, -self.state[None, :]), axis=0)
+            floor = np.minimum.accumulate(
+                np.minimum(walk, -self.state[None, :].astype(np.int32)), axis=0
+            )
             stat = walk - floor  # S_i = max(0, S_{i-1} + x_i), unrolled
             over = stat >= limit
             columns = np.flatnonzero(over.any(axis=0))
@@ -326,7 +329,7 @@ class Detector:
                 else:
                     app[: row + 1, t] = False
         # The state after the chunk, and the evidence since each statistic last stood at zero.
-        self.state = stat[-1].copy()
+        self.state = stat[-1].astype(np.int64)
         rows = np.arange(n)[:, None]
         zero = np.where(stat == 0, rows, -1).max(axis=0)
         counted = app & (rows > zero[None, :])
