@@ -119,5 +119,5 @@ def test_the_public_json_has_exactly_its_keys() -> None:
 
 
 def test_a_bad_result_is_refused() -> None:
-    with pytest.raises(ValueError, match="0..36"):
+    with pytest.raises(ValueError, match=r"0\.\.36"):
         sq.Detector().feed([37])
