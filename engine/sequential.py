@@ -173,6 +173,21 @@ def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 @functools.cache
+def _kind_columns(kind: str) -> slice:
+    columns = [i for i, t in enumerate(tests()) if t.kind == kind]
+    return slice(columns[0], columns[-1] + 1)
+
+
+def strongest(detector: Detector) -> tuple[Test, float]:
+    """The test nearest its threshold now, and how near (its statistic as a share of its threshold)."""
+    import numpy as np
+
+    ratios = detector.ratios()
+    column = int(np.argmax(ratios))
+    return tests()[column], float(ratios[column])
+
+
+@functools.cache
 def limits(thresholds: Thresholds) -> np.ndarray:
     """Each test's threshold in its units (the smallest integer at or above the nats asked for)."""
     import numpy as np
@@ -234,6 +249,9 @@ class Detector:
     since_zero: np.ndarray = field(default=None)  # type: ignore[assignment]  # spins counted
     hits_since_zero: np.ndarray = field(default=None)  # type: ignore[assignment]
     tripped: np.ndarray = field(default=None)  # type: ignore[assignment]
+    # With `trace` (a list), each spin fed appends each kind's strongest statistic as a share of its
+    # threshold (KINDS' order; 1.0 at a trip): the surveillance chart's lines.
+    trace: list[np.ndarray] | None = None
 
     def __post_init__(self) -> None:
         import numpy as np
@@ -304,11 +322,11 @@ class Detector:
         # int32: a chunk's walk stays within CHUNK x the largest step, far inside its range.
         inc = np.where(app, np.where(hit, up, -down), 0).astype(np.int32, copy=False)
         alarms: list[Alarm] = []
+        # The row from which each test stands tripped (0: since before the chunk; n: not tripped).
+        tripped_from = np.where(self.tripped, 0, n)
         while True:
             walk = np.cumsum(inc, axis=0)
-            floor = np.minimum.accumulate(
-                np.minimum(walk, -self.state[None, :].astype(np.int32)), axis=0
-            )
+            floor = np.minimum.accumulate(np.minimum(walk, -self.state[None, :].astype(np.int32)), axis=0)
             stat = walk - floor  # S_i = max(0, S_{i-1} + x_i), unrolled
             over = stat >= limit
             columns = np.flatnonzero(over.any(axis=0))
@@ -326,8 +344,13 @@ class Detector:
                     inc[row + 1 :, t] = 0
                     app[row + 1 :, t] = False
                     self.tripped[t] = True
+                    tripped_from[t] = row
                 else:
                     app[: row + 1, t] = False
+        if self.trace is not None:
+            share = stat / limit
+            share[np.arange(n)[:, None] >= tripped_from[None, :]] = 1.0
+            self.trace.append(np.stack([share[:, _kind_columns(k)].max(axis=1) for k in KINDS], axis=1))
         # The state after the chunk, and the evidence since each statistic last stood at zero.
         self.state = stat[-1].astype(np.int64)
         rows = np.arange(n)[:, None]
