@@ -36,8 +36,8 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
 
 from engine.wheel_layout import WHEEL_ORDER
 
@@ -245,10 +245,10 @@ class Detector:
     thresholds: Thresholds = DEFAULT_THRESHOLDS
     spins: int = 0  # spins fed
     previous: int | None = None  # the last result (for repeats)
-    state: np.ndarray = field(default=None)  # type: ignore[assignment]
-    since_zero: np.ndarray = field(default=None)  # type: ignore[assignment]  # spins counted
-    hits_since_zero: np.ndarray = field(default=None)  # type: ignore[assignment]
-    tripped: np.ndarray = field(default=None)  # type: ignore[assignment]
+    state: Any = None  # an array, made in __post_init__
+    since_zero: Any = None  # each test's spins since its statistic stood at zero (an array)
+    hits_since_zero: Any = None  # an array, made in __post_init__
+    tripped: Any = None  # an array, made in __post_init__
     # With `trace` (a list), each spin fed appends each kind's strongest statistic as a share of its
     # threshold (KINDS' order; 1.0 at a trip): the surveillance chart's lines.
     trace: list[np.ndarray] | None = None
@@ -283,7 +283,11 @@ class Detector:
         return float(self.state[column]) * tests()[column].unit
 
     def feed(
-        self, results: Sequence[int], directions: Sequence[int] | None = None, *, restart: bool = False
+        self,
+        results: Sequence[int] | np.ndarray,
+        directions: Sequence[int] | np.ndarray | None = None,
+        *,
+        restart: bool = False,
     ) -> list[Alarm]:
         """Feed spins (results 0..36, direction codes 0/1/2) in order; the alarms they trip, in spin
         order."""
@@ -431,7 +435,7 @@ def false_alarms_per_table_year(thresholds: Thresholds = DEFAULT_THRESHOLDS) -> 
 
 def alarms_json(
     results: Sequence[int], directions: Sequence[int] | None, thresholds: Thresholds = DEFAULT_THRESHOLDS
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """`drr stats --json`'s "sequential": the alarms over these spins (each test started at the first
     of them, restarted after each alarm as if acknowledged at once), in spin order."""
     alarms = Detector(thresholds).feed(results, directions, restart=True)
