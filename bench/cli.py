@@ -31,6 +31,7 @@ BENCH_MODULES: tuple[str, ...] = (
     "bench.station_figures",
     "bench.soak_figures",
     "bench.floor_figures",
+    "bench.bias_figures",
 )
 
 

@@ -429,8 +429,8 @@ def station_main(url: str, work: Path, tables: int) -> None:
     paints: list[tuple[str, int, float]] = []
     show_view = surveillance.WallTile.show_view
 
-    def timed_show(tile: Any, view: Any) -> None:  # instrumentation: the tile repainted, then stamped
-        show_view(tile, view)
+    def timed_show(tile: Any, view: Any, *rest: Any) -> None:  # instrumentation: repainted, then stamped
+        show_view(tile, view, *rest)
         tile.repaint()
         paints.append((tile.table, view.seq, time.time()))
 

@@ -109,6 +109,11 @@ class Settings:
     payout_alert_threshold: Decimal = Decimal("5000.00")  # as engine.floor.alerts' default
     silent_table_minutes: int = 10  # as engine.floor.alerts' default
     bias_alert_p_value: float = 0.001
+    # The sequential bias tests' thresholds in nats (engine.sequential.Thresholds' calibrated defaults).
+    sequential_pocket: float = 16.0
+    sequential_sector: float = 17.9
+    sequential_direction: float = 16.5
+    sequential_runs: float = 14.4
     log_dir: Path | None = None  # None: platformdirs' user log directory
     capture_dir: Path | None = None  # None: a `captures` folder inside the log directory
     log_level: str = "INFO"
@@ -337,6 +342,14 @@ def _p_value(value: Any) -> float:
     return p
 
 
+def _nats(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"must be a number of nats, not {_show(value)}")
+    if not 2 <= value <= 100:
+        raise ValueError(f"must be between 2 and 100 nats, not {value}")
+    return float(value)
+
+
 def _database_url(value: Any) -> str | None:
     text = _text(value).strip()
     if not text:
@@ -478,7 +491,17 @@ KEY_LIST: tuple[Key, ...] = (
         "thresholds.bias_alert_p_value",
         "bias_alert_p_value",
         _p_value,
-        "surveillance bias alert when a test's p-value falls below this",
+        "no longer raises an alert (the sequential tests do, issue 27); kept for older settings files",
+    ),
+    *(
+        Key(
+            f"thresholds.sequential_{kind}",
+            f"sequential_{kind}",
+            _nats,
+            f"evidence (nats) at which a sequential {kind} bias test raises a bias alarm "
+            "(docs/surveillance-guide.md, calibrated by bench/bias_figures.py)",
+        )
+        for kind in ("pocket", "sector", "direction", "runs")
     ),
     Key(
         "wheel_alarms.alternate_direction",

@@ -67,6 +67,10 @@ class EntryType(enum.StrEnum):
     TABLE_TILT_CLEARED = "table.tilt_cleared"
     TABLE_SOFTWARE_APPROVED = "table.software_approved"
     TABLE_NEW_SOFTWARE = "table.new_software"  # no digest approved: the first start of a new one
+    # surveillance's sequential bias tests (engine.sequential) tripped on this table's spins, and a pit
+    # boss's wheel change or maintenance (which starts the table's tests afresh)
+    TABLE_BIAS_ALARM = "table.bias_alarm"
+    TABLE_WHEEL_SERVICED = "table.wheel_serviced"
     # the wheel's messages
     WHEEL_STARTED = "wheel.started"
     WHEEL_LAUNCHED = "wheel.launched"

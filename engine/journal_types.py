@@ -67,6 +67,7 @@ from engine.store.records import Entry, NewEvent
 from engine.table_events import (
     AutoConfirmDue,
     BettingTime,
+    BiasAlarm,
     DealerChanged,
     FloorActionTaken,
     Irregularity,
@@ -89,6 +90,7 @@ from engine.table_events import (
     TiltCleared,
     Tilted,
     TimerRestarted,
+    WheelServiced,
     WheelStartOrdered,
 )
 from engine.wheel_events import WHEEL_EVENTS, WheelEvent, WheelReconciled
@@ -138,6 +140,8 @@ Payload = (
     | TiltCleared
     | SoftwareApproved
     | NewSoftware
+    | BiasAlarm
+    | WheelServiced
     | Irregularity
     | PayoutApproved
     | PresetSet
@@ -201,6 +205,8 @@ _OWN_CLASSES: Final = (
     TiltCleared,
     SoftwareApproved,
     NewSoftware,
+    BiasAlarm,
+    WheelServiced,
     Irregularity,
     PayoutApproved,
     PresetSet,

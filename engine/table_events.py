@@ -40,6 +40,11 @@ the entry; an old journal's spellings are declared on the field that reads them)
   boss or admin approved for this table (also written to the settings file, engine.config)
 - `table.new_software` NewSoftware {running, previous}: with no approved digest set, the first start
   of a digest this table has not started with before (a surveillance alert to acknowledge)
+- `table.bias_alarm` BiasAlarm {test, key, pockets, at_spin, statistic, threshold, spins, hits, words}
+  (+ direction): a sequential bias test (engine.sequential) tripped at the table's `at_spin`-th spin
+  since its tests last started (engine.table.bias_watch journals it, once per fact)
+- `table.wheel_serviced` WheelServiced {what, reason, by, role}: a pit boss changed the wheel or
+  serviced it ("wheel change", "maintenance"): the table's bias tests start afresh from the next spin
 - `round.irregularity` Irregularity {kind, reason, game, number?}
 - `round.payout_approved` PayoutApproved {wager_ids, total, threshold, approved_by} (+ reason, role
   from the pit-boss station); an old journal's `payout.approved` {amount, reason, by, role} reads as
@@ -258,6 +263,50 @@ class NewSoftware(Record):
     type: ClassVar[EntryType] = EntryType.TABLE_NEW_SOFTWARE
     running: str
     previous: str | None  # the digest of its last start (null: its first start, or not journaled then)
+
+
+BIAS_TESTS: Final = ("pocket", "sector", "direction", "runs")  # engine.sequential.KINDS
+WHEEL_SERVICES: Final = ("wheel change", "maintenance")
+
+
+@dataclass(frozen=True)
+class BiasAlarm(Record):
+    """A sequential bias test tripped: which (`test` kind, its `key`, the `pockets` it watches), at
+    which spin of the table since its tests last started, its statistic and threshold (nats), the
+    evidence (`hits` in the last `spins`) and the sentence a surveillance officer reads."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_BIAS_ALARM
+    test: str
+    key: str
+    pockets: tuple[int, ...]
+    at_spin: int
+    statistic: float
+    threshold: float
+    spins: int
+    hits: int
+    words: str
+    direction: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.test not in BIAS_TESTS:
+            raise ValueError(f"test must be one of {', '.join(BIAS_TESTS)}, not {self.test!r}")
+        if any(isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 36 for n in self.pockets):
+            raise ValueError(f"pockets must be numbers 0..36, not {self.pockets!r}")
+
+
+@dataclass(frozen=True)
+class WheelServiced(Record):
+    """A pit boss changed the table's wheel or serviced it: its bias tests start afresh."""
+
+    type: ClassVar[EntryType] = EntryType.TABLE_WHEEL_SERVICED
+    what: str
+    reason: str
+    by: str
+    role: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.what not in WHEEL_SERVICES:
+            raise ValueError(f"what must be one of {', '.join(WHEEL_SERVICES)}, not {self.what!r}")
 
 
 @dataclass(frozen=True)

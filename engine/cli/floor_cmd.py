@@ -74,6 +74,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_table(st, required=True, help="the table")
     _signer(st)
     st.set_defaults(func=run_settings)
+    ws = psub.add_parser(
+        "wheel-serviced",
+        help="record a wheel change or maintenance of a table: its sequential bias tests start afresh",
+    )
+    ws.add_argument("what", choices=("wheel-change", "maintenance"), help="what was done to the wheel")
+    add_db(ws)
+    add_table(ws, required=True, help="the table")
+    _signer(ws)
+    ws.set_defaults(func=run_wheel_serviced)
     rl = psub.add_parser("rules", help="load a new Rules Submission for a table from its next round")
     rl.add_argument("file", metavar="FILE")
     add_db(rl)
@@ -221,6 +230,18 @@ def run_settings(args: argparse.Namespace) -> int:
         change_settings(store, args.only_table, changes, args.reason, user)  # type: ignore[arg-type]
     listed = ", ".join(f"{k} = {v}" for k, v in changes.items())
     print(f"table {args.only_table}: {listed} from the next round, by {args.user}")
+    return 0
+
+
+def run_wheel_serviced(args: argparse.Namespace) -> int:
+    from engine.cli.store_args import open_from_args
+    from engine.floor.actions import wheel_serviced
+
+    what = args.what.replace("-", " ")
+    with open_from_args(args) as store:
+        user = _authorize(store, args, "change_settings", args.only_table)
+        wheel_serviced(store, args.only_table, what, args.reason, user)  # type: ignore[arg-type]
+    print(f"table {args.only_table}: {what} recorded by {args.user}; its bias tests start afresh")
     return 0
 
 

@@ -83,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
     from engine.errors import DrrError
     from engine.rules import load_default_rules, load_rules
     from engine.store.stats import expected_lucky_count, house_edges, table_stats
+    from engine.table.bias_watch import thresholds_of
 
     if args.last is not None and args.last <= 0:
         raise DrrError(f"--last {args.last}: give a positive number of spins")
@@ -102,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
             expected_lucky=expected_lucky_count(rules.lucky_counts),
             house_edge=edge if edge is not None else house_edges(rules, args.strategy),
             alpha=args.alpha,
+            sequential=True,
+            thresholds=thresholds_of(getattr(args, "settings", None)),
         )
     if args.json:
         print(json.dumps(result, sort_keys=True))
@@ -156,4 +159,12 @@ def render(s: dict[str, Any]) -> str:
         f"  win {hold['win']}  hold {_pct(hold['actual'])}"
         f"  theoretical {_pct(hold['theoretical'])} (win {hold['theoretical_win'] or '—'})"
     )
+    seq = s.get("sequential")
+    if seq is not None:
+        rate = 100 * seq["false_alarms_per_table_year"]
+        lines.append(
+            f"sequential bias tests: {len(seq['alarms'])} alarm(s) over these spins"
+            f" (a fair wheel: {rate:.2f} false alarms per 100 table-years)"
+        )
+        lines += [f"  alarm: {a['words']}" for a in seq["alarms"]]
     return "\n".join(lines)

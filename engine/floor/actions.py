@@ -12,6 +12,8 @@ Journal entries (on the round's or the table's own chain, so the table service a
   same fact, in the same shape, as the table service's own approval (the winning wagers, what they pay,
   the table's large-payout threshold), so the table folds it alike;
 - `table.settings_changed` {"changes", "reason", "by"}: from the next round;
+- `table.wheel_serviced` {"what", "reason", "by", "role"}: a wheel change or maintenance; the table's
+  sequential bias tests (engine.table.bias_watch) start afresh from the next spin;
 - `table.rules_loaded` {"sha256", "name", "text", "source", "reason", "by", "effective": "next round"}:
   the new Rules Submission, validated first; the table service opens its next round under it.
 On the floor database, where a table's chain is the forwarded copy, each is journaled on the floor's
@@ -50,7 +52,7 @@ from engine.store.users import FLOOR, authenticate
 from engine.table.limits import PLAYER_LIMIT
 from engine.table.service import DEFAULT_APPROVAL_THRESHOLD
 from engine.table.thresholds import amount_problem, approval_threshold
-from engine.table_events import PayoutApproved, RulesLoaded, SettingsChanged
+from engine.table_events import WHEEL_SERVICES, PayoutApproved, RulesLoaded, SettingsChanged, WheelServiced
 
 # Table settings a pit boss may change, with a check for each value.
 SETTINGS: dict[str, str] = {
@@ -299,6 +301,17 @@ def change_settings(store: Store, table: str, changes: dict[str, str], reason: s
     checked = check_settings(store, table, changes)
     changed = SettingsChanged(checked, why, user.name, user.role, "next round")
     journal_action(store, write(changed, table=table, user=user.name))
+
+
+def wheel_serviced(store: Store, table: str, what: str, reason: str, user: User) -> None:
+    """Journal a wheel change or maintenance on the table's chain: its bias tests start afresh."""
+    require(user, "change_settings")
+    why = _reason(reason)
+    if what not in WHEEL_SERVICES:
+        raise DrrError(f"say what was done to the wheel: {' or '.join(WHEEL_SERVICES)}, not {what!r}")
+    if table not in store.journal.tables():
+        raise DrrError(f"no table {table} in {store.where}")
+    journal_action(store, write(WheelServiced(what, why, user.name, user.role), table=table, user=user.name))
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,9 @@ looks back `LOOKBACK` entries per table) and raises what it finds:
   wheel's clock away from the PC's; one alert per table, kind (and dealer) and UTC day, each further
   game that shows it an update;
 - a table silent for longer than `silent_after` while its last round is unfinished;
-and, from a `SurveillancePage`, bias thresholds crossed and repeated numbers beyond chance.
+- a sequential bias test that tripped (`table.bias_alarm`, journaled by the table itself: a bias
+  alarm, critical) and a pit boss's wheel change or maintenance (`table.wheel_serviced`, info).
+A page's fixed-sample figures raise nothing (`check_view`): the sequential alarms replace them.
 """
 
 from __future__ import annotations
@@ -63,16 +65,17 @@ from engine.round import NoSpin, ResultBeforeClose, ResultCorrected, ResultRecor
 from engine.store import schema
 from engine.store.canonical import parse_time
 from engine.store.records import NewEvent
-from engine.store.stats import CHI_NEEDS, sector_needs
 from engine.store.users import FLOOR
 from engine.table_events import (
     TILT_SOFTWARE,
+    BiasAlarm,
     Irregularity,
     NewSoftware,
     RngFault,
     SettingsChanged,
     TiltCleared,
     Tilted,
+    WheelServiced,
 )
 from engine.wheel_events import (
     WheelBallNotDetected,
@@ -188,6 +191,14 @@ def _entry_alert(
             "new software",
             f"{table} started with new software {p.running[:16]}… (before: {was}); "
             "no digest is approved: check it against the approved program and acknowledge",
+        )
+    if isinstance(p, BiasAlarm):  # the table's own sequential test tripped (engine.table.bias_watch)
+        return "critical", "bias", f"{table}: {p.words} — check the wheel"
+    if isinstance(p, WheelServiced):
+        return (
+            "info",
+            "wheel serviced",
+            f"{table}: {p.what} by {p.by} ({p.reason}); the bias tests start afresh",
         )
     if isinstance(p, RoundSettled) and p.total_paid >= threshold:
         return "warning", "large payout", f"{rid} paid {p.total_paid} (threshold {threshold})"
@@ -424,67 +435,16 @@ class AlertScanner:
         return raise_alerts(store, events)
 
     def check_view(self, store: Store, view: SurveillancePage) -> list[Alert]:
-        """Bias and repeats alerts from a surveillance page (at most once per table, kind and day)."""
-        s = view.stats
-        day = datetime.now(UTC).strftime("%Y-%m-%d")
-        found: list[AlertRaised] = []
-        p = s["chi_square"]["p_value"]
-        if p is not None and p < self.bias_p and s["spins"] >= CHI_NEEDS:  # too few: no test to speak of
-            found.append(
-                _event(
-                    f"{view.table}:bias-chi:{day}",
-                    view.table,
-                    "critical",
-                    "bias",
-                    f"{s['chi_square'].get('words') or f'chi-square p = {p:.2g}'} at {s['spins']:,} spins"
-                    f" ({view.window.label})",
-                    None,
-                )
-            )
-        # Never below the sample the page itself says a test needs (issue 25 point 5: a flag at 40
-        # spins while the page said "too few spins to judge: 40 of the 185").
-        if s["z_scores"]["flagged"] and s["spins"] >= CHI_NEEDS:
-            found.append(
-                _event(
-                    f"{view.table}:bias-z:{day}",
-                    view.table,
-                    "warning",
-                    "bias",
-                    f"{off_numbers(s)} at {s['spins']:,} spins ({view.window.label})",
-                    None,
-                )
-            )
-        sector = s["sectors"].get("5")
-        if (
-            sector
-            and sector["p_value"] is not None
-            and sector["p_value"] < self.bias_p
-            and s["spins"] >= max(sector_needs(5), CHI_NEEDS)  # the page's "too few spins to judge" too
-        ):
-            found.append(
-                _event(
-                    f"{view.table}:bias-sector:{day}",
-                    view.table,
-                    "warning",
-                    "bias",
-                    f"sector {sector['numbers']} p = {sector['p_value']:.2g} ({view.window.label})",
-                    None,
-                )
-            )
-        if view.repeats["flagged"]:
-            r = view.repeats
-            found.append(
-                _event(
-                    f"{view.table}:repeats:{day}",
-                    view.table,
-                    "warning",
-                    "repeats",
-                    f"{r['repeats']} repeats in {r['pairs']:,} pairs (expected {r['expected']:.1f}),"
-                    f" longest run {r['longest_run']}",
-                    None,
-                )
-            )
-        return self._raise(store, found)
+        """What a surveillance page's fixed-sample figures raise: nothing since issue 27.
+
+        The chi-square, z-score, hottest-sector and repeats figures are recomputed over whatever
+        window is on screen; re-testing them at every refresh has no false-alarm rate anyone can plan
+        for, and they raised alerts only while a page was open (issue 25: never below the sample size
+        the page says is needed). The table's sequential tests (engine.sequential, journaled as
+        `table.bias_alarm` by the table itself, raised by `scan`) are what raises a bias alarm now;
+        the figures stay on the page as the lab's statistics."""
+        del store, view
+        return []
 
 
 def _limit_from(payload: SettingsChanged, limit: timedelta) -> timedelta:

@@ -281,6 +281,8 @@ DESCRIPTIONS: Final[dict[type, _Describe]] = {
     te.NextRound: lambda e, _: "table cleared for the next round",
     te.FloorActionTaken: lambda e, _: _floor_action_taken(e),
     te.RngFault: lambda e, _: f"RNG fault: {e.test} failed — play stopped",
+    te.BiasAlarm: lambda e, _: f"bias alarm: {e.words}",
+    te.WheelServiced: lambda e, _: f"{e.what} by {e.by}: {e.reason} — the bias tests start afresh",
 }  # fmt: skip
 # The types told plainly (their name and plain values): the table's own records, users, the floor's.
 _SENTENCED: Final = {*DESCRIPTIONS, te.PlayerBonusEvent}

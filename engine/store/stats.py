@@ -482,6 +482,68 @@ def read_tally(
     return tally
 
 
+def spin_series(
+    store: Store,
+    table: str,
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    last: int | None = None,
+) -> tuple[list[int], list[int]]:
+    """The results and rotor-direction codes (engine.sequential.direction_code) of a table's settled
+    spins in the window, in spin (journal) order: what the sequential tests are fed."""
+    import sqlalchemy as sa
+
+    from engine.sequential import direction_code
+    from engine.store import schema
+    from engine.store.canonical import format_time
+
+    r = schema.rounds
+    query = sa.select(r.c.seq, r.c.result, r.c.direction).where(
+        r.c.table_id == table, r.c.status == "settled", r.c.result.is_not(None)
+    )
+    if since is not None:
+        query = query.where(r.c.opened_at >= format_time(since))
+    if until is not None:
+        query = query.where(r.c.opened_at < format_time(until))
+    query = query.order_by(r.c.opened_at.desc(), r.c.seq.desc()).limit(last) if last else query
+    with store.read() as conn:
+        rows = sorted(conn.execute(query).all())
+    return [int(row[1]) for row in rows], [direction_code(row[2]) for row in rows]
+
+
+def sequential_stats(
+    store: Store,
+    table: str | None,
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    last: int | None = None,
+    thresholds: Any = None,
+) -> dict[str, Any]:
+    """`drr stats --json`'s "sequential": the sequential tests (engine.sequential) over the window's
+    spins of the table (of each table, for every table: their alarms named by table)."""
+    from engine.sequential import DEFAULT_THRESHOLDS, alarms_json
+
+    chosen = thresholds or DEFAULT_THRESHOLDS
+    if table is not None:
+        return alarms_json(*spin_series(store, table, since=since, until=until, last=last), chosen)
+    from engine.store.users import FLOOR
+
+    alarms: list[dict[str, Any]] = []
+    out: dict[str, Any] = {}
+    for name in store.journal.tables():
+        if name == FLOOR:
+            continue
+        out = alarms_json(*spin_series(store, name, since=since, until=until, last=last), chosen)
+        alarms += [{**a, "words": f"table {name}: {a['words']}"} for a in out["alarms"]]
+    alarms.sort(key=lambda a: a["at_spin"])
+    return {
+        "alarms": alarms,
+        "false_alarms_per_table_year": alarms_json([], None, chosen)["false_alarms_per_table_year"],
+    }
+
+
 def table_stats(
     store: Store,
     table: str | None = None,
@@ -492,10 +554,19 @@ def table_stats(
     expected_lucky: Fraction | None = None,
     house_edge: Fraction | Mapping[str, Fraction] | None = None,
     alpha: float = DEFAULT_ALPHA,
+    sequential: bool = False,
+    thresholds: Any = None,
 ) -> dict[str, Any]:
-    """`compute_stats` over the store's aggregates for a table (None: every table) and window."""
+    """`compute_stats` over the store's aggregates for a table (None: every table) and window; with
+    `sequential` (`drr stats`), the sequential tests' alarms over the same spins (`thresholds`:
+    engine.sequential.Thresholds). A surveillance page reads the table's live tests instead
+    (engine.table.bias_watch), not a replay of its window at every refresh."""
     tally = read_tally(store, table, since=since, until=until, last=last)
     result = compute_stats(tally, expected_lucky_count=expected_lucky, house_edge=house_edge, alpha=alpha)
+    if sequential:
+        result["sequential"] = sequential_stats(
+            store, table, since=since, until=until, last=last, thresholds=thresholds
+        )
     result["table"] = table
     result["window"] = {
         "since": None if since is None else since.isoformat(),

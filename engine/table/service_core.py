@@ -19,6 +19,7 @@ from typing import Any, Final
 
 import sqlalchemy as sa
 
+from engine.entry_types import EntryType
 from engine.errors import DrrError, IllegalTransition
 from engine.journal_types import Payload, write
 from engine.rng import HealthFailure, HealthTestedRng, Rng, SystemRng, require_production
@@ -34,6 +35,7 @@ from engine.round import (
 )
 from engine.rules import RulesSubmission, default_rules_path
 from engine.rules_play import rules_for_play, seeded_play_problem
+from engine.sequential import DEFAULT_THRESHOLDS, Thresholds
 from engine.settlement import RoundSettlement
 from engine.software_id import running_digest
 from engine.store import schema
@@ -44,6 +46,7 @@ from engine.store.evidence import started as evidence_started
 from engine.store.journal import Journal
 from engine.store.records import Entry, row_to_entry
 from engine.table import gate_actions, wheel_drive
+from engine.table.bias_watch import BiasWatch
 from engine.table.changes import Changes
 from engine.table.gate import Gate, Play
 from engine.table.holds import WHAT
@@ -75,6 +78,7 @@ MISMATCH_HOLD: Final = RESULT_MISMATCH
 WHEEL_USER: Final = "wheel"
 ROTOR_JOURNAL_S: Final = 10.0  # a rotor reading is journaled at most this often (and on a direction change)
 TIMER_USER: Final = "timer"
+_SETTLED: Final = EntryType.ROUND_SETTLED.value
 SYSTEM_USER: Final = "system"
 # How often the service looks for entries another writer appended to its chain (a pit boss's action
 # taken in from the floor by the forwarder, `drr pitboss resolve` against this store): one head read.
@@ -133,9 +137,12 @@ class ServiceCore:
         betting_seconds: float | None = None,
         auto_confirm_seconds: float | None = None,
         approved_digest: str | None = None,
+        bias_thresholds: Thresholds | None = None,
     ) -> None:
         self.store = store
         self.table = check_table_id(table)
+        # The sequential bias tests of this table's spins (engine.sequential), fed at every settlement.
+        self.bias_watch = BiasWatch(self.table, bias_thresholds or DEFAULT_THRESHOLDS)
         self.journal = Journal(store)
         # Every draw goes through the continuous health tests (NIST SP 800-90B § 4.4): a failure
         # journals rng.fault and the table refuses to draw until it is restarted.
@@ -424,6 +431,23 @@ class ServiceCore:
             raise DrrError(self._failed) from exc
         return [*foreign, *entries]
 
+    def _watch_bias(self, entries: list[Entry]) -> list[Entry]:
+        """After a round settled: the table's sequential bias tests fed its spin, and what trips
+        journaled here, on the table's own chain (engine.table.bias_watch); the entries written."""
+        if not any(entry.type == _SETTLED for entry in entries):
+            return []
+        written: list[Entry] = []
+
+        def append(items: list[Step]) -> list[Entry]:
+            written.extend(self._commit(SYSTEM_USER, items))
+            return written
+
+        try:
+            self.bias_watch.catch_up(self.store, append)
+        except Exception:  # the watch must never stop the table; the next settlement tries again
+            log.exception("table %s: the bias watch failed", self.table)
+        return written
+
     def _catch_up(self) -> list[Entry]:
         """Fold what other writers appended to this table's chain since our last entry."""
         fresh = list(self.journal.entries(self.table, self.state.last_seq + 1))
@@ -433,7 +457,7 @@ class ServiceCore:
 
     async def _run(self, user: str | None, events: list[Step]) -> list[Entry]:
         entries = self._commit(user, events)
-        await self._publish(entries)
+        await self._publish([*entries, *self._watch_bias(entries)])
         self._schedule_timers()
         return entries
 

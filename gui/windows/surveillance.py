@@ -51,6 +51,7 @@ from engine.errors import DrrError
 from engine.floor import windows as win
 from engine.floor.alerts import Alert, AlertScanner, FloorRow
 from engine.floor.power import off_numbers
+from engine.floor.bias_trace import BiasTrace, TraceFigure
 from engine.floor.started import started_text
 from engine.floor.surveillance import (
     LAYOUT_ORDER,
@@ -66,6 +67,7 @@ from engine.store.stats import CHI_NEEDS, expected_lucky_count, house_edges, sec
 from engine.wheel_layout import WHEEL_ORDER
 from gui import theme
 from gui.floor.alerts_panel import AlertsPanel, ack_summary
+from gui.floor.bias_chart import BiasChart
 from gui.floor.reader import LiveReader, Moved
 from gui.floor.signoff import SignOffDialog
 from gui.floor.watch import StoreWatch
@@ -166,6 +168,7 @@ class TablePage(QWidget):
         self.directions = CategoryBars("Spins by rotor direction", left="spins", fill=theme.TEXT_DIM)
         self.hold = HoldChart()
         self.rotor = RotorChart()
+        self.bias = BiasChart()  # the sequential bias tests against their thresholds (issue 27)
         self.verdict = QLabel()
         self.verdict.setObjectName("verdict")
         self.verdict.setWordWrap(True)
@@ -201,9 +204,10 @@ class TablePage(QWidget):
         grid.addWidget(panel(self.hold), 4, 0, 1, 3)
         self.wheel = WheelPhysicsChart()  # the wheel's physics per game (gui/floor/wheel_chart.py)
         grid.addWidget(panel(self.wheel), 5, 0, 1, 3)
-        for row, h in enumerate((300, 250, 230, 230, 210, 210)):
+        grid.addWidget(panel(self.bias), 6, 0, 1, 3)
+        for row, h in enumerate((300, 250, 230, 230, 210, 210, 230)):
             grid.setRowMinimumHeight(row, h)
-        grid.setRowStretch(6, 1)  # extra height goes below the charts, not into them
+        grid.setRowStretch(7, 1)  # extra height goes below the charts, not into them
         grid.setColumnStretch(0, 3)
         grid.setColumnStretch(1, 3)
         grid.setColumnStretch(2, 2)
@@ -345,11 +349,15 @@ class WallTile(QFrame):
         layout.addWidget(self.chart, 1)
         layout.addWidget(self.words)
 
-    def show_view(self, view: TileView) -> None:
+    def show_view(self, view: TileView, bias: TraceFigure | None = None) -> None:
         self.chart.update_data(view.layout, view.stats["z_scores"]["flagged"])
         self.spins.setText(f"{view.stats['spins']:,} spins · {view.window.label}")
         last = (view.last_time or "")[11:19]
-        self.words.setText(f"{view.verdict}\n{view.stats['chi_square']['words']}\nlast entry {last} UTC")
+        near = f"\n{bias.words()}" if bias is not None else ""  # a table close to a bias alarm
+        self.words.setText(
+            f"{view.verdict}\n{view.stats['chi_square']['words']}{near}\nlast entry {last} UTC"
+        )
+        self.words.setStyleSheet(f"color: {theme.DANGER.name()}" if bias is not None and bias.close else "")
 
 
 class RangeDialog(QDialog):
@@ -406,6 +414,7 @@ class SurveillanceWindow(QMainWindow):
         self.scanner = scanner or AlertScanner()
         self.window_spec: win.SpinWindow = win.last_spins(1000)
         self.tails: dict[str, JournalTail] = {}
+        self.bias_traces: dict[str, BiasTrace] = {}  # each table's sequential tests over time (issue 27)
         # The journal tails and software digests (the screen's reader, and the Qt thread for what a
         # person asks) and the scanner's marks (the alerts' reader, the Qt thread): one user at a time.
         self._reading = threading.RLock()
@@ -596,7 +605,7 @@ class SurveillanceWindow(QMainWindow):
     def view_of(self, table: str, window: win.SpinWindow | None = None) -> SurveillancePage:
         with self._reading:
             tail = self.tails.setdefault(table, JournalTail(table))
-            return table_view(
+            view = table_view(
                 self.store,
                 table,
                 window or self.window_spec,
@@ -604,6 +613,13 @@ class SurveillanceWindow(QMainWindow):
                 house_edge=self.house_edge,
                 tail=tail,
             )
+            self.bias_of(table)
+            return view
+
+    def bias_of(self, table: str) -> TraceFigure:
+        """The table's sequential tests brought up to date (its new spins only)."""
+        with self._reading:
+            return self.bias_traces.setdefault(table, BiasTrace(table)).update(self.store)
 
     def refresh(self) -> None:
         """Recompute and repaint every chart of the selected table."""
@@ -620,6 +636,9 @@ class SurveillanceWindow(QMainWindow):
 
     def _show_page(self, view: SurveillancePage, software: str, started: float, read_ms: float) -> None:
         self.page.show_view(view)
+        trace = self.bias_traces.get(view.table)
+        if trace is not None and trace.figure is not None:
+            self.page.bias.update_data(trace.figure)
         self.last_refresh_ms = read_ms + (time.perf_counter() - started) * 1000
         last = (view.last_time or "")[11:19]
         self.live.setText(f"● LIVE  table {view.table} · last entry {last} UTC · {view.window.label}")
@@ -661,11 +680,12 @@ class SurveillanceWindow(QMainWindow):
         # Every tile that moved read at once: a hundred tables cost a few queries, not a page each.
         try:
             views = tile_views(self.store, [n for n in wanted if only is None or n in only], self.window_spec)
+            bias = {name: self.bias_of(name) for name in views}
         except DrrError as exc:
             self.live.setText(exc.message)
             return
         for name, view in views.items():
-            self.wall_tiles[name].show_view(view)
+            self.wall_tiles[name].show_view(view, bias[name])
 
     def scan_alerts(self, views: list[SurveillancePage] | None = None, only: list[str] | None = None) -> None:
         """Scan the tables `only` names (those that moved), else every table (the silence check)."""
@@ -724,6 +744,8 @@ class SurveillanceWindow(QMainWindow):
         try:
             if job.wall:
                 out.tiles = tile_views(self.store, job.wall, job.window)
+                for name in out.tiles:
+                    self.bias_of(name)
             if job.page is not None:
                 started = time.perf_counter()
                 out.view = self.view_of(job.page, job.window)
@@ -743,7 +765,8 @@ class SurveillanceWindow(QMainWindow):
         for name, view in result.tiles.items():
             tile = self.wall_tiles.get(name)
             if tile is not None:
-                tile.show_view(view)
+                trace = self.bias_traces.get(name)
+                tile.show_view(view, trace.figure if trace is not None else None)
         if result.view is not None and result.view.table == self.table:
             self._show_page(result.view, result.software, time.perf_counter(), result.read_ms)
             self._to_check[result.view.table] = result.view  # its bias and repeats: the next scan

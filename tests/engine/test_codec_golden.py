@@ -232,6 +232,22 @@ SAMPLES: dict[str, Any] = {
     "table.software_approved/next": te.SoftwareApproved(H, "cd" * 32, "ada", "update"),
     "table.new_software/first": te.NewSoftware(H, None),
     "table.new_software/next": te.NewSoftware(H, "cd" * 32),
+    "table.bias_alarm/pocket": te.BiasAlarm(
+        "pocket",
+        "pocket:17",
+        (17,),
+        5321,
+        16.0123,
+        16.0,
+        2011,
+        81,
+        "pocket 17: 81 hits in the last 2,011 spins",
+    ),
+    "table.bias_alarm/direction": te.BiasAlarm(
+        "direction", "direction:cw:5-24-16-33-1", (5, 24, 16, 33, 1), 9001, 16.5, 16.5, 3000, 480, "w", "cw"
+    ),
+    "table.wheel_serviced/min": te.WheelServiced("wheel change", "new wheel fitted", "pat"),
+    "table.wheel_serviced/full": te.WheelServiced("maintenance", "rotor bearings", "pat", "pitboss"),
     # wheel.*
     "wheel.started/min": WheelStarted(),
     "wheel.started/full": WheelStarted(game=12, time=T, state=2),
