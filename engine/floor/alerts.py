@@ -57,7 +57,6 @@ import sqlalchemy as sa
 from engine.auth import User, require
 from engine.entry_types import EntryType
 from engine.errors import DrrError
-from engine.floor.power import off_numbers
 from engine.floor.wheel_alarms import Alarm, TableWatch, WatchSettings
 from engine.floor_events import AlertAcknowledged, AlertRaised, AlertUpdated
 from engine.journal_types import Payload, Unknown, parse, spellings, write

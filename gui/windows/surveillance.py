@@ -50,8 +50,8 @@ from engine.auth import User
 from engine.errors import DrrError
 from engine.floor import windows as win
 from engine.floor.alerts import Alert, AlertScanner, FloorRow
-from engine.floor.power import off_numbers
 from engine.floor.bias_trace import BiasTrace, TraceFigure
+from engine.floor.power import off_numbers
 from engine.floor.started import started_text
 from engine.floor.surveillance import (
     LAYOUT_ORDER,
