@@ -22,7 +22,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add = usub.add_parser("add", help="add a user (the first user of a store must be an admin)")
     add.add_argument("name", metavar="NAME")
     add.add_argument("--role", required=True, choices=("croupier", "surveillance", "pitboss", "admin"))
-    add.add_argument("--pin", metavar="PIN", help="4-12 digits (asked for, twice, when left out)")
+    add.add_argument(
+        "--pin",
+        metavar="PIN",
+        help="4-12 digits, a pit boss's or admin's 6 or more (asked for twice when left out)",
+    )
     _admin(add)
     add_db(add)
     add.set_defaults(func=run_add)
@@ -58,9 +62,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_db(un)
     un.set_defaults(func=run_change, change="unlock")
 
-    pn = usub.add_parser("pin", help="set a user's new PIN (its scrypt hash is journaled)")
+    pn = usub.add_parser("pin", help="set a user's new PIN (a commitment to its hash is journaled)")
     pn.add_argument("name", metavar="NAME")
-    pn.add_argument("--pin", metavar="PIN", help="the new PIN, 4-12 digits (asked for, twice, when left out)")
+    pn.add_argument(
+        "--pin",
+        metavar="PIN",
+        help="the new PIN, 4-12 digits, a supervisor's 6 or more (asked for twice when left out)",
+    )
     _admin(pn)
     add_db(pn)
     pn.set_defaults(func=run_change, change="pin")
