@@ -30,6 +30,9 @@ Illegal commands raise IllegalTransition and change nothing.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -89,13 +92,72 @@ class GameStarted(Record, tagged=True):
 
 @dataclass(frozen=True)
 class BoxesPlaced(Record, tagged=True):
-    """The RNG filled the five boxes of `round` (hidden from the player until the pick)."""
+    """The RNG filled the five boxes of `round` (hidden from the player until the pick).
+
+    Since issue 24 the contents are not journaled here: `commitment` (HMAC-SHA256 of the contents
+    under a fresh 32-byte nonce, `box_commitment`) fixes them before the pick, `sealed` carries them
+    encrypted to the table's own key (so the table resumes the game after a restart), and
+    `BoxesRevealed` gives contents and nonce after the pick. `boxes` is empty then; an old journal's
+    placement has the contents here and no commitment."""
 
     type: ClassVar[EntryType] = EntryType.BONUS_BOXES_PLACED
     round: int
     boxes: tuple[BoxContent, ...] = field(metadata=fact(coder=tuple_of(_BOX)))  # "X" or a multiplier
     placed_at: float
     deadline: float
+    commitment: str | None = None
+    sealed: str | None = None
+
+
+@dataclass(frozen=True)
+class BoxesRevealed(Record, tagged=True):
+    """The contents of `round`'s boxes and the nonce of their commitment, journaled after the pick
+    (or the cash-out) they were committed before: the fold checks them against the commitment."""
+
+    type: ClassVar[EntryType] = EntryType.BONUS_BOXES_REVEALED
+    round: int
+    boxes: tuple[BoxContent, ...] = field(metadata=fact(coder=tuple_of(_BOX)))
+    nonce: str
+
+
+def box_commitment(round: int, boxes: Sequence[BoxContent], nonce: bytes) -> str:
+    """The commitment to a round's contents: HMAC-SHA256 under the nonce over "round|b1,...,b5"."""
+    text = f"{round}|{','.join(_box_to_json(b) for b in boxes)}"
+    return hmac.new(nonce, text.encode(), hashlib.sha256).hexdigest()
+
+
+class BoxSeal:
+    """The contents of placed boxes sealed to the table's own key (AES-256-GCM, the context of the
+    table, round and player as associated data): only the table that placed them opens them again."""
+
+    def __init__(self, key: bytes, context: str) -> None:
+        self._key, self.context = key, context
+
+    def seal(self, round: int, boxes: Sequence[BoxContent], nonce: bytes) -> str:
+        import json
+        import os
+
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+        iv = os.urandom(12)
+        body = json.dumps({"boxes": [_box_to_json(b) for b in boxes], "nonce": nonce.hex()}).encode()
+        return (iv + AESGCM(self._key).encrypt(iv, body, f"{self.context}|{round}".encode())).hex()
+
+    def unseal(self, round: int, sealed: str) -> tuple[tuple[BoxContent, ...], bytes]:
+        import json
+
+        from cryptography.exceptions import InvalidTag
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+        try:
+            raw = bytes.fromhex(sealed)
+            body = AESGCM(self._key).decrypt(raw[:12], raw[12:], f"{self.context}|{round}".encode())
+            d = json.loads(body)
+            return tuple(_box_from_json(b) for b in d["boxes"]), bytes.fromhex(d["nonce"])
+        except (InvalidTag, ValueError, KeyError, TypeError):
+            raise IllegalTransition(
+                f"bonus.boxes_placed: the sealed boxes of round {round} do not open with this table's key"
+            ) from None
 
 
 @dataclass(frozen=True)
@@ -137,9 +199,10 @@ class GameEnded(Record, tagged=True):
     reason: EndReason
 
 
-BonusEvent = GameStarted | BoxesPlaced | BoxPicked | CashedOut | TimerExpired | GameEnded
+BonusEvent = GameStarted | BoxesPlaced | BoxesRevealed | BoxPicked | CashedOut | TimerExpired | GameEnded
 _EVENT_TYPES: dict[str, Any] = {
-    cls.type: cls for cls in (GameStarted, BoxesPlaced, BoxPicked, CashedOut, TimerExpired, GameEnded)
+    cls.type: cls
+    for cls in (GameStarted, BoxesPlaced, BoxesRevealed, BoxPicked, CashedOut, TimerExpired, GameEnded)
 }
 
 
@@ -177,10 +240,16 @@ class BonusGame:
         rules: RulesSubmission | None = None,
         rng: Rng | None = None,
         clock: Clock = time.time,
+        seal: BoxSeal | None = None,
     ) -> None:
         self._rules = rules
         self._rng = rng
         self._clock = clock
+        self._seal = seal  # with one, boxes are committed and sealed, revealed after the pick
+        self._placed: BoxesPlaced | None = None  # the current round's placement, awaiting a choice
+        self._unrevealed: BoxesPlaced | None = None  # a committed placement whose reveal is due
+        self._pending: BoxPicked | None = None  # a pick of committed boxes, waiting for their reveal
+        self._nonce: bytes | None = None  # the commitment's nonce (known to the table that sealed it)
         self._events: list[BonusEvent] = []
         self.player = ""
         self.preset: Preset = "cash_out"
@@ -207,13 +276,14 @@ class BonusGame:
         player: str,
         preset: Preset = "cash_out",
         clock: Clock = time.time,
+        seal: BoxSeal | None = None,
     ) -> BonusGame:
-        """A new game with its round-1 boxes placed."""
+        """A new game with its round-1 boxes placed (committed and sealed with `seal`)."""
         if preset not in PRESETS:
             raise IllegalTransition(f"timer preset must be 'cash_out' or 'random', not {preset!r}")
         if not player:
             raise IllegalTransition("a bonus game needs the player it belongs to")
-        game = cls(rules=rules, rng=rng, clock=clock)
+        game = cls(rules=rules, rng=rng, clock=clock, seal=seal)
         game._emit(GameStarted(player, preset, rules.bonus_timer_seconds, rules.sha256, rng.name))
         game.place_boxes()
         return game
@@ -226,9 +296,11 @@ class BonusGame:
         rules: RulesSubmission | None = None,
         rng: Rng | None = None,
         clock: Clock = time.time,
+        seal: BoxSeal | None = None,
     ) -> BonusGame:
-        """The game rebuilt from its events; with rules and rng it can also be played on."""
-        game = cls(rules=rules, rng=rng, clock=clock)
+        """The game rebuilt from its events; with rules and rng it can also be played on (with the
+        table's `seal`, when its boxes are sealed)."""
+        game = cls(rules=rules, rng=rng, clock=clock, seal=seal)
         for event in events:
             game.apply(event)
         return game
@@ -250,7 +322,13 @@ class BonusGame:
     @property
     def needs_boxes(self) -> bool:
         """True between a pick and the next round's boxes (e.g. a journal cut short by a crash)."""
-        return self.started and not self.finished and self._decided is None and self._hidden is None
+        return (
+            self.started
+            and not self.finished
+            and self._decided is None
+            and self._placed is None
+            and self._unrevealed is None
+        )
 
     @property
     def can_cash_out(self) -> bool:
@@ -261,7 +339,9 @@ class BonusGame:
         """All five contents of the round whose box was opened last (revealed after each pick);
         None before the first pick. The current round's boxes stay hidden until its pick."""
         for event in reversed(self._events):
-            if isinstance(event, BoxesPlaced) and self.picks and event.round == self.picks[-1].round:
+            if not self.picks or getattr(event, "round", None) != self.picks[-1].round:
+                continue
+            if isinstance(event, BoxesRevealed) or (isinstance(event, BoxesPlaced) and not event.commitment):
                 return event.boxes
         return None
 
@@ -272,7 +352,7 @@ class BonusGame:
         return max(0.0, self.deadline - self._clock())
 
     def _awaiting_choice(self) -> bool:
-        return self.started and self._decided is None and self.outcome is None and self._hidden is not None
+        return self.started and self._decided is None and self.outcome is None and self._placed is not None
 
     # -- commands (decide, then apply; return what was appended) ---------------------------
 
@@ -288,7 +368,12 @@ class BonusGame:
         boxes.extend(X for _ in range(BOXES_PER_ROUND - len(values)))
         shuffle(rng, boxes)
         now = self._clock()
-        return [self._emit(BoxesPlaced(r, tuple(boxes), now, now + self.timer_seconds))]
+        if self._seal is None:
+            return [self._emit(BoxesPlaced(r, tuple(boxes), now, now + self.timer_seconds))]
+        nonce = secrets.token_bytes(32)
+        commitment = box_commitment(r, boxes, nonce)
+        sealed = self._seal.seal(r, boxes, nonce)
+        return [self._emit(BoxesPlaced(r, (), now, now + self.timer_seconds, commitment, sealed))]
 
     def pick(self, box: int) -> list[BonusEvent]:
         """The player opens box `box` (1..5) of the current round."""
@@ -332,8 +417,15 @@ class BonusGame:
                 "the timeout rule applies (§ 617b.12(i))"
             )
 
+    def _reveal(self) -> list[BonusEvent]:
+        """After a pick or cash-out of committed boxes: their contents and nonce."""
+        if self._unrevealed is None or self._hidden is None or self._nonce is None:
+            return []
+        return [self._emit(BoxesRevealed(self.round, self._hidden, self._nonce.hex()))]
+
     def _open(self, box: int, by: Actor, at: float | None = None) -> list[BonusEvent]:
         out = [self._emit(BoxPicked(self.round, box, by, self._clock() if at is None else at))]
+        out += self._reveal()
         if self._decided is not None:
             out.append(self._emit(GameEnded(self._decided_outcome(), self._decided)))
         elif self._rules is not None and self._rng is not None:
@@ -342,6 +434,7 @@ class BonusGame:
 
     def _finish_with(self, event: BonusEvent) -> list[BonusEvent]:
         out = [self._emit(event)]
+        out += self._reveal()
         out.append(self._emit(GameEnded(self._decided_outcome(), self._decided or "cash_out")))
         return out
 
@@ -381,6 +474,8 @@ class BonusGame:
             raise IllegalTransition(f"{event.type}: the bonus game has not started")
         elif isinstance(event, BoxesPlaced):
             self._apply_boxes(event)
+        elif isinstance(event, BoxesRevealed):
+            self._apply_revealed(event)
         elif isinstance(event, BoxPicked):
             self._apply_pick(event)
         elif isinstance(event, CashedOut):
@@ -408,9 +503,38 @@ class BonusGame:
         r = self.round + 1
         if e.round != r:
             raise IllegalTransition(f"bonus.boxes_placed: expected round {r}, not {e.round}")
-        if len(e.boxes) != BOXES_PER_ROUND:
-            raise IllegalTransition(f"bonus.boxes_placed: {len(e.boxes)} boxes, not {BOXES_PER_ROUND}")
-        multipliers = [b for b in e.boxes if b != X]
+        contents: tuple[BoxContent, ...] | None = e.boxes
+        nonce = None
+        if e.commitment is not None:
+            if e.boxes:
+                raise IllegalTransition(
+                    "bonus.boxes_placed: committed boxes with their contents in the clear"
+                )
+            contents = None
+            if self._seal is not None:  # the table that placed them: it opens its own seal
+                if not e.sealed:
+                    raise IllegalTransition(
+                        f"bonus.boxes_placed: round {r}'s boxes are committed but not sealed"
+                    )
+                contents, nonce = self._seal.unseal(r, e.sealed)
+                if box_commitment(r, contents, nonce) != e.commitment:
+                    raise IllegalTransition(
+                        f"bonus.boxes_placed: round {r}'s sealed boxes are not the ones committed"
+                    )
+        if contents is not None:
+            self._check_contents(r, contents)
+        self.round = r
+        self._placed = e
+        self._unrevealed = e if e.commitment is not None else None
+        self._hidden = contents
+        self._nonce = nonce
+        self.deadline = e.deadline
+        self._timed_out = False
+
+    def _check_contents(self, r: int, boxes: tuple[BoxContent, ...]) -> None:
+        if len(boxes) != BOXES_PER_ROUND:
+            raise IllegalTransition(f"bonus.boxes_placed: {len(boxes)} boxes, not {BOXES_PER_ROUND}")
+        multipliers = [b for b in boxes if b != X]
         if len(multipliers) != MULTIPLIER_BOXES[r - 1]:
             raise IllegalTransition(
                 f"bonus.boxes_placed: round {r} has {MULTIPLIER_BOXES[r - 1]} multiplier boxes "
@@ -420,10 +544,27 @@ class BonusGame:
         for m in multipliers:
             if not isinstance(m, Fraction) or m <= 0 or (table is not None and m not in table):
                 raise IllegalTransition(f"bonus.boxes_placed: {m!r} is not a multiplier of round {r}")
-        self.round = r
-        self._hidden = e.boxes
-        self.deadline = e.deadline
-        self._timed_out = False
+
+    def _apply_revealed(self, e: BoxesRevealed) -> None:
+        u = self._unrevealed
+        if u is None or e.round != u.round or self._placed is not None:
+            raise IllegalTransition(
+                f"bonus.boxes_revealed: no committed boxes of round {e.round} were picked or cashed out"
+            )
+        try:
+            nonce = bytes.fromhex(e.nonce)
+        except ValueError:
+            raise IllegalTransition("bonus.boxes_revealed: the nonce is not hex") from None
+        if box_commitment(e.round, e.boxes, nonce) != u.commitment:
+            raise IllegalTransition(
+                f"bonus.boxes_revealed: round {e.round}'s contents are not the ones committed when the "
+                "boxes were placed"
+            )
+        self._check_contents(e.round, e.boxes)
+        self._unrevealed, self._hidden, self._nonce = None, None, None
+        if self._pending is not None:
+            pick, self._pending = self._pending, None
+            self._take(pick, e.boxes[pick.box - 1])
 
     def _check_round(self, e: BoxPicked | CashedOut | TimerExpired) -> None:
         if not self._awaiting_choice():
@@ -446,11 +587,18 @@ class BonusGame:
             raise IllegalTransition(f"bonus.box_picked: box {e.box} is not 1 to {BOXES_PER_ROUND}")
         if e.by == "timeout" and self.round not in RANDOM_PICK_ROUNDS and self.preset != "random":
             raise IllegalTransition("bonus.box_picked: the player's preset on timeout is to cash out")
+        self._placed = None
+        self.deadline = None
+        if self._unrevealed is not None:
+            self._pending = e  # what the box held: with the reveal that follows
+            return
         assert self._hidden is not None
         content = self._hidden[e.box - 1]
-        self.picks.append(Pick(self.round, e.box, content, e.by))
         self._hidden = None
-        self.deadline = None
+        self._take(e, content)
+
+    def _take(self, e: BoxPicked, content: BoxContent) -> None:
+        self.picks.append(Pick(self.round, e.box, content, e.by))
         if content == X:
             self._decided = "x"
             return
@@ -470,7 +618,9 @@ class BonusGame:
             )
         if e.by == "timeout" and self.preset != "cash_out":
             raise IllegalTransition("bonus.cashed_out: the player's preset on timeout is a random pick")
-        self._hidden = None
+        self._placed = None
+        if self._unrevealed is None:
+            self._hidden = None
         self.deadline = None
         self._decided = "cash_out"
 
@@ -485,6 +635,10 @@ class BonusGame:
     def _apply_ended(self, e: GameEnded) -> None:
         if self._decided is None:
             raise IllegalTransition("bonus.ended: the game is not decided yet")
+        if self._unrevealed is not None:
+            raise IllegalTransition(
+                f"bonus.ended: round {self._unrevealed.round}'s committed boxes were not revealed"
+            )
         expected = self._decided_outcome()
         if e.outcome != expected or e.reason != self._decided:
             raise IllegalTransition(

@@ -124,6 +124,8 @@ class Settings:
     # The software digest (engine.software_id, `drr audit software`) a pit boss or admin approved for
     # this table (`drr pitboss approve-software`); a table running another may not play (engine.table.gate).
     approved_digest: str | None = None
+    # the fewest digits of a pit boss's or admin's PIN (at least 6; engine.store.users.check_pin)
+    supervisor_pin_digits: int = 6
     source: Path | None = None  # the settings file read, None when only defaults apply
     origins: Mapping[str, str] = field(default_factory=dict)
 
@@ -552,6 +554,13 @@ KEY_LIST: tuple[Key, ...] = (
         _digest,
         "the software digest approved for this table (drr pitboss approve-software); a table running "
         "another refuses to play; empty: none approved",
+    ),
+    Key(
+        "users.supervisor_pin_digits",
+        "supervisor_pin_digits",
+        _integer(6, 12),
+        "the fewest digits of a pit boss's or admin's PIN, 6 to 12 (any PIN: 4 to 12); checked when a PIN "
+        "is set and when a user is promoted",
     ),
     Key("paths.log_dir", "log_dir", _optional_path, "log folder; empty: the platform's user log directory"),
     Key(

@@ -35,6 +35,7 @@ class EntryType(enum.StrEnum):
     # a bonus game (engine.bonus_game's events, with the player)
     BONUS_STARTED = "bonus.started"
     BONUS_BOXES_PLACED = "bonus.boxes_placed"
+    BONUS_BOXES_REVEALED = "bonus.boxes_revealed"
     BONUS_BOX_PICKED = "bonus.box_picked"
     BONUS_CASHED_OUT = "bonus.cashed_out"
     BONUS_TIMER_EXPIRED = "bonus.timer_expired"

@@ -11,7 +11,9 @@ a login's `station` and `host` say where it was tried.
   `user.login` {name, role, station, host, table?}; `user.login_failed` {name, why, failures?, station,
   host, table?}; `user.locked_out` {name, until}; `user.unlocked` {name}. `pin` is the PIN's salted
   scrypt hash with its parameters {scheme: "scrypt", n, r, p, salt, hash} (PinHash; weak parameters
-  are refused when read). An old journal's `user.added` has no `pin`.
+  are refused when read). An old journal's `user.added` has no `pin`. Since issue 24 neither carries
+  the hash: `pin_commitment` {scheme: "hmac-sha256", commitment, min_digits} (PinCommitment) instead,
+  and `user.pin_changed` {name, pin_commitment, rehash?} (rehash: the same PIN under new parameters).
 - `chain.keyed` {key}: the Ed25519 key that signs the floor chain from this entry on (on a
   PostgreSQL floor database: its root key, which signs the enrolments);
   `chain.writer_enrolled` {key, host, by?}: a host's writer key admitted by the root key to sign the
@@ -101,11 +103,40 @@ class PinHash(Record, const={"scheme": "scrypt"}):
 
 
 @dataclass(frozen=True)
+class PinCommitment(Record, const={"scheme": "hmac-sha256"}):
+    """What the journal keeps of a PIN since issue 24: a keyed commitment to its hash, never the hash.
+
+    `commitment` is HMAC-SHA256 under a random 32-byte key that only the users table's row keeps
+    (beside the scrypt hash), over the hash's text and `min_digits`: the row's hash is proved to be
+    the one journaled (binding), and the journal alone gives nothing to try PINs against (hiding).
+    `min_digits`: the fewest digits the PIN could have under the rule it was chosen by (a pit boss's
+    or admin's rule, engine.store.users.PinRule), so a promotion can ask for a longer one."""
+
+    commitment: str = field(metadata=fact(coder=_hex(DIGEST_BYTES, DIGEST_BYTES)))
+    min_digits: int = field(metadata=fact(coder=STRICT_WHOLE))
+
+    @classmethod
+    def _malformed(cls, why: str) -> Exception:
+        return ValueError(f"the PIN commitment's {why}")
+
+    def text(self) -> str:
+        """The journal's side of the users table's `pin_hash` (engine.store.users_journal.step)."""
+        return f"{COMMITTED}${self.commitment}${self.min_digits}"
+
+
+COMMITTED = "committed"  # the users_journal fold's pin_hash for a committed PIN: "committed$<hex>$<digits>"
+
+
+@dataclass(frozen=True)
 class UserAdded(Record):
+    """A user; `pin` (an old journal's: the scrypt hash itself, or none at all before PINs were
+    journaled) or, since issue 24, `pin_commitment` (the hash stays in the users table)."""
+
     type: ClassVar[EntryType] = EntryType.USER_ADDED
     name: str
     role: str
-    pin: PinHash | None = None  # None only in an old journal (before PINs were journaled)
+    pin: PinHash | None = None
+    pin_commitment: PinCommitment | None = None
 
 
 @dataclass(frozen=True)
@@ -118,9 +149,14 @@ class UserRoleChanged(Record):
 
 @dataclass(frozen=True)
 class UserPinChanged(Record):
+    """A new PIN: an old journal's carries its scrypt hash (`pin`), today's `pin_commitment`; with
+    `rehash` the PIN is the same, re-hashed at a sign-in with today's parameters (engine.store.users)."""
+
     type: ClassVar[EntryType] = EntryType.USER_PIN_CHANGED
     name: str
-    pin: PinHash
+    pin: PinHash | None = None
+    pin_commitment: PinCommitment | None = None
+    rehash: bool | None = None
 
 
 @dataclass(frozen=True)

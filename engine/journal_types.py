@@ -37,7 +37,15 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from engine import round as _round
-from engine.bonus_game import BoxesPlaced, BoxPicked, CashedOut, GameEnded, GameStarted, TimerExpired
+from engine.bonus_game import (
+    BoxesPlaced,
+    BoxesRevealed,
+    BoxPicked,
+    CashedOut,
+    GameEnded,
+    GameStarted,
+    TimerExpired,
+)
 from engine.entry_types import LEGACY, EntryType, entry_type
 from engine.errors import DrrError
 from engine.exact import parse_odds, parse_whole
@@ -186,7 +194,15 @@ ROUND_EVENTS: Final = (
     _round.RoundSettled,
     _round.RoundVoided,
 )
-_BONUS_EVENTS: Final = (GameStarted, BoxesPlaced, BoxPicked, CashedOut, TimerExpired, GameEnded)
+_BONUS_EVENTS: Final = (
+    GameStarted,
+    BoxesPlaced,
+    BoxesRevealed,
+    BoxPicked,
+    CashedOut,
+    TimerExpired,
+    GameEnded,
+)
 _OWN_CLASSES: Final = (
     TableStarted,
     KeyRotated,

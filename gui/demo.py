@@ -37,7 +37,7 @@ from gui.table_model import TableModel
 PLAYERS = ("Anna", "Bob", "Carla", "Dev", "Eve")
 DEMO_CROUPIER = User("dana", "croupier")
 DEMO_PIT_BOSS = "paula"  # a pit boss in every demo store, for approvals and voids
-DEMO_PIN = "2468"
+DEMO_PIN = "246810"
 _ADMIN = User("demo-admin", "admin")  # who adds the demo users (the store needs an admin's say-so)
 
 

@@ -52,3 +52,17 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def _table_keys(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test's table keys (engine.store.keys) in a key directory of its own, never the user's."""
     monkeypatch.setenv("DRR_KEY_DIR", str(tmp_path_factory.mktemp("keys")))
+
+
+@pytest.fixture(autouse=True)
+def _quick_pin_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PINs hashed with the weakest scrypt a stored hash may have (n=2**14, r=8: a third of the
+    work), not today's ~0.1 s one, so the suite's hundreds of sign-ins stay quick; the parameters
+    themselves, the re-hash of a weaker hash and the time one takes are tested in
+    tests/store/test_pin_insider.py (which puts today's back)."""
+    from engine.floor_events import SCRYPT_MIN_N, SCRYPT_MIN_P, SCRYPT_MIN_R
+    from engine.store import users
+
+    monkeypatch.setattr(users, "SCRYPT_N", SCRYPT_MIN_N)
+    monkeypatch.setattr(users, "SCRYPT_R", SCRYPT_MIN_R)
+    monkeypatch.setattr(users, "SCRYPT_P", SCRYPT_MIN_P)

@@ -22,7 +22,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add = usub.add_parser("add", help="add a user (the first user of a store must be an admin)")
     add.add_argument("name", metavar="NAME")
     add.add_argument("--role", required=True, choices=("croupier", "surveillance", "pitboss", "admin"))
-    add.add_argument("--pin", metavar="PIN", help="4-12 digits (asked for, twice, when left out)")
+    add.add_argument(
+        "--pin",
+        metavar="PIN",
+        help="4-12 digits, a pit boss's or admin's 6 or more (asked for twice when left out)",
+    )
     _admin(add)
     add_db(add)
     add.set_defaults(func=run_add)
@@ -58,9 +62,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_db(un)
     un.set_defaults(func=run_change, change="unlock")
 
-    pn = usub.add_parser("pin", help="set a user's new PIN (its scrypt hash is journaled)")
+    pn = usub.add_parser("pin", help="set a user's new PIN (a commitment to its hash is journaled)")
     pn.add_argument("name", metavar="NAME")
-    pn.add_argument("--pin", metavar="PIN", help="the new PIN, 4-12 digits (asked for, twice, when left out)")
+    pn.add_argument(
+        "--pin",
+        metavar="PIN",
+        help="the new PIN, 4-12 digits, a supervisor's 6 or more (asked for twice when left out)",
+    )
     _admin(pn)
     add_db(pn)
     pn.set_defaults(func=run_change, change="pin")
@@ -86,6 +94,11 @@ def _login_admin(store: Store, args: argparse.Namespace) -> User | None:
     return authenticate(store, args.admin, pin, station="cli")
 
 
+def _supervisor_digits(args: argparse.Namespace) -> int | None:
+    """The settings file's users.supervisor_pin_digits (None: the default, 6)."""
+    return getattr(getattr(args, "settings", None), "supervisor_pin_digits", None)
+
+
 def run_add(args: argparse.Namespace) -> int:
     from engine.cli.store_args import open_from_args, read_pin
     from engine.errors import DrrError
@@ -96,10 +109,11 @@ def run_add(args: argparse.Namespace) -> int:
         pin = read_pin(f"new PIN for {args.name}: ")
         if read_pin("the same PIN again: ") != pin:
             raise DrrError("the two PINs differ; nothing changed")
-    check_pin(pin)  # before the store is created or touched
+    digits = _supervisor_digits(args)
+    check_pin(pin, args.role, digits)  # before the store is created or touched
     with open_from_args(args, migrate=True) as store:
         by = _login_admin(store, args)
-        add_user(store, args.name, args.role, pin, by=by)
+        add_user(store, args.name, args.role, pin, by=by, supervisor_digits=digits)
     print(f"user {args.name} added as {args.role}")
     return 0
 
@@ -161,14 +175,14 @@ def run_change(args: argparse.Namespace) -> int:
             users.enable_user(store, args.name, by=by)
             said = "enabled"
         elif args.change == "role":
-            users.change_role(store, args.name, args.role, by=by)
+            users.change_role(store, args.name, args.role, by=by, supervisor_digits=_supervisor_digits(args))
             said = f"is now {args.role}"
         elif args.change == "unlock":
             users.unlock_user(store, args.name, by=by)
             said = "unlocked"
         else:
             assert new_pin is not None
-            users.set_pin(store, args.name, new_pin, by=by)
+            users.set_pin(store, args.name, new_pin, by=by, supervisor_digits=_supervisor_digits(args))
             said = "has a new PIN"
     print(f"user {args.name} {said} (journaled)")
     return 0

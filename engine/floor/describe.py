@@ -157,6 +157,12 @@ def _box_picked(e: bg.BoxPicked, boxes: Sequence[str]) -> str:
     return f"round {e.round}: picked box {e.box}{who} → {content}"
 
 
+def _boxes_placed(e: bg.BoxesPlaced) -> str:
+    if e.commitment:  # since issue 24: the contents are revealed after the pick
+        return f"round {e.round}: boxes placed, contents committed ({e.commitment[:12]}…) and sealed"
+    return f"round {e.round}: boxes placed {' | '.join(box_text(b) for b in e.boxes)}"
+
+
 def _cashed_out(e: bg.CashedOut) -> str:
     return f"round {e.round}: cashed out" + (" (the timer's preset)" if e.by == TIMEOUT else "")
 
@@ -229,6 +235,7 @@ def _plainly(t: EntryType) -> _Describe:
 
 # Each entry type's sentence, keyed by its payload class (a bonus-game entry: its event's class);
 # each made of the typed payload and the bonus boxes last placed for the player.
+
 DESCRIPTIONS: Final[dict[type, _Describe]] = {
     # the wheel (engine.wheel_events)
     we.WheelRotor: lambda e, _: (
@@ -251,7 +258,11 @@ DESCRIPTIONS: Final[dict[type, _Describe]] = {
     we.WheelReconciled: lambda e, _: _wheel_reconciled(e),
     we.WheelIdentity: lambda e, _: _wheel_identity(e),
     # the bonus game (engine.bonus_game's events; the player is the wrapper's)
-    bg.BoxesPlaced: lambda e, _: f"round {e.round}: boxes placed {' | '.join(box_text(b) for b in e.boxes)}",
+    bg.BoxesPlaced: lambda e, _: _boxes_placed(e),
+    bg.BoxesRevealed: lambda e, _: (
+        f"round {e.round}: the boxes held {' | '.join(box_text(b) for b in e.boxes)} "
+        "(revealed after the pick, as committed at placement)"
+    ),
     bg.BoxPicked: _box_picked,
     bg.CashedOut: lambda e, _: _cashed_out(e),
     bg.TimerExpired: lambda e, _: f"round {e.round}: the timer ran out",
@@ -293,7 +304,7 @@ def described_class(t: EntryType) -> type:
     """The class `DESCRIPTIONS` keys entries of type `t` by (a bonus-game entry: its event's class)."""
     c = PAYLOAD_CLASSES[t]
     if c is te.PlayerBonusEvent:
-        return next(e for e in (bg.GameStarted, bg.BoxesPlaced, bg.BoxPicked, bg.CashedOut,
+        return next(e for e in (bg.GameStarted, bg.BoxesPlaced, bg.BoxesRevealed, bg.BoxPicked, bg.CashedOut,
                                 bg.TimerExpired, bg.GameEnded) if e.type is t)  # fmt: skip
     return c
 

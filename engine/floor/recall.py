@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from engine.bets import Wager
-from engine.bonus_game import BoxesPlaced
+from engine.bonus_game import BoxesPlaced, BoxesRevealed
 from engine.errors import DrrError
 from engine.floor.describe import box_text, describe, describe_payload
 from engine.floor_events import HistoryImported
@@ -111,6 +111,35 @@ def _confirmation(result: ResultRecorded, user: str | None) -> str:
     return f"confirmed by {user or '?'}"
 
 
+def _revealed_boxes(entries: list[dict[str, Any]]) -> dict[tuple[str, int], tuple[list[str], bool]]:
+    """Each (player, bonus round) whose committed boxes were revealed: the contents shown, and
+    whether they are the ones committed at placement (engine.bonus_game.box_commitment)."""
+    from engine.bonus_game import box_commitment
+
+    committed: dict[tuple[str, int], str] = {}
+    out: dict[tuple[str, int], tuple[list[str], bool]] = {}
+    for e in entries:
+        try:
+            payload = parse(e["type"], e["payload"], where=f"journal entry {e.get('seq')}")
+        except DrrError:
+            continue
+        if not isinstance(payload, PlayerBonusEvent):
+            continue
+        ev, key = payload.event, (payload.player, getattr(payload.event, "round", 0))
+        if isinstance(ev, BoxesPlaced) and ev.commitment:
+            committed[key] = ev.commitment
+        elif isinstance(ev, BoxesRevealed):
+            try:
+                ok = (
+                    key in committed
+                    and box_commitment(ev.round, ev.boxes, bytes.fromhex(ev.nonce)) == committed[key]
+                )
+            except ValueError:
+                ok = False
+            out[key] = ([box_text(b) for b in ev.boxes], ok)
+    return out
+
+
 def recall_round(store: Store, round_id: str, table: str | None = None) -> Recall:
     from engine.round import RoundOpened, replay
     from engine.store.rules_store import rules_for
@@ -123,6 +152,7 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
     boxes: dict[str, list[str]] = {}
     settled_seen = False
     voided_late: RoundVoided | None = None
+    revealed = _revealed_boxes(rec.entries)
     for e in rec.entries:
         kind = e["type"]
         try:
@@ -157,8 +187,21 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
         elif isinstance(payload, PlayerBonusEvent | PresetSet | TimerRestarted):
             bonus_player = payload.player
             if isinstance(payload, PlayerBonusEvent) and isinstance(payload.event, BoxesPlaced):
-                boxes[bonus_player] = [box_text(b) for b in payload.event.boxes]
+                placed = payload.event
+                # committed boxes (issue 24): what they held is named from their reveal after the pick
+                shown_boxes = (
+                    revealed.get((bonus_player, placed.round), ([], True))[0] if placed.commitment else None
+                )
+                boxes[bonus_player] = (
+                    shown_boxes if shown_boxes is not None else [box_text(b) for b in placed.boxes]
+                )
             text = describe_payload(payload, boxes=boxes.get(bonus_player, []))
+            reveal = payload.event if isinstance(payload, PlayerBonusEvent) else None
+            if (
+                isinstance(reveal, BoxesRevealed)
+                and not revealed.get((bonus_player, reveal.round), ([], False))[1]
+            ):
+                text += " — NOT the contents committed at placement"
             rec.bonus_steps.append(BonusStep(bonus_player, e["time"], kind, text))
         elif isinstance(payload, RoundSettled):
             rec.total_wagered, rec.total_paid = payload.total_wagered, payload.total_paid

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import io
 import json
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, TextIO
@@ -28,8 +28,9 @@ from engine.round import RoundVoided
 from engine.store import schema
 from engine.store.canonical import format_time, parse_time
 from engine.store.db import Store, check_table_id
+from engine.store.journal import CHECKPOINT_EVERY, ENTRY_COLUMNS
 from engine.store.projections import from_units, to_units
-from engine.store.records import NewEvent
+from engine.store.records import Entry, NewEvent
 
 EXPORT_COLUMNS = (
     "round_id", "table", "time", "status", "result", "lucky", "bonus_number", "wagered", "paid",
@@ -188,79 +189,217 @@ class ImportReport:
     last_seq: int | None
 
 
-def _parse_import(
-    text: str, table: str | None, digest: str
-) -> tuple[list[NewEvent], list[str], dict[tuple[str, str], int]]:
-    """The rows as journal events, the bad rows by line, and each event's line (table, round id -> line)."""
-    reader = csv.DictReader(io.StringIO(text))
-    fields = [f.strip().lower() for f in reader.fieldnames or []]
-    missing = [c for c in ("timestamp", "number") if c not in fields]
-    if missing:
+# What an imported row may hold: a field longer than this is refused (no column needs more; a
+# round id is stored in 64 characters), and only times in the span a wheel result can have.
+MAX_FIELD = 256
+MAX_ROUND_ID = 64
+EARLIEST_IMPORT = datetime(1970, 1, 1, tzinfo=UTC)
+# table names that are not a gaming table's: the floor's own chain (users, alerts, floor actions)
+RESERVED_TABLES = frozenset({"floor"})
+# rows written per batch inside the import's one transaction (the memory an import needs is this
+# many entries, whatever the file's length)
+IMPORT_BATCH = 5000
+_SHOWN_ERRORS = 20
+
+
+def rounds_numbered(store: Store, table: str) -> int:
+    """How many round numbers the table has used: its `round.opened` entries, plus the rounds a
+    quarantined store used before (`table.quarantined` rounds_before). The table's next round is
+    `<table>-<this + 1>` (engine.table.round_commands)."""
+    from engine.entry_types import EntryType
+    from engine.journal_types import read, spellings
+    from engine.table_events import Quarantined
+
+    j = schema.journal
+    with store.read() as conn:
+        opened = conn.execute(
+            sa.select(sa.func.count()).where(
+                j.c.table_id == table, j.c.type.in_(spellings(EntryType.ROUND_OPENED))
+            )
+        ).scalar_one()
+        quarantines = conn.execute(
+            sa.select(*ENTRY_COLUMNS).where(
+                j.c.table_id == table, j.c.type.in_(spellings(EntryType.TABLE_QUARANTINED))
+            )
+        ).all()
+    before = 0
+    for row in quarantines:
+        p = read(Entry(*row))
+        if isinstance(p, Quarantined):
+            before += p.rounds_before
+    return int(opened) + before
+
+
+class _ImportCheck:
+    """The checks of one import file's rows, row by row in bounded memory: the round ids seen so far
+    are kept in a temporary SQLite file (not in memory), the store is asked about existing rounds
+    500 ids at a time, and only the first errors are kept (with a count of the rest)."""
+
+    def __init__(self, store: Store, table: str | None, digest: str) -> None:
+        import tempfile
+
+        self.store, self.table, self.digest = store, table, digest
+        self.errors: list[str] = []
+        self.bad = 0
+        self.rows = 0
+        self._numbered: dict[str, int] = {}
+        self._dir = tempfile.TemporaryDirectory(prefix="drr-import-")
+        self._seen = sqlite3.connect(str(Path(self._dir.name) / "seen.sqlite"))
+        self._seen.execute("CREATE TABLE seen (tbl TEXT, rid TEXT, line INTEGER, PRIMARY KEY (tbl, rid))")
+        self._pending: dict[str, list[tuple[str, int]]] = {}
+
+    def close(self) -> None:
+        self._seen.close()
+        self._dir.cleanup()
+
+    def error(self, text: str) -> None:
+        self.bad += 1
+        if len(self.errors) < _SHOWN_ERRORS:
+            self.errors.append(text)
+
+    def _ahead(self, table: str, round_id: str) -> str | None:
+        prefix = f"{table[:50]}-"
+        tail = round_id[len(prefix) :]
+        if not (round_id.startswith(prefix) and tail.isascii() and tail.isdigit()):
+            return None
+        if table not in self._numbered:
+            self._numbered[table] = rounds_numbered(self.store, table)
+        used = self._numbered[table]
+        if int(tail) <= used:
+            return None
         return (
-            [],
-            [
-                f"line 1: missing column(s) {', '.join(missing)}"
-                " (need timestamp, number; optional round_id, table)"
-            ],
-            {},
+            f"round_id {round_id!r} is ahead of table {table}'s own rounds ({used} numbered so far): "
+            "the table would number a later round the same"
         )
-    reader.fieldnames = fields
-    events: list[NewEvent] = []
-    errors: list[str] = []
-    seen: dict[tuple[str, str], int] = {}
-    for row in reader:
-        line = reader.line_num
-        problems = []
+
+    def row(self, line: int, row: dict[str, Any]) -> NewEvent | None:
+        """The row's event, or None (its problems noted under its line)."""
+        self.rows += 1
+        problems: list[str] = []
+        long = sorted(str(k) for k, v in row.items() if isinstance(v, str) and len(v) > MAX_FIELD)
+        if long or None in row:
+            if long:
+                problems.append(f"field(s) {', '.join(long)} longer than {MAX_FIELD} characters")
+            if None in row:
+                problems.append("more fields than the header names")
+            self.error(f"line {line}: " + "; ".join(problems))
+            return None
         stamp = (row.get("timestamp") or "").strip()
+        when: str | None = None
         try:
-            when = format_time(parse_time(stamp))
-        except ValueError:
+            moment = parse_time(stamp)
+        except (ValueError, OverflowError):
             problems.append(f"timestamp {stamp!r} is not an ISO 8601 time")
+        else:
+            latest = datetime.now(UTC) + timedelta(days=1)
+            if not EARLIEST_IMPORT <= moment <= latest:
+                problems.append(f"timestamp {stamp!r} is not a possible time (1970 to today)")
+            else:
+                when = format_time(moment)
         raw = (row.get("number") or "").strip()
         number = int(raw) if raw.isascii() and raw.isdigit() else -1  # (int("³") would raise)
         if not 0 <= number <= 36:
             problems.append(f"number {raw!r} is not 0..36")
-        row_table = (row.get("table") or "").strip() or table
+        row_table = (row.get("table") or "").strip() or self.table
         if row_table is None:
             problems.append("no table (give --table or a table column)")
-        elif table is not None and row_table != table:
-            problems.append(f"table {row_table!r} is not the --table {table!r}")
+        elif self.table is not None and row_table != self.table:
+            problems.append(f"table {row_table!r} is not the --table {self.table!r}")
+        elif row_table.lower() in RESERVED_TABLES:
+            problems.append(f"table {row_table!r} is reserved (the floor's own chain), not a gaming table")
         else:
             try:
                 check_table_id(row_table)
             except DrrError as exc:
                 problems.append(exc.message)
-        round_id = (row.get("round_id") or "").strip() or f"imp-{digest}-{line}"
-        if row_table is not None and (row_table, round_id) in seen:
-            problems.append(f"round_id {round_id!r} repeats line {seen[(row_table, round_id)]}")
-        if problems:
-            errors.append(f"line {line}: " + "; ".join(problems))
-            continue
-        assert row_table is not None
-        seen[(row_table, round_id)] = line
-        events.append(write(HistoryImported(number, when, "csv"), table=row_table, round_id=round_id))
-    return events, errors, seen
+        round_id = (row.get("round_id") or "").strip() or f"imp-{self.digest}-{line}"
+        if len(round_id) > MAX_ROUND_ID:
+            problems.append(f"round_id is longer than {MAX_ROUND_ID} characters")
+        elif row_table is not None and not problems:
+            ahead = self._ahead(row_table, round_id)
+            if ahead:
+                problems.append(ahead)
+            else:
+                try:
+                    self._seen.execute("INSERT INTO seen VALUES (?, ?, ?)", (row_table, round_id, line))
+                except sqlite3.IntegrityError:
+                    first = self._seen.execute(
+                        "SELECT line FROM seen WHERE tbl = ? AND rid = ?", (row_table, round_id)
+                    ).fetchone()[0]
+                    problems.append(f"round_id {round_id!r} repeats line {first}")
+                else:
+                    self._pending.setdefault(row_table, []).append((round_id, line))
+                    if len(self._pending[row_table]) >= 500:
+                        self._check_existing(row_table)
+        if problems or when is None or row_table is None:
+            self.error(f"line {line}: " + "; ".join(problems))
+            return None
+        return write(HistoryImported(number, when, "csv"), table=row_table, round_id=round_id)
+
+    def _check_existing(self, table: str) -> None:
+        chunk = self._pending.pop(table, [])
+        if not chunk:
+            return
+        lines = dict(chunk)
+        r = schema.rounds
+        query = sa.select(r.c.round_id).where(r.c.table_id == table, r.c.round_id.in_(list(lines)))
+        with self.store.read() as conn:
+            found = sorted((lines[rid], rid) for rid in conn.execute(query).scalars())
+        for line, rid in found:
+            self.error(f"line {line}: round {rid} is already in table {table} (imported before?)")
+
+    def finish(self) -> None:
+        for table in list(self._pending):
+            self._check_existing(table)
 
 
-def _already_there(store: Store, events: list[NewEvent], lines: dict[tuple[str, str], int]) -> list[str]:
-    r = schema.rounds
-    by_table: dict[str, list[str]] = {}
-    for event in events:
-        by_table.setdefault(event.table, []).append(str(event.round_id))
-    found: list[tuple[int, str]] = []
-    with store.read() as conn:
-        for table, ids in by_table.items():
-            for start in range(0, len(ids), 500):
-                chunk = ids[start : start + 500]
-                query = sa.select(r.c.round_id).where(r.c.table_id == table, r.c.round_id.in_(chunk))
-                found += [
-                    (
-                        lines[(table, rid)],
-                        f"line {lines[(table, rid)]}: round {rid} is already in table {table}",
-                    )
-                    for rid in conn.execute(query).scalars()
-                ]
-    return [text + " (imported before?)" for _, text in sorted(found)]
+def _rows(path: Path, table: str | None, check: _ImportCheck) -> Iterator[NewEvent | None]:
+    """The file's rows through `check`, streamed (a row's event, or None for a bad row)."""
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            reader = csv.DictReader(handle)
+            try:
+                fields = [f.strip().lower() for f in reader.fieldnames or []]
+            except csv.Error as exc:
+                check.error(f"line 1: {exc}")
+                return
+            if any(len(f) > MAX_FIELD for f in fields):
+                check.error(f"line 1: a column name is longer than {MAX_FIELD} characters")
+                return
+            missing = [c for c in ("timestamp", "number") if c not in fields]
+            if missing:
+                check.error(
+                    f"line 1: missing column(s) {', '.join(missing)}"
+                    " (need timestamp, number; optional round_id, table)"
+                )
+                return
+            reader.fieldnames = fields
+            done = 1  # the last line of the last row read
+            while True:
+                try:
+                    row = next(reader)
+                except StopIteration:
+                    return
+                except csv.Error as exc:  # e.g. a field over the csv module's limit: the reader stops
+                    check.error(f"line {done + 1}: {exc}; the rest of the file is not read")
+                    return
+                done = reader.line_num
+                yield check.row(done, row)
+    except UnicodeDecodeError:
+        check.error(f"{path} is not UTF-8 text (after {check.rows} rows)")
+    except OSError as exc:
+        raise DrrError(f"cannot read {path}: {exc.strerror}") from exc
+
+
+def _file_digest(path: Path) -> str:
+    sha = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                sha.update(block)
+    except OSError as exc:
+        raise DrrError(f"cannot read {path}: {exc.strerror}") from exc
+    return sha.hexdigest()
 
 
 def import_csv(
@@ -269,32 +408,69 @@ def import_csv(
     """Import results from CSV: every row is checked first; any bad row (named by line) refuses the file.
 
     A logged-in `User` must hold "import_history"; a plain name is journaled as given (for tools).
-    Timestamps without an offset are read as UTC.
+    Timestamps without an offset are read as UTC. The file is read twice, streamed (checked, then
+    written in batches inside one transaction): the memory needed does not grow with its length.
     """
     if isinstance(user, User):
         require(user, "import_history")
     who = user.name if isinstance(user, User) else user
     path = Path(path)
+    if table is not None and table.lower() in RESERVED_TABLES:
+        raise DrrError(f"table {table!r} is reserved (the floor's own chain): nothing imported")
+    digest = _file_digest(path)
+    check = _ImportCheck(store, table, digest[:10])
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise DrrError(f"cannot read {path}: {exc.strerror}") from exc
+        for _ in _rows(path, table, check):
+            pass
+        check.finish()
+        if not check.bad and not check.rows:
+            check.error("no rows to import")
+    finally:
+        check.close()
+    if check.bad:
+        shown = check.errors + (
+            [f"… and {check.bad - len(check.errors)} more"] if check.bad > len(check.errors) else []
+        )
+        raise DrrError(f"{path}: nothing imported, {check.bad} bad row(s):\n  " + "\n  ".join(shown))
+    return _write_import(store, path, table, digest, who)
+
+
+def _write_import(store: Store, path: Path, table: str | None, digest: str, who: str | None) -> ImportReport:
+    """The checked file written: in batches, all in one transaction (every row, or none)."""
+    changed = DrrError(f"{path} changed while it was imported: nothing imported")
+    again = _ImportCheck(store, table, digest[:10])
+    count, first, last_table = 0, None, None
+    kept: list[Entry] = []  # for the witness: each batch's last entry and the interval checkpoints
     try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise DrrError(f"{path} is not UTF-8 text") from None
-    digest = hashlib.sha256(raw).hexdigest()[:10]
-    events, errors, lines = _parse_import(text, table, digest)
-    if not errors and not events:
-        errors.append("no rows to import")
-    if not errors:
-        errors.extend(_already_there(store, events, lines))
-    if errors:
-        shown = errors[:20] + ([f"… and {len(errors) - 20} more"] if len(errors) > 20 else [])
-        raise DrrError(f"{path}: nothing imported, {len(errors)} bad row(s):\n  " + "\n  ".join(shown))
-    events = [NewEvent(e.table, e.type, e.payload, e.round_id, who) for e in events]
-    written = store.journal.append_many(events)
-    return ImportReport(len(written), events[0].table, written[0].seq, written[-1].seq)
+        with store.begin() as conn:
+            batch: list[NewEvent] = []
+
+            def flush() -> None:
+                nonlocal first
+                written = store.journal.append_in(conn, batch)
+                batch.clear()
+                if first is None and written:
+                    first = written[0].seq
+                kept.extend(e for e in written if e.seq % CHECKPOINT_EVERY == 0)
+                kept.extend({e.table: e for e in written}.values())  # each table's last
+
+            for event in _rows(path, table, again):
+                if event is None:
+                    raise changed
+                batch.append(NewEvent(event.table, event.type, event.payload, event.round_id, who))
+                last_table = event.table
+                count += 1
+                if len(batch) >= IMPORT_BATCH:
+                    flush()
+            if batch:
+                flush()
+            if again.bad or count == 0 or _file_digest(path) != digest:
+                raise changed
+    finally:
+        again.close()
+    store.journal.witness(kept)
+    assert last_table is not None
+    return ImportReport(count, last_table, first, kept[-1].seq if kept else None)
 
 
 def void_round(store: Store, round_id: str, reason: str, user: User, *, table: str | None = None) -> None:

@@ -12,6 +12,8 @@ that store's own.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Final
@@ -23,6 +25,9 @@ from engine.auth import ROLES
 from engine.entry_types import EntryType, entry_type
 from engine.errors import DrrError
 from engine.floor_events import (
+    COMMITTED,
+    PinCommitment,
+    PinHash,
     UserAdded,
     UserDisabled,
     UserEnabled,
@@ -38,6 +43,10 @@ from engine.store.records import Entry, row_to_entry
 
 FLOOR: Final = "floor"  # the store's own chain: its users, alerts, sign-ins and floor actions
 NO_PIN: Final = "!"  # an old journal's user.added without a PIN hash: no PIN matches until one is set
+PIN_DIGITS: Final = 4  # the fewest digits of any PIN (an old journal's PINs: their rule)
+# The users row's pin_hash of a committed PIN: "<PinHash text>#<commitment key hex>#<min_digits>"; the
+# journal's fold gives "committed$<commitment>$<min_digits>" (engine.floor_events.PinCommitment).
+SECRET_SEP: Final = "#"
 
 USER_TYPES: Final = frozenset(
     {
@@ -67,6 +76,36 @@ class UserRow:
     created_at: str
 
 
+def commit(hash_text: str, key: bytes, min_digits: int) -> PinCommitment:
+    """The keyed commitment the journal keeps of a PIN hash (engine.floor_events.PinCommitment)."""
+    mac = hmac.new(key, f"{hash_text}${min_digits}".encode(), hashlib.sha256).hexdigest()
+    return PinCommitment(mac, min_digits)
+
+
+def pin_agrees(stored: str, journaled: str) -> bool:
+    """The users row's `pin_hash` is the one the floor journal set: the same text (an old journal's
+    hash in the clear, or none), or, for a committed PIN, a hash whose commitment is the journaled one."""
+    if not journaled.startswith(COMMITTED + "$"):
+        return stored == journaled
+    parts = stored.split(SECRET_SEP)
+    if len(parts) != 3:
+        return False
+    hashed, key, digits = parts
+    try:
+        raw = bytes.fromhex(key)
+        made = commit(hashed, raw, int(digits))
+    except ValueError:
+        return False
+    return len(raw) == 32 and hmac.compare_digest(made.text(), journaled)
+
+
+def min_digits(stored: str) -> int:
+    """The digits rule a PIN was chosen under, from the journal's fold ("committed$…$N") or a users
+    row; an old journal's PIN: the least of any PIN."""
+    parts = stored.split("$") if stored.startswith(COMMITTED + "$") else stored.split(SECRET_SEP)
+    return int(parts[2]) if len(parts) == 3 and parts[2].isdigit() else PIN_DIGITS
+
+
 def _where(entry: Entry) -> str:
     return f"journal entry {entry.seq} ({entry.type}) of table {entry.table}"
 
@@ -85,7 +124,7 @@ def step(stored: UserRow | None, entry: Entry) -> UserRow | None:
             raise DrrError(f"{_where(entry)} adds user {p.name} a second time")
         if p.role not in ROLES:
             raise DrrError(f"{_where(entry)} gives user {p.name} the unknown role {p.role!r}")
-        pin = p.pin.text() if p.pin is not None else NO_PIN
+        pin = _pin_text(p.pin_commitment, p.pin) or NO_PIN
         return UserRow(p.name, p.role, pin, False, 0, None, entry.time)
     name = str(getattr(p, "name", ""))
     if stored is None:
@@ -97,7 +136,10 @@ def step(stored: UserRow | None, entry: Entry) -> UserRow | None:
             raise DrrError(f"{_where(entry)} gives user {name} the unknown role {p.role!r}")
         return replace(stored, role=p.role)
     if isinstance(p, UserPinChanged):
-        return replace(stored, pin_hash=p.pin.text())
+        text = _pin_text(p.pin_commitment, p.pin)
+        if text is None:
+            raise DrrError(f"{_where(entry)} changes user {name}'s PIN to none")
+        return replace(stored, pin_hash=text)
     if isinstance(p, UserDisabled | UserEnabled):
         return replace(stored, disabled=isinstance(p, UserDisabled))
     if isinstance(p, UserLogin):
@@ -117,6 +159,14 @@ def step(stored: UserRow | None, entry: Entry) -> UserRow | None:
     if isinstance(p, UserUnlocked):
         return replace(stored, failures=0, locked_until=None)
     return None
+
+
+def _pin_text(commitment: PinCommitment | None, pin: PinHash | None) -> str | None:
+    """The fold's pin_hash: a commitment's text (the hash is in the users row only), or an old
+    journal's hash itself."""
+    if commitment is not None:
+        return commitment.text()
+    return pin.text() if pin is not None else None
 
 
 def is_user_entry(entry: Entry) -> bool:
@@ -181,8 +231,19 @@ def apply(conn: Connection, entry: Entry) -> None:
 
 
 def rebuild(conn: Connection) -> None:
-    """The users table made again from the floor chain (`drr db rebuild`, in the caller's transaction)."""
+    """The users table made again from the floor chain (`drr db rebuild`, in the caller's transaction).
+
+    A committed PIN's hash is not in the journal: a row's hash is kept when it is the one the journal's
+    commitment names; else the user has no PIN (NO_PIN) until an admin sets one (drr users pin)."""
     users = expected(conn)
+    kept = {
+        str(name): str(text)
+        for name, text in conn.execute(sa.select(schema.users.c.name, schema.users.c.pin_hash)).all()
+    }
+    for name, row in users.items():
+        if row.pin_hash.startswith(COMMITTED + "$"):
+            have = kept.get(name)
+            users[name] = replace(row, pin_hash=have if have and pin_agrees(have, row.pin_hash) else NO_PIN)
     conn.execute(sa.delete(schema.users))
     if users:
         conn.execute(sa.insert(schema.users), [asdict(u) for u in users.values()])

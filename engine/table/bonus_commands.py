@@ -71,7 +71,10 @@ class BonusCommands(ServiceCore):
             self._play(Play.BONUS)
             preset = self.state.presets.get(player, "cash_out")
             try:
-                game = BonusGame.start(s.rules, self.rng, player=player, preset=preset, clock=self.clock)
+                game = BonusGame.start(
+                    s.rules, self.rng, player=player, preset=preset, clock=self.clock,
+                    seal=self.state.box_seal(player),
+                )  # fmt: skip
             except HealthFailure as failure:
                 await self._journal_rng_fault(user.name, failure, s.round_id)
                 raise
@@ -118,7 +121,9 @@ class BonusCommands(ServiceCore):
         game = self.state.games.get(player)
         if game is None:
             raise IllegalTransition(f"{player} has no bonus game running (start it first)")
-        copy = BonusGame.replay(game.events, rules=s.rules, rng=self.rng, clock=self.clock)
+        copy = BonusGame.replay(
+            game.events, rules=s.rules, rng=self.rng, clock=self.clock, seal=self.state.box_seal(player)
+        )
         copy.deadline = game.deadline  # a restart's fresh countdown is not among the game's events
         return s, copy
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import inspect
 import logging
 import os
@@ -237,6 +238,9 @@ class ServiceCore:
             # The whole chain is verified against the table's key before anything is folded or written:
             # a table does not play on (or extend) a journal that fails (engine.store.evidence).
             key = check_for_start(self.store, self.table)
+            # the bonus boxes' seal (engine.bonus_game.BoxSeal): a key of the table's own, derived
+            # from its MAC key, so a reader of the journal or the floor's copy cannot open it
+            self.state.box_key = hmac.digest(key.mac_key, b"drr bonus boxes", "sha256")
             report = self.recovery = recover(self.state, self.journal)
             self._check_head(report.last_seq)
             _, refused = approval_threshold(self.state.settings, self._station_threshold, table=self.table)

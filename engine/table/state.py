@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from engine.bets import Wager
-from engine.bonus_game import BonusGame, GameStarted, Preset
+from engine.bonus_game import BonusGame, BoxSeal, GameStarted, Preset
 from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.journal_types import ROUND_EVENTS, Payload, Unknown, entry_type, read
@@ -224,6 +224,10 @@ class TableState:
     settings: dict[str, str] = field(default_factory=dict)  # the pit boss's table.settings_changed, latest
     round_settings: dict[str, str] = field(default_factory=dict)  # ... as they were when the round opened
     games: dict[str, BonusGame] = field(default_factory=dict)
+    # The table's own key for its bonus boxes (engine.bonus_game.BoxSeal; engine.table.service_core):
+    # with it, boxes are committed and sealed at placement and revealed after the pick; without it
+    # (a follower, a reader), committed boxes are known only from their reveal.
+    box_key: bytes | None = None
     drive: DriveState = field(default_factory=DriveState)  # the round's clock (engine.table.wheel_drive)
     dealer: str | None = None  # who deals the next round opened (table.dealer_changed, the dealer setting)
     last_wagers: dict[str, tuple[Wager, ...]] = field(default_factory=dict)  # by player: Rebet
@@ -499,5 +503,14 @@ class TableState:
         if isinstance(p.event, GameStarted):
             if p.player in self.games:
                 raise ValueError(f"player {p.player!r} already has a bonus game in this round")
-            self.games[p.player] = BonusGame(rules=self.round.rules, rng=self.rng, clock=self.clock)
+            seal = self.box_seal(p.player)
+            self.games[p.player] = BonusGame(
+                rules=self.round.rules, rng=self.rng, clock=self.clock, seal=seal
+            )
         self.games[p.player].apply(p.event)
+
+    def box_seal(self, player: str) -> BoxSeal | None:
+        """The seal of `player`'s bonus boxes in the round on the felt (None without the table's key)."""
+        if self.box_key is None or self.round is None:
+            return None
+        return BoxSeal(self.box_key, f"{self.table}|{self.round.round_id}|{player}")

@@ -121,6 +121,13 @@ SAMPLES: dict[EntryType, dict[str, Any]] = {
         "placed_at": 1.5,
         "deadline": 11.5,
     },
+    EntryType.BONUS_BOXES_REVEALED: {
+        "type": "bonus.boxes_revealed",
+        "player": "anna",
+        "round": 1,
+        "boxes": ["2", "X", "3", "X", "X"],
+        "nonce": "5a" * 32,
+    },
     EntryType.BONUS_BOX_PICKED: {
         "type": "bonus.box_picked",
         "player": "anna",

@@ -12,7 +12,7 @@ from engine.store import Store, open_store
 from engine.store.users import add_user
 from tests.pg_schema import PG_URL, pg_schema_url
 
-PINS = {"ada": "1111", "pat": "2468", "cody": "1357", "sam": "9753"}
+PINS = {"ada": "111111", "pat": "246810", "cody": "1357", "sam": "9753"}
 
 
 @pytest.fixture

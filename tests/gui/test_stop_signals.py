@@ -61,7 +61,7 @@ def _store(tmp_path: Path, prepare: Prepare | None = None, users: bool = False) 
     db = tmp_path / "table.sqlite"
     with open_store(str(db), table=TABLE) as store:
         if users:
-            add_user(store, "ada", "admin", "1111", by=None)
+            add_user(store, "ada", "admin", "111111", by=None)
         if prepare is not None:
 
             async def go() -> None:

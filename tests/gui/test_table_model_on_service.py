@@ -206,7 +206,7 @@ def test_a_void_needs_a_pit_boss_sign_off(
 ) -> None:
     from engine.store.users import add_user, authenticate
 
-    add_user(store, "pete", "pitboss", "2468", by=User("root", "admin"))
+    add_user(store, "pete", "pitboss", "246810", by=User("root", "admin"))
     table, window = start_station(
         loop, store, qtbot, lambda n, p: authenticate(store, n, p, station="croupier")
     )
@@ -218,7 +218,7 @@ def test_a_void_needs_a_pit_boss_sign_off(
     table.void("wheel malfunction", "pete", "0000")
     run(loop, table)
     assert table.phase is Phase.OPEN and "pete" in window.reason.text()
-    table.void("wheel malfunction", "pete", "2468")
+    table.void("wheel malfunction", "pete", "246810")
     run(loop, table)
     assert table.phase is Phase.VOID and window.phase_label.text() == "VOID"
     assert window.action.text() == "Next round"

@@ -131,7 +131,7 @@ def test_a_raised_alert_moves_the_floor_chain_s_witness(
     from engine.store.users_journal import FLOOR
 
     monkeypatch.setattr(keys, "WITNESS_EVERY", 0.0)
-    add_user(store, "ada", "admin", "1111", by=None)  # keys the floor chain (SQLite)
+    add_user(store, "ada", "admin", "111111", by=None)  # keys the floor chain (SQLite)
     alert = AlertRaised("a-1", "T1", "critical", "wheel_fault", "the wheel stopped", entry="T1:7")
     assert raise_alerts(store, [alert])
     key = keys.load(store.where, FLOOR)

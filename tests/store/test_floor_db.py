@@ -67,17 +67,17 @@ def test_projections_stats_and_history(central: Store, table_id: str, tmp_path: 
 
 
 def test_users_and_void(central: Store, table_id: str) -> None:
-    add_user(central, "ada", "admin", "1111", by=None)
-    ada = authenticate(central, "ada", "1111", table=table_id)
-    add_user(central, "pat", "pitboss", "2222", by=ada)
+    add_user(central, "ada", "admin", "111111", by=None)
+    ada = authenticate(central, "ada", "111111", table=table_id)
+    add_user(central, "pat", "pitboss", "222222", by=ada)
     play_round(central, table_id, "R1", 9, paid="18.00")
-    void_round(central, "R1", "wrong ball", authenticate(central, "pat", "2222", table=table_id))
+    void_round(central, "R1", "wrong ball", authenticate(central, "pat", "222222", table=table_id))
     assert show_round(central, "R1", table_id)["round"]["status"] == "void"
     for _ in range(MAX_FAILURES):
         with pytest.raises(AuthenticationFailed):
             authenticate(central, "pat", "0000", table=table_id)
     with pytest.raises(AuthenticationFailed, match="locked out"):
-        authenticate(central, "pat", "2222", table=table_id)
+        authenticate(central, "pat", "222222", table=table_id)
     assert verify(central).ok
 
 

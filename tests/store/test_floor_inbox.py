@@ -42,8 +42,8 @@ def _floor(store: Store, central: Store, table: str) -> Forwarder:
     """Two settled rounds at the table, forwarded; the floor has a pit boss pat."""
     play_round(store, table, f"{table}-000001", 9, paid="18.00")
     play_round(store, table, f"{table}-000002", 17, paid="0.00")
-    add_user(central, "ada", "admin", "4812", by=None)
-    add_user(central, "pat", "pitboss", "2468", by=ADMIN)
+    add_user(central, "ada", "admin", "481200", by=None)
+    add_user(central, "pat", "pitboss", "246810", by=ADMIN)
     forwarder = Forwarder(store, central, [table])
     assert forwarder.forward_once() > 0
     return forwarder
@@ -175,8 +175,8 @@ def test_an_approval_at_the_floor_reaches_the_waiting_croupier_without_a_command
     the forwarder takes it back and the running table service shows it within a second."""
     from engine.store.db import open_store
 
-    add_user(central, "ada", "admin", "4812", by=None)
-    add_user(central, "pat", "pitboss", "2468", by=ADMIN)
+    add_user(central, "ada", "admin", "481200", by=None)
+    add_user(central, "pat", "pitboss", "246810", by=ADMIN)
 
     async def go() -> None:
         svc = TableService(

@@ -140,24 +140,24 @@ def test_roles_permission_table() -> None:
 
 
 def test_users_pins_are_salted_scrypt_and_logins_journaled(store: Store) -> None:
-    admin = add_user(store, "ada", "admin", "1234", by=None)
+    admin = add_user(store, "ada", "admin", "123456", by=None)
     assert admin.role == "admin"
     with pytest.raises(AuthenticationFailed, match="has admins"):
-        add_user(store, "eve", "admin", "9999", by=None)
-    ada = authenticate(store, "ada", "1234")
-    add_user(store, "cara", "croupier", "1234", by=ada)
+        add_user(store, "eve", "admin", "999999", by=None)
+    ada = authenticate(store, "ada", "123456")
+    add_user(store, "cara", "croupier", "123456", by=ada)
     with store.read() as conn:
         hashes = [r[0] for r in conn.execute(sa.text("SELECT pin_hash FROM users ORDER BY name"))]
-    assert all(h.startswith("scrypt$") and "1234" not in h for h in hashes) and hashes[0] != hashes[1]
+    assert all(h.startswith("scrypt$") and "123456" not in h for h in hashes) and hashes[0] != hashes[1]
     with pytest.raises(PermissionDenied):
-        add_user(store, "x", "admin", "1234", by=authenticate(store, "cara", "1234"))
+        add_user(store, "x", "admin", "123456", by=authenticate(store, "cara", "123456"))
     types = [e.type for e in store.journal.entries("floor")]
     # The floor chain (the users' journal) names its key first, then every user change and sign-in.
     assert types == ["chain.keyed", "user.added", "user.login", "user.added", "user.login"]
 
 
 def test_lockout_after_repeated_failures(store: Store) -> None:
-    add_user(store, "ada", "admin", "1234", by=None)
+    add_user(store, "ada", "admin", "123456", by=None)
     for _ in range(MAX_FAILURES - 1):
         with pytest.raises(AuthenticationFailed, match="wrong PIN"):
             authenticate(store, "ada", "0000")
@@ -166,7 +166,7 @@ def test_lockout_after_repeated_failures(store: Store) -> None:
     with pytest.raises(AuthenticationFailed, match="wrong PIN"):
         authenticate(store, "ada", "0000")
     with pytest.raises(AuthenticationFailed, match=r"locked out .* until"):
-        authenticate(store, "ada", "1234")  # even the right PIN, until the lock-out ends
+        authenticate(store, "ada", "123456")  # even the right PIN, until the lock-out ends
     types = [e.type for e in store.journal.entries("floor")]
     assert types.count("user.login_failed") == MAX_FAILURES + 1 and "user.locked_out" in types
     assert list_users(store)[0].locked_until is not None
@@ -176,9 +176,9 @@ def test_void_cli_for_pit_boss_croupier_and_wrong_pin(
     store: Store, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = _db(store)
-    assert main(["users", "add", "ada", "--role", "admin", "--pin", "1111", "--db", db]) == 0
-    common = ["--db", db, "--as", "ada", "--admin-pin", "1111"]
-    assert main(["users", "add", "pat", "--role", "pitboss", "--pin", "2222", *common]) == 0
+    assert main(["users", "add", "ada", "--role", "admin", "--pin", "111111", "--db", db]) == 0
+    common = ["--db", db, "--as", "ada", "--admin-pin", "111111"]
+    assert main(["users", "add", "pat", "--role", "pitboss", "--pin", "222222", *common]) == 0
     assert main(["users", "add", "cara", "--role", "croupier", "--pin", "3333", *common]) == 0
     play_round(store, "T1", "R1", 17, paid="20.00")
     capsys.readouterr()
@@ -189,7 +189,7 @@ def test_void_cli_for_pit_boss_croupier_and_wrong_pin(
     assert main([*void, "--user", "pat", "--pin", "9999"]) == 3
     assert "wrong PIN" in capsys.readouterr().err
     assert show_round(store, "R1")["round"]["status"] == "settled"
-    assert main([*void, "--user", "pat", "--pin", "2222"]) == 0
+    assert main([*void, "--user", "pat", "--pin", "222222"]) == 0
     recall = show_round(store, "R1")
     assert recall["round"]["status"] == "void"
     last = recall["entries"][-1]
@@ -205,7 +205,7 @@ def test_void_cli_for_pit_boss_croupier_and_wrong_pin(
     assert table_stats(store, "T1")["hold"]["wagered"] == "0.00"
     assert main(["users", "list", "--db", db]) == 3  # listing the users needs an admin (issue 13)
     assert "needs --user" in capsys.readouterr().err
-    assert main(["users", "list", "--db", db, "--user", "ada", "--pin", "1111"]) == 0
+    assert main(["users", "list", "--db", db, "--user", "ada", "--pin", "111111"]) == 0
     listing = capsys.readouterr().out
     assert "pat" in listing and "pitboss" in listing
     assert verify(store).ok
@@ -231,15 +231,15 @@ def test_import_cli_needs_a_pit_boss_once_the_store_has_users(
     db = _db(store)
     path = tmp_path / "w.csv"
     path.write_text("timestamp,number\n2026-03-01T12:00:00Z,7\n")
-    add_user(store, "ada", "admin", "1111", by=None)
-    ada = authenticate(store, "ada", "1111")
+    add_user(store, "ada", "admin", "111111", by=None)
+    ada = authenticate(store, "ada", "111111")
     add_user(store, "cara", "croupier", "3333", by=ada)
-    add_user(store, "pat", "pitboss", "2222", by=ada)
+    add_user(store, "pat", "pitboss", "222222", by=ada)
     imp = ["history", "import", str(path), "--db", db, "--table", "T5"]
     assert main(imp) == 3
     assert "needs a pit boss" in capsys.readouterr().err
     assert main([*imp, "--user", "cara", "--pin", "3333"]) == 3
     assert "may not import history" in capsys.readouterr().err
-    assert main([*imp, "--user", "pat", "--pin", "2222"]) == 0
+    assert main([*imp, "--user", "pat", "--pin", "222222"]) == 0
     imported = [e for e in store.journal.entries("T5") if e.type == "history.imported"]
     assert len(imported) == 1 and imported[0].user == "pat"

@@ -36,9 +36,9 @@ def test_forty_simultaneous_wrong_pins_lock_the_account_after_five(
 ) -> None:
     s = store if which == "sqlite" else central  # `central` is PostgreSQL when DRR_TEST_PG_URL is set
     table = "T1" if which == "sqlite" else table_id
-    add_user(s, "ada", "admin", "1111", by=None)
-    ada = authenticate(s, "ada", "1111")
-    add_user(s, "pat", "pitboss", "2222", by=ada)
+    add_user(s, "ada", "admin", "111111", by=None)
+    ada = authenticate(s, "ada", "111111")
+    add_user(s, "pat", "pitboss", "222222", by=ada)
     with ThreadPoolExecutor(max_workers=ATTEMPTS) as pool:
         answers = list(pool.map(lambda _: _attempt(s, "0000", table), range(ATTEMPTS)))
     verdicts = _verdicts(s, table)
@@ -47,7 +47,7 @@ def test_forty_simultaneous_wrong_pins_lock_the_account_after_five(
     assert verdicts.count("locked out") == ATTEMPTS - MAX_FAILURES
     assert "logged in" not in answers
     # The right PIN is refused now too, and only its holder learns why.
-    assert "locked out" in _attempt(s, "2222", table)
+    assert "locked out" in _attempt(s, "222222", table)
     assert sum(e.type == "user.locked_out" for e in s.journal.entries("floor")) == 1
     failed = [e for e in s.journal.entries("floor") if e.type == "user.login_failed"]
     assert {e.payload.get("table") for e in failed} == {table}
@@ -57,10 +57,10 @@ def test_forty_simultaneous_wrong_pins_lock_the_account_after_five(
 
 
 def test_disabled_locked_and_unknown_users_answer_a_wrong_pin_alike(store: Store) -> None:
-    add_user(store, "ada", "admin", "1111", by=None)
-    ada = authenticate(store, "ada", "1111")
+    add_user(store, "ada", "admin", "111111", by=None)
+    ada = authenticate(store, "ada", "111111")
     add_user(store, "vic", "croupier", "3333", by=ada)
-    add_user(store, "pat", "pitboss", "2222", by=ada)
+    add_user(store, "pat", "pitboss", "222222", by=ada)
     disable_user(store, "vic", by=ada)
     for _ in range(MAX_FAILURES):
         _attempt(store, "0000", "T1")  # pat is locked out now

@@ -55,7 +55,7 @@ def db(tmp_path: Path) -> str:
             "--user",
             "a",
             "--pin",
-            "1111",
+            "111111",
         ],
     ],
 )
@@ -73,8 +73,8 @@ def test_a_writer_is_refused_in_one_line_not_an_integrity_error(db: str) -> None
     with open_store(db, table="T2") as store:
         with pytest.raises(DrrError, match=ONE_LINE):
             store.journal.append("T2", "round.voided", {"reason": "x"}, round_id="T2-000001", user="pat")
-        add_user(store, "ada", "admin", "1111", by=None)  # another chain is written as ever
-        assert authenticate(store, "ada", "1111").role == "admin"
+        add_user(store, "ada", "admin", "111111", by=None)  # another chain is written as ever
+        assert authenticate(store, "ada", "111111").role == "admin"
 
 
 def test_a_follower_display_names_it_in_one_line(db: str) -> None:

@@ -197,7 +197,7 @@ def test_user_entries_in_a_batch_keep_the_users_table(tmp_path: Path, chunk: int
     from engine.store.users import FLOOR, add_user, list_users
 
     with open_store(str(tmp_path / "source.sqlite"), table="T1") as source:
-        add_user(source, "ada", "admin", "1234", by=None)
+        add_user(source, "ada", "admin", "123456", by=None)
         admin = User("ada", "admin")
         for i in range(BULK_FROM + 5):
             add_user(source, f"u{i}", "croupier", "5678", by=admin)

@@ -21,9 +21,9 @@ def db(tmp_path: Path, monkeypatch: Any) -> str:
     monkeypatch.delenv("DRR_CONFIG", raising=False)
     path = str(tmp_path / "t.sqlite")
     with open_store(path, table="T1", migrate=True) as store:
-        add_user(store, "ada", "admin", "1111", by=None)
-        ada = authenticate(store, "ada", "1111")
-        add_user(store, "pat", "pitboss", "2222", by=ada)
+        add_user(store, "ada", "admin", "111111", by=None)
+        ada = authenticate(store, "ada", "111111")
+        add_user(store, "pat", "pitboss", "222222", by=ada)
         add_user(store, "cid", "croupier", "3333", by=ada)
         add_user(store, "sue", "surveillance", "4444", by=ada)
         play_round(store, "T1", "T1-000001", 9, paid="18.00")
@@ -50,11 +50,11 @@ def _run(db: str, *extra: str) -> list[str]:
 def test_headless_on_a_store_with_users_needs_a_pit_boss(db: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(_run(db, "--rounds", "1")) == 3
     assert "needs --user" in capsys.readouterr().err
-    assert main(_run(db, "--rounds", "1", "--seed", "42", "--user", "pat", "--pin", "2222")) == 1
+    assert main(_run(db, "--rounds", "1", "--seed", "42", "--user", "pat", "--pin", "222222")) == 1
     assert "--seed is refused" in capsys.readouterr().err
     assert main(_run(db, "--rounds", "1", "--user", "cid", "--pin", "3333")) == 3
     assert main(_run(db, "--rounds", "1", "--user", "pat", "--pin", "9999")) == 3
-    assert main(_run(db, "--rounds", "1", "--user", "pat", "--pin", "2222")) == 0
+    assert main(_run(db, "--rounds", "1", "--user", "pat", "--pin", "222222")) == 0
     with open_store(db, table="T1") as store:
         entries = list(store.journal.entries("T2"))
     users = {e.user for e in entries if e.type.startswith("round.")}
@@ -90,7 +90,7 @@ def test_a_missing_chain_head_row_is_a_one_line_refusal_at_start(
     # Issue 13 item 7: was sqlite3.IntegrityError (the next entry reused number 1) with a traceback.
     import sqlalchemy as sa
 
-    args = _run(db, "--rounds", "1", "--user", "pat", "--pin", "2222")
+    args = _run(db, "--rounds", "1", "--user", "pat", "--pin", "222222")
     assert main(args) == 0
     with open_store(db, table="T2") as store, store.begin() as conn:
         conn.execute(sa.text("DELETE FROM chain_heads WHERE table_id = 'T2'"))

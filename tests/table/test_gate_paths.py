@@ -49,8 +49,8 @@ def test_the_headless_run_refuses_a_program_that_is_not_the_approved_one(tmp_pat
 
 def _pit(store_path: Path) -> None:
     with open_store(str(store_path), table="T1") as store:
-        add_user(store, "ada", "admin", "1111", by=None)
-        add_user(store, "pat", "pitboss", "2468", by=User("ada", "admin"))
+        add_user(store, "ada", "admin", "111111", by=None)
+        add_user(store, "pat", "pitboss", "246810", by=User("ada", "admin"))
         add_user(store, "cody", "croupier", "1357", by=User("ada", "admin"))
 
 
@@ -64,7 +64,7 @@ def test_a_pit_boss_approves_the_running_digest_into_the_settings_file(
     monkeypatch.setenv("DRR_CONFIG", str(settings))
     common = ["--db", str(db), "--table", "T1", "--reason", "lab letter 23/4"]
     assert main(["pitboss", "approve-software", *common, "--user", "cody", "--pin", "1357"]) == 3
-    assert main(["pitboss", "approve-software", *common, "--user", "pat", "--pin", "2468"]) == 0
+    assert main(["pitboss", "approve-software", *common, "--user", "pat", "--pin", "246810"]) == 0
     assert running_digest() in capsys.readouterr().out
     assert f'approved_digest = "{running_digest()}"' in settings.read_text(encoding="utf-8")
     with open_store(str(db), table="T1") as store:
@@ -86,7 +86,7 @@ def test_a_pit_boss_clears_an_rng_tilt_from_the_command_line(tmp_path: Path) -> 
         asyncio.run(tilt())
     _pit(db)
     args = ["pitboss", "clear-tilt", "--db", str(db), "--table", "T1", "--reason", "source replaced"]
-    assert main([*args, "--user", "pat", "--pin", "2468"]) == 0
+    assert main([*args, "--user", "pat", "--pin", "246810"]) == 0
     with open_store(str(db), table="T1") as store:
         (cleared,) = [read(e) for e in store.journal.entries("T1") if e.type == E.TABLE_TILT_CLEARED]
         assert isinstance(cleared, TiltCleared) and cleared.by == "pat"

@@ -314,8 +314,8 @@ def test_other_writers_on_the_chain_are_folded_in_order(store: Store) -> None:
         await svc.no_more_bets(CROUPIER)
         await wheel(svc, {"type": "result", "number": 17})
         await svc.confirm_result(CROUPIER)
-        add_user(store, "root", "admin", "9999", by=None)
-        authenticate(store, "root", "9999", table="T1", station="croupier")  # journaled on "floor"
+        add_user(store, "root", "admin", "999999", by=None)
+        authenticate(store, "root", "999999", table="T1", station="croupier")  # journaled on "floor"
         assert svc.approval_needed() is not None
         # The pit-boss station approves this round's payouts and voids the earlier round.
         store.journal.append(
