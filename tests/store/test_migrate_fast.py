@@ -56,3 +56,17 @@ def test_opening_a_current_store_imports_no_alembic(tmp_path: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_importing_the_users_module_hashes_nothing() -> None:
+    """The unknown-name PIN check's stand-in hash is made on first use, not when every station imports
+    engine.store.users (0.1 s of scrypt at each start, issue 28)."""
+    probe = (
+        "import hashlib; calls = []; real = hashlib.scrypt\n"
+        "hashlib.scrypt = lambda *a, **k: calls.append(1) or real(*a, **k)\n"
+        "import engine.store.users\n"
+        "print(len(calls))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "0", out.stdout + out.stderr
