@@ -39,7 +39,8 @@ def _ratio(value: Fraction | None) -> str:
 
 @dataclass(frozen=True)
 class DealerFigures:
-    """One dealer's share of a table's period: the rounds opened under them and their money."""
+    """One dealer's share of a table's period: the rounds opened under them, their money, and the
+    games per hour of play they dealt (the wheel's results; None below two games)."""
 
     dealer: str
     rounds: int
@@ -47,6 +48,8 @@ class DealerFigures:
     handle: Decimal
     paid: Decimal
     returned: Decimal
+    games: int = 0
+    games_per_hour: Fraction | None = None
 
     @property
     def win(self) -> Decimal:
@@ -93,10 +96,9 @@ class TableReport:
     reconciliations: int = 0
     reconciliations_differing: int = 0  # of them, those with a game that differs or is on one side only
     last_reconciliation: str | None = None  # its time and summary in words
-    # Games per hour of play (engine.floor.wheel_alarms.hourly_rate: breaks over 10 min left out), the
-    # table's and each dealer's: (dealer, games, rate), dealers by name ("?" for rounds without one).
+    # Games per hour of play (engine.floor.wheel_alarms.hourly_rate: breaks over 10 min left out); each
+    # dealer's is on their `by_dealer` line.
     games_per_hour: Fraction | None = None
-    dealer_games: tuple[tuple[str, int, Fraction | None], ...] = ()
 
     @property
     def play(self) -> str:
@@ -117,9 +119,11 @@ class TableReport:
     def dealer_words(self) -> str:
         """Each dealer's games per hour in words ("carol 31.5 (12 games); dave —  (1 game)")."""
         parts = []
-        for dealer, games, rate in self.dealer_games:
-            per_hour = "—" if rate is None else f"{float(rate):.1f}"
-            parts.append(f"{dealer} {per_hour} ({games} game{'s' if games != 1 else ''})")
+        for d in self.by_dealer:
+            if not d.games:
+                continue
+            per_hour = "—" if d.games_per_hour is None else f"{float(d.games_per_hour):.1f}"
+            parts.append(f"{d.dealer} {per_hour} ({d.games} game{'s' if d.games != 1 else ''})")
         return "; ".join(parts) or "—"
 
     def figures(self) -> list[tuple[str, str]]:
@@ -223,6 +227,7 @@ def table_report(
         t = conn.execute(totals).one()
         big = conn.execute(top).all()
         split = conn.execute(dealers).all()
+    table_rate, dealt = _games_per_hour(store, where)
     return TableReport(
         table=table,
         since=since,
@@ -243,16 +248,28 @@ def table_report(
         seeded=len(seeded_ids),
         only_seeded=only_seeded,
         by_dealer=[
-            DealerFigures(d or "(not recorded)", int(n), int(k), *(from_units(int(u)) for u in (w, p, b)))
+            DealerFigures(
+                d or NO_DEALER,
+                int(n),
+                int(k),
+                *(from_units(int(u)) for u in (w, p, b)),
+                *dealt.get(d or NO_DEALER, (0, None)),
+            )
             for d, n, k, w, p, b in split
         ],
+        games_per_hour=table_rate,
         **_reconciliations(store, table, since, until),
-        **_games_per_hour(store, where),
     )
 
 
-def _games_per_hour(store: Store, where: tuple[Any, ...]) -> dict[str, Any]:
-    """The period's games per hour of play, the table's and each dealer's (by its rounds' result times)."""
+NO_DEALER = "(not recorded)"  # a round opened before rounds named their dealer
+
+
+def _games_per_hour(
+    store: Store, where: tuple[Any, ...]
+) -> tuple[Fraction | None, dict[str, tuple[int, Fraction | None]]]:
+    """The period's games per hour of play: the table's, and each dealer's (games, rate), by its
+    rounds' result times."""
     from engine.floor.wheel_alarms import hourly_rate
     from engine.store.canonical import parse_time
 
@@ -267,9 +284,8 @@ def _games_per_hour(store: Store, where: tuple[Any, ...]) -> dict[str, Any]:
     times = [parse_time(at) for _, at in rows]
     by_dealer: dict[str, list[Any]] = {}
     for (dealer, _), time in zip(rows, times, strict=True):
-        by_dealer.setdefault(dealer or "?", []).append(time)
-    dealers = tuple((d, len(ts), hourly_rate(ts)) for d, ts in sorted(by_dealer.items()))
-    return {"games_per_hour": hourly_rate(times), "dealer_games": dealers}
+        by_dealer.setdefault(dealer or NO_DEALER, []).append(time)
+    return hourly_rate(times), {d: (len(ts), hourly_rate(ts)) for d, ts in by_dealer.items()}
 
 
 def _reconciliations(store: Store, table: str, since: datetime, until: datetime) -> dict[str, Any]:
@@ -397,12 +413,14 @@ def report_csv(reports: list[TableReport]) -> str:
             )
     writer.writerow([])
     writer.writerow(
-        ["By dealer", "table", "dealer", "rounds", "settled", "handle", "paid", "returned", "win", "hold"]
-    )
+        ["By dealer", "table", "dealer", "rounds", "settled", "handle", "paid", "returned", "win", "hold",
+         "games per hour"]
+    )  # fmt: skip
     for rep in reports:
         for d in rep.by_dealer:
             writer.writerow(
                 ["", rep.table, d.dealer, d.rounds, d.settled, f"{d.handle:.2f}", f"{d.paid:.2f}",
-                 f"{d.returned:.2f}", f"{d.win:.2f}", _ratio(d.hold)]
+                 f"{d.returned:.2f}", f"{d.win:.2f}", _ratio(d.hold),
+                 "" if d.games_per_hour is None else f"{float(d.games_per_hour):.1f}"]
             )  # fmt: skip
     return out.getvalue()

@@ -60,7 +60,8 @@ def test_a_normal_shift_journals_the_physics_and_raises_no_alarm(tmp_path: Path)
         report = table_report(store, "T1", now - timedelta(hours=1), now + timedelta(minutes=1))
     # The pit boss's report: the table's games per hour and each dealer's.
     assert report.games_per_hour is not None and report.games_per_hour > 1200
-    [(dealer, games, rate)] = report.dealer_games
+    [d] = report.by_dealer
+    dealer, games, rate = d.dealer, d.games, d.games_per_hour
     assert games >= 6 and rate is not None
     assert dict(report.figures())["Games per hour by dealer"] == f"{dealer} {float(rate):.1f} ({games} games)"
     [identity] = [read(e) for e in entries if e.type == EntryType.WHEEL_IDENTITY]
