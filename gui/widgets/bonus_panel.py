@@ -13,8 +13,9 @@ import time
 from collections.abc import Callable
 
 from PySide6.QtCore import Property, QEasingCurve, QPropertyAnimation, QRectF, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPaintEvent, QPen, QResizeEvent
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QButtonGroup,
     QFrame,
     QHBoxLayout,
@@ -190,7 +191,7 @@ class RoundDots(QWidget):
         super().__init__(parent)
         self._round = 1
         self._finished = False
-        self.setMinimumSize(6 * 30, 34)
+        self.setMinimumSize(6 * 26, 34)
 
     def set_round(self, current: int, finished: bool) -> None:
         self._round = current
@@ -265,7 +266,6 @@ class BonusPanel(QFrame):
 
         self.cash_out = QPushButton("Cash out")
         self.cash_out.setObjectName("primary")
-        self.cash_out.setMinimumWidth(300)
         self.cash_out.clicked.connect(lambda: self.cashOutRequested.emit(self.player))
 
         self.preset_row = QWidget()
@@ -304,7 +304,9 @@ class BonusPanel(QFrame):
         for b in self.previous_boxes:
             prev.addWidget(b)
 
-        money_row = QHBoxLayout()
+        # The totals beside the cash-out button, or above it in a narrow panel (a column beside the
+        # croupier window): the button keeps its whole text either way.
+        money_row = self.money_row = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         totals = QVBoxLayout()
         totals.addWidget(self.total)
         totals.addWidget(self.guarantee)
@@ -333,6 +335,16 @@ class BonusPanel(QFrame):
 
     def sizeHint(self) -> QSize:
         return QSize(620, 460)
+
+    NARROW = 560  # pixels: below this the cash-out button goes under the totals
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        wanted = (
+            QBoxLayout.Direction.TopToBottom if self.width() < self.NARROW else QBoxLayout.Direction.LeftToRight
+        )
+        if self.money_row.direction() != wanted:
+            self.money_row.setDirection(wanted)
 
     def set_view(self, view: BonusView) -> None:
         """Redraw from the journal's view of the game."""

@@ -59,7 +59,13 @@ def _inside(widget: QWidget, window: QWidget) -> str | None:
     while parent is not None and parent is not window:
         owner = parent.parentWidget()
         if isinstance(owner, QAbstractScrollArea) and owner.viewport() is parent:
-            return _inside(owner, window)  # scrolled content: the area itself must be on screen
+            # Scrolled content: the area itself must be on screen, and without a horizontal
+            # scroll bar the content must be no wider than the area shows.
+            if owner.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff:
+                left = widget.mapTo(parent, widget.rect().topLeft()).x()
+                if left < 0 or left + widget.width() > parent.width():
+                    return f"cut by its scroll area ({left}..{left + widget.width()} of {parent.width()} px)"
+            return _inside(owner, window)
         area = QRect(child.mapTo(parent, child.rect().topLeft()), child.size())
         if not parent.rect().contains(area):
             return f"cut by its {type(parent).__name__} ({area.width()}x{area.height()} in {parent.width()}x{parent.height()})"
