@@ -142,11 +142,16 @@ def _place_on_screens(app: Any, windows: list[Any]) -> None:
 
     primary = app.primaryScreen()
     others = [s.availableGeometry() for s in app.screens() if s is not primary]
-    for window, geometry in zip(
-        windows, plan(primary.availableGeometry(), others, len(windows)), strict=True
-    ):
+    geometries = plan(primary.availableGeometry(), others, len(windows))
+    for window, geometry in zip(windows, geometries, strict=True):
+        # A window over the croupier's (one narrow monitor) comes forward only for a bonus game.
+        if geometry.intersects(geometries[0]) and window is not windows[0]:
+            window.over_croupier = True
         window.setGeometry(geometry)
         window.show()
+    for window in windows[1:]:
+        if getattr(window, "over_croupier", False):
+            window.lower()
     windows[0].raise_()
     windows[0].activateWindow()  # the keyboard is the croupier's (the other windows never take it)
 

@@ -130,6 +130,14 @@ class BonusScreen(FirstPaintWindow):
             elif self._on_players_screen():
                 self.lower()
 
+    # Set by the placement (gui.app) when one monitor is too narrow for the column beside the
+    # croupier window (gui.screen_layout.plan): the screen lies over the croupier's right side, so it
+    # comes to the front for a game only and goes behind the croupier window after it.
+    over_croupier = False
+
     def _on_players_screen(self) -> bool:
-        """On a monitor of its own (not the croupier's), where stacking it is harmless."""
+        """On a monitor of its own (not the croupier's), where stacking it is harmless, or over the
+        croupier window on a narrow monitor, where it must not stay in front after a game."""
+        if self.over_croupier:
+            return True
         return len(QGuiApplication.screens()) > 1 and self.screen() != QGuiApplication.primaryScreen()
