@@ -90,7 +90,7 @@ class BoxButton(QWidget):
         self._anim = QPropertyAnimation(self, b"flip", self)
         self._anim.setDuration(REVEAL_MS)
         self._anim.setEasingCurve(QEasingCurve.Type.OutCubic)
-        self.setMinimumSize(64, 80)
+        self.setMinimumSize(56, 80)
         self.setMaximumHeight(260)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
@@ -314,7 +314,7 @@ class BonusPanel(QFrame):
         money_row.addWidget(self.cash_out)
 
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(16, 14, 16, 14)
+        layout.setContentsMargins(12, 12, 12, 12)
         layout.setSpacing(10)
         layout.addLayout(head)
         layout.addLayout(row, 10)

@@ -132,6 +132,8 @@ def problems(window: QWidget) -> list[str]:
             continue
         if widget.window() is not window:  # a dialog or popup of its own
             continue
+        if isinstance(widget.parentWidget(), (QAbstractSpinBox, QComboBox)):
+            continue  # a spin box's or combo box's own line edit: the box is checked
         # Controls inside an item view's viewport (editors, index widgets) scroll with it.
         why = _inside(widget, window)
         if why is None and isinstance(widget, QLabel):
