@@ -341,7 +341,9 @@ class BonusPanel(QFrame):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         wanted = (
-            QBoxLayout.Direction.TopToBottom if self.width() < self.NARROW else QBoxLayout.Direction.LeftToRight
+            QBoxLayout.Direction.TopToBottom
+            if self.width() < self.NARROW
+            else QBoxLayout.Direction.LeftToRight
         )
         if self.money_row.direction() != wanted:
             self.money_row.setDirection(wanted)

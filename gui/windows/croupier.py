@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
-    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -47,8 +46,8 @@ from gui.seat_names import MAX_NAME
 from gui.table_model import TableModel
 from gui.widgets.chip_rack import ChipRack
 from gui.widgets.dealer_bar import DealerBar
-from gui.widgets.fit_text import FitLabel
 from gui.widgets.felt import LUCKY_HEADINGS, LUCKY_SIZES, FeltWidget
+from gui.widgets.fit_text import FitLabel
 from gui.widgets.phase_strip import PhaseStrip
 from gui.widgets.status import HistoryStrip, SensorHealth, SensorStatus, chip_pixmap
 from gui.widgets.wager_entry import WagerEntry

@@ -64,7 +64,6 @@ from engine.store.db import Store
 from engine.store.stats import CHI_NEEDS, expected_lucky_count, house_edges, sector_needs
 from engine.wheel_layout import WHEEL_ORDER
 from gui import theme
-from gui.widgets.fit_text import FitLabel
 from gui.floor.alerts_panel import AlertsPanel, ack_summary
 from gui.floor.reader import LiveReader, Moved
 from gui.floor.signoff import SignOffDialog
@@ -73,6 +72,7 @@ from gui.widgets.charts.bars import CategoryBars, ZScores
 from gui.widgets.charts.frequency import FrequencyChart
 from gui.widgets.charts.lines import HoldChart, RotorChart
 from gui.widgets.charts.ring import WheelRing
+from gui.widgets.fit_text import FitLabel
 
 WINDOW_CHOICES = (
     "Last 100 spins", "Last 500 spins", "Last 1,000 spins", "Last 10,000 spins", "Today", "Shift",

@@ -34,7 +34,9 @@ def fits_screen(window: QWidget, screen: QRect) -> list[str]:
     found = []
     geometry = window.geometry()
     if geometry.width() > screen.width() or geometry.height() > screen.height():
-        found.append(f"window {geometry.width()}x{geometry.height()} on a {screen.width()}x{screen.height()} screen")
+        found.append(
+            f"window {geometry.width()}x{geometry.height()} on a {screen.width()}x{screen.height()} screen"
+        )
     minimum = window.minimumSizeHint().expandedTo(window.minimumSize())
     if minimum.width() > screen.width() or minimum.height() > screen.height():
         found.append(f"window needs at least {minimum.width()}x{minimum.height()}")
@@ -68,11 +70,13 @@ def _inside(widget: QWidget, window: QWidget) -> str | None:
             return _inside(owner, window)
         area = QRect(child.mapTo(parent, child.rect().topLeft()), child.size())
         if not parent.rect().contains(area):
-            return f"cut by its {type(parent).__name__} ({area.width()}x{area.height()} in {parent.width()}x{parent.height()})"
+            inner, outer = f"{area.width()}x{area.height()}", f"{parent.width()}x{parent.height()}"
+            return f"cut by its {type(parent).__name__} ({inner} in {outer})"
         child, parent = parent, parent.parentWidget()
     rect = QRect(widget.mapTo(window, widget.rect().topLeft()), widget.size())
     if not window.rect().contains(rect):
-        return f"at {rect.x()},{rect.y()} {rect.width()}x{rect.height()} outside the {window.width()}x{window.height()} window"
+        where = f"at {rect.x()},{rect.y()} {rect.width()}x{rect.height()}"
+        return f"{where} outside the {window.width()}x{window.height()} window"
     return None
 
 
@@ -80,7 +84,7 @@ def _label_cut(label: QLabel) -> str | None:
     text = QLabel.text(label)  # what is painted (a FitLabel's wrapped or elided lines)
     if "…" in text and label.toolTip() and label.toolTip() != text:
         return None  # elided, the whole text on hover
-    if not text.strip() or label.pixmap() is not None and not label.pixmap().isNull():
+    if not text.strip() or (label.pixmap() is not None and not label.pixmap().isNull()):
         return None
     room = label.contentsRect()
     margin = 2 * label.margin() + 2 * max(label.indent(), 0)
@@ -116,7 +120,9 @@ def _button_cut(button: QAbstractButton) -> str | None:
             return None
         return f"needs {hint.width()} px, has {button.width()}"
     if button.fontMetrics().height() > button.contentsRect().height():
-        return f"text needs {button.fontMetrics().height()} px of height, has {button.contentsRect().height()}"
+        return (
+            f"text needs {button.fontMetrics().height()} px of height, has {button.contentsRect().height()}"
+        )
     return None
 
 

@@ -199,7 +199,9 @@ FLOOR: dict[str, Callable[[Store], QWidget]] = {
 
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 @pytest.mark.parametrize("station", sorted(FLOOR))
-def test_the_floor_stations_fit(qapp: QApplication, floor: Store, station: str, size: tuple[int, int]) -> None:
+def test_the_floor_stations_fit(
+    qapp: QApplication, floor: Store, station: str, size: tuple[int, int]
+) -> None:
     window = FLOOR[station](floor)
     try:
         _show(window, None, size)
@@ -249,7 +251,9 @@ def test_a_2x_screen_of_3840x2160_is_1920x1080_logical_and_fits() -> None:
     """QT_SCALE_FACTOR=2: the croupier window drawn at twice the pixels, laid out as at 1920x1080."""
     env = {**os.environ, "QT_SCALE_FACTOR": "2", "QT_QPA_PLATFORM": "offscreen"}
     env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[2]), env.get("PYTHONPATH", "")])
-    done = subprocess.run([sys.executable, "-c", SCALED, HOLD], env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", SCALED, HOLD], env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.split("\n")
     ratio, width, height = lines[0].split()
