@@ -185,7 +185,9 @@ class CroupierWindow(FirstPaintWindow):
         bar_layout = QHBoxLayout(bar)
         bar_layout.setContentsMargins(14, 8, 14, 8)
         self.round_label = FitLabel("Round –")
-        self.round_label.setMinimumWidth(150)
+        self.round_label.setMinimumWidth(
+            self.round_label.fontMetrics().horizontalAdvance("Table DR-07 · round 0000")
+        )
         self.round_label.setObjectName("dim")
         self.phase_label = QLabel("READY")
         # The big button's key, under the phase (the button itself takes the bar's width).
@@ -239,7 +241,7 @@ class CroupierWindow(FirstPaintWindow):
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setFixedWidth(322)
         middle.addWidget(scroll)
-        outer.addLayout(middle, 5)
+        outer.addLayout(middle, 6)
         self.wager_entry = WagerEntry(lambda: (self.table.rules.trios, self.table.rules.first_four))
         self.wager_entry.entered.connect(self.on_typed_wagers)
         self.wager_entry.refused.connect(self.show_reason)
@@ -277,7 +279,7 @@ class CroupierWindow(FirstPaintWindow):
         self.paying_title = title
         bottom.addWidget(paying_box, 4)
         bottom.addWidget(self._irregular_panel())
-        outer.addLayout(bottom, 3)
+        outer.addLayout(bottom, 2)
 
     def _table_style(self, table: QTableWidget) -> None:
         table.setObjectName("compact")
@@ -293,7 +295,9 @@ class CroupierWindow(FirstPaintWindow):
         box.setObjectName("panel")
         layout = QVBoxLayout(box)
         layout.setContentsMargins(10, 8, 10, 10)
-        label = FitLabel(title)  # elided in a narrow box, the whole title on hover
+        label = QLabel(title)  # wraps in a narrow box (the paying list's title is rich text)
+        label.setWordWrap(True)
+        label.setMinimumWidth(60)
         label.setObjectName("dim")
         if extra is None:
             layout.addWidget(label)
@@ -344,6 +348,12 @@ class CroupierWindow(FirstPaintWindow):
         self.chip_rack.chosen.connect(self._chip_chosen)
         self.chip_rack.choose(self.chip)
         layout.addWidget(self.chip_rack)
+        # The limits under the chips they bound, above the fold of a 768-pixel screen (issue 25
+        # point 6: at the panel's foot they were below it).
+        self.limits = QLabel(self._limits_text())
+        self.limits.setObjectName("dim")
+        self.limits.setWordWrap(True)
+        layout.addWidget(self.limits)
         row = QHBoxLayout()
         self.undo_button = QPushButton(theme.icon("undo"), "Undo")
         self.undo_button.setToolTip("Undo the selected player's last wager (Ctrl+Z)")
@@ -365,10 +375,6 @@ class CroupierWindow(FirstPaintWindow):
         second.addWidget(self.rebet_button)
         second.addWidget(self.rename_button)
         layout.addLayout(second)
-        self.limits = QLabel(self._limits_text())
-        self.limits.setObjectName("dim")
-        self.limits.setWordWrap(True)
-        layout.addWidget(self.limits)
         layout.addStretch(1)
         return side
 
