@@ -138,7 +138,9 @@ def _resolve(future: asyncio.Future[Any], value: Any) -> None:
 def _place_on_screens(app: Any, windows: list[Any]) -> None:
     """The croupier window on the primary screen, the player display and bonus screen on the other
     screen(s), or beside the croupier window on a single one (gui.screen_layout)."""
-    from gui.screen_layout import plan
+    from PySide6.QtCore import QTimer
+
+    from gui.screen_layout import FRAME_SETTLE_MS, fit_frame, plan
 
     primary = app.primaryScreen()
     others = [s.availableGeometry() for s in app.screens() if s is not primary]
@@ -149,6 +151,15 @@ def _place_on_screens(app: Any, windows: list[Any]) -> None:
             window.over_croupier = True
         window.setGeometry(geometry)
         window.show()
+        fit_frame(window, geometry)
+
+    # The window manager frames the windows a moment after they are shown: their frames fitted again.
+    def refit() -> None:
+        for window, geometry in zip(windows, geometries, strict=True):
+            if window.isVisible():
+                fit_frame(window, geometry)
+
+    QTimer.singleShot(FRAME_SETTLE_MS, refit)
     for window in windows[1:]:
         if getattr(window, "over_croupier", False):
             window.lower()

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QWidget
 MARGIN = 20
 SIDE_SHARE = 0.3  # of a single monitor's width, for the bonus screen's column
 SIDE_MIN = 400  # the bonus screen's narrowest column: one game's panel and its scroll bar
+FRAME_SETTLE_MS = 500  # after show(): the window manager has framed the windows by then
 CROUPIER_MIN = 850  # the croupier window's narrowest (its minimum is 834 px) and a window frame
 
 
@@ -56,6 +57,21 @@ def plan(
     # The column beside the croupier window: the bonus screen (the croupier's to watch, shown last, so
     # in front) and behind it the player display, which on one monitor no player sees anyway.
     return [main, *[column] * (count - 1)]
+
+
+def fit_frame(window: QWidget, rect: QRect) -> None:
+    """The window with its frame (title bar, borders) inside `rect`: `setGeometry` places the window's
+    inside, so on a 720-pixel screen the title bar pushed the croupier window's bottom row off it.
+    The frame is known once the window manager has framed the window: called after `show()`, and
+    again a moment later (gui.app)."""
+    frame, inner = window.frameGeometry(), window.geometry()
+    left, top = inner.x() - frame.x(), inner.y() - frame.y()
+    extra_w, extra_h = frame.width() - inner.width(), frame.height() - inner.height()
+    if rect.contains(frame) or (extra_w <= 0 and extra_h <= 0):
+        return
+    window.setGeometry(
+        QRect(rect.x() + left, rect.y() + top, rect.width() - extra_w, rect.height() - extra_h)
+    )
 
 
 def keep_keys_away(window: QWidget) -> None:

@@ -263,3 +263,30 @@ def test_a_2x_screen_of_3840x2160_is_1920x1080_logical_and_fits() -> None:
     ratio, width, height = lines[0].split()
     assert float(ratio) == 2.0 and (int(width), int(height)) == (3840, 2160)
     assert [ln for ln in lines if ln.startswith("PROBLEM")] == []
+
+
+def test_a_narrow_monitor_gives_the_croupier_the_whole_screen() -> None:
+    """At 1024x768 no bonus column fits beside the croupier window's 834 px: the croupier window
+    takes the screen, the bonus column lies over its right side (in front only for a game)."""
+    screen = QRect(0, 0, 1024, 768)
+    croupier, display, bonus = plan(screen, [], 3)
+    assert croupier == screen and screen.contains(bonus) and display == bonus
+    assert bonus.width() >= 400
+
+
+def test_a_window_frame_is_kept_inside_its_planned_place(qapp: QApplication) -> None:
+    """setGeometry places a window's inside; its frame (the offscreen platform's is 2 px a side, a
+    window manager's title bar more) pushed the bottom row off a 720-pixel screen."""
+    from gui.screen_layout import fit_frame
+
+    rect = QRect(0, 0, 880, 720)
+    window = QWidget()
+    try:
+        window.setGeometry(rect)
+        window.show()
+        QApplication.processEvents()
+        fit_frame(window, rect)
+        QApplication.processEvents()
+        assert rect.contains(window.frameGeometry()), window.frameGeometry()
+    finally:
+        window.close()
