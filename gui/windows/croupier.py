@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QIcon, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -91,6 +91,14 @@ class WrappedLine(FitLabel):
 
     def __init__(self, text: str = "", *, max_lines: int = 3, reserve_lines: int = 0) -> None:
         super().__init__(text, max_lines=max_lines, tooltip=True, reserve_lines=reserve_lines)
+
+
+class ListTable(QTableWidget):
+    """The Lucky payouts and paying lists: they ask for a few rows' height and scroll, so the felt
+    and the whole players panel come first on a 1080-pixel screen (they share what is left)."""
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), 120)
 
 
 class CroupierWindow(FirstPaintWindow):
@@ -241,7 +249,7 @@ class CroupierWindow(FirstPaintWindow):
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setFixedWidth(322)
         middle.addWidget(scroll)
-        outer.addLayout(middle, 6)
+        outer.addLayout(middle, 8)
         self.wager_entry = WagerEntry(lambda: (self.table.rules.trios, self.table.rules.first_four))
         self.wager_entry.entered.connect(self.on_typed_wagers)
         self.wager_entry.refused.connect(self.show_reason)
@@ -255,7 +263,7 @@ class CroupierWindow(FirstPaintWindow):
         outer.addLayout(typed)
 
         bottom = QHBoxLayout()
-        self.lucky_table = QTableWidget(0, len(LUCKY_HEADINGS))
+        self.lucky_table = ListTable(0, len(LUCKY_HEADINGS))
         self.lucky_table.setHorizontalHeaderLabels(list(LUCKY_HEADINGS))
         self._table_style(self.lucky_table)
         self.lucky_table.setStyleSheet("font-size: 9pt;")
@@ -269,7 +277,7 @@ class CroupierWindow(FirstPaintWindow):
         self.lucky_button.toggled.connect(self.felt.set_lucky_detail)
         lucky_box = self._titled("Lucky payouts", self.lucky_table, self.lucky_button)
         bottom.addWidget(lucky_box, 3)
-        self.paying = QTableWidget(0, 5)
+        self.paying = ListTable(0, 5)
         self.paying.setHorizontalHeaderLabels(["Player", "Wager", "Stake", "Odds", "Pays"])
         self._table_style(self.paying)
         self.paying.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
@@ -279,10 +287,11 @@ class CroupierWindow(FirstPaintWindow):
         self.paying_title = title
         bottom.addWidget(paying_box, 4)
         bottom.addWidget(self._irregular_panel())
-        outer.addLayout(bottom, 2)
+        outer.addLayout(bottom, 1)
 
     def _table_style(self, table: QTableWidget) -> None:
         table.setObjectName("compact")
+
         table.verticalHeader().setVisible(False)
         table.verticalHeader().setDefaultSectionSize(26)
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -318,6 +327,11 @@ class CroupierWindow(FirstPaintWindow):
         title = QLabel("Players")
         title.setObjectName("dim")
         layout.addWidget(title)
+        # The limits at the panel's top, in sight on a 720-pixel screen too (issue 25 point 6: at
+        # the panel's foot they were below the fold): two lines, the whole text on hover.
+        self.limits = FitLabel(self._limits_text(), max_lines=2, tooltip=True)
+        self.limits.setObjectName("dim")
+        layout.addWidget(self.limits)
         self.player_buttons: dict[str, QPushButton] = {}
         players = QGridLayout()
         players.setSpacing(6)
@@ -348,12 +362,6 @@ class CroupierWindow(FirstPaintWindow):
         self.chip_rack.chosen.connect(self._chip_chosen)
         self.chip_rack.choose(self.chip)
         layout.addWidget(self.chip_rack)
-        # The limits under the chips they bound, above the fold of a 768-pixel screen (issue 25
-        # point 6: at the panel's foot they were below it).
-        self.limits = QLabel(self._limits_text())
-        self.limits.setObjectName("dim")
-        self.limits.setWordWrap(True)
-        layout.addWidget(self.limits)
         row = QHBoxLayout()
         self.undo_button = QPushButton(theme.icon("undo"), "Undo")
         self.undo_button.setToolTip("Undo the selected player's last wager (Ctrl+Z)")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QRect
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QScrollArea, QWidget
 
 from engine.auth import User
 from engine.store.db import Store, open_store
@@ -68,6 +68,15 @@ def test_the_croupier_window_fits_with_a_round_and_a_hold(tables: LiveTables, si
         _show(window, tables, size)
         assert _check(window, size) == []
         assert window.guide.toolTip() == HOLD and window.reason.toolTip() == HOLD
+        # Issue 25 point 6: the limits line in sight without scrolling the players panel, and at
+        # 1920x1080 the whole panel (Undo, Rebet, Name seat…) with no scrolling at all.
+        panel = next(a for a in window.findChildren(QScrollArea) if window.limits in a.findChildren(QLabel))
+        seen = QRect(
+            window.limits.mapTo(panel.viewport(), window.limits.rect().topLeft()), window.limits.size()
+        )
+        assert panel.verticalScrollBar().value() == 0 and panel.viewport().rect().contains(seen)
+        if size == (1920, 1080):
+            assert panel.verticalScrollBar().maximum() == 0
     finally:
         window.close()
 
