@@ -6,8 +6,9 @@ room it is given wraps (up to a number of lines) or elides with "…", and the w
 
 from __future__ import annotations
 
+from PySide6 import QtGui
 from PySide6.QtCore import QEvent, QSize, Qt
-from PySide6.QtGui import QFontMetrics, QResizeEvent
+from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent, QTextDocument
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 ELLIPSIS = "…"
@@ -37,7 +38,7 @@ def wrap_lines(text: str, metrics: QFontMetrics, width: int, max_lines: int) -> 
 
 
 class FitLabel(QLabel):
-    """A plain-text label that takes the width its layout gives it: the text wraps at spaces up to
+    """A label that takes the width its layout gives it: the text wraps at spaces up to
     `max_lines` lines (1: one line, elided), and the whole text is the tooltip when it is cut (always,
     with `tooltip=True`). Its height is the lines it shows; it asks for no width (its width is the
     layout's: `setMinimumWidth` for a floor), so a long text never widens the window."""
@@ -78,10 +79,36 @@ class FitLabel(QLabel):
         return wrap_lines(self._full, self.fontMetrics(), room, self.max_lines) if self._full else [""]
 
     def _fit(self) -> None:
+        if QtGui.Qt.mightBeRichText(self._full):  # (it lives in QtGui's Qt)
+            self._fit_rich()
+            return
+        self.setTextFormat(Qt.TextFormat.PlainText)
         lines = self._lines()
         shown = "\n".join(lines)
         cut = shown.replace("\n", " ").split() != self._full.split()
         self.setToolTip(self._full if (cut or self.always_tip) and self._full else "")
+        if shown != super().text():
+            super().setText(shown)
+            self.updateGeometry()
+
+    def _fit_rich(self) -> None:
+        """A rich text (a bold total in a title) shown as it is when its words fit in the lines
+        given, else as plain words wrapped and elided; the whole text on hover."""
+        document = QTextDocument()
+        document.setHtml(self._full)
+        plain = " ".join(document.toPlainText().split())
+        room = self.contentsRect().width() - 2 * self.margin()
+        bold = QFont(self.font())
+        bold.setBold(True)  # measured bold: the widest the rich text can be
+        lines = wrap_lines(plain, QFontMetrics(bold), room, self.max_lines)
+        fits = " ".join(" ".join(lines).split()) == plain and len(lines) == 1
+        self.setToolTip(self._full if not fits or self.always_tip else "")
+        if fits:
+            self.setTextFormat(Qt.TextFormat.RichText)
+            shown = self._full
+        else:
+            self.setTextFormat(Qt.TextFormat.PlainText)
+            shown = "\n".join(wrap_lines(plain, self.fontMetrics(), room, self.max_lines))
         if shown != super().text():
             super().setText(shown)
             self.updateGeometry()

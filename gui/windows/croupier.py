@@ -304,8 +304,7 @@ class CroupierWindow(FirstPaintWindow):
         box.setObjectName("panel")
         layout = QVBoxLayout(box)
         layout.setContentsMargins(10, 8, 10, 10)
-        label = QLabel(title)  # wraps in a narrow box (the paying list's title is rich text)
-        label.setWordWrap(True)
+        label = FitLabel(title)  # elided in a narrow box, the whole title on hover
         label.setMinimumWidth(60)
         label.setObjectName("dim")
         if extra is None:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QComboBox,
     QLabel,
+    QLayout,
     QLineEdit,
     QPushButton,
     QTextEdit,
@@ -130,9 +131,37 @@ def _shown(widget: QWidget, window: QWidget) -> bool:
     return widget.isVisibleTo(window) and widget.width() > 0 and widget.height() > 0
 
 
-def problems(window: QWidget) -> list[str]:
-    """Every visible control of `window` that lies outside it or cannot show its text."""
+def _laid_out(layout: QLayout) -> list[QWidget]:
+    """The widgets a layout places, its nested layouts' too."""
     found = []
+    for i in range(layout.count()):
+        item = layout.itemAt(i)
+        if item.widget() is not None:
+            found.append(item.widget())
+        elif item.layout() is not None:
+            found.extend(_laid_out(item.layout()))
+    return found
+
+
+def _overlaps(window: QWidget) -> list[str]:
+    """Widgets laid out side by side that overlap (a layout squeezed below its items' minimum)."""
+    found = []
+    for parent in [window, *window.findChildren(QWidget)]:
+        layout = parent.layout()
+        if layout is None or (parent is not window and not parent.isVisibleTo(window)):
+            continue
+        laid = [c for c in _laid_out(layout) if not c.isWindow() and _shown(c, window)]
+        for i, a in enumerate(laid):
+            for b in laid[i + 1 :]:
+                if a.geometry().intersects(b.geometry()):
+                    found.append(f"{_name(a)} overlaps {_name(b)} in {type(parent).__name__}")
+    return found
+
+
+def problems(window: QWidget) -> list[str]:
+    """Every visible control of `window` that lies outside it, cannot show its text, or overlaps
+    its neighbour."""
+    found = _overlaps(window)
     for widget in window.findChildren(QWidget):
         if not isinstance(widget, CONTROLS) or not _shown(widget, window):
             continue
