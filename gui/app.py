@@ -138,15 +138,31 @@ def _resolve(future: asyncio.Future[Any], value: Any) -> None:
 def _place_on_screens(app: Any, windows: list[Any]) -> None:
     """The croupier window on the primary screen, the player display and bonus screen on the other
     screen(s), or beside the croupier window on a single one (gui.screen_layout)."""
-    from gui.screen_layout import plan
+    from PySide6.QtCore import QTimer
+
+    from gui.screen_layout import FRAME_SETTLE_MS, fit_frame, plan
 
     primary = app.primaryScreen()
     others = [s.availableGeometry() for s in app.screens() if s is not primary]
-    for window, geometry in zip(
-        windows, plan(primary.availableGeometry(), others, len(windows)), strict=True
-    ):
+    geometries = plan(primary.availableGeometry(), others, len(windows))
+    for window, geometry in zip(windows, geometries, strict=True):
+        # A window over the croupier's (one narrow monitor) comes forward only for a bonus game.
+        if geometry.intersects(geometries[0]) and window is not windows[0]:
+            window.over_croupier = True
         window.setGeometry(geometry)
         window.show()
+        fit_frame(window, geometry)
+
+    # The window manager frames the windows a moment after they are shown: their frames fitted again.
+    def refit() -> None:
+        for window, geometry in zip(windows, geometries, strict=True):
+            if window.isVisible():
+                fit_frame(window, geometry)
+
+    QTimer.singleShot(FRAME_SETTLE_MS, refit)
+    for window in windows[1:]:
+        if getattr(window, "over_croupier", False):
+            window.lower()
     windows[0].raise_()
     windows[0].activateWindow()  # the keyboard is the croupier's (the other windows never take it)
 

@@ -17,12 +17,21 @@ from PySide6.QtWidgets import QWidget
 
 MARGIN = 20
 SIDE_SHARE = 0.3  # of a single monitor's width, for the bonus screen's column
-SIDE_MIN = 420
+SIDE_MIN = 400  # the bonus screen's narrowest column: one game's panel and its scroll bar
+FRAME_SETTLE_MS = 500  # after show(): the window manager has framed the windows by then
+CROUPIER_MIN = 850  # the croupier window's narrowest (its minimum is 834 px) and a window frame
 
 
-def plan(primary: QRect, others: Sequence[QRect], count: int) -> list[QRect]:
+def plan(
+    primary: QRect, others: Sequence[QRect], count: int, *, croupier_min: int = CROUPIER_MIN
+) -> list[QRect]:
     """Geometries for `count` windows in the order croupier, player display, bonus screen, given the
-    primary monitor's and the other monitors' available geometry."""
+    primary monitor's and the other monitors' available geometry.
+
+    On one monitor the croupier window keeps at least `croupier_min` pixels and the bonus screen takes
+    the column beside it (at 1280x720: 880 and 400, without overlap). A monitor too narrow for both
+    (1024x768) gives the croupier window the whole screen and the column lies over its right side:
+    there the bonus screen comes to the front only for a game (gui.windows.bonus_screen)."""
     if count <= 0:
         return []
     if others:
@@ -37,12 +46,32 @@ def plan(primary: QRect, others: Sequence[QRect], count: int) -> list[QRect]:
     if count == 1:
         return [primary.adjusted(MARGIN, MARGIN, -MARGIN, -MARGIN)]
     side = max(SIDE_MIN, int(primary.width() * SIDE_SHARE))
-    side = min(side, primary.width() // 2)
+    side = min(side, primary.width() // 2, primary.width() - croupier_min)
+    if side < SIDE_MIN:
+        # No room beside it: the croupier's whole screen, the column over its right side.
+        main = QRect(primary)
+        column = QRect(primary.right() + 1 - SIDE_MIN, primary.y(), SIDE_MIN, primary.height())
+        return [main, *[column] * (count - 1)]
     main = QRect(primary.x(), primary.y(), primary.width() - side, primary.height())
     column = QRect(main.right() + 1, primary.y(), side, primary.height())
     # The column beside the croupier window: the bonus screen (the croupier's to watch, shown last, so
     # in front) and behind it the player display, which on one monitor no player sees anyway.
     return [main, *[column] * (count - 1)]
+
+
+def fit_frame(window: QWidget, rect: QRect) -> None:
+    """The window with its frame (title bar, borders) inside `rect`: `setGeometry` places the window's
+    inside, so on a 720-pixel screen the title bar pushed the croupier window's bottom row off it.
+    The frame is known once the window manager has framed the window: called after `show()`, and
+    again a moment later (gui.app)."""
+    frame, inner = window.frameGeometry(), window.geometry()
+    left, top = inner.x() - frame.x(), inner.y() - frame.y()
+    extra_w, extra_h = frame.width() - inner.width(), frame.height() - inner.height()
+    if rect.contains(frame) or (extra_w <= 0 and extra_h <= 0):
+        return
+    window.setGeometry(
+        QRect(rect.x() + left, rect.y() + top, rect.width() - extra_w, rect.height() - extra_h)
+    )
 
 
 def keep_keys_away(window: QWidget) -> None:

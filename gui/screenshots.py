@@ -2,7 +2,7 @@
 
 The pictures come from real rounds played through the table service on seeded demo tables
 (gui.demo, scratch stores removed afterwards), so they show what the stations really draw; the
-README uses them.
+README uses them. Every picture is a 1920x1080 window (`SIZE`), the floor stations' too.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication, QWidget
 
-SIZE = (1600, 1000)
+SIZE = (1920, 1080)  # every picture at the README's screen size (issue 29 point 3)
 SETTLE_S = 0.6  # layouts settle and the reveal animations finish before a grab
 
 
@@ -52,8 +52,8 @@ def render_table_stations(out_dir: Path) -> tuple[QApplication, list[Path]]:
     shots: list[tuple[str, Make, Callable[[TableModel], QWidget], tuple[int, int]]] = [
         ("croupier-lucky-numbers.png", demo.croupier_with_lucky, croupier, SIZE),
         ("croupier-lucky-win.png", demo.croupier_after_lucky_win, croupier, SIZE),
-        ("player-display.png", demo.croupier_after_lucky_win, PlayerDisplay, (1600, 900)),
-        ("bonus-game.png", demo.bonus_mid_round, BonusScreen, (1500, 760)),
+        ("player-display.png", demo.croupier_after_lucky_win, PlayerDisplay, SIZE),
+        ("bonus-game.png", demo.bonus_mid_round, BonusScreen, SIZE),
     ]
 
     async def grab(

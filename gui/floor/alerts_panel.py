@@ -100,7 +100,6 @@ class AlertsPanel(QWidget):
         layout.addLayout(actions)
         layout.addWidget(split, 1)
         layout.addWidget(self.message)
-        self.setMinimumWidth(520)
         self.update_permissions()
 
     def update_permissions(self) -> None:

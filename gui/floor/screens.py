@@ -17,6 +17,8 @@ from PySide6.QtWidgets import QApplication, QWidget
 from engine.errors import DrrError
 from engine.store.db import Store
 
+SIZE = (1920, 1080)  # the README's screen size, as gui.screenshots.SIZE
+
 
 def _settle(app: QApplication, seconds: float = 0.4) -> None:
     end = time.monotonic() + seconds
@@ -68,7 +70,7 @@ def floor_shots(app: QApplication, out_dir: Path) -> list[Path]:
         store = demo_store(Path(tmp))
         try:
             surveillance = SurveillanceWindow(store, user=User("sam", "surveillance"), live=False)
-            surveillance.resize(1900, 1500)
+            surveillance.resize(*SIZE)
             surveillance.show()
             surveillance.scan_alerts([surveillance.current_view])
             alerts = list_alerts(store)
@@ -82,7 +84,7 @@ def floor_shots(app: QApplication, out_dir: Path) -> list[Path]:
             surveillance.close()
 
             boss = PitBossWindow(store, user=User("pat", "pitboss"))
-            boss.resize(1800, 1050)
+            boss.resize(*SIZE)
             boss.show()
             boss.filters.bonus.setCurrentIndex(1)  # rounds with a Bonus Number hit
             boss.apply_filters()

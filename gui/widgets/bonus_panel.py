@@ -13,8 +13,9 @@ import time
 from collections.abc import Callable
 
 from PySide6.QtCore import Property, QEasingCurve, QPropertyAnimation, QRectF, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPaintEvent, QPen, QResizeEvent
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QButtonGroup,
     QFrame,
     QHBoxLayout,
@@ -89,7 +90,7 @@ class BoxButton(QWidget):
         self._anim = QPropertyAnimation(self, b"flip", self)
         self._anim.setDuration(REVEAL_MS)
         self._anim.setEasingCurve(QEasingCurve.Type.OutCubic)
-        self.setMinimumSize(64, 80)
+        self.setMinimumSize(56, 80)
         self.setMaximumHeight(260)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
@@ -190,7 +191,7 @@ class RoundDots(QWidget):
         super().__init__(parent)
         self._round = 1
         self._finished = False
-        self.setMinimumSize(6 * 30, 34)
+        self.setMinimumSize(6 * 26, 34)
 
     def set_round(self, current: int, finished: bool) -> None:
         self._round = current
@@ -265,7 +266,6 @@ class BonusPanel(QFrame):
 
         self.cash_out = QPushButton("Cash out")
         self.cash_out.setObjectName("primary")
-        self.cash_out.setMinimumWidth(300)
         self.cash_out.clicked.connect(lambda: self.cashOutRequested.emit(self.player))
 
         self.preset_row = QWidget()
@@ -304,7 +304,9 @@ class BonusPanel(QFrame):
         for b in self.previous_boxes:
             prev.addWidget(b)
 
-        money_row = QHBoxLayout()
+        # The totals beside the cash-out button, or above it in a narrow panel (a column beside the
+        # croupier window): the button keeps its whole text either way.
+        money_row = self.money_row = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         totals = QVBoxLayout()
         totals.addWidget(self.total)
         totals.addWidget(self.guarantee)
@@ -312,7 +314,7 @@ class BonusPanel(QFrame):
         money_row.addWidget(self.cash_out)
 
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(16, 14, 16, 14)
+        layout.setContentsMargins(12, 12, 12, 12)
         layout.setSpacing(10)
         layout.addLayout(head)
         layout.addLayout(row, 10)
@@ -333,6 +335,18 @@ class BonusPanel(QFrame):
 
     def sizeHint(self) -> QSize:
         return QSize(620, 460)
+
+    NARROW = 560  # pixels: below this the cash-out button goes under the totals
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        wanted = (
+            QBoxLayout.Direction.TopToBottom
+            if self.width() < self.NARROW
+            else QBoxLayout.Direction.LeftToRight
+        )
+        if self.money_row.direction() != wanted:
+            self.money_row.setDirection(wanted)
 
     def set_view(self, view: BonusView) -> None:
         """Redraw from the journal's view of the game."""

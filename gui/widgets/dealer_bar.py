@@ -22,6 +22,7 @@ class DealerBar(QWidget):
         self.table = table
         self.who = QLabel("")
         self.who.setObjectName("dim")
+        self.who.setWordWrap(True)  # a long name wraps; it never pushes the buttons off the row
         self.change = QPushButton("Dealer change…")
         self.change.setToolTip("The relief dealer signs in with name and PIN and takes over (Ctrl+Shift+D)")
         self.change.clicked.connect(self.ask_sign_in)

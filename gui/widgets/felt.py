@@ -56,7 +56,7 @@ class FeltWidget(QWidget):
         self.setMouseTracking(True)
         self.setAttribute(Qt.WidgetAttribute.WA_AcceptTouchEvents, False)  # touches arrive as mouse events
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMinimumSize(560, 240)
+        self.setMinimumSize(480, 220)
         self._rules: RulesSubmission | None = None
         self._geo_rules = geo.Rules()
         self._wagers: tuple[Wager, ...] = ()

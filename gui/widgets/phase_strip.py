@@ -19,6 +19,7 @@ from engine.table.spin import BETS, NO_MORE_BETS, RESULT, SPINNING, STEPS, Wheel
 from engine.wheel_layout import colour
 from gui import theme
 from gui.table_model import TableModel
+from gui.widgets.fit_text import FitLabel
 
 TICK_MS = 250
 TITLES = {BETS: "Place your bets", SPINNING: "Ball spinning", NO_MORE_BETS: "No more bets", RESULT: "Result"}
@@ -47,11 +48,12 @@ class PhaseStrip(QWidget):
         layout.setSpacing(4)
         self.steps: dict[str, QLabel] = {}
         for step in STEPS:
-            label = QLabel(TITLES[step])
-            label.setMinimumWidth(120 if large else 110)
+            # Elided in a narrow strip ("Place your bets · 1…"), the whole step on hover.
+            label = FitLabel(TITLES[step], tooltip=True)
+            label.setMinimumWidth(120 if large else 100)
             self.steps[step] = label
             layout.addWidget(label, 1)
-        self.note = QLabel("")  # idle or on hold: what the table is waiting for
+        self.note = FitLabel("")  # idle or on hold: what the table is waiting for
         self.note.setObjectName("dim")
         layout.addWidget(self.note, 1)
         self._timer = QTimer(self)

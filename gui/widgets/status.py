@@ -14,6 +14,7 @@ from engine.wheel_layout import colour
 from gui import theme
 from gui.theme import PlayerStyle
 from gui.widgets.chips import paint_chip
+from gui.widgets.fit_text import FitLabel
 
 NUMBER_COLOURS = {"red": theme.NUMBER_RED, "black": theme.NUMBER_BLACK, "green": theme.NUMBER_GREEN}
 
@@ -37,15 +38,17 @@ class SensorStatus(QWidget):
         super().__init__(parent)
         self.dot = QLabel()
         self.dot.setFixedSize(18, 18)
-        self.text = QLabel("Wheel: no link")
+        # Wrapped in the room the window gives (two lines each, the whole text on hover): a long
+        # source or warning never widens the croupier window.
+        self.text = FitLabel("Wheel: no link", max_lines=2)
         self.text.setObjectName("dim")
-        self.warning = QLabel("")
+        self.warning = FitLabel("", max_lines=2)
         self.warning.setObjectName("reason")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 0, 8, 0)
         layout.addWidget(self.dot)
-        layout.addWidget(self.text)
-        layout.addWidget(self.warning)
+        layout.addWidget(self.text, 2)
+        layout.addWidget(self.warning, 1)
         self.set_health(SensorHealth(connected=False, source="none"))
 
     def set_health(self, health: SensorHealth) -> None:

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QAbstractButton, QGridLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractButton, QFrame, QGridLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from engine.round import Phase
 from engine.table.view import BonusView
 from gui.screen_layout import keep_keys_away
 from gui.table_model import TableModel
 from gui.widgets.bonus_panel import BonusPanel
+from gui.widgets.fit_text import FitLabel
 from gui.windows.first_paint import FirstPaintWindow
 
 NARROW = 900  # pixels: a bonus screen narrower than this (beside the croupier) stacks its panels
@@ -46,19 +47,32 @@ class BonusScreen(FirstPaintWindow):
         central = QWidget()
         self.setCentralWidget(central)
         outer = QVBoxLayout(central)
-        outer.setContentsMargins(16, 12, 16, 12)
+        outer.setContentsMargins(12, 12, 12, 12)
         title = QLabel("BONUS GAME")
         title.setStyleSheet("font-size: 24pt; font-weight: bold; color: #5fd4ff; letter-spacing: 4px;")
         title.setAlignment(Qt.AlignmentFlag.AlignCenter)
         outer.addWidget(title)
         self.idle = QLabel("No bonus game is running.\nAn inside win on the Bonus Number starts one.")
         self.idle.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.idle.setWordWrap(True)  # a narrow column beside the croupier window
         self.idle.setStyleSheet("font-size: 16pt; color: #9aa6b2;")
         outer.addWidget(self.idle, 1)
-        self.grid = QGridLayout()
+        # The panels scroll when more players play than the screen's height holds (a column beside
+        # the croupier window on a 720-pixel screen): the window never grows past its screen.
+        games = QWidget()
+        self.grid = QGridLayout(games)
+        self.grid.setContentsMargins(0, 0, 0, 0)
         self.grid.setSpacing(14)
-        outer.addLayout(self.grid, 1)
-        self.reason = QLabel(
+        self.games = QScrollArea()
+        self.games.setWidget(games)
+        self.games.setWidgetResizable(True)
+        self.games.setFrameShape(QFrame.Shape.NoFrame)
+        self.games.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        outer.addWidget(self.games, 1)
+        self.games.setVisible(False)
+        # The players' own refusals in two lines at most (the whole text on hover): never wider.
+        self.reason = FitLabel(max_lines=2)
+        self.reason.setText(
             "Shown from the table's journal: the games are played at the croupier station."
             if read_only
             else ""
@@ -99,6 +113,7 @@ class BonusScreen(FirstPaintWindow):
             self.show()
             self.raise_()
         self.idle.setVisible(not self.panels)
+        self.games.setVisible(bool(self.panels))
         if not self.read_only:
             self.reason.setText("")
 
@@ -109,11 +124,20 @@ class BonusScreen(FirstPaintWindow):
                 panel.deleteLater()
             self.panels.clear()
             self.idle.setVisible(True)
+            self.games.setVisible(False)
             if self.pops_up:
                 self.hide()
             elif self._on_players_screen():
                 self.lower()
 
+    # Set by the placement (gui.app) when one monitor is too narrow for the column beside the
+    # croupier window (gui.screen_layout.plan): the screen lies over the croupier's right side, so it
+    # comes to the front for a game only and goes behind the croupier window after it.
+    over_croupier = False
+
     def _on_players_screen(self) -> bool:
-        """On a monitor of its own (not the croupier's), where stacking it is harmless."""
+        """On a monitor of its own (not the croupier's), where stacking it is harmless, or over the
+        croupier window on a narrow monitor, where it must not stay in front after a game."""
+        if self.over_croupier:
+            return True
         return len(QGuiApplication.screens()) > 1 and self.screen() != QGuiApplication.primaryScreen()

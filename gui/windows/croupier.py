@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QIcon, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
-    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -48,6 +47,7 @@ from gui.table_model import TableModel
 from gui.widgets.chip_rack import ChipRack
 from gui.widgets.dealer_bar import DealerBar
 from gui.widgets.felt import LUCKY_HEADINGS, LUCKY_SIZES, FeltWidget
+from gui.widgets.fit_text import FitLabel
 from gui.widgets.phase_strip import PhaseStrip
 from gui.widgets.status import HistoryStrip, SensorHealth, SensorStatus, chip_pixmap
 from gui.widgets.wager_entry import WagerEntry
@@ -84,21 +84,21 @@ PHASE_TEXT = {
 }
 
 
-class WrappedLine(QLabel):
+class WrappedLine(FitLabel):
     """A line of words that never widens the window (issue 25 point 3: a hold's long line made the
-    croupier window 2,121 px wide): it wraps within the width it is given, and the whole text is on
-    hover too."""
+    croupier window 2,121 px wide): it wraps within the width it is given, up to three lines (the
+    rest elided), and the whole text is on hover too."""
 
-    def __init__(self, text: str = "") -> None:
-        super().__init__(text)
-        self.setWordWrap(True)
-        policy = self.sizePolicy()
-        policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
-        self.setSizePolicy(policy)
+    def __init__(self, text: str = "", *, max_lines: int = 3, reserve_lines: int = 0) -> None:
+        super().__init__(text, max_lines=max_lines, tooltip=True, reserve_lines=reserve_lines)
 
-    def setText(self, text: str) -> None:  # type: ignore[override]
-        super().setText(text)
-        self.setToolTip(text)
+
+class ListTable(QTableWidget):
+    """The Lucky payouts and paying lists: they ask for a few rows' height and scroll, so the felt
+    and the whole players panel come first on a 1080-pixel screen (they share what is left)."""
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), 120)
 
 
 class CroupierWindow(FirstPaintWindow):
@@ -192,39 +192,50 @@ class CroupierWindow(FirstPaintWindow):
         bar.setObjectName("panel")
         bar_layout = QHBoxLayout(bar)
         bar_layout.setContentsMargins(14, 8, 14, 8)
-        self.round_label = QLabel("Round –")
+        self.round_label = FitLabel("Round –")
+        self.round_label.setMinimumWidth(
+            self.round_label.fontMetrics().horizontalAdvance("Table DR-07 · round 0000")
+        )
         self.round_label.setObjectName("dim")
         self.phase_label = QLabel("READY")
-        self.phase_label.setMinimumWidth(230)
+        # The big button's key, under the phase (the button itself takes the bar's width).
+        self.shortcut_hint = QLabel("Space")
+        self.shortcut_hint.setObjectName("dim")
         names = QVBoxLayout()
+        names.setSpacing(2)
         names.addWidget(self.round_label)
         names.addWidget(self.phase_label)
+        names.addWidget(self.shortcut_hint)
+        names.addStretch(1)
         bar_layout.addLayout(names)
         self.action = QPushButton("Open bets")
         self.action.setObjectName("primary")
-        self.action.setMinimumWidth(360)
+        self.action.setMinimumWidth(300)
         self.action.clicked.connect(self.press_action)
-        # The line under the big button: why the table waits and what to do (the view's step).
-        self.guide = WrappedLine()
+        # The line under the big button: why the table waits and what to do (the view's step); two
+        # lines of height kept so the bar does not jump as the line changes.
+        self.guide = WrappedLine(max_lines=2, reserve_lines=2)
         self.guide.setObjectName("guide")
         action_box = QVBoxLayout()
         action_box.setSpacing(2)
         action_box.addWidget(self.action)
         action_box.addWidget(self.guide)
-        bar_layout.addLayout(action_box, 1)
-        self.shortcut_hint = QLabel("Space")
-        self.shortcut_hint.setObjectName("dim")
-        bar_layout.addWidget(self.shortcut_hint)
-        bar_layout.addSpacing(12)
+        action_box.addStretch(1)
+        bar_layout.addLayout(action_box, 3)
+        bar_layout.addSpacing(8)
         self.sensor = SensorStatus()
-        bar_layout.addWidget(self.sensor)
+        self.sensor.setMinimumWidth(160)
+        bar_layout.addWidget(self.sensor, 2)
         outer.addWidget(bar)
-        self.dealer_bar = DealerBar(self.table)
-        outer.addWidget(self.dealer_bar)
 
         outer.addWidget(self._spin_row())
+        # The last results and, beside them, who deals (one row: on a 720-pixel screen every row counts).
         self.history = HistoryStrip()
-        outer.addWidget(self.history)
+        self.dealer_bar = DealerBar(self.table)
+        history_row = QHBoxLayout()
+        history_row.addWidget(self.history, 1)
+        history_row.addWidget(self.dealer_bar)
+        outer.addLayout(history_row)
 
         middle = QHBoxLayout()
         self.felt = FeltWidget()
@@ -238,26 +249,35 @@ class CroupierWindow(FirstPaintWindow):
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setFixedWidth(322)
         middle.addWidget(scroll)
-        outer.addLayout(middle, 5)
+        outer.addLayout(middle, 8)
         self.wager_entry = WagerEntry(lambda: (self.table.rules.trios, self.table.rules.first_four))
         self.wager_entry.entered.connect(self.on_typed_wagers)
         self.wager_entry.refused.connect(self.show_reason)
-        outer.addWidget(self.wager_entry)
-
-        self.reason = WrappedLine()
+        # The reason line beside the typed line: refusals and holds in two lines at most (the
+        # whole text on hover), so a long one never pushes the bottom row off the screen.
+        self.reason = WrappedLine(max_lines=2)
         self.reason.setObjectName("reason")
-        outer.addWidget(self.reason)
+        typed = QHBoxLayout()
+        typed.addWidget(self.wager_entry, 1)
+        typed.addWidget(self.reason, 1)
+        outer.addLayout(typed)
 
         bottom = QHBoxLayout()
-        self.lucky_table = QTableWidget(0, len(LUCKY_HEADINGS))
+        self.lucky_table = ListTable(0, len(LUCKY_HEADINGS))
         self.lucky_table.setHorizontalHeaderLabels(list(LUCKY_HEADINGS))
         self._table_style(self.lucky_table)
         self.lucky_table.setStyleSheet("font-size: 9pt;")
         self.lucky_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         self.lucky_table.horizontalHeader().setMinimumSectionSize(40)
-        lucky_box = self._titled("Lucky payouts", self.lucky_table)
+        self.lucky_button = QPushButton(theme.icon("diamond"), "Lucky odds")
+        self.lucky_button.setCheckable(True)
+        self.lucky_button.setToolTip(
+            "Show every Lucky Number's split, street, corner and six-line payouts on the felt (L)"
+        )
+        self.lucky_button.toggled.connect(self.felt.set_lucky_detail)
+        lucky_box = self._titled("Lucky payouts", self.lucky_table, self.lucky_button)
         bottom.addWidget(lucky_box, 3)
-        self.paying = QTableWidget(0, 5)
+        self.paying = ListTable(0, 5)
         self.paying.setHorizontalHeaderLabels(["Player", "Wager", "Stake", "Odds", "Pays"])
         self._table_style(self.paying)
         self.paying.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
@@ -267,10 +287,11 @@ class CroupierWindow(FirstPaintWindow):
         self.paying_title = title
         bottom.addWidget(paying_box, 4)
         bottom.addWidget(self._irregular_panel())
-        outer.addLayout(bottom, 3)
+        outer.addLayout(bottom, 1)
 
     def _table_style(self, table: QTableWidget) -> None:
         table.setObjectName("compact")
+
         table.verticalHeader().setVisible(False)
         table.verticalHeader().setDefaultSectionSize(26)
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -278,14 +299,21 @@ class CroupierWindow(FirstPaintWindow):
         table.setAlternatingRowColors(True)
         table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
 
-    def _titled(self, title: str, widget: QWidget) -> QFrame:
+    def _titled(self, title: str, widget: QWidget, extra: QWidget | None = None) -> QFrame:
         box = QFrame()
         box.setObjectName("panel")
         layout = QVBoxLayout(box)
         layout.setContentsMargins(10, 8, 10, 10)
-        label = QLabel(title)
+        label = FitLabel(title)  # elided in a narrow box, the whole title on hover
+        label.setMinimumWidth(60)
         label.setObjectName("dim")
-        layout.addWidget(label)
+        if extra is None:
+            layout.addWidget(label)
+        else:
+            head = QHBoxLayout()
+            head.addWidget(label, 1)
+            head.addWidget(extra)
+            layout.addLayout(head)
         layout.addWidget(widget)
         return box
 
@@ -298,6 +326,11 @@ class CroupierWindow(FirstPaintWindow):
         title = QLabel("Players")
         title.setObjectName("dim")
         layout.addWidget(title)
+        # The limits at the panel's top, in sight on a 720-pixel screen too (issue 25 point 6: at
+        # the panel's foot they were below the fold): two lines, the whole text on hover.
+        self.limits = FitLabel(self._limits_text(), max_lines=2, tooltip=True)
+        self.limits.setObjectName("dim")
+        layout.addWidget(self.limits)
         self.player_buttons: dict[str, QPushButton] = {}
         players = QGridLayout()
         players.setSpacing(6)
@@ -338,14 +371,17 @@ class CroupierWindow(FirstPaintWindow):
         self.rebet_button = QPushButton("Rebet")
         self.rebet_button.setToolTip("Place the selected player's wagers of their last round again (Ctrl+R)")
         self.rebet_button.clicked.connect(lambda: self.table.rebet(self.player))
+        # A helper that is not a round action, with the selected player's: naming the seat.
+        self.rename_button = QPushButton("Name seat…")
+        self.rename_button.setToolTip("Give the selected seat the player's name (Ctrl+E)")
+        self.rename_button.clicked.connect(self.ask_rename_seat)
         row.addWidget(self.undo_button)
         row.addWidget(self.clear_button)
         layout.addLayout(row)
-        layout.addWidget(self.rebet_button)
-        self.limits = QLabel(self._limits_text())
-        self.limits.setObjectName("dim")
-        self.limits.setWordWrap(True)
-        layout.addWidget(self.limits)
+        second = QHBoxLayout()
+        second.addWidget(self.rebet_button)
+        second.addWidget(self.rename_button)
+        layout.addLayout(second)
         layout.addStretch(1)
         return side
 
@@ -370,16 +406,6 @@ class CroupierWindow(FirstPaintWindow):
         self.pit_boss_button = QPushButton(theme.icon("approve"), "Pit boss…")
         self.pit_boss_button.clicked.connect(lambda: self.ask_pit_boss())
         self.pit_boss_button.setToolTip("A pit boss signs off what ends the hold (Ctrl+Shift+P)")
-        # Two helpers that are not round actions: naming a seat and the Lucky odds on the felt.
-        self.rename_button = QPushButton("Name seat…")
-        self.rename_button.setToolTip("Give the selected seat the player's name (Ctrl+E)")
-        self.rename_button.clicked.connect(self.ask_rename_seat)
-        self.lucky_button = QPushButton(theme.icon("diamond"), "Lucky odds")
-        self.lucky_button.setCheckable(True)
-        self.lucky_button.setToolTip(
-            "Show every Lucky Number's split, street, corner and six-line payouts on the felt (L)"
-        )
-        self.lucky_button.toggled.connect(self.felt.set_lucky_detail)
         self._tips = {
             MANUAL: self.manual_button.toolTip(),
             NO_SPIN_ACTION: self.no_spin_button.toolTip(),
@@ -394,13 +420,12 @@ class CroupierWindow(FirstPaintWindow):
                 self.no_spin_button,
                 self.void_button,
                 self.pit_boss_button,
-                self.rename_button,
-                self.lucky_button,
             )
         ):
-            layout.addWidget(b, i // 2, i % 2)
-        layout.setRowStretch(4, 1)
-        box.setMaximumWidth(380)
+            # Three abreast, two rows: the bottom row stays low enough for a 720-pixel screen.
+            layout.addWidget(b, i // 3, i % 3)
+        layout.setRowStretch(2, 1)
+        box.setMaximumWidth(520)
         return box
 
     def _limits_text(self, view: TableView | None = None) -> str:

@@ -14,10 +14,11 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from PySide6.QtCore import QDateTime, QItemSelection, Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtCore import QDateTime, QItemSelection, QSize, Qt, Signal
+from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QBoxLayout,
     QCheckBox,
     QComboBox,
     QDateTimeEdit,
@@ -105,18 +106,45 @@ class HistoryFilters(QWidget):
         self.round_id.returnPressed.connect(self.applied.emit)
         apply = QPushButton("Apply")
         apply.clicked.connect(self.applied.emit)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        for label, w in (
-            (None, self.table), (None, self.period), (None, self.since), (None, self.until),
-            (None, self.dealer), ("Result", self.result), ("Lucky hit", self.lucky),
-            ("Bonus hit", self.bonus), (None, self.min_paid), (None, self.irregular), (None, self.round_id),
-            (None, apply),
-        ):  # fmt: skip
-            if label:
-                row.addWidget(QLabel(label))
-            row.addWidget(w)
-        row.addStretch(1)
+        # Two halves side by side, or one over the other on a narrow screen (in one row the bar was
+        # 1,138 px wide: on a 1024-pixel screen the window ran off it).
+        self.halves = (QWidget(), QWidget())
+        self.rows = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
+        self.rows.setContentsMargins(0, 0, 0, 0)
+        parts: tuple[tuple[tuple[str | None, QWidget], ...], ...] = (
+            ((None, self.table), (None, self.period), (None, self.since), (None, self.until),
+             (None, self.dealer), ("Result", self.result)),
+            (("Lucky hit", self.lucky), ("Bonus hit", self.bonus), (None, self.min_paid),
+             (None, self.irregular), (None, self.round_id), (None, apply)),
+        )  # fmt: skip
+        for half, widgets in zip(self.halves, parts, strict=True):
+            row = QHBoxLayout(half)
+            row.setContentsMargins(0, 0, 0, 0)
+            for label, w in widgets:
+                if label:
+                    row.addWidget(QLabel(label))
+                row.addWidget(w)
+            row.addStretch(1)
+            self.rows.addWidget(half)
+        self.rows.addStretch(1)
+
+    def _one_row_width(self) -> int:
+        return sum(h.sizeHint().width() for h in self.halves) + self.rows.spacing()
+
+    def minimumSizeHint(self) -> QSize:
+        """As narrow as its wider half: below the width of one row the halves stack."""
+        width = max(h.minimumSizeHint().width() for h in self.halves)
+        return QSize(width, super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        wanted = (
+            QBoxLayout.Direction.LeftToRight
+            if self.width() >= self._one_row_width()
+            else QBoxLayout.Direction.TopToBottom
+        )
+        if self.rows.direction() != wanted:
+            self.rows.setDirection(wanted)
 
     def _period_changed(self, index: int) -> None:
         custom = PERIODS[index] == "Custom…"

@@ -76,6 +76,7 @@ from gui.widgets.charts.bars import CategoryBars, ZScores
 from gui.widgets.charts.frequency import FrequencyChart
 from gui.widgets.charts.lines import HoldChart, RotorChart
 from gui.widgets.charts.ring import WheelRing
+from gui.widgets.fit_text import FitLabel
 
 WINDOW_CHOICES = (
     "Last 100 spins", "Last 500 spins", "Last 1,000 spins", "Last 10,000 spins", "Today", "Shift",
@@ -331,8 +332,10 @@ class WallTile(QFrame):
         super().__init__()
         self.setObjectName("panel")
         self.table = table
-        self.title = QLabel(f"Table {table}")
-        self.spins = QLabel()
+        # Elided in a narrow tile, the whole text on hover.
+        self.title = FitLabel(f"Table {table}", tooltip=True)
+        self.title.setMinimumWidth(80)
+        self.spins = FitLabel(tooltip=True)
         self.spins.setObjectName("dim")
         self.title.setObjectName("title")
         self.chart = FrequencyChart("", compact=True)
@@ -342,9 +345,8 @@ class WallTile(QFrame):
         self.words.setObjectName("dim")
         layout = QVBoxLayout(self)
         head = QHBoxLayout()
-        head.addWidget(self.title)
-        head.addStretch(1)
-        head.addWidget(self.spins)
+        head.addWidget(self.title, 1)
+        head.addWidget(self.spins, 2)
         layout.addLayout(head)
         layout.addWidget(self.chart, 1)
         layout.addWidget(self.words)
@@ -438,11 +440,13 @@ class SurveillanceWindow(QMainWindow):
         self.rotor.addItems(ROTOR_CHOICES)
         self.rotor.setToolTip("frequency bars of every spin or of one rotor direction")
         self.rotor.currentIndexChanged.connect(self._direction_picked)
-        self.live = QLabel()
+        self.live = FitLabel(max_lines=2, tooltip=True)  # wraps beside the digest, never widens
         self.live.setObjectName("dim")
+        self.live.setMinimumWidth(180)
         # The software digest the table started with (its latest table.started), re-read at most once
         # a minute: the table restarts rarely, and the query walks back to that entry.
-        self.software = QLabel()
+        # Wrapped in two lines at most, the whole text on hover: digests never widen the window.
+        self.software = FitLabel(max_lines=2, tooltip=True)
         self.software.setObjectName("dim")
         self.software.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._software_read: dict[str, tuple[float, str]] = {}
@@ -454,8 +458,13 @@ class SurveillanceWindow(QMainWindow):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.page)
-        self.wall = QWidget()
-        self.wall_grid = QGridLayout(self.wall)
+        # The wall scrolls rather than widening the window past a small screen.
+        tiles = QWidget()
+        self.wall_grid = QGridLayout(tiles)
+        self.wall = QScrollArea()
+        self.wall.setWidgetResizable(True)
+        self.wall.setFrameShape(QFrame.Shape.NoFrame)
+        self.wall.setWidget(tiles)
         self.wall_tiles: dict[str, WallTile] = {}
         self.tabs = QTabWidget()
         self.tabs.addTab(scroll, "Table")
@@ -476,10 +485,14 @@ class SurveillanceWindow(QMainWindow):
         top.addWidget(self.order)
         top.addWidget(self.rotor)
         top.addStretch(1)
-        top.addWidget(self.live)
-        top.addSpacing(20)
-        top.addWidget(self.who)
-        top.addWidget(self.login_button)
+        # The second row: the digest, the live state and who is logged in (one row of everything
+        # was 1,510 px wide, wider than a 1366-pixel screen).
+        second = QHBoxLayout()
+        second.addWidget(self.software, 3)
+        second.addWidget(self.live, 2)
+        second.addSpacing(12)
+        second.addWidget(self.who)
+        second.addWidget(self.login_button)
         left = QWidget()
         ll = QVBoxLayout(left)
         ll.setContentsMargins(0, 0, 0, 0)
@@ -495,7 +508,7 @@ class SurveillanceWindow(QMainWindow):
         body = QWidget()
         bl = QVBoxLayout(body)
         bl.addLayout(top)
-        bl.addWidget(self.software)
+        bl.addLayout(second)
         bl.addWidget(split, 1)
         self.setCentralWidget(body)
         self._show_user()
