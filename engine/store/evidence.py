@@ -28,9 +28,12 @@ from engine.store.chain_signatures import witness_problem
 from engine.store.db import Store, erased, open_store
 from engine.store.journal import Journal
 from engine.store.records import NewEvent
-from engine.store.verify import VerifyReport, verify
+from engine.store.verify import VerifyReport, derived_problem, verify
 
 FULL_AT_START = 200_000  # entries: longer journals are verified from the last verified position
+# entries: a journal up to this long has its derived tables (rounds, daily totals, …) folded again and
+# held against the stored rows at every start (engine.store.derived_check); a longer one by the audit
+DERIVED_AT_START = 200_000
 PROCEDURE = "docs/journal-evidence.md: keep the file, then `drr db quarantine --db PATH --table T`"
 
 
@@ -79,7 +82,36 @@ def check_for_start(store: Store, table: str) -> keys.TableKey:
             f"table {table}: {where}{report.detail}; the table does not start on a journal that fails "
             f"verification. The store {store.where} is kept as it is (nothing written); {PROCEDURE}"
         )
+    if int(length or 0) <= DERIVED_AT_START:
+        derived = derived_problem(store, [table])
+        if derived is not None:
+            _derived_alert(store, table, derived)
+            raise DrrError(
+                f"{derived}: the derived tables disagree with the verified journal, and the table does "
+                "not start on them (history and reports would show them); a critical alert is journaled. "
+                f"Keep a copy of {store.where} as evidence, then `drr db rebuild --db PATH --table {table}` "
+                "recomputes them from the journal"
+            )
     return key
+
+
+def _derived_alert(store: Store, table: str, problem: str) -> None:
+    """A critical `alert.raised` (kind derived_mismatch) on the store's floor chain, best effort (the
+    refusal itself says it all if even that cannot be written)."""
+    import contextlib
+    from datetime import UTC, datetime
+
+    from engine.floor_events import AlertRaised
+    from engine.journal_types import write
+    from engine.store.canonical import format_time
+    from engine.store.users_journal import FLOOR
+
+    at = format_time(datetime.now(UTC))
+    alert = AlertRaised(
+        f"derived-mismatch:{table}:{at}", table, "critical", "derived_mismatch", problem, at=at
+    )
+    with contextlib.suppress(DrrError):
+        store.journal.append_many([write(alert, table=FLOOR)])
 
 
 def _entries(store: Store, table: str) -> int:
