@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from engine.errors import DrrError
-from engine.store import audit_tables, key_rotation, keys, schema
+from engine.store import audit_tables, floor_actions_check, key_rotation, keys, schema
 from engine.store.chain_walk import verify_chain
 from engine.store.db import Store
 from engine.store.derived_check import derived_problem
@@ -154,6 +154,11 @@ def verify(
         )
         if failed is not None:
             return failed
+    if floor_heads:  # a floor store: what the tables took from its floor chain is still in it
+        with store.read() as conn:
+            gone = floor_actions_check.missing(conn, tables)
+        if gone is not None:
+            return fail(report, *gone)
     return report
 
 
