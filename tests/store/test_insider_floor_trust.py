@@ -4,6 +4,7 @@ pins the floor's root key; a SQLite floor database's head signature is checked b
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -13,9 +14,10 @@ from engine.auth import User
 from engine.floor import actions
 from engine.floor.inbox import FloorInbox
 from engine.store import Store, keys
+from engine.store.users import add_user
 from engine.store.verify import verify
 from tests.pg_schema import PG_URL
-from tests.store.test_floor_insider import _floor
+from tests.store.test_floor_insider import _floor, _void
 
 PAT = User("pat", "pitboss")
 needs_pg = pytest.mark.skipif(PG_URL is None, reason="the floor chain is signed entry by entry on PostgreSQL")
@@ -49,3 +51,33 @@ def test_a_floor_action_cut_from_the_floor_chain_after_the_table_took_it_is_caug
     assert not report.ok
     assert report.bad_table == table_id and "floor_action_taken" in (report.problem or "")
     assert f"floor entry {cut}" in (report.problem or "") and "is gone" in (report.problem or "")
+
+
+@needs_pg
+def test_a_floor_chain_rewritten_under_another_root_key_is_not_believed(
+    store: Store, central: Store, table_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: the inbox believed whichever root key the floor chain's first `chain.keyed` named, each
+    time: an insider who rewrote the whole floor chain from entry 1 under a root key of their own (and
+    enrolled their own writer, added their own pit boss) had the table void a settled round."""
+    _floor(store, central, table_id)
+    assert FloorInbox(store, central, table_id).take() == []  # the table reads the floor chain: pinned
+    table_keys = os.environ["DRR_KEY_DIR"]  # the table's PC (here also the admin's)
+    # The insider, from another PC with a key directory of their own: the floor chain and users dropped
+    # and made again from entry 1, keyed by their own root key, a pit boss of their own voiding.
+    with central.begin() as conn:
+        conn.execute(sa.text("DELETE FROM journal WHERE table_id = 'floor'"))
+        conn.execute(sa.text("DELETE FROM chain_heads WHERE table_id = 'floor'"))
+        conn.execute(sa.text("DELETE FROM users"))
+    monkeypatch.setenv("DRR_KEY_DIR", str(tmp_path / "insider-keys"))
+    keys._CACHE.clear()
+    ada = User("ada", "admin")
+    add_user(central, "ada", "admin", "481293", by=None)
+    add_user(central, "pat", "pitboss", "246824", by=ada)
+    central.journal.append_many([_void(table_id, f"{table_id}-000001")])  # signed by their writer key
+    monkeypatch.setenv("DRR_KEY_DIR", table_keys)  # back on the table's PC
+    keys._CACHE.clear()
+    taken = FloorInbox(store, central, table_id).take()
+    assert [t.outcome for t in taken] == ["refused"], taken
+    assert "pinned the floor's root key" in str(taken[0].why) and "rewritten" in str(taken[0].why)
+    assert actions.round_row(store, f"{table_id}-000001", table_id).status == "settled"
