@@ -435,12 +435,38 @@ def report_time() -> str:
 
 
 def rotate_key(store: Store, table: str, *, user: str) -> tuple[str, str]:
-    """Replace the table's key: the rotation is journaled, signed by the old key; (old, new) fingerprints."""
-    from engine.store import floor_sign, key_rotation
+    """Replace the table's key: the rotation is journaled, signed by the old key; (old, new) fingerprints.
+    Written ahead (engine.store.key_rotation): a kill at any point leaves a table that starts."""
+    import contextlib
+
+    from engine.store import floor_sign
 
     if floor_sign.applies(store, table):
         raise DrrError(
             "the floor chain of a PostgreSQL floor database is signed by its enrolled writers' keys: "
             "drr db rotate-key does not rotate its root key (not supported; see docs/journal-evidence.md)"
         )
-    return key_rotation.rotate(store, table, user=user)
+    from engine.journal_types import write
+    from engine.table_events import KeyRotated
+
+    old = key_rotation.settle(store, table)
+    if old is None:
+        raise DrrError(
+            f"table {table} has no key for {store.where} to rotate (it is made at the first start)"
+        )
+    report = verify(store, table)
+    if not report.ok:
+        raise DrrError(f"the key of table {table} is not rotated on a journal that fails: {report.problem}")
+    ahead = keys.begin_rotation(keys.load(store.where, table) or old)
+    new = keys.pending_key(ahead)
+    signature = old.sign_raw(keys.rotation_message(table, old.public, new.public))
+    event = write(KeyRotated(old.public, new.public, signature), table=table, round_id=None, user=user)
+    try:
+        store.journal.append_many([event], sign_with={table: new})
+    except BaseException:
+        # committed or not, as the journal says (a kill here: `settle` at the next start)
+        with contextlib.suppress(Exception):
+            key_rotation.settle(store, table)
+        raise
+    keys.finish_rotation(keys.load(store.where, table) or ahead)
+    return keys.fingerprint(old.public), keys.fingerprint(new.public)

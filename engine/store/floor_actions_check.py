@@ -28,7 +28,19 @@ def missing(conn: Any, tables: list[str]) -> tuple[str, int, str] | None:
     from engine.journal_types import spellings
 
     j = schema.journal
-    names = [t for t in tables if t != FLOOR]
+    # Only the chains this store holds as the floor's copies (a `chain.forwarded` mark on its floor
+    # chain): a table's own store has a floor chain of its own, not the floor's.
+    copies = set()
+    for (text,) in conn.execute(
+        sa.select(j.c.payload).where(
+            j.c.table_id == FLOOR, j.c.type.in_(spellings(EntryType.CHAIN_FORWARDED))
+        )
+    ):
+        try:
+            copies.add(str(json.loads(text).get("table")))
+        except (ValueError, AttributeError):
+            continue
+    names = [t for t in tables if t != FLOOR and t in copies]
     if not names:
         return None
     rows = conn.execute(

@@ -10,12 +10,11 @@ A kill between 1 and 2 leaves a key file with a pending key the journal never he
 drops it (the old key still signs the chain's head). A kill between 2 and 3 leaves the journal handed
 over to a key the file still holds as pending: `settle` promotes it. `settle` runs before every start
 and every verification (engine.store.evidence, engine.store.verify), so neither ever reads the chain
-against the wrong key.
+against the wrong key. The rotation itself is engine.store.evidence.rotate_key.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 from dataclasses import replace
 
@@ -58,36 +57,3 @@ def settle(store: Store, table: str) -> keys.TableKey | None:
         return keys.finish_rotation(key) if committed else keys.abandon_rotation(key)
     except DrrError:  # a key folder that cannot be written (a copy verified read-only): in memory only
         return keys.pending_key(key) if committed else replace(key, pending=None)
-
-
-def rotate(store: Store, table: str, *, user: str, check: bool = True) -> tuple[str, str]:
-    """Replace the table's key (see the module docstring); (old, new) fingerprints. `check`: the
-    journal verifies first (a rotation never hands over a chain that fails)."""
-    from engine.journal_types import write
-    from engine.store.verify import verify
-    from engine.table_events import KeyRotated
-
-    old = settle(store, table)
-    if old is None:
-        raise DrrError(
-            f"table {table} has no key for {store.where} to rotate (it is made at the first start)"
-        )
-    if check:
-        report = verify(store, table)
-        if not report.ok:
-            raise DrrError(
-                f"the key of table {table} is not rotated on a journal that fails: {report.problem}"
-            )
-    ahead = keys.begin_rotation(keys.load(store.where, table) or old)
-    new = keys.pending_key(ahead)
-    signature = old.sign_raw(keys.rotation_message(table, old.public, new.public))
-    event = write(KeyRotated(old.public, new.public, signature), table=table, round_id=None, user=user)
-    try:
-        store.journal.append_many([event], sign_with={table: new})
-    except BaseException:
-        # committed or not, as the journal says (a kill here: `settle` at the next start)
-        with contextlib.suppress(Exception):
-            settle(store, table)
-        raise
-    keys.finish_rotation(keys.load(store.where, table) or ahead)
-    return keys.fingerprint(old.public), keys.fingerprint(new.public)

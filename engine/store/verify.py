@@ -154,7 +154,7 @@ def verify(
         )
         if failed is not None:
             return failed
-    if floor_heads:  # a floor store: what the tables took from its floor chain is still in it
+    if floor_heads:  # a floor store: what the tables it copies took from its floor chain is still in it
         with store.read() as conn:
             gone = floor_actions_check.missing(conn, tables)
         if gone is not None:

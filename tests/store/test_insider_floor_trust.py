@@ -13,11 +13,11 @@ import sqlalchemy as sa
 from engine.auth import User
 from engine.floor import actions
 from engine.floor.inbox import FloorInbox
-from engine.store import Store, keys
+from engine.store import Store, keys, open_store
 from engine.store.users import add_user
 from engine.store.verify import verify
 from tests.pg_schema import PG_URL
-from tests.store.test_floor_insider import _floor, _void
+from tests.store.test_floor_insider import _floor, _insert, _void
 
 PAT = User("pat", "pitboss")
 needs_pg = pytest.mark.skipif(PG_URL is None, reason="the floor chain is signed entry by entry on PostgreSQL")
@@ -81,3 +81,22 @@ def test_a_floor_chain_rewritten_under_another_root_key_is_not_believed(
     assert [t.outcome for t in taken] == ["refused"], taken
     assert "pinned the floor's root key" in str(taken[0].why) and "rewritten" in str(taken[0].why)
     assert actions.round_row(store, f"{table_id}-000001", table_id).status == "settled"
+
+
+def test_a_row_inserted_at_a_sqlite_floor_chains_tail_is_beyond_its_signed_head(
+    store: Store, tmp_path: Path, table_id: str
+) -> None:
+    """Before: on a SQLite floor database the inbox checked only that a floor entry's hash recomputes
+    and links; an insider's void appended with the head row moved on (they cannot sign it) was taken."""
+    with open_store(f"sqlite:///{tmp_path / 'floor.sqlite'}") as floor:
+        _floor(store, floor, table_id)
+        _insert(floor, [_void(table_id, f"{table_id}-000001")], signer=None)
+        taken = FloorInbox(store, floor, table_id).take()
+        assert [t.outcome for t in taken] == ["refused"], taken
+        assert "beyond the floor chain's signed head" in str(taken[0].why)
+        assert actions.round_row(store, f"{table_id}-000001", table_id).status == "settled"
+        # The genuine void after it (journaled with its head signed) is taken.
+        actions.void(floor, f"{table_id}-000002", "ball left the wheel", PAT, table=table_id)
+        again = FloorInbox(store, floor, table_id).take()
+        assert [(t.action, t.outcome) for t in again][-1:] == [("round.voided", "taken")], again
+        assert actions.round_row(store, f"{table_id}-000002", table_id).status == "void"
