@@ -483,6 +483,9 @@ def update(key: TableKey, **changes: Any) -> TableKey:
             os.replace(tmp, wpath)
         except OSError as error:
             raise DrrError(f"cannot write the table key's witness {wpath}: {error.strerror}") from error
+        if key.version < WITNESS_MAC_VERSION:
+            # once its witness is MAC'd, a version-1 key file says so: a MAC stripped later is refused
+            _write(replace(key, version=WITNESS_MAC_VERSION, pending=key.pending), new=False)
         _CACHE.pop(key.path, None)
         return load(key.store, key.table, path=key.path) or new
 

@@ -163,3 +163,30 @@ def test_store_and_witness_rolled_back_together_are_caught_by_the_floors_copy(
         assert [(a["kind"], a["severity"]) for a in alerts] == [("chain_divergence", "critical")]
         assert "floor's copy decides" in str(alerts[0]["message"])
         assert verify(central, "T1").ok  # the floor's copy of the genuine chain stands
+
+
+def test_an_older_install_s_witness_is_read_then_macd_and_a_stripped_mac_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A version-1 key file's witness (written before witnesses were MAC'd whole) is read as it is;
+    its next update MACs it and marks the key file, so stripping the MAC afterwards does not pass."""
+    path = tmp_path / "table.sqlite"
+    asyncio.run(_session(path, 1))
+    key_file, witness_file = _files(path)
+    data = json.loads(key_file.read_text())
+    data["version"] = 1
+    key_file.write_text(json.dumps(data))
+    witness = json.loads(witness_file.read_text())
+    del witness["mac"], witness["rounds"]
+    witness_file.write_text(json.dumps(witness))
+    keys._CACHE.clear()
+    assert keys.load(str(path), "T1").witness_state == "legacy"  # type: ignore[union-attr]
+    asyncio.run(_session(path, 1))  # the old install plays on: its witness is MAC'd from now on
+    keys._CACHE.clear()
+    assert keys.load(str(path), "T1").witness_state == "ok"  # type: ignore[union-attr]
+    assert json.loads(key_file.read_text())["version"] == keys.WITNESS_MAC_VERSION
+    witness = json.loads(witness_file.read_text())
+    del witness["mac"]
+    witness_file.write_text(json.dumps(witness))
+    keys._CACHE.clear()
+    assert "fails its MAC" in _audit_fails(path, capsys)
