@@ -265,12 +265,10 @@ def _restore_key(directory: Path, manifest: dict[str, Any], where: str, table: s
     target = keys.key_path(where, table)
     target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     _write_private(target, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode())
-    if WITNESS_FILE in manifest["files"]:
-        witness = json.loads((directory / WITNESS_FILE).read_text("utf-8"))
-        witness.pop("verified", None)
-        _write_private(
-            keys.witness_path(target), (json.dumps(witness, indent=2, sort_keys=True) + "\n").encode()
-        )
+    keys.witness_path(target).unlink(missing_ok=True)  # (written by `update` below, MAC'd for `where`)
     key = keys.load(where, table)
     if key is None or keys.fingerprint(key.public) != manifest.get("key_fingerprint"):
         raise DrrError(f"the key file restored to {target} is not the backup's key: restore stopped")
+    if WITNESS_FILE in manifest["files"]:
+        witness = json.loads((directory / WITNESS_FILE).read_text("utf-8"))
+        keys.adopt_witness(key, witness, str(manifest.get("store", where)))

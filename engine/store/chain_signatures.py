@@ -35,6 +35,9 @@ def against_key(
 ) -> VerifyReport | None:
     """The signature checks of one chain after its hashes held (see the module docstring);
     `per_entry`: every entry's own signature was checked in the pass (engine.store.floor_sign)."""
+    witness = witness_problem(key_file, last)
+    if witness is not None:
+        return fail(report, name, None, witness)
     journaled = key_file is not None and key_file.journaled
     if last == 0 and journaled:
         return fail(
@@ -82,6 +85,27 @@ def against_key(
         f"(an entry from {first_bad} to {last} was rewritten, removed, inserted, reordered or appended, "
         "or the journal was cut)",
     )
+
+
+def witness_problem(key_file: Any, entries: int) -> str | None:
+    """The key file's witness (engine.store.keys), MAC'd whole: edited or copied, or missing beside a
+    journal that has entries (deleted: it would be re-created knowing nothing), in words; None if sound."""
+    if key_file is None or not isinstance(getattr(key_file, "witness_state", None), str):
+        return None
+    where = keys.witness_path(key_file.path)
+    if key_file.witness_state == "forged":
+        return (
+            f"the table key's witness {where} fails its MAC (edited by hand, or copied from another table "
+            "or key): what it says the key signed cannot be believed; restore it from the backup "
+            "(docs/backup-restore.md)"
+        )
+    if key_file.witness_state == "none" and entries > 0:
+        return (
+            f"the table key's witness {where} is missing, but the journal has {entries} entries (deleted "
+            "or moved: without it a rollback of the journal is not caught); restore it from the backup "
+            "(docs/backup-restore.md)"
+        )
+    return None
 
 
 def against_witness(

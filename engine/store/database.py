@@ -105,6 +105,11 @@ def database_error(error: BaseException, where: str) -> DrrError:
     return DrrError(f"database error on {where}: {text}")
 
 
+class WalLost(DrrError):
+    """The SQLite store's `-wal` file was deleted (or replaced) under the open store: what was
+    committed since the last checkpoint lived only there. Every later write is refused."""
+
+
 @dataclass
 class Database:
     """An open database: one SQLAlchemy engine plus what it needs to write safely and speak clearly."""
@@ -115,6 +120,8 @@ class Database:
     upgraded_from: str | None = None  # the schema revision found when open_store had to migrate
     _writer: Connection | None = None
     _writer_lock: threading.RLock = field(default_factory=threading.RLock)
+    _wal_id: tuple[int, int] | None = None  # (device, inode) of the -wal file the writer writes to
+    _wal_lost: str | None = None
 
     @property
     def is_sqlite(self) -> bool:
@@ -138,10 +145,48 @@ class Database:
         with self._writer_lock, translate_errors(self.where):
             if self._writer is None or self._writer.closed or self._writer.invalidated:
                 self._writer = self.engine.connect()
+                self._wal_id = None  # (a writer closed last may have let SQLite remove its -wal)
             if self._writer.in_transaction():
                 raise RuntimeError("nested write transaction on one store")
+            self._check_wal(self._writer)
             with self._writer.begin():
                 yield self._writer
+
+    def _check_wal(self, writer: Connection) -> None:
+        """Before each write: the `-wal` file the writer appends to is still the one at its path. A
+        WAL file deleted under an open store takes every entry committed since the last checkpoint
+        with it when the process ends (it lives on only in the open, unlinked file): the pages are
+        copied into the main file at once (a checkpoint through the open file), and the write, and
+        every later one, is refused with what happened (WalLost): the table stops and says so."""
+        if self.path is None:
+            return
+        if self._wal_lost is not None:
+            raise WalLost(self._wal_lost)
+        wal = Path(f"{self.path}-wal")
+        try:
+            st = wal.stat()
+            now: tuple[int, int] | None = (st.st_dev, st.st_ino)
+        except OSError:
+            now = None
+        if self._wal_id is None or now == self._wal_id:
+            self._wal_id = now if now is not None else self._wal_id
+            return
+        saved = "copied into the store file"
+        try:
+            driver = writer.connection.driver_connection
+            busy = driver.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()  # type: ignore[union-attr]
+            if busy is not None and busy[0]:
+                saved = "not all copied into the store file (a reader held it): do not stop the process yet"
+        except sqlite3.Error as error:
+            saved = f"NOT copied into the store file ({error}): do not stop the process, call the supplier"
+        what = "deleted" if now is None else "replaced by another file"
+        self._wal_lost = (
+            f"the store's write-ahead log {wal} was {what} while the table was writing (by hand, a "
+            f"cleaner or an insider): the entries committed since its last checkpoint were {saved}; "
+            "nothing more is written: the table stops. Restart it (the journal is verified at the start) "
+            "and find out who removed the file"
+        )
+        raise WalLost(self._wal_lost)
 
     @contextlib.contextmanager
     def read(self) -> Iterator[Connection]:

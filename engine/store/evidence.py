@@ -14,20 +14,27 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 
 from engine.errors import DrrError
-from engine.store import keys, schema
+from engine.store import key_rotation, keys, schema
+from engine.store.chain_signatures import witness_problem
 from engine.store.db import Store, erased, open_store
 from engine.store.journal import Journal
 from engine.store.records import NewEvent
-from engine.store.verify import VerifyReport, verify
+from engine.store.verify import VerifyReport, derived_problem, verify
 
 FULL_AT_START = 200_000  # entries: longer journals are verified from the last verified position
+# entries: a journal up to this long has its derived tables (rounds, daily totals, …) folded again and
+# held against the stored rows at every start (engine.store.derived_check: about 8.6 s for 20,000
+# entries on a loaded 2-core machine, so no more); a longer one is checked by `drr audit verify`
+DERIVED_AT_START = 20_000
 PROCEDURE = "docs/journal-evidence.md: keep the file, then `drr db quarantine --db PATH --table T`"
 
 
@@ -55,7 +62,11 @@ def check_for_start(store: Store, table: str) -> keys.TableKey:
             f"`drr config show`); restore it from the backup (docs/backup-restore.md). The table does not "
             f"start without it, and nothing was written"
         )
+    key_rotation.settle(store, table)  # a rotation a kill interrupted: finished or dropped
     key, _ = keys.ensure(store.where, table)
+    witness = witness_problem(key, _entries(store, table) if has else 0)
+    if witness is not None:
+        raise DrrError(f"table {table}: {witness}. The table does not start, and nothing was written")
     if not has and not key.journaled:
         return key  # a new table: its first table.started journals the key
     # From the last position a verification found good (the witness's MAC'd mark): a restart stays
@@ -72,7 +83,42 @@ def check_for_start(store: Store, table: str) -> keys.TableKey:
             f"table {table}: {where}{report.detail}; the table does not start on a journal that fails "
             f"verification. The store {store.where} is kept as it is (nothing written); {PROCEDURE}"
         )
+    if int(length or 0) <= DERIVED_AT_START:
+        derived = derived_problem(store, [table])
+        if derived is not None:
+            _derived_alert(store, table, derived)
+            raise DrrError(
+                f"{derived}: the derived tables disagree with the verified journal, and the table does "
+                "not start on them (history and reports would show them); a critical alert is journaled. "
+                f"Keep a copy of {store.where} as evidence, then `drr db rebuild --db PATH --table {table}` "
+                "recomputes them from the journal"
+            )
     return key
+
+
+def _derived_alert(store: Store, table: str, problem: str) -> None:
+    """A critical `alert.raised` (kind derived_mismatch) on the store's floor chain, best effort (the
+    refusal itself says it all if even that cannot be written)."""
+    import contextlib
+    from datetime import UTC, datetime
+
+    from engine.floor_events import AlertRaised
+    from engine.journal_types import write
+    from engine.store.canonical import format_time
+    from engine.store.users_journal import FLOOR
+
+    at = format_time(datetime.now(UTC))
+    alert = AlertRaised(
+        f"derived-mismatch:{table}:{at}", table, "critical", "derived_mismatch", problem, at=at
+    )
+    with contextlib.suppress(DrrError):
+        store.journal.append_many([write(alert, table=FLOOR)])
+
+
+def _entries(store: Store, table: str) -> int:
+    j = schema.journal
+    with store.read() as conn:
+        return int(conn.execute(sa.select(sa.func.max(j.c.seq)).where(j.c.table_id == table)).scalar() or 0)
 
 
 def started(store: Store, table: str) -> None:
@@ -148,11 +194,27 @@ def _rounds_used(store: Store, table: str) -> int:
     return max([len(ids), *numbers])
 
 
+SUFFIXES = ("", "-wal", "-shm")
+
+
+def intent_path(path: Path) -> Path:
+    """Where a quarantine under way writes what it is doing (before the damaged files go)."""
+    return path.with_name(f"{path.name}.quarantine")
+
+
 def quarantine(path: Path, table: str, *, user: str) -> QuarantineReport:
     """Move a SQLite store that fails verification aside and start a new one linked to its last good
-    signed head (see the module docstring). Refused on a store that verifies."""
+    signed head (see the module docstring). Refused on a store that verifies.
 
+    Crash-safe at every point: the damaged files are copied aside (each under a temporary name,
+    fsynced, then renamed), their copy's SHA-256 held against the original's, and what the
+    quarantine does (the copy, its digest, the problem, the last good head, the rounds used) is
+    written to `<store>.quarantine` before the originals are removed; a quarantine run again after a
+    kill takes up that record (`_resume`) instead of recording the empty new store as the damaged one.
+    """
     path = path.expanduser().absolute()
+    if intent_path(path).exists():
+        return _resume(path, table, user=user)
     if not path.exists() or erased(path):
         # Missing, or erased to 0 bytes (refused at every open where the witness knew entries, and
         # not opened here either: the schema would be written into the evidence).
@@ -173,30 +235,169 @@ def quarantine(path: Path, table: str, *, user: str) -> QuarantineReport:
                 raise DrrError(f"the journal of table {table} in {path} verifies: nothing to quarantine")
             last_good = _last_good(store, table, report)
             rounds_before = _rounds_used(store, table)
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        digest = _sha256(path)
     key = keys.load(where, table)
     if key is None:
         raise DrrError(f"table {table} has no key for {where}: nothing says which chain this store continues")
-    stamp = report_time()
-    moved = path.with_name(f"{path.name}.quarantined-{stamp}")
+    # The witness knows rounds the damaged (or rolled-back) journal may have lost: never reused.
+    rounds_before = max(rounds_before, key.rounds)
+    moved = path.with_name(f"{path.name}.quarantined-{report_time()}")
     if path.exists():
-        for suffix in ("", "-wal", "-shm"):
-            src = Path(f"{path}{suffix}")
-            if src.exists():
-                os.replace(src, Path(f"{moved}{suffix}"))
-    with open_store(str(path), table=table) as fresh:
-        entry = quarantined_entry(
-            table, user, str(moved), digest, report, last_good, key.public, rounds_before
+        for suffix in SUFFIXES:
+            if Path(f"{path}{suffix}").exists():
+                _copy_durably(Path(f"{path}{suffix}"), Path(f"{moved}{suffix}"))
+        if _sha256(moved) != digest:
+            raise DrrError(
+                f"the copy {moved} of {path} differs from it: nothing removed, nothing quarantined"
+            )
+    intent = {
+        "table": table,
+        "moved": str(moved),
+        "sha256": digest,
+        "problem": report.problem or "",
+        "last_good": list(last_good),
+        "rounds_before": rounds_before,
+        "key": key.public,
+    }
+    _write_durably(intent_path(path), (json.dumps(intent, sort_keys=True) + "\n").encode())
+    return _finish(path, table, intent, report, user=user)
+
+
+def _resume(path: Path, table: str, *, user: str) -> QuarantineReport:
+    """A quarantine a kill interrupted: the damaged copy as its record names it, the originals (if
+    still here) removed, a new store begun but not finished removed, then the new chain started."""
+    record = intent_path(path)
+    try:
+        intent = json.loads(record.read_text("utf-8"))
+        moved, digest = Path(intent["moved"]), str(intent["sha256"])
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise DrrError(f"the quarantine record {record} is not readable ({error}): nothing done") from error
+    if intent.get("table") != table:
+        raise DrrError(f"the quarantine under way at {record} is of table {intent.get('table')}, not {table}")
+    if digest != "missing" and (not moved.exists() or _sha256(moved) != digest):
+        raise DrrError(
+            f"the quarantine record {record} names the damaged copy {moved}, which is missing or differs "
+            "from the digest recorded: nothing done (keep every file and call the supplier)"
         )
-        fresh.journal.append_many([entry])
+    report = VerifyReport(ok=False, problem=str(intent["problem"]))
+    return _finish(path, table, intent, report, user=user)
+
+
+def _finish(
+    path: Path, table: str, intent: dict[str, Any], report: VerifyReport, *, user: str
+) -> QuarantineReport:
+    """Remove the originals (copied), start the new store with its `table.quarantined` entry, then
+    drop the record; each step is redone safely after a kill."""
+    moved, digest = Path(intent["moved"]), str(intent["sha256"])
+    seq, hash_, sig = intent["last_good"]
+    last_good = (int(seq), str(hash_), sig)
+    if path.exists() and not _is_new_chain(path, table, str(moved)):
+        if _sha256(path) != digest and not _unfinished(path, table):
+            raise DrrError(
+                f"{path} is neither the damaged store recorded in {intent_path(path)} nor a new store "
+                "this quarantine began: nothing removed"
+            )
+        for suffix in ("-shm", "-wal", ""):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+    where = str(path)
+    with open_store(where, table=table) as fresh:
+        where = fresh.where
+        if not _is_new_chain(path, table, str(moved)):
+            entry = quarantined_entry(
+                table, user, str(moved), digest, report, last_good, str(intent["key"]),
+                int(intent["rounds_before"]),
+            )  # fmt: skip
+            fresh.journal.append_many([entry])
         head = fresh.journal.checkpoint(table, "quarantine")
-    key = keys.load(where, table) or key
+    key = keys.load(where, table)
+    if key is None:
+        raise DrrError(f"table {table} has no key for {where}: nothing says which chain this store continues")
     # The new store: MAC'd from its first entry, nothing of it verified yet (the old store's mark
     # named entries of the quarantined file).
     keys.update(
         key, journaled=True, high_water=head, checkpoint=head[0] if head else None, mac_from=1, verified=None
     )
+    intent_path(path).unlink(missing_ok=True)
     return QuarantineReport(moved, report, last_good)
+
+
+def _first_entry(path: Path, table: str) -> tuple[int, str | None, str | None] | None:
+    """(entries, first type, first payload) of `table` in the SQLite file, None if it is no store."""
+    import sqlite3
+
+    if erased(path):
+        return (0, None, None)
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            count = conn.execute("SELECT count(*) FROM journal WHERE table_id = ?", (table,)).fetchone()[0]
+            first = conn.execute(
+                "SELECT type, payload FROM journal WHERE table_id = ? ORDER BY seq LIMIT 1", (table,)
+            ).fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+    return (int(count), *(first or (None, None)))
+
+
+def _unfinished(path: Path, table: str) -> bool:
+    """A new store this quarantine began, its first entry not committed (no entry of the table)."""
+    found = _first_entry(path, table)
+    return found is not None and found[0] == 0
+
+
+def _is_new_chain(path: Path, table: str, moved: str) -> bool:
+    """The new store, its first entry (`table.quarantined` naming the copy) committed."""
+    found = _first_entry(path, table)
+    if found is None or found[0] == 0 or found[1] != "table.quarantined":
+        return False
+    try:
+        return bool(json.loads(found[2] or "{}").get("damaged_store") == moved)
+    except ValueError:
+        return False
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _copy_durably(src: Path, dst: Path) -> None:
+    """`src` copied to `dst` through a temporary name, fsynced before the rename (and the folder after)."""
+    import shutil
+
+    part = dst.with_name(f"{dst.name}.part")
+    with open(src, "rb") as fin, open(part, "wb") as fout:
+        shutil.copyfileobj(fin, fout, 1 << 20)
+        fout.flush()
+        os.fsync(fout.fileno())
+    os.replace(part, dst)
+    _sync_dir(dst.parent)
+
+
+def _write_durably(path: Path, data: bytes) -> None:
+    part = path.with_name(f"{path.name}.part")
+    with open(part, "wb") as out:
+        out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(part, path)
+    _sync_dir(path.parent)
+
+
+def _sync_dir(directory: Path) -> None:
+    import contextlib
+
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def quarantined_entry(
@@ -234,17 +435,21 @@ def report_time() -> str:
 
 
 def rotate_key(store: Store, table: str, *, user: str) -> tuple[str, str]:
-    """Replace the table's key: the rotation is journaled, signed by the old key; (old, new) fingerprints."""
-    from engine.journal_types import write
+    """Replace the table's key: the rotation is journaled, signed by the old key; (old, new) fingerprints.
+    Written ahead (engine.store.key_rotation): a kill at any point leaves a table that starts."""
+    import contextlib
+
     from engine.store import floor_sign
-    from engine.table_events import KeyRotated
 
     if floor_sign.applies(store, table):
         raise DrrError(
             "the floor chain of a PostgreSQL floor database is signed by its enrolled writers' keys: "
             "drr db rotate-key does not rotate its root key (not supported; see docs/journal-evidence.md)"
         )
-    old = keys.load(store.where, table)
+    from engine.journal_types import write
+    from engine.table_events import KeyRotated
+
+    old = key_rotation.settle(store, table)
     if old is None:
         raise DrrError(
             f"table {table} has no key for {store.where} to rotate (it is made at the first start)"
@@ -252,13 +457,16 @@ def rotate_key(store: Store, table: str, *, user: str) -> tuple[str, str]:
     report = verify(store, table)
     if not report.ok:
         raise DrrError(f"the key of table {table} is not rotated on a journal that fails: {report.problem}")
-    new = keys.rotated(old)
+    ahead = keys.begin_rotation(keys.load(store.where, table) or old)
+    new = keys.pending_key(ahead)
     signature = old.sign_raw(keys.rotation_message(table, old.public, new.public))
-    keys.save_rotated(new)  # the rotation's head is signed by the new key
+    event = write(KeyRotated(old.public, new.public, signature), table=table, round_id=None, user=user)
     try:
-        event = write(KeyRotated(old.public, new.public, signature), table=table, round_id=None, user=user)
-        store.journal.append_many([event])
+        store.journal.append_many([event], sign_with={table: new})
     except BaseException:
-        keys.save_rotated(old)
+        # committed or not, as the journal says (a kill here: `settle` at the next start)
+        with contextlib.suppress(Exception):
+            key_rotation.settle(store, table)
         raise
+    keys.finish_rotation(keys.load(store.where, table) or ahead)
     return keys.fingerprint(old.public), keys.fingerprint(new.public)

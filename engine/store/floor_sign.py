@@ -24,6 +24,7 @@ behind it is caught where that key file is.
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
 from collections.abc import Callable, Sequence
@@ -38,7 +39,7 @@ from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.floor_events import ChainKeyed, WriterEnrolled
 from engine.store import keys, schema, users_journal
-from engine.store.canonical import GENESIS_HASH
+from engine.store.canonical import GENESIS_HASH, now_text
 from engine.store.database import Database
 from engine.store.keys import TableKey
 from engine.store.records import Entry, NewEvent
@@ -250,6 +251,41 @@ class WriterCheck:
         return None
 
 
+def root_pin_path(where: str) -> Path:
+    """Where a table's PC pins the root key of the floor database at `where` (its key directory)."""
+    return keys.key_dir() / f"floor-root@{keys.store_id(where)}.pin"
+
+
+def pinned_root(where: str) -> str | None:
+    """The floor's root key this host pinned (or holds: the admin's PC), None if neither."""
+    path = root_pin_path(where)
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        return str(data["root"])
+    except FileNotFoundError:
+        held = root_key(where)
+        return held.public if held is not None else None
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise DrrError(f"the floor's root key pin {path} is not readable ({error}): restore it") from error
+
+
+def pin_root(where: str, public: str) -> None:
+    """Pin the floor's root key on this host, once (owner-only, never overwritten)."""
+    path = root_pin_path(where)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    text = json.dumps({"root": public, "store": where, "pinned": now_text()}, sort_keys=True) + "\n"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    except OSError as error:
+        raise DrrError(f"cannot pin the floor's root key at {path}: {error.strerror}") from error
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+        out.flush()
+        os.fsync(out.fileno())
+
+
 class TrustedFloor:
     """The floor chain as a table's forwarder may believe it, read incrementally (engine.floor.inbox).
 
@@ -267,6 +303,16 @@ class TrustedFloor:
         self.signed = applies(store, FLOOR)
         self.check = WriterCheck()
         self.root: str | None = None
+        # The root key this host pinned the first time it read the floor chain (or holds): a floor
+        # chain rewritten from entry 1 under another root key is not believed (no trust on first use
+        # from the database each time).
+        self.pinned = pinned_root(store.where) if self.signed else None
+        self.rekeyed: str | None = None  # why the chain is not believed: keyed under another root
+        # a SQLite floor database: the key its chain.keyed names (pinned like the root) and how far
+        # the chain is covered by a head that key signed
+        self.head_key: str | None = None
+        self.signed_to = 0
+        self._head_pin = None if self.signed else pinned_root(store.where)
         self.users: dict[str, users_journal.UserRow] = {}
         self._read_to = 0
         self._last: tuple[int, str] = (0, GENESIS_HASH)  # (seq, hash) of the last entry read
@@ -277,34 +323,94 @@ class TrustedFloor:
         from engine.store.entry_check import entry_problem
         from engine.store.records import row_to_entry
 
-        j = schema.journal
+        j, h = schema.journal, schema.chain_heads
         with self.store.read() as conn:
             rows = conn.execute(
                 sa.select(j).where(j.c.table_id == FLOOR, j.c.seq > self._read_to).order_by(j.c.seq)
             ).all()
+            head = conn.execute(sa.select(h.c.seq, h.c.hash, h.c.sig).where(h.c.table_id == FLOOR)).first()
         found: list[tuple[Entry, str | None]] = []
+        hashes: dict[int, str] = {}
         for row in rows:
             entry = row_to_entry(row)
             why = self._problem(entry, entry_problem)
             self._read_to = entry.seq
             self._last = (entry.seq, entry.hash)
+            hashes[entry.seq] = entry.hash
             if entry.type in types:
                 found.append((entry, why))
-        return found
+        if self.signed or self.head_key is None:
+            return found
+        # A SQLite floor database: its chain is signed as a whole by its head (the floor store's own
+        # key, named by its chain.keyed): an entry is believed only up to a head whose signature holds
+        # (written in the entry's own transaction), never beyond it.
+        if (
+            head is not None
+            and int(head.seq) > self.signed_to
+            and hashes.get(int(head.seq)) == head.hash
+            and keys.check_signature(self.head_key, FLOOR, int(head.seq), str(head.hash), head.sig)
+        ):
+            self.signed_to = int(head.seq)
+        return [
+            (
+                e,
+                why
+                if why is not None or e.seq <= self.signed_to
+                else (
+                    f"floor entry {e.seq} is beyond the floor chain's signed head (entry {self.signed_to}, "
+                    f"signed by the floor's key {_fp(self.head_key)}): inserted or its head rewritten"
+                ),
+            )
+            for e, why in found
+        ]
 
     def _problem(self, entry: Entry, entry_problem: Callable[..., str | None]) -> str | None:
         seq, prev = self._last
+        if self.rekeyed is not None:
+            return f"floor entry {entry.seq} is not believed: {self.rekeyed}"
         if entry.seq != seq + 1:
             return f"is entry {entry.seq} where entry {seq + 1} follows {seq} (inserted out of the chain)"
         problem = entry_problem(entry, prev)
+        if problem is None and not self.signed and entry.type == KEYED and self.head_key is None:
+            named = str(entry.payload.get("key"))
+            if self._head_pin is not None and named != self._head_pin:
+                self.rekeyed = (
+                    f"floor entry {entry.seq} keys the floor chain with key {_fp(named)}, but this host "
+                    f"pinned the floor's key {_fp(self._head_pin)} ({root_pin_path(self.store.where)}): "
+                    "the floor chain was rewritten under another key (forged)"
+                )
+                return self.rekeyed
+            if self._head_pin is None:
+                pin_root(self.store.where, named)
+                self._head_pin = named
+            self.head_key = named
+        if problem is None and not self.signed and entry.type == EntryType.TABLE_KEY_ROTATED.value:
+            old, new = str(entry.payload.get("old_key")), str(entry.payload.get("new_key"))
+            signature = entry.payload.get("signature")
+            if old == self.head_key and keys.check_raw(
+                old, keys.rotation_message(FLOOR, old, new), str(signature) if signature else None
+            ):
+                self.head_key = new  # handed over by the key in force
         if problem is None and self.signed:
             if entry.type == KEYED and self.root is None:
-                self.root = str(entry.payload.get("key"))
+                named = str(entry.payload.get("key"))
+                self.root = self.pinned or named
+                if named != self.root:
+                    pin = root_pin_path(self.store.where)
+                    self.rekeyed = (
+                        f"floor entry {entry.seq} keys the floor chain with root key {_fp(named)}, but "
+                        f"this host pinned the floor's root key {_fp(self.root)} ({pin}): the floor "
+                        "chain was rewritten under another root key (forged)"
+                    )
+                    return self.rekeyed
             problem = self.check(
                 entry.seq, entry.type, entry.payload_text, entry.hash, entry.signer, entry.sig, self.root
             )
         if problem is not None:
             return f"floor entry {entry.seq} {problem}"
+        if entry.type == KEYED and self.signed and self.pinned is None and self.root is not None:
+            pin_root(self.store.where, self.root)  # the first sight of this floor's root: pinned
+            self.pinned = self.root
         if users_journal.is_user_entry(entry):
             name = str(entry.payload.get("name"))
             try:

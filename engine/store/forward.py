@@ -164,8 +164,15 @@ class Forwarder:
                         )
                         raise ChainDivergence(
                             f"the central journal of table {table} does not continue the local one: "
-                            f"the floor's head is entry {seq} but {why}; the two journals diverge, "
-                            "forwarding stopped (check both with drr audit verify)"
+                            f"the floor's head is entry {seq}{self._signed_by_table(conn, table, seq, prev)} "
+                            f"but {why}; the two journals diverge, forwarding stopped. "
+                            + (
+                                "The floor's copy decides: it holds the table's signed head, which a "
+                                "rollback of the table's store and witness cannot take back (the local "
+                                "store was rolled back or rewritten: quarantine it, drr db quarantine)"
+                                if self._signed_by_table(conn, table, seq, prev)
+                                else "Check both with drr audit verify"
+                            )
                         )
                 # The local head with its signature, read in the same snapshot as the entries (no later).
                 h = schema.chain_heads
@@ -218,6 +225,24 @@ class Forwarder:
         self.status.forwarded += len(rows)
         self.status.central_heads[table] = seq
         return len(rows)
+
+    def _signed_by_table(self, conn: sa.Connection, table: str, seq: int, hash_: str) -> str:
+        """ ", signed by the table's key <fp>" when the floor's head is an entry the table's own key
+        (as this PC holds it) signed: the floor's copy is then genuine, the local one rolled back."""
+        from engine.store import keys
+
+        key = keys.load(self.local.where, table)
+        if key is None:
+            return ""
+        h = schema.chain_heads
+        sig = conn.execute(sa.select(h.c.sig).where(h.c.table_id == table)).scalar()
+        kept = signed_heads.received(conn, table).get(seq) if sig is None else (hash_, sig)
+        publics = [key.public, *(p for p, _ in key.retired)]
+        if kept is not None and kept[0] == hash_:
+            for public in publics:
+                if keys.check_signature(public, table, seq, hash_, kept[1]):
+                    return f", signed by the table's key {keys.fingerprint(public)},"
+        return ""
 
     def _sign_head(
         self,

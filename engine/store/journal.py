@@ -273,6 +273,14 @@ def chain_switched(conn: Connection, table: str) -> bool:
     return any(switches_to_jcs(EntryType.TABLE_STARTED.value, json.loads(text)) for (text,) in rows)
 
 
+def round_number(entry: Entry) -> int:
+    """The number of the round a `round.opened` entry opens (its id's `-NNNNNN`), else 0."""
+    if entry.type != EntryType.ROUND_OPENED.value or not entry.round_id:
+        return 0
+    tail = entry.round_id.rsplit("-", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
 class Journal:
     """Append to and read from the journal of a store (see the module docstring for the guarantees)."""
 
@@ -311,10 +319,14 @@ class Journal:
         """Append one event; it is durable (committed and fsynced) when this returns."""
         return self.append_many([NewEvent(table, type, payload or {}, round_id, user, time)])[0]
 
-    def append_many(self, events: Iterable[NewEvent]) -> list[Entry]:
-        """Append events in order, all in one transaction: every one of them is stored, or none."""
+    def append_many(
+        self, events: Iterable[NewEvent], *, sign_with: Mapping[str, TableKey] | None = None
+    ) -> list[Entry]:
+        """Append events in order, all in one transaction: every one of them is stored, or none.
+        `sign_with`: a table's key for this append instead of its key file's (a key rotation's entry,
+        MAC'd and signed by the new key while the key file still holds the old, engine.store.key_rotation)."""
         with self.store.begin() as conn:
-            written, signers = self._append(conn, events)
+            written, signers = self._append(conn, events, sign_with=sign_with)
         self.witness(written, signers)
         return written
 
@@ -337,7 +349,12 @@ class Journal:
                 # the last interval checkpoint the batch crossed (not the head: a batch may end after it)
                 cps = [x.seq for x in written if x.table == table and x.seq % CHECKPOINT_EVERY == 0]
                 keys.note_high_water(
-                    self.store.where, table, e.seq, e.hash, checkpoint_seq=max(cps) if cps else None
+                    self.store.where,
+                    table,
+                    e.seq,
+                    e.hash,
+                    checkpoint_seq=max(cps) if cps else None,
+                    round_no=max((round_number(x) for x in written if x.table == table), default=0),
                 )
 
     def append_in(self, conn: Connection, events: Iterable[NewEvent]) -> list[Entry]:
@@ -346,7 +363,11 @@ class Journal:
         return self._append(conn, events)[0]
 
     def _append(
-        self, conn: Connection, events: Iterable[NewEvent]
+        self,
+        conn: Connection,
+        events: Iterable[NewEvent],
+        *,
+        sign_with: Mapping[str, TableKey] | None = None,
     ) -> tuple[list[Entry], dict[str, TableKey | None]]:
         """`append_in`, with each table's key as found for the append (for the witness after it).
 
@@ -382,7 +403,8 @@ class Journal:
                 if event.table not in heads:
                     lock(event.table)
                 by_writers = floor is not None and event.table == floor.chain
-                signers[event.table] = None if by_writers else self.signer(event.table)
+                given = sign_with.get(event.table) if sign_with else None
+                signers[event.table] = None if by_writers else (given or self.signer(event.table))
             old, seq, prev = heads[event.table]
             seq += 1
             # The stored text is exactly what a reader re-encodes (int keys become strings and re-sort

@@ -116,6 +116,9 @@ def check_raw(public_hex: str, message: bytes, sig_hex: str | None) -> bool:
 
 
 MAC_INFO = b"diamond-rush-roulette journal entry MAC v1"
+# Key files from this version on: their witness is MAC'd whole (a version-1 key file's witness may be
+# one written before that, and is read as it is until its next update MACs it).
+WITNESS_MAC_VERSION = 2
 
 
 def derive_mac_key(private: Ed25519PrivateKey, table: str) -> bytes:
@@ -171,6 +174,14 @@ class TableKey:
     mac_from: int | None = None  # every entry from this seq on carries its MAC
     verified: VerifiedMark | None = None
     retired: tuple[tuple[str, str], ...] = ()  # (public key, MAC key hex) of keys rotated out
+    # A rotation under way (written ahead, engine.store.key_rotation): the new private key kept beside
+    # this one until its `table.key_rotated` entry commits.
+    pending: Ed25519PrivateKey | None = None
+    rounds: int = 0  # the highest round number the witness saw opened (round ids are never reused)
+    # The witness file: "ok" (its MAC holds), "none" (no file), "legacy" (written before witnesses
+    # were MAC'd whole, by a version-1 key file), "forged" (its MAC fails: its fields are not used).
+    witness_state: str = "none"
+    version: int = WITNESS_MAC_VERSION
 
     @functools.cached_property
     def mac_key(self) -> bytes:  # once per loaded key: every append MACs its entry with it
@@ -223,27 +234,41 @@ class TableKey:
         return self.private.sign(message).hex()
 
     def to_json(self) -> dict[str, Any]:
-        raw = self.private.private_bytes(
-            serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
-        )
-        return {
-            "version": 1,
+        data = {
+            "version": self.version,
             "table": self.table,
             "store": self.store,
-            "private_key": raw.hex(),
+            "private_key": _raw_hex(self.private),
             "public_key": self.public,
             "created": self.created,
             "retired": [{"public_key": p, "mac_key": m} for p, m in self.retired],
         }
+        if self.pending is not None:
+            data["pending_key"] = _raw_hex(self.pending)
+        return data
 
     def witness_json(self) -> dict[str, Any]:
-        return {
+        fields = {
             "journaled": self.journaled,
             "high_water": list(self.high_water) if self.high_water else None,
             "checkpoint": self.checkpoint,
             "mac_from": self.mac_from,
+            "rounds": self.rounds,
             "verified": self.mark(self.verified) if self.verified is not None else None,
         }
+        return {**fields, "mac": self._witness_mac(fields, self.mac_key)}
+
+    def _witness_mac(self, fields: dict[str, Any], mac_key: bytes) -> str:
+        text = canonical_json({"witness": fields, "table": self.table, "store": self.store}).encode()
+        return hmac.digest(mac_key, text, "sha256").hex()
+
+    def witness_holds(self, witness: dict[str, Any]) -> bool:
+        """The witness's MAC holds under this key's MAC key, or a retired one's (a rotation killed
+        after its new key took over, before the witness was rewritten under it)."""
+        fields = {k: v for k, v in witness.items() if k != "mac"}
+        given = str(witness.get("mac", ""))
+        macs = [self.mac_key, *(bytes.fromhex(m) for _, m in self.retired)]
+        return any(hmac.compare_digest(given, self._witness_mac(fields, m)) for m in macs)
 
 
 _MAC_KEYS: dict[tuple[bytes, str], bytes] = {}
@@ -304,8 +329,7 @@ def load(where: str, table: str, *, path: Path | None = None) -> TableKey | None
     try:
         data = json.loads(path.read_text("utf-8"))
         private = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(data["private_key"]))
-        witness = json.loads(wpath.read_text("utf-8")) if w_mtime else {}
-        hw = witness.get("high_water")
+        pending = data.get("pending_key")
         key = TableKey(
             path=path,
             table=str(data["table"]),
@@ -313,19 +337,63 @@ def load(where: str, table: str, *, path: Path | None = None) -> TableKey | None
             private=private,
             public=_public_hex(private),
             created=str(data.get("created", "")),
-            journaled=bool(witness.get("journaled", False)),
-            high_water=(int(hw[0]), str(hw[1])) if hw else None,
-            checkpoint=int(witness["checkpoint"]) if witness.get("checkpoint") is not None else None,
-            mac_from=int(witness["mac_from"]) if witness.get("mac_from") is not None else None,
             retired=tuple((str(r["public_key"]), str(r["mac_key"])) for r in data.get("retired", [])),
+            pending=Ed25519PrivateKey.from_private_bytes(bytes.fromhex(pending)) if pending else None,
+            version=int(data.get("version", 1)),
         )
-        key = replace(key, verified=key.read_mark(witness.get("verified")))
+        witness = json.loads(wpath.read_text("utf-8")) if w_mtime else None
+        key = _with_witness(key, witness)
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise DrrError(f"the table key {path} is not a readable key file: {error}") from error
     if key.public != data.get("public_key"):
         raise DrrError(f"the table key {path} is damaged: its public key does not match its private key")
     _CACHE[path] = (stamp, key)
     return key
+
+
+def _with_witness(key: TableKey, witness: Any) -> TableKey:
+    """The key with its witness's fields: none if there is no witness, or its MAC fails (a witness
+    edited, or copied from another table, is "forged": verification and the start refuse it)."""
+    if witness is None:
+        return key
+    if not isinstance(witness, dict):
+        return replace(key, witness_state="forged")
+    if "mac" in witness:
+        if not key.witness_holds(witness):
+            return replace(key, witness_state="forged")
+        state = "ok"
+    elif key.version < WITNESS_MAC_VERSION:
+        state = "legacy"
+    else:
+        return replace(key, witness_state="forged")  # a MAC'd witness with its MAC stripped
+    hw = witness.get("high_water")
+    key = replace(
+        key,
+        witness_state=state,
+        journaled=bool(witness.get("journaled", False)),
+        high_water=(int(hw[0]), str(hw[1])) if hw else None,
+        checkpoint=int(witness["checkpoint"]) if witness.get("checkpoint") is not None else None,
+        mac_from=int(witness["mac_from"]) if witness.get("mac_from") is not None else None,
+        rounds=int(witness.get("rounds") or 0),
+    )
+    return replace(key, verified=key.read_mark(witness.get("verified")))
+
+
+def adopt_witness(key: TableKey, witness: Any, written_for: str) -> TableKey:
+    """A witness written for the same key under another store name (`written_for`: a backup restored
+    to another path), its MAC checked there, rewritten for `key` (its verified mark dropped: the
+    first start verifies it all); DrrError if its MAC fails."""
+    found = _with_witness(replace(key, store=written_for), witness)
+    if found.witness_state == "forged":
+        raise DrrError(f"the witness restored for {key.path} fails its MAC (edited, or not this key's)")
+    return update(replace(found, store=key.store, verified=None))
+
+
+def _raw_hex(private: Ed25519PrivateKey) -> str:
+    raw = private.private_bytes(
+        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+    )
+    return raw.hex()
 
 
 def _public_hex(private: Ed25519PrivateKey) -> str:
@@ -366,13 +434,21 @@ def create(where: str, table: str, *, path: Path | None = None) -> TableKey:
         public=_public_hex(private),
         created=now_text(),
     )
-    return _write(key, new=True)
+    # The witness is written with the key: a witness missing later, beside a journal with entries,
+    # was deleted (engine.store.evidence refuses the start).
+    return update(_write(key, new=True))
 
 
 def copy_to(key: TableKey, where: str) -> TableKey:
     """The same key and witness for a copy of its store at `where` (a benchmark's or a test's copy)."""
     copied = _write(replace(key, path=key_path(where, key.table), store=where), new=True)
-    return update(copied, journaled=key.journaled, high_water=key.high_water, checkpoint=key.checkpoint)
+    return update(
+        copied,
+        journaled=key.journaled,
+        high_water=key.high_water,
+        checkpoint=key.checkpoint,
+        rounds=key.rounds,
+    )
 
 
 def ensure(where: str, table: str, *, path: Path | None = None) -> tuple[TableKey, bool]:
@@ -407,20 +483,47 @@ def update(key: TableKey, **changes: Any) -> TableKey:
             os.replace(tmp, wpath)
         except OSError as error:
             raise DrrError(f"cannot write the table key's witness {wpath}: {error.strerror}") from error
+        if key.version < WITNESS_MAC_VERSION:
+            # once its witness is MAC'd, a version-1 key file says so: a MAC stripped later is refused
+            _write(replace(key, version=WITNESS_MAC_VERSION, pending=key.pending), new=False)
         _CACHE.pop(key.path, None)
         return load(key.store, key.table, path=key.path) or new
 
 
-def rotated(key: TableKey) -> TableKey:
-    """A new private key for the same file (the caller journals the rotation, signed by the old key);
-    the old key's MAC key stays in the file to check the entries it MAC'd (its signing key does not)."""
-    private = Ed25519PrivateKey.generate()
+def begin_rotation(key: TableKey) -> TableKey:
+    """Write ahead: the key file keeps this key and, beside it, a new one (`pending_key`), before the
+    `table.key_rotated` entry is appended; the key file as written (engine.store.key_rotation)."""
+    if key.pending is not None:
+        raise DrrError(f"the table key {key.path} has a rotation under way: start the table first")
+    return _write(replace(key, pending=Ed25519PrivateKey.generate()), new=False)
+
+
+def pending_key(key: TableKey) -> TableKey:
+    """The key as the rotation under way leaves it: the new private key, the old one's MAC key kept
+    (not its signing key) to check the entries it MAC'd."""
+    if key.pending is None:
+        raise DrrError(f"the table key {key.path} has no rotation under way")
     retired = (*key.retired, (key.public, key.mac_key.hex()))
-    return replace(key, private=private, public=_public_hex(private), created=now_text(), retired=retired)
+    return replace(
+        key,
+        private=key.pending,
+        public=_public_hex(key.pending),
+        created=now_text(),
+        retired=retired,
+        pending=None,
+        version=WITNESS_MAC_VERSION,
+    )
 
 
-def save_rotated(key: TableKey) -> TableKey:
-    return _write(key, new=False)
+def finish_rotation(key: TableKey) -> TableKey:
+    """The rotation's entry committed: the new key takes over the file, and the witness is MAC'd by it."""
+    new = _write(pending_key(key), new=False)
+    return update(new)
+
+
+def abandon_rotation(key: TableKey) -> TableKey:
+    """The rotation's entry never committed: the new key is dropped, the old one stays."""
+    return _write(replace(key, pending=None), new=False)
 
 
 # A rename costs a millisecond or two on some file systems: the witness follows the head at most every
@@ -439,22 +542,27 @@ def note_high_water(
     checkpoint: bool = False,
     checkpoint_seq: int | None = None,
     path: Path | None = None,
+    round_no: int = 0,
 ) -> None:
     """Remember a signed head (or checkpoint: at the head, or at `checkpoint_seq` when a batch of
     entries crossed one) in the witness (best effort: a read-only key dir leaves it). `path`: a key
-    file under another name (a floor writer's)."""
+    file under another name (a floor writer's). `round_no`: a round the batch opened (noted at once,
+    not throttled: a quarantine or restore continues the numbering after it, engine.store.evidence)."""
     import time
 
-    if checkpoint_seq is not None:
-        checkpoint = True
+    if checkpoint_seq is not None or round_no:
+        checkpoint = checkpoint or checkpoint_seq is not None
+        _LAST_NOTE.pop(path if path is not None else key_path(where, table), None)
     now = time.monotonic()
     path = path if path is not None else key_path(where, table)
     if not checkpoint and now - _LAST_NOTE.get(path, -WITNESS_EVERY) < WITNESS_EVERY:
         return  # (before the key file is even looked at: this runs after every append)
     with contextlib.suppress(DrrError, OSError):
         key = load(where, table, path=path)
-        if key is None or not key.journaled:
-            return  # the first signed start marks the chain journaled (engine.store.evidence.started)
+        if key is None or not key.journaled or key.witness_state == "forged":
+            # the first signed start marks the chain journaled (engine.store.evidence.started); a
+            # forged witness is kept as it is, for the start's refusal
+            return
         cp_seq = checkpoint_seq if checkpoint_seq is not None else seq
         _LAST_NOTE[key.path] = now
         changes: dict[str, Any] = {}
@@ -462,6 +570,8 @@ def note_high_water(
             changes["high_water"] = (seq, hash_)
         if checkpoint and (key.checkpoint is None or key.checkpoint < cp_seq):
             changes["checkpoint"] = cp_seq
+        if round_no > key.rounds:
+            changes["rounds"] = round_no
         if changes:
             update(key, **changes)
 

@@ -71,7 +71,7 @@ def quarantine_in_database(
                 "table's own PC (its key names which chain the new one continues)"
             )
         last_good = _last_good(store, table, report)
-        rounds_before = _rounds_used(store, table)
+        rounds_before = max(_rounds_used(store, table), key.rounds)  # the witness knows lost rounds
         stamp = report_time()
         name = _schema_name(store, table, stamp)
         head = _move_and_restart(store, table, user, key, report, last_good, rounds_before, name)

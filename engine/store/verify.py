@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from engine.errors import DrrError
-from engine.store import audit_tables, keys, schema
+from engine.store import audit_tables, floor_actions_check, key_rotation, keys, schema
 from engine.store.chain_walk import verify_chain
 from engine.store.db import Store
 from engine.store.derived_check import derived_problem
@@ -128,7 +128,17 @@ def verify(
     ):  # a floor store: the tables' signed heads it received (engine.store.signed_heads)
         floor_heads = sa.inspect(conn).has_table(schema.signed_heads.name)
     for name in tables:
-        key_file = keys.load(store.where, name)
+        key_file = key_rotation.settle(store, name)  # a rotation a kill interrupted, finished or dropped
+        if key_file is None and keys.witness_path(keys.key_path(store.where, name)).exists():
+            return fail(
+                report,
+                name,
+                None,
+                f"the table's key file {keys.key_path(store.where, name)} is missing, but its witness "
+                f"{keys.witness_path(keys.key_path(store.where, name))} is here (the key was deleted or "
+                "moved): the chain's signatures cannot be held against it; restore the key file from the "
+                "backup (docs/backup-restore.md)",
+            )
         pinned = public_key if (public_key is not None and table is not None) else None
         if pinned is None and key_file is not None:
             pinned = key_file.public
@@ -144,6 +154,11 @@ def verify(
         )
         if failed is not None:
             return failed
+    if floor_heads:  # a floor store: what the tables it copies took from its floor chain is still in it
+        with store.read() as conn:
+            gone = floor_actions_check.missing(conn, tables)
+        if gone is not None:
+            return fail(report, *gone)
     return report
 
 

@@ -41,6 +41,7 @@ from engine.settlement import RoundSettlement
 from engine.software_id import running_digest
 from engine.store import schema
 from engine.store.canonical import RFC8785
+from engine.store.database import WalLost
 from engine.store.db import Store, check_table_id
 from engine.store.evidence import check_for_start
 from engine.store.evidence import started as evidence_started
@@ -412,15 +413,20 @@ class ServiceCore:
             return []
         when = datetime.fromtimestamp(self.clock(), UTC) if self._stamp_with_clock else None
         new = [write(p, table=self.table, round_id=round_id, user=user, time=when) for p, round_id in events]
-        with self.store.begin() as conn:
-            entries = self.journal.append_in(conn, new)
-            # Another writer on this chain (a login, the pit-boss station) since our last look: its
-            # entries come first, in chain order.
-            foreign = _entries_between(conn, self.table, self.state.last_seq, entries[0].seq)
-            self._writes += 1
-            if self._pause is not None and self._writes == self._pause[0]:
-                print(f"drr-test: paused in transaction {self._writes}", file=sys.stderr, flush=True)
-                time.sleep(self._pause[1])
+        try:
+            with self.store.begin() as conn:
+                entries = self.journal.append_in(conn, new)
+                # Another writer on this chain (a login, the pit-boss station) since our last look: its
+                # entries come first, in chain order.
+                foreign = _entries_between(conn, self.table, self.state.last_seq, entries[0].seq)
+                self._writes += 1
+                if self._pause is not None and self._writes == self._pause[0]:
+                    print(f"drr-test: paused in transaction {self._writes}", file=sys.stderr, flush=True)
+                    time.sleep(self._pause[1])
+        except WalLost as lost:  # the store's -wal file deleted under it (before this write): play stops
+            self._failed = f"the table service stopped: {lost.message}"
+            log.critical(self._failed)
+            raise DrrError(self._failed) from lost
         # Committed: the key's witness follows the signed head (at most every keys.WITNESS_EVERY s), so
         # a journal later cut or rolled back behind it fails verification even after a crash.
         self.journal.witness(entries)
