@@ -247,22 +247,30 @@ def table_report(
         largest=[LargePayout(b.round_id, b.opened_at, b.result, from_units(b.paid)) for b in big],
         seeded=len(seeded_ids),
         only_seeded=only_seeded,
-        by_dealer=[
-            DealerFigures(
-                d or NO_DEALER,
-                int(n),
-                int(k),
-                *(from_units(int(u)) for u in (w, p, b)),
-                *dealt.get(d or NO_DEALER, (0, None)),
-            )
-            for d, n, k, w, p, b in split
-        ],
+        by_dealer=[_dealer_figures(d or NO_DEALER, n, k, w, p, b, dealt) for d, n, k, w, p, b in split],
         games_per_hour=table_rate,
         **_reconciliations(store, table, since, until),
     )
 
 
 NO_DEALER = "(not recorded)"  # a round opened before rounds named their dealer
+
+
+def _dealer_figures(
+    dealer: str, rounds: Any, settled: Any, wagered: Any, paid: Any, returned: Any,
+    dealt: dict[str, tuple[int, Fraction | None]],
+) -> DealerFigures:  # fmt: skip
+    games, rate = dealt.get(dealer, (0, None))
+    return DealerFigures(
+        dealer,
+        int(rounds),
+        int(settled),
+        from_units(int(wagered)),
+        from_units(int(paid)),
+        from_units(int(returned)),
+        games=games,
+        games_per_hour=rate,
+    )
 
 
 def _games_per_hour(
