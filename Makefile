@@ -31,6 +31,11 @@ run: venv
 # if it is down), unless DRR_TEST_PG_URL / DRR_BENCH_PG_URL name another. A machine with none still runs
 # every test: the test session starts a PostgreSQL of its own (pgserver, tests/pg_embedded.py).
 LOCAL_PG := postgresql+psycopg://postgres@127.0.0.1:5432/test
+# The suite runs on every core (pytest-xdist): one worker per core, each test sent to whichever worker is
+# free (worksteal). Every worker has its own scratch folders and key folder (tmp_path) and every PostgreSQL
+# test its own schema (tests/pg_schema.py). PYTEST_ARGS comes after and wins: `make test PYTEST_ARGS="-n 0"`
+# runs in one process, `make test PYTEST_ARGS=tests/gui` runs one folder (in parallel).
+PYTEST_PARALLEL ?= -n auto --dist worksteal
 
 test: venv
 	$(BIN)/python -m gui.qt_libs --install --xvfb
@@ -38,7 +43,7 @@ test: venv
 	if [ -z "$$url" ] && tools/postgres.sh --if-present; then url='$(LOCAL_PG)'; from="this machine's"; fi; \
 	[ -n "$$url" ] || from="none on this machine, the tests start their own"; \
 	echo "PostgreSQL for the tests: $$from"; \
-	DRR_TEST_PG_URL="$$url" QT_QPA_PLATFORM=offscreen PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest $(PYTEST_ARGS)
+	DRR_TEST_PG_URL="$$url" QT_QPA_PLATFORM=offscreen PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest $(PYTEST_PARALLEL) $(PYTEST_ARGS)
 
 lint: venv
 	$(BIN)/ruff check engine hardware gui resources bench tests packaging

@@ -11,6 +11,7 @@ os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
 
 
 import contextlib  # noqa: E402 - after the byte-code setting
+import signal  # noqa: E402
 import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -41,6 +42,13 @@ def _own_postgresql() -> contextlib.ExitStack | None:
 
 
 _OWN_POSTGRESQL = _own_postgresql()
+
+# A session started in the background of a script (`cmd &`, nohup: every pytest-xdist worker of such a
+# session too) inherits SIGINT ignored, and a station keeps an ignored signal ignored (gui/stopping.py,
+# as nohup wants for SIGHUP); the tests that stop a station with SIGINT (Ctrl+C) start it as a terminal
+# would, with SIGINT at its default: a Python handler here is the default again in every child.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -226,7 +226,7 @@ def test_history_filters_irregular_and_hits(store: Store) -> None:
 
 
 def test_report_figures_match_the_rounds(store: Store) -> None:
-    fill_demo_floor(store, {"T1": 60})
+    fill_demo_floor(store, {"T1": 30})  # a manual result (26) among them; any size checks the sums
     since, until = datetime(2026, 11, 29, tzinfo=UTC), datetime(2026, 11, 30, tzinfo=UTC)
     rep = table_report(store, "T1", since, until)
     rounds = [r for r in list_rounds(store) if r["table"] == "T1"]

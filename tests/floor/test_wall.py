@@ -3,25 +3,43 @@ of each table's full page (`table_view`, i.e. `drr stats`) for the same window."
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import pytest
 
 from engine.floor import windows as win
 from engine.floor.demo import fill_demo_floor
 from engine.floor.surveillance import table_view
 from engine.floor.wall import tile_views
-from engine.store import Store
+from engine.store import Store, open_store
 from tests.floor.helpers import store, store_url  # noqa: F401 - fixtures
+from tests.pg_schema import PG_URL, pg_schema_url
+
+
+@pytest.fixture(scope="module")
+def floor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    """The demo floor, played once for the module (91 rounds through the table service): the tests here
+    only read it. On the PostgreSQL of DRR_TEST_PG_URL when set, as tests/floor/helpers.py's store."""
+    with contextlib.ExitStack() as stack, pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DRR_KEY_DIR", str(tmp_path_factory.mktemp("keys")))  # before the autouse one runs
+        if PG_URL is None:
+            url = f"sqlite:///{tmp_path_factory.mktemp('wall') / 'floor.sqlite'}"
+        else:
+            url = stack.enter_context(pg_schema_url("drr_floor"))
+        floor_store = stack.enter_context(open_store(url, durable=False))
+        fill_demo_floor(floor_store, {"T1": 60, "T2": 30, "T3": 1})
+        yield floor_store
 
 
 @pytest.mark.parametrize(
     "window", [win.last_spins(25), win.last_spins(1000), win.everything()], ids=["last25", "last1000", "all"]
 )
-def test_tiles_show_the_figures_of_the_full_page(store: Store, window: win.SpinWindow) -> None:  # noqa: F811
-    fill_demo_floor(store, {"T1": 60, "T2": 30, "T3": 1})
-    tiles = tile_views(store, ["T1", "T2", "T3"], window)
+def test_tiles_show_the_figures_of_the_full_page(floor: Store, window: win.SpinWindow) -> None:
+    tiles = tile_views(floor, ["T1", "T2", "T3"], window)
     assert set(tiles) == {"T1", "T2", "T3"}
     for table, tile in tiles.items():
-        page = table_view(store, table, window)
+        page = table_view(floor, table, window)
         assert tile.stats["counts"] == page.stats["counts"]
         assert tile.stats["spins"] == page.stats["spins"]
         assert tile.stats["chi_square"] == page.stats["chi_square"]
@@ -29,7 +47,7 @@ def test_tiles_show_the_figures_of_the_full_page(store: Store, window: win.SpinW
         assert tile.layout == page.layout
         assert tile.verdict == page.verdict
         assert tile.last_time == page.last_time
-        assert tile.seq == store.journal.head(table)[0]  # type: ignore[index]
+        assert tile.seq == floor.journal.head(table)[0]  # type: ignore[index]
     assert tiles["T1"].stats["spins"] == min(60, window.last or 60)
 
 

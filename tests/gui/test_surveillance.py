@@ -35,7 +35,9 @@ def drr_stats(url: str, *args: str) -> dict:  # type: ignore[type-arg]
 
 @pytest.fixture
 def floor(store: Store, tmp_path: Path) -> Store:  # noqa: F811
-    fill_demo_floor(store, {"T1": 120, "T2": 40}, bonus_every=20)  # six bonus games on T1
+    # Six bonus games (rounds 12, 24, …, 72) and two manual results (26, 76) on T1; sized for speed: a
+    # demo round is played through the table service (issue 29: a fast suite).
+    fill_demo_floor(store, {"T1": 80, "T2": 10}, bonus_every=12)
     import_spins(store, tmp_path, "T3", [(n * 11) % 37 if n % 5 else 17 for n in range(3000)])
     return store
 
@@ -44,7 +46,7 @@ def test_every_chart_shows_drr_stats(qtbot: QtBot, floor: Store, store_url: str)
     window = SurveillanceWindow(floor, live=False)
     qtbot.addWidget(window)
     window.select_table("T1")
-    for spec, args in ((win.last_spins(100), ["--last", "100"]), (win.everything(), [])):
+    for spec, args in ((win.last_spins(50), ["--last", "50"]), (win.everything(), [])):
         window.set_window(spec)
         expected = drr_stats(store_url, "--table", "T1", *args)
         page = window.page

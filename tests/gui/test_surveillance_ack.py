@@ -25,7 +25,7 @@ PIN = "4711"
 
 @pytest.fixture
 def floor(store: Store, tmp_path: Path) -> Store:  # noqa: F811
-    fill_demo_floor(store, {"T1": 120, "T2": 40}, bonus_every=20)
+    fill_demo_floor(store, {"T1": 80, "T2": 10}, bonus_every=12)  # as tests/gui/test_surveillance.py
     import_spins(store, tmp_path, "T3", [(n * 11) % 37 if n % 5 else 17 for n in range(3000)])
     add_user(store, "sam", "surveillance", PIN, by=User("admin", "admin"))
     return store
