@@ -24,6 +24,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from engine.bonus_game import BoxSeal, box_key
 from engine.floor.demo import START, play_rounds
 from engine.store import keys, open_store, schema
 from engine.store.canonical import LEGACY, RFC8785, entry_hash_of_text, format_time, parse_time, payload_text
@@ -80,6 +81,7 @@ class _Piece:
 class _Template:
     start_seq: int  # seq of the round's first entry in the template
     pieces: tuple[_Piece, ...]
+    round_id: str  # the played round's id (its sealed bonus boxes name it)
 
 
 def _templates(store: Store, table: str) -> list[_Template]:
@@ -117,13 +119,20 @@ def _cut(entries: list[Entry], rid: str | None) -> _Template:
                 shifts,
             )
         )
-    return _Template(entries[0].seq, tuple(pieces))
+    return _Template(entries[0].seq, tuple(pieces), rid)
 
 
 def _copies(
-    templates: list[_Template], table: str, first_round: int, first_seq: int, start: float
+    templates: list[_Template],
+    table: str,
+    first_round: int,
+    first_seq: int,
+    start: float,
+    seal_key: bytes | None = None,
 ) -> Iterator[tuple[str | None, str | None, str, str, dict[str, Any]]]:
-    """(user, round_id, type, time, payload) of round `first_round` on, forever."""
+    """(user, round_id, type, time, payload) of round `first_round` on, forever. A bonus round's boxes
+    sealed to the table's key (engine.bonus_game.BoxSeal) name their round id: they are sealed again
+    under the copy's (the commitment does not name it and stays)."""
     n, seq = first_round, first_seq
     while True:
         t = templates[(n - 1) % len(templates)]
@@ -134,6 +143,10 @@ def _copies(
             body = json.loads(piece.text.replace("\x00", rid))
             for key in piece.shifts:
                 body[key] = body[key] + (seq - t.start_seq if key in _SHIFT_SEQ else moved)
+            if seal_key is not None and piece.type == "bonus.boxes_placed" and body.get("sealed"):
+                player, r = body["player"], body["round"]
+                boxes, nonce = BoxSeal(seal_key, f"{table}|{t.round_id}|{player}").unseal(r, body["sealed"])
+                body["sealed"] = BoxSeal(seal_key, f"{table}|{rid}|{player}").seal(r, boxes, nonce)
             when = format_time(datetime.fromtimestamp(began + piece.at, UTC))
             yield piece.user, rid if piece.has_round else None, piece.type, when, body
         seq += len(t.pieces)
@@ -156,9 +169,10 @@ def _write_copies(store: Store, table: str, entries: int, progress: Callable[[fl
     seq, prev = head
     first_seq = seq + 1
 
-    source = _copies(templates, table, rounds + 1, first_seq, START.timestamp())
-
     mac_key = key.mac_key if key is not None else None  # each entry's MAC, as Journal.append_in writes it
+    seal = box_key(mac_key) if mac_key is not None else None
+    source = _copies(templates, table, rounds + 1, first_seq, START.timestamp(), seal)
+
     insert = f"INSERT INTO journal ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
     if not store.is_sqlite:
         insert = insert.replace("?", "%s")
@@ -219,7 +233,9 @@ def append_rounds(store: Store, table: str, entries: int) -> int:
     with store.read() as conn:
         rounds = _rounds(conn, table)
 
-    source = _copies(templates, table, rounds + 1, head[0] + 1, START.timestamp())
+    key = store.journal.signer(table)
+    seal = box_key(key.mac_key) if key is not None else None
+    source = _copies(templates, table, rounds + 1, head[0] + 1, START.timestamp(), seal)
     events: list[NewEvent] = []
     while len(events) < entries or events[-1].type != "table.next_round":
         user, rid, type_, when, body = next(source)

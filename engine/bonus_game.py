@@ -126,6 +126,14 @@ def box_commitment(round: int, boxes: Sequence[BoxContent], nonce: bytes) -> str
     return hmac.new(nonce, text.encode(), hashlib.sha256).hexdigest()
 
 
+def box_key(mac_key: bytes) -> bytes:
+    """The table's own key for its bonus boxes' seal, derived from its MAC key (engine.store.keys), so
+    a reader of the journal or the floor's copy cannot open it."""
+    import hmac
+
+    return hmac.digest(mac_key, b"drr bonus boxes", "sha256")
+
+
 class BoxSeal:
     """The contents of placed boxes sealed to the table's own key (AES-256-GCM, the context of the
     table, round and player as associated data): only the table that placed them opens them again."""

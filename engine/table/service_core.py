@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import inspect
 import logging
 import os
@@ -20,6 +19,7 @@ from typing import Any, Final
 
 import sqlalchemy as sa
 
+from engine.bonus_game import box_key
 from engine.entry_types import EntryType
 from engine.errors import DrrError, IllegalTransition
 from engine.journal_types import Payload, write
@@ -239,9 +239,8 @@ class ServiceCore:
             # The whole chain is verified against the table's key before anything is folded or written:
             # a table does not play on (or extend) a journal that fails (engine.store.evidence).
             key = check_for_start(self.store, self.table)
-            # the bonus boxes' seal (engine.bonus_game.BoxSeal): a key of the table's own, derived
-            # from its MAC key, so a reader of the journal or the floor's copy cannot open it
-            self.state.box_key = hmac.digest(key.mac_key, b"drr bonus boxes", "sha256")
+            # the bonus boxes' seal (engine.bonus_game.BoxSeal): a key of the table's own
+            self.state.box_key = box_key(key.mac_key)
             report = self.recovery = recover(self.state, self.journal)
             self._check_head(report.last_seq)
             _, refused = approval_threshold(self.state.settings, self._station_threshold, table=self.table)

@@ -16,11 +16,13 @@ from PySide6.QtWidgets import (
     QDateEdit,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
+    QScrollArea,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -83,8 +85,15 @@ class ReportsView(QWidget):
         self.chart = CategoryBars(
             "Money in the period (gold: theoretical win)", left="amount", fill=theme.BONUS
         )
+        # The figures scroll on a short screen: a report grows a row with each figure (the wheel's games
+        # per hour, its reconciliations), and the pit-boss window must still fit 720 pixels.
+        scroll = QScrollArea()
+        scroll.setWidget(figures)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setMinimumWidth(figures.sizeHint().width() + 24)
         grid = QGridLayout()
-        grid.addWidget(figures, 0, 0, 2, 1)
+        grid.addWidget(scroll, 0, 0, 2, 1)
         grid.addWidget(self.chart, 0, 1)
         grid.addWidget(self.largest, 1, 1)
         grid.setColumnStretch(1, 2)

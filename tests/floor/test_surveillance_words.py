@@ -28,14 +28,20 @@ def test_no_bias_alert_below_the_sample_the_page_says_is_needed(store: Store, tm
 
 
 def test_a_bias_alert_at_a_sample_big_enough_speaks_plainly(store: Store, tmp_path: Path) -> None:  # noqa: F811
+    """Since issue 27 the page's fixed-sample figures raise no alert (the page says them in words); the
+    table's sequential test journals the alarm on import and the scan raises it, in words too."""
+    from engine.table.bias_watch import thresholds_of, watch_tables
+
     spins = [17] * 60 + [n % 37 for n in range(370)]
     import_spins(store, tmp_path, "T8", spins)
+    watch_tables(store, ["T8"], thresholds_of(None))  # what `drr history import` runs after the import
     view = table_view(store, "T8", win.everything())
-    raised = [a for a in AlertScanner().check_view(store, view) if a.kind == "bias"]
-    words = [a.message for a in raised if "number 17" in a.message]
-    assert words and "comes up far too often for chance" in words[0], [a.message for a in raised]
-    assert not any(w in words[0] for w in ENGINEER), words[0]
+    assert [a for a in AlertScanner().check_view(store, view) if a.kind == "bias"] == []
     assert "number 17 comes up far too often" in verdict(view.stats)
+    raised = [a for a in AlertScanner().scan(store, ["T8"]) if a.kind == "bias"]
+    words = [a.message for a in raised if "pocket 17:" in a.message]
+    assert words and "where a fair wheel gives" in words[0], [a.message for a in raised]
+    assert not any(w in words[0] for w in ENGINEER), words[0]
 
 
 def test_a_hold_is_told_in_words() -> None:
