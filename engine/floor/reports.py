@@ -37,8 +37,23 @@ def _ratio(value: Fraction | None) -> str:
     return "" if value is None else f"{Decimal(value.numerator) / Decimal(value.denominator):.6f}"
 
 
+class _Kept:
+    """The win and the hold of a share of the handle (a table's period, or one dealer's part of it)."""
+
+    handle: Decimal
+    returned: Decimal
+
+    @property
+    def win(self) -> Decimal:
+        return self.handle - self.returned
+
+    @property
+    def hold(self) -> Fraction | None:
+        return Fraction(self.win) / Fraction(self.handle) if self.handle else None
+
+
 @dataclass(frozen=True)
-class DealerFigures:
+class DealerFigures(_Kept):
     """One dealer's share of a table's period: the rounds opened under them, their money, and the
     games per hour of play they dealt (the wheel's results; None below two games)."""
 
@@ -51,14 +66,6 @@ class DealerFigures:
     games: int = 0
     games_per_hour: Fraction | None = None
 
-    @property
-    def win(self) -> Decimal:
-        return self.handle - self.returned
-
-    @property
-    def hold(self) -> Fraction | None:
-        return Fraction(self.win) / Fraction(self.handle) if self.handle else None
-
 
 @dataclass(frozen=True)
 class LargePayout:
@@ -69,7 +76,7 @@ class LargePayout:
 
 
 @dataclass(frozen=True)
-class TableReport:
+class TableReport(_Kept):
     table: str
     since: datetime
     until: datetime
@@ -107,14 +114,6 @@ class TableReport:
         if self.seeded:
             return f"production ({self.seeded:,} seeded rounds left out)"
         return "production"
-
-    @property
-    def win(self) -> Decimal:
-        return self.handle - self.returned
-
-    @property
-    def hold(self) -> Fraction | None:
-        return Fraction(self.win) / Fraction(self.handle) if self.handle else None
 
     def dealer_words(self) -> str:
         """Each dealer's games per hour in words ("carol 31.5 (12 games); dave —  (1 game)")."""

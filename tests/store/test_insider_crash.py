@@ -23,21 +23,9 @@ from engine.store import keys, open_store
 from engine.store.backup import backup, restore
 from engine.store.evidence import check_for_start, quarantine
 from engine.store.verify import verify
-from tests.table.helpers import CROUPIER, PITBOSS, cover_everything, make_service
+from tests.table.helpers import voided_session
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-async def _session(path: Path, rounds: int) -> None:
-    with open_store(str(path), table="T1") as store:
-        svc = make_service(store)
-        await svc.start()
-        for _ in range(rounds):
-            await svc.open_bets(CROUPIER)
-            await cover_everything(svc)
-            await svc.void(PITBOSS, "test round")
-            await svc.next_round(CROUPIER)
-        await svc.close()
 
 
 def _round_ids(path: Path) -> list[str]:
@@ -106,7 +94,7 @@ def test_a_rotation_killed_at_any_point_leaves_a_table_that_starts_with_the_righ
     tmp_path: Path, point: str
 ) -> None:
     path = tmp_path / "table.sqlite"
-    asyncio.run(_session(path, 1))
+    asyncio.run(voided_session(path, 1))
     old = keys.load(str(path), "T1")
     assert old is not None
     script = (
@@ -128,7 +116,7 @@ def test_a_rotation_killed_at_any_point_leaves_a_table_that_starts_with_the_righ
     # committed, else the old one (still able to sign).
     assert (key.public != old.public) == rotated, (point, rotated)
     assert getattr(key, "pending", None) is None  # no rotation left half-done
-    asyncio.run(_session(path, 1))  # the table plays on, its head signed by that key
+    asyncio.run(voided_session(path, 1))  # the table plays on, its head signed by that key
     keys._CACHE.clear()
     with open_store(str(path), table="T1") as store:
         assert verify(store, "T1").ok
@@ -138,8 +126,8 @@ def test_a_rotation_killed_at_any_point_leaves_a_table_that_starts_with_the_righ
 def _damaged(tmp_path: Path) -> Path:
     """A store of two sessions (rounds T1-000001..3) whose checkpoint rows were removed (it fails)."""
     path = tmp_path / "table.sqlite"
-    asyncio.run(_session(path, 2))
-    asyncio.run(_session(path, 1))
+    asyncio.run(voided_session(path, 2))
+    asyncio.run(voided_session(path, 1))
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("DELETE FROM checkpoints")
     conn.close()
@@ -202,7 +190,7 @@ def test_a_quarantine_killed_at_any_point_is_finished_by_the_next_with_the_damag
     assert sum(e.type == "table.quarantined" for e in entries) == 1
     body = json.loads(entries[0].payload_text)
     assert body["damaged_sha256"] == damaged and body["damaged_store"] == str(result.moved_to)
-    asyncio.run(_session(path, 1))
+    asyncio.run(voided_session(path, 1))
     new_rounds = _round_ids(path)
     assert new_rounds == ["T1-000004"] and not old_rounds & set(new_rounds)
 
@@ -211,13 +199,13 @@ def test_round_ids_are_not_reused_after_a_restore_of_an_older_backup(tmp_path: P
     """Restored to a backup taken before round 3: the restored store is refused (a rollback), quarantined,
     and the next round is T1-000004, not a second T1-000003 (the witness remembers the rounds opened)."""
     path = tmp_path / "table.sqlite"
-    asyncio.run(_session(path, 2))
+    asyncio.run(voided_session(path, 2))
     backup(path, "T1", tmp_path / "backup")
-    asyncio.run(_session(path, 1))
+    asyncio.run(voided_session(path, 1))
     lost = set(_round_ids(path))
     assert lost == {"T1-000001", "T1-000002", "T1-000003"}
     done = restore(tmp_path / "backup", path, "T1")
     assert not done.verified.ok  # the rollback is caught (the witness saw more)
     quarantine(path, "T1", user="admin")
-    asyncio.run(_session(path, 1))
+    asyncio.run(voided_session(path, 1))
     assert _round_ids(path) == ["T1-000004"]

@@ -16,7 +16,7 @@ import pytest
 from engine.errors import DrrError
 from engine.store import keys, open_store
 from engine.store.verify import verify
-from tests.table.helpers import CROUPIER, PITBOSS, cover_everything, make_service
+from tests.table.helpers import make_service, voided_session
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -79,18 +79,6 @@ def test_a_deleted_wal_file_stops_the_table_at_the_next_write_and_nothing_is_los
         assert verify(store, "T1").ok
 
 
-async def _session(path: Path, rounds: int) -> None:
-    with open_store(str(path), table="T1") as store:
-        svc = make_service(store)
-        await svc.start()
-        for _ in range(rounds):
-            await svc.open_bets(CROUPIER)
-            await cover_everything(svc)
-            await svc.void(PITBOSS, "test round")
-            await svc.next_round(CROUPIER)
-        await svc.close()
-
-
 @pytest.mark.parametrize(
     "forgery",
     [
@@ -104,7 +92,7 @@ def test_derived_tables_edited_behind_the_journal_stop_the_table_at_its_start(
     """Before: `drr audit verify` named the edit but the table started, and history and reports showed
     the forged money until `drr db rebuild`."""
     path = tmp_path / "table.sqlite"
-    asyncio.run(_session(path, 1))
+    asyncio.run(voided_session(path, 1))
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute(forgery)
     conn.close()

@@ -15,19 +15,7 @@ from engine.store import keys, open_store
 from engine.store.forward import ChainDivergence, Forwarder
 from engine.store.verify import verify
 from gui.cli import main
-from tests.table.helpers import CROUPIER, PITBOSS, cover_everything, make_service
-
-
-async def _session(path: Path, rounds: int) -> None:
-    with open_store(str(path), table="T1") as store:
-        svc = make_service(store)
-        await svc.start()
-        for _ in range(rounds):
-            await svc.open_bets(CROUPIER)
-            await cover_everything(svc)
-            await svc.void(PITBOSS, "test round")
-            await svc.next_round(CROUPIER)
-        await svc.close()
+from tests.table.helpers import make_service, voided_session
 
 
 def _files(path: Path) -> tuple[Path, Path]:
@@ -77,11 +65,11 @@ def test_a_witness_edited_to_match_a_rolled_back_store_fails_its_mac(
     """Before: only `verified` was MAC'd: the store rolled back to an earlier copy and the witness's
     `high_water` and `checkpoint` edited to that copy's head passed verification and started."""
     path = tmp_path / "table.sqlite"
-    asyncio.run(_session(path, 1))
+    asyncio.run(voided_session(path, 1))
     early = tmp_path / "early"
     _snapshot(path, early)
     old_witness = json.loads((early / _files(path)[1].name).read_text())
-    asyncio.run(_session(path, 1))
+    asyncio.run(voided_session(path, 1))
     _roll_back(path, early, witness=False)
     _, witness_file = _files(path)
     witness = json.loads(witness_file.read_text())
@@ -100,7 +88,7 @@ def test_a_deleted_witness_beside_a_journal_refuses_the_start_and_the_audit(
 ) -> None:
     """Before: the witness deleted, verify said OK and the start re-created it knowing nothing."""
     path = tmp_path / "table.sqlite"
-    asyncio.run(_session(path, 1))
+    asyncio.run(voided_session(path, 1))
     _, witness_file = _files(path)
     witness_file.unlink()
     keys._CACHE.clear()
@@ -116,7 +104,7 @@ def test_a_deleted_key_file_fails_the_audit_naming_it(
 ) -> None:
     """Before: `drr audit verify` exited 0 with "key not pinned" (the chain checked against its own key)."""
     path = tmp_path / "table.sqlite"
-    asyncio.run(_session(path, 1))
+    asyncio.run(voided_session(path, 1))
     key_file, _ = _files(path)
     key_file.unlink()
     keys._CACHE.clear()
@@ -141,18 +129,18 @@ def test_store_and_witness_rolled_back_together_are_caught_by_the_floors_copy(
     the floor's copy holds the table's later signed head: the forwarder stops with a critical alert
     saying the floor's copy decides, before the reused round ids reach the floor."""
     path = tmp_path / "table.sqlite"
-    asyncio.run(_session(path, 1))
+    asyncio.run(voided_session(path, 1))
     with open_store(str(path), table="T1") as local, open_store(central_url) as central:
         Forwarder(local, central, ["T1"]).forward_once()
     early = tmp_path / "early"
     _snapshot(path, early)
-    asyncio.run(_session(path, 1))
+    asyncio.run(voided_session(path, 1))
     with open_store(str(path), table="T1") as local, open_store(central_url) as central:
         Forwarder(local, central, ["T1"]).forward_once()
     _roll_back(path, early, witness=True, key=True)
     with open_store(str(path), table="T1") as local:
         assert verify(local, "T1").ok  # the residual risk: locally, nothing is left to tell
-    asyncio.run(_session(path, 1))  # the table deals again, on the rolled-back chain
+    asyncio.run(voided_session(path, 1))  # the table deals again, on the rolled-back chain
     with open_store(str(path), table="T1") as local, open_store(central_url) as central:
         with pytest.raises(ChainDivergence) as stopped:
             Forwarder(local, central, ["T1"]).forward_once()
@@ -171,7 +159,7 @@ def test_an_older_install_s_witness_is_read_then_macd_and_a_stripped_mac_is_refu
     """A version-1 key file's witness (written before witnesses were MAC'd whole) is read as it is;
     its next update MACs it and marks the key file, so stripping the MAC afterwards does not pass."""
     path = tmp_path / "table.sqlite"
-    asyncio.run(_session(path, 1))
+    asyncio.run(voided_session(path, 1))
     key_file, witness_file = _files(path)
     data = json.loads(key_file.read_text())
     data["version"] = 1
@@ -181,7 +169,7 @@ def test_an_older_install_s_witness_is_read_then_macd_and_a_stripped_mac_is_refu
     witness_file.write_text(json.dumps(witness))
     keys._CACHE.clear()
     assert keys.load(str(path), "T1").witness_state == "legacy"  # type: ignore[union-attr]
-    asyncio.run(_session(path, 1))  # the old install plays on: its witness is MAC'd from now on
+    asyncio.run(voided_session(path, 1))  # the old install plays on: its witness is MAC'd from now on
     keys._CACHE.clear()
     assert keys.load(str(path), "T1").witness_state == "ok"  # type: ignore[union-attr]
     assert json.loads(key_file.read_text())["version"] == keys.WITNESS_MAC_VERSION

@@ -12,7 +12,7 @@ from typing import Any
 from engine.auth import User
 from engine.bets import BetKind, inside_bet, outside_bet
 from engine.rng import SeededRng
-from engine.store import Store
+from engine.store import Store, open_store
 from engine.table.service import TableService
 
 CROUPIER = User("carol", "croupier")
@@ -63,6 +63,20 @@ async def lands_on(svc: TableService, number: int, game: int = 15) -> None:
     await svc.place_wager(CROUPIER, "anna", inside_bet([33]), Decimal(5))
     await wheel(svc, *spin(game, number))
     assert svc.state.pending_result is not None and svc.state.pending_result.number == number
+
+
+async def voided_session(where: str | Path, rounds: int) -> None:
+    """One table session on the store at `where` (a path or URL): `rounds` voided rounds with wagers
+    on every number, then a clean close (a signed checkpoint)."""
+    with open_store(str(where), table="T1") as store:
+        svc = make_service(store)
+        await svc.start()
+        for _ in range(rounds):
+            await svc.open_bets(CROUPIER)
+            await cover_everything(svc)
+            await svc.void(PITBOSS, "test round")
+            await svc.next_round(CROUPIER)
+        await svc.close()
 
 
 async def wheel(svc: TableService, *events: dict[str, Any]) -> None:

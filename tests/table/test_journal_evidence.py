@@ -20,7 +20,7 @@ from engine.store.canonical import GENESIS_HASH, entry_hash
 from engine.store.evidence import quarantine, rotate_key
 from engine.store.verify import verify
 from gui.cli import main
-from tests.table.helpers import CROUPIER, PITBOSS, cover_everything, make_service
+from tests.table.helpers import CROUPIER, cover_everything, make_service, voided_session
 
 Row = dict[str, Any]
 
@@ -29,25 +29,12 @@ def run(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
-async def _session(path: Path, rounds: int) -> None:
-    """One table session: `rounds` voided rounds with wagers, then a clean close (a signed checkpoint)."""
-    with open_store(str(path), table="T1") as store:
-        svc = make_service(store)
-        await svc.start()
-        for _ in range(rounds):
-            await svc.open_bets(CROUPIER)
-            await cover_everything(svc)
-            await svc.void(PITBOSS, "test round")
-            await svc.next_round(CROUPIER)
-        await svc.close()
-
-
 def _played(tmp_path: Path) -> tuple[Path, int]:
     """A store of two sessions; (path, seq of the first session's shutdown checkpoint)."""
     path = tmp_path / "table.sqlite"
-    run(_session(path, 2))
+    run(voided_session(path, 2))
     first = _db(path).execute("SELECT max(seq) FROM checkpoints").fetchone()[0]
-    run(_session(path, 1))
+    run(voided_session(path, 1))
     return path, int(first)
 
 
@@ -375,7 +362,7 @@ def test_a_rotation_is_journaled_signed_by_the_old_key(tmp_path: Path) -> None:
             keys.rotation_message("T1", old.public, new.public),
             json.loads(entry.payload_text)["signature"],
         )
-    run(_session(path, 1))  # the table plays on under the new key
+    run(voided_session(path, 1))  # the table plays on under the new key
     with open_store(str(path), table="T1") as store:
         assert verify(store, "T1").ok
 
@@ -397,8 +384,8 @@ def test_quarantine_keeps_the_damaged_store_and_links_the_new_one(tmp_path: Path
         body = json.loads(entry.payload_text)
         assert body["last_good_seq"] == first and body["damaged_store"] == str(result.moved_to)
     old_rounds = {r["round_id"] for r in _rows(result.moved_to) if r["round_id"]}
-    run(_session(path, 1))  # the table starts again on the new store ...
-    run(_session(path, 1))  # ... and again (the fold then starts at its last round)
+    run(voided_session(path, 1))  # the table starts again on the new store ...
+    run(voided_session(path, 1))  # ... and again (the fold then starts at its last round)
     with open_store(str(path), table="T1") as store:
         assert verify(store, "T1").ok
     new_rounds = sorted({r["round_id"] for r in _rows(path) if r["round_id"]})
@@ -408,7 +395,7 @@ def test_quarantine_keeps_the_damaged_store_and_links_the_new_one(tmp_path: Path
 def _quarantine_an_intact_store(tmp_path: Path) -> None:
     """Quarantine refuses a store that verifies."""
     ok = tmp_path / "ok" / "table.sqlite"
-    run(_session(ok, 1))
+    run(voided_session(ok, 1))
     quarantine(ok, "T1", user="admin")
 
 

@@ -18,7 +18,7 @@ from engine.store.users import add_user, list_users
 from engine.store.verify import verify
 from gui.cli import main
 from tests.pg_schema import PG_URL, pg_schema_url
-from tests.table.helpers import CROUPIER, PITBOSS, cover_everything, make_service
+from tests.table.helpers import make_service, voided_session
 
 pytestmark = pytest.mark.skipif(PG_URL is None, reason="needs the real PostgreSQL (DRR_TEST_PG_URL)")
 
@@ -29,18 +29,6 @@ def url() -> Iterator[str]:
         yield u
 
 
-async def _session(url: str, rounds: int) -> None:
-    with open_store(url, table="T1") as store:
-        svc = make_service(store)
-        await svc.start()
-        for _ in range(rounds):
-            await svc.open_bets(CROUPIER)
-            await cover_everything(svc)
-            await svc.void(PITBOSS, "test round")
-            await svc.next_round(CROUPIER)
-        await svc.close()
-
-
 def _rows(url: str, query: str, **params: Any) -> list[Any]:
     with open_store(url, table="T1") as store, store.read() as conn:
         return list(conn.execute(sa.text(query), params).all())
@@ -49,7 +37,7 @@ def _rows(url: str, query: str, **params: Any) -> list[Any]:
 def test_quarantine_on_postgresql_moves_the_rows_aside_and_links_the_new_chain(
     url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    asyncio.run(_session(url, 2))
+    asyncio.run(voided_session(url, 2))
     with open_store(url, table="T1") as store:
         add_user(store, "ada", "admin", "482913", by=None)
         store.journal.append("T9", "table.next_round", {"after": "T9-000001"}, round_id=None, user="x")
@@ -85,7 +73,7 @@ def test_quarantine_on_postgresql_moves_the_rows_aside_and_links_the_new_chain(
             assert verify(store, "T1").ok
             assert [u.name for u in list_users(store)] == ["ada"]  # the users stay
             assert [e.type for e in store.journal.entries("T9")] == ["table.next_round"]  # other tables too
-        asyncio.run(_session(url, 1))  # the table starts again, round ids numbering on
+        asyncio.run(voided_session(url, 1))  # the table starts again, round ids numbering on
         rounds = [r[0] for r in _rows(url, "SELECT round_id FROM rounds WHERE table_id = 'T1'")]
         assert rounds == ["T1-000003"]
         with open_store(url, table="T1") as store:
