@@ -114,7 +114,9 @@ class _DemoTable:
             await svc.place_wager(
                 croupier, "Carla", inside_bet([bonus_number]), Decimal(5), seat=PLAYERS.index("Carla")
             )
-        rpm = Decimal(24) + Decimal(self.choices.randbelow(60)) / 10
+        # 14.0-19.9 rpm, the speeds of a real SS2 wheel's results (the public capture b), inside the
+        # rotor-speed alarm's band (engine.floor.wheel_alarms): the demo floor's wheel is a sound one.
+        rpm = Decimal(14) + Decimal(self.choices.randbelow(60)) / 10
         await self.wheel("rotor", game, rpm=str(rpm), direction=direction)
         clock.advance(10)
         await self.wheel("launched", game)
