@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QDateTimeEdit,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QSplitter,
     QTableView,
@@ -249,7 +251,13 @@ class PitBossWindow(QMainWindow):
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
-        rl.addWidget(self.recall, 1)
+        # The recalled round scrolls: its summary, felt and tabs grow with what the round holds (a bonus
+        # game, a correction), and the window must still fit a 720-pixel screen with a round selected.
+        recall_scroll = QScrollArea()
+        recall_scroll.setWidget(self.recall)
+        recall_scroll.setWidgetResizable(True)
+        recall_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        rl.addWidget(recall_scroll, 1)
         rl.addLayout(buttons)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.view)
