@@ -37,7 +37,7 @@ from engine.auth import PermissionDenied, User, require
 from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.floor_events import ActionRefused
-from engine.journal_types import parse, read, write
+from engine.journal_types import read, write
 from engine.math.rules_gate import refuse_bad_math
 from engine.round import ResultCorrected
 from engine.rules import RulesSubmission, parse_rules
@@ -46,7 +46,7 @@ from engine.store import schema
 from engine.store.db import Store
 from engine.store.forwarded import journal_action
 from engine.store.history import void_round
-from engine.store.latest import latest_entry
+from engine.store.latest import entries_of, latest_entry
 from engine.store.projections import from_units
 from engine.store.users import FLOOR, authenticate
 from engine.table.limits import PLAYER_LIMIT
@@ -398,18 +398,9 @@ def latest_rules(store: Store, table: str) -> RulesLoaded | None:
 
 def current_settings(store: Store, table: str) -> dict[str, str]:
     """The table's settings as changed so far (latest value of each key)."""
-    import json
-
-    j = schema.journal
+    settings: dict[str, str] = {}
     with store.read() as conn:
-        rows = conn.execute(
-            sa.select(j.c.seq, j.c.type, j.c.payload)
-            .where(j.c.table_id == table, j.c.type == EntryType.TABLE_SETTINGS_CHANGED.value)
-            .order_by(j.c.seq)
-        ).all()
-        settings: dict[str, str] = {}
-        for seq, kind, payload in rows:
-            changed = parse(kind, json.loads(payload), where=f"journal entry {seq} of table {table}")
+        for _, changed in entries_of(conn, table, EntryType.TABLE_SETTINGS_CHANGED):
             if isinstance(changed, SettingsChanged):
                 settings.update(changed.changes)
     return settings

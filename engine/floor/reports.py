@@ -24,9 +24,12 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
+from engine.entry_types import EntryType
 from engine.store import schema
 from engine.store.canonical import format_time
+from engine.store.latest import entries_of
 from engine.store.projections import from_units
+from engine.wheel_events import WheelReconciled
 
 if TYPE_CHECKING:
     from engine.store.db import Store
@@ -297,37 +300,23 @@ def _games_per_hour(
 
 def _reconciliations(store: Store, table: str, since: datetime, until: datetime) -> dict[str, Any]:
     """The period's `wheel.reconciled` entries of `table`: how many, how many differed, the last."""
-    from engine.journal_types import parse
-    from engine.wheel_events import WheelReconciled
-
-    j = schema.journal
-    query = (
-        sa.select(j.c.time, j.c.type, j.c.payload)
-        .where(
-            j.c.table_id == table,
-            j.c.type == WheelReconciled.type.value,
-            j.c.time >= format_time(since),
-            j.c.time < format_time(until),
-        )
-        .order_by(j.c.seq)
-    )
-    with store.read() as conn:
-        rows = conn.execute(query).all()
     count = differing = 0
     last = None
-    for time, kind, text in rows:
-        p = parse(kind, json.loads(text))
-        if not isinstance(p, WheelReconciled):
-            continue
-        count += 1
-        differing += p.differs
-        last = f"{time[:16].replace('T', ' ')} ({p.occasion}): {p.summary()}"
+    with store.read() as conn:
+        found = entries_of(
+            conn, table, EntryType.WHEEL_RECONCILED, since=format_time(since), until=format_time(until)
+        )
+        for entry, p in found:
+            if not isinstance(p, WheelReconciled):
+                continue
+            count += 1
+            differing += p.differs
+            last = f"{entry.time[:16].replace('T', ' ')} ({p.occasion}): {p.summary()}"
     return {"reconciliations": count, "reconciliations_differing": differing, "last_reconciliation": last}
 
 
 def _without(store: Store, tally: Any, round_ids: set[str]) -> Any:
     """`tally`'s money and handle by bet less those of the settled rounds `round_ids`."""
-    import json
     from dataclasses import replace
 
     r = schema.rounds
@@ -370,8 +359,6 @@ def _theoretical_by_rules(
     store: Store, tally: Any, where: tuple[Any, ...]
 ) -> tuple[Fraction | None, Decimal | None]:
     """(theoretical hold, win) of the period with each round's bets at its own rules' edges."""
-    import json
-
     from engine.store.stats import theoretical
 
     r = schema.rounds

@@ -10,14 +10,16 @@ pointing at nothing: `missing` names the table's entry, the floor entry and what
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import sqlalchemy as sa
 
 from engine.entry_types import EntryType
+from engine.floor_events import ChainForwarded
 from engine.store import schema
+from engine.store.latest import entries_of
 from engine.store.users_journal import FLOOR
+from engine.table_events import FloorActionTaken
 
 _CHUNK = 500
 
@@ -25,41 +27,24 @@ _CHUNK = 500
 def missing(conn: Any, tables: list[str]) -> tuple[str, int, str] | None:
     """(table, seq of its `table.floor_action_taken`, problem) for the first one whose floor entry
     is gone or differs; None if every one holds (or no table took a floor action)."""
-    from engine.journal_types import spellings
-
     j = schema.journal
     # Only the chains this store holds as the floor's copies (a `chain.forwarded` mark on its floor
     # chain): a table's own store has a floor chain of its own, not the floor's.
-    copies = set()
-    for (text,) in conn.execute(
-        sa.select(j.c.payload).where(
-            j.c.table_id == FLOOR, j.c.type.in_(spellings(EntryType.CHAIN_FORWARDED))
-        )
-    ):
-        try:
-            copies.add(str(json.loads(text).get("table")))
-        except (ValueError, AttributeError):
-            continue
+    copies = {
+        p.table
+        for _, p in entries_of(conn, FLOOR, EntryType.CHAIN_FORWARDED, skip_malformed=True)
+        if isinstance(p, ChainForwarded)
+    }
     names = [t for t in tables if t != FLOOR and t in copies]
     if not names:
         return None
-    rows = conn.execute(
-        sa.select(j.c.table_id, j.c.seq, j.c.payload)
-        .where(j.c.table_id.in_(names), j.c.type.in_(spellings(EntryType.TABLE_FLOOR_ACTION_TAKEN)))
-        .order_by(j.c.table_id, j.c.seq)
-    ).all()
-    wanted: list[tuple[str, int, int, str, str, str]] = []
-    for row in rows:
-        try:
-            body = json.loads(row.payload)
-            wanted.append(
-                (
-                    str(row.table_id), int(row.seq), int(body["floor_seq"]), str(body["floor_hash"]),
-                    str(body.get("action", "")), str(body.get("outcome", "")),
-                )
-            )  # fmt: skip
-        except (ValueError, KeyError, TypeError):
-            continue  # (a malformed payload is the chain's own check: engine.store.entry_check)
+    # (a malformed payload is the chain's own check: engine.store.entry_check)
+    taken = entries_of(conn, names, EntryType.TABLE_FLOOR_ACTION_TAKEN, skip_malformed=True)
+    wanted = [
+        (e.table, e.seq, p.floor_seq, p.floor_hash, p.action, p.outcome)
+        for e, p in taken
+        if isinstance(p, FloorActionTaken)
+    ]
     if not wanted:
         return None
     seqs = sorted({w[2] for w in wanted})
