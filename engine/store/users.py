@@ -198,7 +198,7 @@ def journaled_user(conn: sa.Connection, name: str) -> users_journal.UserRow | No
         .where(j.c.payload.like(f'%"name":{json.dumps(name)}%'))
         .order_by(j.c.seq)
     ).all()
-    entries = [e for e in map(row_to_entry, rows) if e.payload.get("name") == name]
+    entries = [e for e in map(row_to_entry, rows) if users_journal.user_named(e) == name]
     return users_journal.fold(entries).get(name)
 
 

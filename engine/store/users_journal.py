@@ -174,13 +174,20 @@ def is_user_entry(entry: Entry) -> bool:
     return entry.table == FLOOR and entry_type(entry.type) in USER_TYPES
 
 
+def user_named(entry: Entry) -> str:
+    """The user a user entry is about (its typed payload's `name`)."""
+    from engine.journal_types import read  # (imported here: see `step`)
+
+    return str(getattr(read(entry), "name", ""))
+
+
 def fold(entries: Iterable[Entry]) -> dict[str, UserRow]:
     """Every user's row after the floor chain's entries (in chain order)."""
     users: dict[str, UserRow] = {}
     for entry in entries:
         if not is_user_entry(entry):
             continue
-        name = str(entry.payload.get("name"))
+        name = user_named(entry)
         row = step(users.get(name), entry)
         if row is not None:
             users[name] = row
@@ -211,7 +218,7 @@ def apply(conn: Connection, entry: Entry) -> None:
     """Keep the `users` row in step with one entry (in the entry's transaction; engine.store.projections)."""
     if not is_user_entry(entry):
         return
-    name = str(entry.payload.get("name"))
+    name = user_named(entry)
     stored = _stored(conn, name)
     row = step(stored, entry)
     if row is None:
