@@ -48,7 +48,7 @@ from engine.store.evidence import started as evidence_started
 from engine.store.journal import Journal
 from engine.store.records import Entry, row_to_entry
 from engine.table import gate_actions, wheel_drive
-from engine.table.bias_watch import BiasWatch
+from engine.table.bias_watch import BIAS_INLINE_SPINS, BiasWatch
 from engine.table.changes import Changes
 from engine.table.gate import Gate, Play
 from engine.table.holds import WHAT
@@ -211,6 +211,7 @@ class ServiceCore:
         # The take-in under way: held here, as the loop keeps only a weak reference to a task (one
         # unreferenced could be collected mid-step), and awaited by close().
         self._taking_in: asyncio.Task[None] | None = None
+        self._bias_warm: asyncio.Task[None] | None = None  # the bias watch's replay of a long history
 
     def _check_head(self, last_seq: int) -> None:
         """The chain's head row must name the journal's last entry: a missing or stale row (the
@@ -301,7 +302,30 @@ class ServiceCore:
         await self._publish(entries)
         self._schedule_timers()
         self._look_later(asyncio.get_running_loop())
+        self._bias_warm = await self._warm_bias_watch()
         return entries
+
+    async def _warm_bias_watch(self) -> asyncio.Task[None] | None:
+        """The bias watch's replay of the table's history, before a settlement needs it: here when it
+        is short, else in a worker thread (a settlement meanwhile does not wait; the replay's end
+        feeds what settled and journals what tripped, engine.table.bias_watch)."""
+        try:
+            if self.bias_watch.spins_to_replay(self.store) <= BIAS_INLINE_SPINS:
+                self.bias_watch.rebuild(self.store)
+                return None
+        except DrrError as exc:  # the store unreachable a moment: the first settlement replays
+            log.warning("table %s: the bias watch did not replay at the start: %s", self.table, exc.message)
+            return None
+
+        async def warm() -> None:
+            try:
+                await asyncio.to_thread(self.bias_watch.rebuild, self.store)
+                async with self._lock:
+                    await self._publish(self._watch_bias(None))
+            except Exception:  # the watch must never stop the table; the next start replays again
+                log.exception("table %s: the bias watch's replay failed", self.table)
+
+        return asyncio.get_running_loop().create_task(warm(), name=f"bias-watch-{self.table}")
 
     def _look_later(self, loop: asyncio.AbstractEventLoop) -> None:
         self._others_handle = loop.call_later(OTHER_WRITERS_EVERY_S, self._look_for_other_writers, loop)
@@ -336,6 +360,10 @@ class ServiceCore:
             self._others_handle.cancel()
             self._others_handle = None
         tasks = [task for _, task in self._timers.values()]
+        if self._bias_warm is not None:  # its replay is redone at the next start
+            self._bias_warm.cancel()
+            tasks.append(self._bias_warm)
+            self._bias_warm = None
         taking_in, self._taking_in = self._taking_in, None
         if taking_in is not None:  # what another writer appended is folded before the table is given up
             with contextlib.suppress(asyncio.CancelledError):
@@ -440,10 +468,11 @@ class ServiceCore:
             raise DrrError(self._failed) from exc
         return [*foreign, *entries]
 
-    def _watch_bias(self, entries: list[Entry]) -> list[Entry]:
-        """After a round settled: the table's sequential bias tests fed its spin, and what trips
-        journaled here, on the table's own chain (engine.table.bias_watch); the entries written."""
-        if not any(entry.type == _SETTLED for entry in entries):
+    def _watch_bias(self, entries: list[Entry] | None) -> list[Entry]:
+        """After a round settled (or the start's replay ended: None): the table's sequential bias
+        tests fed its spin, and what trips journaled here, on the table's own chain
+        (engine.table.bias_watch); the entries written. Never a replay of the history here."""
+        if entries is not None and not any(entry.type == _SETTLED for entry in entries):
             return []
         written: list[Entry] = []
 
@@ -452,7 +481,7 @@ class ServiceCore:
             return written
 
         try:
-            self.bias_watch.catch_up(self.store, append)
+            self.bias_watch.catch_up(self.store, append, replay=False)
         except Exception:  # the watch must never stop the table; the next settlement tries again
             log.exception("table %s: the bias watch failed", self.table)
         return written
