@@ -1,26 +1,36 @@
 """The table's own bias watch (issue 27): every settled spin fed to the sequential tests
 (engine.sequential), each test that trips journaled on the table's chain as `table.bias_alarm`.
 
-`BiasWatch.catch_up(store, append)` reads the rounds settled since its last call (one indexed query)
-and feeds them, in spin order, to the table's `Detector`; what trips is handed to `append` (the table
-service journals through its own write path, `drr history import` through the journal). The first
-call replays the table's spins since its tests last started, vectorised; so does a watch made afresh
-by another process, and the facts already journaled are taken as they are:
+`BiasWatch.rebuild(store)` replays the table's spins since its tests last started (vectorised, about
+3-4 s a table-year) and writes nothing; `BiasWatch.catch_up(store, append)` then reads only the rounds
+settled since its last call (one indexed query), feeds them in spin order to the table's `Detector`
+and hands what trips to `append` (the table service journals through its own write path, an import
+through the journal). The table service (engine.table.service_core) rebuilds at its start, in place
+for a short history and in a worker thread for a long one; a settlement meanwhile does nothing
+(`catch_up(..., replay=False)`: a settlement never pays for history) and the replay's end feeds what
+settled and journals what tripped, so the alarms are the same spins and rounds whenever the process
+started. Every import (engine.store.history.import_csv) runs `watch_tables`; a surveillance chart
+follows the same watch without journaling (`follow`, engine.floor.bias_trace). The facts already
+journaled are taken as they are:
 
 - one alarm per fact: a test that tripped stays tripped (no second alarm) until its alarm is
   acknowledged (`alert.acknowledged` on the floor's chain of the alert `drr alerts scan` raised for
-  the entry, id `<table>:<seq>`); from the first spin settled after the acknowledgement it starts
-  afresh;
+  the entry, id `<table>:<seq>`); it starts afresh from the first spin settled after the
+  acknowledgement, whether the watch feeds spin by spin or replays (a restart journals what an
+  uninterrupted run does);
 - a `table.wheel_serviced` entry (a pit boss's wheel change or maintenance) starts every test of the
   table afresh from the next spin; `at_spin` counts the spins since then.
 
 The spins are the table's rounds with a result that settled (played or imported), in journal order.
+The thresholds are the settings file's (engine.config.bias_thresholds), on every path.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Callable, Sequence
+import logging
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +46,7 @@ if TYPE_CHECKING:
     from engine.store.db import Store
     from engine.store.records import Entry
 
+log = logging.getLogger(__name__)
 FLOOR = "floor"  # engine.store.users.FLOOR: the back office's own chain, where alerts are acknowledged
 ALARM = EntryType.TABLE_BIAS_ALARM.value
 SERVICED = spellings(EntryType.TABLE_WHEEL_SERVICED)
@@ -107,6 +118,28 @@ class BiasWatch:
         settlement). Writes nothing; what it finds waits in `pending` for the next `catch_up`."""
         with store.read() as conn:
             self._replay(conn, self._latest_service(conn))
+
+    def warm_up(self, store: Store, caught_up: Callable[[], Awaitable[None]]) -> asyncio.Task[None] | None:
+        """The table service's start: `rebuild` here when the history is short (`BIAS_INLINE_SPINS`),
+        else in a worker thread, then `caught_up()` (the service feeds what settled meanwhile and
+        journals what tripped, through its own write path); the task, for the service to cancel at
+        its close (the next start replays again). A failure is logged: the watch never stops a table."""
+        try:
+            if self.spins_to_replay(store) <= BIAS_INLINE_SPINS:
+                self.rebuild(store)
+                return None
+        except Exception:
+            log.exception("table %s: the bias watch did not replay at the start", self.table)
+            return None
+
+        async def warm() -> None:
+            try:
+                await asyncio.to_thread(self.rebuild, store)
+                await caught_up()
+            except Exception:
+                log.exception("table %s: the bias watch's replay failed", self.table)
+
+        return asyncio.get_running_loop().create_task(warm(), name=f"bias-watch-{self.table}")
 
     def catch_up(self, store: Store, append: Append, *, replay: bool = True) -> list[BiasAlarm]:
         """Feed the spins settled since the last call; journal (through `append`) what trips. Not

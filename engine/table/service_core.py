@@ -48,7 +48,7 @@ from engine.store.evidence import started as evidence_started
 from engine.store.journal import Journal
 from engine.store.records import Entry, row_to_entry
 from engine.table import gate_actions, wheel_drive
-from engine.table.bias_watch import BIAS_INLINE_SPINS, BiasWatch
+from engine.table.bias_watch import BiasWatch
 from engine.table.changes import Changes
 from engine.table.gate import Gate, Play
 from engine.table.holds import WHAT
@@ -302,30 +302,14 @@ class ServiceCore:
         await self._publish(entries)
         self._schedule_timers()
         self._look_later(asyncio.get_running_loop())
-        self._bias_warm = await self._warm_bias_watch()
+        # The bias watch's replay of the history, before a settlement needs it (engine.table.bias_watch).
+        self._bias_warm = self.bias_watch.warm_up(self.store, self._bias_caught_up)
         return entries
 
-    async def _warm_bias_watch(self) -> asyncio.Task[None] | None:
-        """The bias watch's replay of the table's history, before a settlement needs it: here when it
-        is short, else in a worker thread (a settlement meanwhile does not wait; the replay's end
-        feeds what settled and journals what tripped, engine.table.bias_watch)."""
-        try:
-            if self.bias_watch.spins_to_replay(self.store) <= BIAS_INLINE_SPINS:
-                self.bias_watch.rebuild(self.store)
-                return None
-        except DrrError as exc:  # the store unreachable a moment: the first settlement replays
-            log.warning("table %s: the bias watch did not replay at the start: %s", self.table, exc.message)
-            return None
-
-        async def warm() -> None:
-            try:
-                await asyncio.to_thread(self.bias_watch.rebuild, self.store)
-                async with self._lock:
-                    await self._publish(self._watch_bias(None))
-            except Exception:  # the watch must never stop the table; the next start replays again
-                log.exception("table %s: the bias watch's replay failed", self.table)
-
-        return asyncio.get_running_loop().create_task(warm(), name=f"bias-watch-{self.table}")
+    async def _bias_caught_up(self) -> None:
+        """The start's replay of the bias watch ended in its worker thread: what settled meanwhile fed."""
+        async with self._lock:
+            await self._publish(self._watch_bias(None))
 
     def _look_later(self, loop: asyncio.AbstractEventLoop) -> None:
         self._others_handle = loop.call_later(OTHER_WRITERS_EVERY_S, self._look_for_other_writers, loop)
