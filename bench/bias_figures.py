@@ -15,6 +15,10 @@ biased one, and the calibration of the default thresholds (engine.sequential.Thr
 - `bias_detect_spins_median_pocket_1_5x`, `..._sector5_1_25x`, `..._direction_only_1_25x`: median spins
   from onset to the first alarm that names a biased pocket, over `TRIALS` simulated wheels (the real
   detector, every test, default thresholds), and their 90th percentiles (`..._p90_...`);
+- `bias_watch_replay_seconds_per_table_year`: the table service's replay at its start (a worker thread
+  for a long history), scaled from a store of `WATCH_HISTORY` imported spins; `bias_watch_replay_ms_history`
+  that replay itself; `bias_watch_settle_ms`: what a settlement's watch costs, one new spin fed to a ready
+  watch (the same store); `bias_watch_settle_during_replay_ms`: and while the replay still runs (nothing);
 - `bias_bench_seconds`: the group's run time.
 
 `python -m bench.bias_figures --calibrate` finds the default thresholds (the smallest, 0.1 nat steps,
@@ -147,8 +151,55 @@ def figures() -> dict[str, float]:
         spins = delay(name, ratio, TRIALS, rng)
         out[f"bias_detect_spins_median_{label}"] = float(np.median(spins))
         out[f"bias_detect_spins_p90_{label}"] = float(np.percentile(spins, 90))
+    out.update(watch_figures(rng))
     out["bias_bench_seconds"] = time.perf_counter() - started
     return out
+
+
+WATCH_HISTORY = 20_000  # imported spins of the store the watch's figures run on (50 days of a table)
+
+
+def watch_figures(rng: np.random.Generator) -> dict[str, float]:
+    """What the table's bias watch costs where: the start's replay of a history (a worker thread, off
+    the command path; per table-year, scaled from `WATCH_HISTORY` spins), and what a settlement pays,
+    a ready watch fed one new spin and one still replaying (nothing) - each beside the replay of the
+    same history, the command path's cost before (the first settlement after a start replayed it)."""
+    import tempfile
+    from pathlib import Path
+
+    from engine.store import open_store
+    from engine.store.history import import_csv
+    from engine.table.bias_watch import BiasWatch, journal_append
+
+    def spins(path: Path, numbers: np.ndarray, day: int) -> None:
+        rows = [f"2026-10-{day:02d}T00:00:00Z,{int(n)}" for n in numbers]
+        path.write_text("timestamp,number\n" + "\n".join(rows) + "\n", encoding="utf-8")
+
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        with open_store(str(folder / "watch.sqlite"), table="B1") as store:
+            spins(folder / "history.csv", rng.integers(0, sq.POCKETS, size=WATCH_HISTORY), 1)
+            import_csv(store, folder / "history.csv", "B1", user="bench")
+            watch = BiasWatch("B1")
+            t0 = time.perf_counter()
+            watch.rebuild(store)
+            replay = time.perf_counter() - t0
+            spins(folder / "one.csv", rng.integers(0, sq.POCKETS, size=1), 2)
+            import_csv(store, folder / "one.csv", "B1", user="bench")  # one more settled spin
+            append = journal_append(store, "B1")
+            t0 = time.perf_counter()
+            watch.catch_up(store, append, replay=False)
+            settle = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            BiasWatch("B1").catch_up(store, append, replay=False)  # the replay still under way
+            waiting = time.perf_counter() - t0
+    year = sq.SPINS_PER_DAY * sq.DAYS_PER_YEAR
+    return {
+        "bias_watch_replay_seconds_per_table_year": replay * year / WATCH_HISTORY,
+        "bias_watch_replay_ms_history": 1000 * replay,  # the limit the settlement no longer pays
+        "bias_watch_settle_ms": 1000 * settle,
+        "bias_watch_settle_during_replay_ms": 1000 * waiting,
+    }
 
 
 BENCHMARKS = {"bias": figures}

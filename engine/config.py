@@ -147,6 +147,18 @@ class Settings:
         )
 
     @property
+    def bias_thresholds(self) -> Any:
+        """The sequential bias tests' thresholds (an engine.sequential.Thresholds): the one reading of
+        `thresholds.sequential_*` that every path uses (the table service of the croupier station and
+        of `drr table run`, `drr history import`, `drr stats`, the surveillance chart), through
+        `bias_thresholds` below."""
+        from engine.sequential import Thresholds
+
+        return Thresholds(
+            self.sequential_pocket, self.sequential_sector, self.sequential_direction, self.sequential_runs
+        )
+
+    @property
     def wheel_link_spec(self) -> str:
         """The wheel spec for `hardware.wheel_source.open_wheel`, with the serial settings appended.
 
@@ -582,6 +594,12 @@ CLI_KEYS: dict[str, str] = {dest: key.name for key in KEY_LIST for dest in key.c
 
 
 # --- locating and loading -----------------------------------------------------------------------
+
+
+def bias_thresholds(settings: Settings | None) -> Any:
+    """The sequential bias thresholds of the installation's settings (`Settings.bias_thresholds`); a
+    caller with none (a test, a tool) gets the embedded defaults, the same figures."""
+    return (settings if settings is not None else Settings()).bias_thresholds
 
 
 def user_settings_path() -> Path:

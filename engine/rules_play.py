@@ -20,7 +20,6 @@ from engine.entry_types import EntryType
 from engine.errors import RulesError
 from engine.journal_types import read, spellings
 from engine.math.rules_gate import math_check
-from engine.round import BetsClosed
 from engine.rules import RulesSubmission, default_rules_path, parse_rules
 from engine.store import schema
 from engine.store.records import Entry, row_to_entry
@@ -31,6 +30,8 @@ if TYPE_CHECKING:
 
 # The name every seeded generator journals (engine.rng.SeededRng: "seeded:<seed>").
 SEEDED_PREFIX = "seeded"
+# A draw by one, in the journal's stored canonical text (engine.rng.Draw.to_record): a LIKE pattern.
+SEEDED_DRAW = f'%"rng":"{SEEDED_PREFIX}%'
 
 
 class RefusedForPlay(RulesError):
@@ -81,13 +82,9 @@ def load_rules_for_play(path: str | Path | None) -> RulesSubmission:
 
 
 def _generator(entry: Entry) -> str:
-    """The generator a `table.started` or a draw (`round.bets_closed`, typed) names ("" for none)."""
+    """The generator a `table.started` names ("" for none)."""
     payload = read(entry)
-    if isinstance(payload, TableStarted):
-        return payload.rng
-    if isinstance(payload, BetsClosed):
-        return payload.draw.rng_name
-    return ""
+    return payload.rng if isinstance(payload, TableStarted) else ""
 
 
 def is_seeded(rng_name: str) -> bool:
@@ -113,11 +110,17 @@ def store_purpose(store: Database, table: str) -> str | None:
 
 def production_rounds(store: Database, table: str) -> int:
     """How many of the table's rounds were drawn by a generator that is not a seeded one (an old
-    journal's `round.closed` named none: a production table's)."""
+    journal's `round.closed` named none: a production table's). Counted in SQL, as
+    `seeded_round_ids` finds the seeded ones: a draw's stored canonical text names its generator as
+    `"rng":"seeded:…"`, so a store of a million rounds is not read and typed draw by draw."""
     j = schema.journal
-    query = sa.select(j).where(j.c.table_id == table, j.c.type.in_(spellings(EntryType.ROUND_BETS_CLOSED)))
+    query = sa.select(sa.func.count()).where(
+        j.c.table_id == table,
+        j.c.type.in_(spellings(EntryType.ROUND_BETS_CLOSED)),  # today's spelling and the legacy one
+        j.c.payload.not_like(SEEDED_DRAW),
+    )
     with store.read() as conn:
-        return sum(1 for row in conn.execute(query) if not is_seeded(_generator(row_to_entry(row))))
+        return int(conn.execute(query).scalar() or 0)
 
 
 def seeded_round_ids(store: Database, table: str, rounds: Any = None) -> set[str]:
@@ -128,7 +131,7 @@ def seeded_round_ids(store: Database, table: str, rounds: Any = None) -> set[str
     query = sa.select(j.c.round_id).where(
         j.c.table_id == table,
         j.c.type == EntryType.ROUND_BETS_CLOSED.value,
-        j.c.payload.like(f'%"rng":"{SEEDED_PREFIX}%'),
+        j.c.payload.like(SEEDED_DRAW),
     )
     if rounds is not None:
         query = query.where(j.c.round_id.in_(rounds))

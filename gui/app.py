@@ -82,12 +82,15 @@ async def _start_table(
     threshold: Any = None,
     clock: dict[str, Any] | None = None,
     approved_digest: str | None = None,
+    settings: Any = None,
 ) -> None:
     """The table service on the store, started (recovery from the journal included), attached to the
     station's table model (`gui.table_model.TableModel`, "starting" until now); `clock`: its betting
-    and auto-confirm seconds (`round_clock_options`)."""
+    and auto-confirm seconds (`round_clock_options`); `settings`: the installation's (its sequential
+    bias thresholds, as every other path reads them: engine.config.bias_thresholds)."""
     from pathlib import Path
 
+    from engine.config import bias_thresholds
     from engine.floor.actions import check_station_start
     from engine.rng import SystemRng
     from engine.store.users import authenticate
@@ -107,6 +110,7 @@ async def _start_table(
     )
     # The software digest approved in the settings file: the gate (engine.table.gate) refuses play on another.
     extra["approved_digest"] = approved_digest
+    extra["bias_thresholds"] = bias_thresholds(settings)
     service = TableService(store, table_id, rules_text=text, rng=SystemRng(), station="croupier", **extra)
     await service.start(user=user.name)
 
@@ -369,6 +373,7 @@ async def _serve(
             threshold,
             round_clock_options(wheel, settings),
             getattr(settings, "approved_digest", None),
+            settings,
         )
         if first_frame_exit:
             await table.shutdown()

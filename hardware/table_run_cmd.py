@@ -101,11 +101,11 @@ async def _run(args: argparse.Namespace) -> int:
     import sys
     from collections.abc import AsyncIterator
 
+    from engine.config import bias_thresholds
     from engine.errors import DrrError
     from engine.rng import Rng, SeededRng, SystemRng
     from engine.rules_play import read_rules_text, rules_for_play, seeded_play_problem
     from engine.store.db import DEFAULT_TABLE, open_store
-    from engine.table.bias_watch import thresholds_of
     from engine.table.headless import PITBOSS, HeadlessTable
     from engine.table.service import DEFAULT_APPROVAL_THRESHOLD, TableService
     from engine.wheel_events import WheelClosed, WheelEvent, WheelMissSpin
@@ -150,7 +150,7 @@ async def _run(args: argparse.Namespace) -> int:
         station="headless",
         betting_seconds=betting,
         approved_digest=getattr(settings, "approved_digest", None),  # the gate refuses another program
-        bias_thresholds=thresholds_of(settings),  # the settings file's sequential bias thresholds
+        bias_thresholds=bias_thresholds(settings),  # the settings file's sequential bias thresholds
     )
     background: set[asyncio.Task[Any]] = set()
     stopped = False

@@ -161,10 +161,10 @@ def run_export(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     from engine.auth import AuthenticationFailed
     from engine.cli.store_args import open_from_args, read_pin
+    from engine.config import bias_thresholds
     from engine.floor.actions import authorize
     from engine.store.history import import_csv
     from engine.store.users import FLOOR, list_users
-    from engine.table.bias_watch import thresholds_of, watch_tables
 
     with open_from_args(args, migrate=True) as store:
         user = None
@@ -175,13 +175,13 @@ def run_import(args: argparse.Namespace) -> int:
             )
         elif list_users(store):
             raise AuthenticationFailed("importing history needs a pit boss: --user NAME (and --pin)")
-        report = import_csv(store, args.file, args.only_table, user=user)
-        # The imported spins go through the table's sequential bias tests (issue 27): what trips is
-        # journaled on the table's chain, and `drr alerts scan` raises it.
-        alarms = watch_tables(store, [report.table], thresholds_of(getattr(args, "settings", None)))
+        # The imported spins go through the table's sequential bias tests (issue 27) inside the
+        # import: what trips is journaled on the table's chain, and `drr alerts scan` raises it.
+        thresholds = bias_thresholds(getattr(args, "settings", None))
+        report = import_csv(store, args.file, args.only_table, user=user, bias_thresholds=thresholds)
     span = f"journal {report.first_seq}..{report.last_seq}"
     print(f"imported {report.rounds} rounds into table {report.table} ({span})")
-    for alarm in alarms:
+    for alarm in report.alarms:
         print(f"bias alarm: {alarm.words}")
     return 0
 

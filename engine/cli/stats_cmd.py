@@ -80,10 +80,10 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from engine.cli.store_args import open_from_args, sign_in_if_users
+    from engine.config import bias_thresholds
     from engine.errors import DrrError
     from engine.rules import load_default_rules, load_rules
     from engine.store.stats import expected_lucky_count, house_edges, table_stats
-    from engine.table.bias_watch import thresholds_of
 
     if args.last is not None and args.last <= 0:
         raise DrrError(f"--last {args.last}: give a positive number of spins")
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
             house_edge=edge if edge is not None else house_edges(rules, args.strategy),
             alpha=args.alpha,
             sequential=True,
-            thresholds=thresholds_of(getattr(args, "settings", None)),
+            thresholds=bias_thresholds(getattr(args, "settings", None)),  # the settings file's
         )
     if args.json:
         print(json.dumps(result, sort_keys=True))

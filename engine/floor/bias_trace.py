@@ -2,32 +2,28 @@
 tile (issue 27): each kind's strongest statistic as a share of its threshold, spin by spin, and the
 test nearest its threshold now.
 
-Headless, read-only: `BiasTrace.update(store)` reads only the rounds settled since its last call and
-feeds them to its own `engine.sequential.Detector` (the table's watch, engine.table.bias_watch,
-journals the alarms; this one only draws). It starts at the table's last wheel service, or at most
-`TRACE_SPINS` spins back, so a table with millions of rounds opens its chart at once; a test that
-tripped shows at its threshold until the table restarts it, the drawn line is the detector's own.
+Headless, read-only, and no detector of its own: `BiasTrace.update(store)` follows the table's watch
+(engine.table.bias_watch.BiasWatch.follow: the same replay from the table's last wheel service, the
+same restarts at acknowledgements, the alarms it journaled read back), so the line drawn is the
+statistic the table's watch trips on, spin for spin; only the watch journals. Its first update replays
+the table's spins since its last wheel service (a surveillance station's reader thread, not the Qt
+thread); later ones read the new spins only. The lines keep `POINTS` points, thinned as they grow.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import sqlalchemy as sa
-
-from engine.entry_types import EntryType
-from engine.journal_types import spellings
-from engine.sequential import DEFAULT_THRESHOLDS, KINDS, Detector, Thresholds, direction_code, strongest
-from engine.store import schema
+from engine.sequential import DEFAULT_THRESHOLDS, KINDS, Thresholds, strongest
+from engine.table.bias_watch import BiasWatch
 
 if TYPE_CHECKING:
+    from engine.sequential import Detector
     from engine.store.db import Store
 
-TRACE_SPINS = 20_000
 POINTS = 400  # points a line keeps (the latest spins at full detail would be a redraw per spin)
 NEAR = 0.5  # a table whose strongest test is past half its threshold is "close" on the wall
-SERVICED = spellings(EntryType.TABLE_WHEEL_SERVICED)
 
 
 @dataclass(frozen=True)
@@ -35,7 +31,7 @@ class TraceFigure:
     """What the chart draws: per kind, (spin, share of the threshold) points; the nearest test."""
 
     table: str
-    spins: int  # spins since the trace started
+    spins: int  # spins since the table's tests started (its last wheel service): the alarms' at_spin
     lines: dict[str, tuple[list[int], list[float]]]
     nearest: str  # the test nearest its threshold, in words
     nearest_share: float  # its statistic / its threshold (1.0: tripped)
@@ -55,10 +51,8 @@ class TraceFigure:
 @dataclass
 class BiasTrace:
     table: str
-    thresholds: Thresholds = DEFAULT_THRESHOLDS
-    detector: Detector | None = None
-    last_seq: int = 0
-    serviced_seq: int = 0
+    thresholds: Thresholds = DEFAULT_THRESHOLDS  # the settings file's (engine.config.bias_thresholds)
+    watch: BiasWatch | None = None
     xs: list[int] = field(default_factory=list)
     ys: list[list[float]] = field(default_factory=list)
     figure: TraceFigure | None = None
@@ -66,40 +60,22 @@ class BiasTrace:
     def update(self, store: Store) -> TraceFigure:
         import numpy as np
 
-        r, j = schema.rounds, schema.journal
-        with store.read() as conn:
-            serviced = conn.execute(
-                sa.select(sa.func.max(j.c.seq)).where(
-                    j.c.table_id == self.table, j.c.seq > self.serviced_seq, j.c.type.in_(SERVICED)
-                )
-            ).scalar()
-            if self.detector is None or (serviced and int(serviced) > self.serviced_seq):
-                self.serviced_seq = max(self.serviced_seq, int(serviced or 0))
-                self.detector = Detector(self.thresholds, trace=[])
-                self.xs, self.ys = [], []
-                rows: list[Any] = list(
-                    reversed(
-                        conn.execute(
-                            _settled(r, self.table, self.serviced_seq)
-                            .order_by(r.c.seq.desc())
-                            .limit(TRACE_SPINS)
-                        ).all()
-                    )
-                )
-            else:
-                rows = list(conn.execute(_settled(r, self.table, self.last_seq).order_by(r.c.seq)).all())
-        det = self.detector
+        if self.watch is None:
+            self.watch = BiasWatch(self.table, self.thresholds, trace=True)
+        before = self.watch.detector
+        self.watch.follow(store)
+        det: Detector | None = self.watch.detector
         assert det is not None and det.trace is not None
-        if rows:
-            self.last_seq = int(rows[-1][0])
-            first = det.spins
-            det.feed([int(row[1]) for row in rows], [direction_code(row[2]) for row in rows])
+        if det is not before:  # replayed (the first update, or a wheel service): the lines start again
+            self.xs, self.ys = [], []
+        if det.trace:
             shares = np.concatenate(det.trace)
             det.trace.clear()
-            step = max(1, (det.spins // POINTS))
-            for k in range(len(rows)):
+            first = det.spins - len(shares)
+            step = max(1, det.spins // POINTS)
+            for k in range(len(shares)):
                 spin = first + k + 1
-                if spin % step == 0 or k == len(rows) - 1:
+                if spin % step == 0 or k == len(shares) - 1:
                     self.xs.append(spin)
                     self.ys.append([float(v) for v in shares[k]])
             if len(self.xs) > 2 * POINTS:  # thin the older points as the trace grows
@@ -115,9 +91,3 @@ class BiasTrace:
             share,
         )
         return self.figure
-
-
-def _settled(r: Any, table: str, after: int) -> Any:
-    return sa.select(r.c.seq, r.c.result, r.c.direction).where(
-        r.c.table_id == table, r.c.seq > after, r.c.status == "settled", r.c.result.is_not(None)
-    )

@@ -12,7 +12,7 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -25,12 +25,14 @@ from engine.errors import DrrError
 from engine.floor_events import HistoryImported
 from engine.journal_types import write
 from engine.round import RoundVoided
+from engine.sequential import DEFAULT_THRESHOLDS, Thresholds
 from engine.store import schema
 from engine.store.canonical import format_time, parse_time
 from engine.store.db import Store, check_table_id
 from engine.store.journal import CHECKPOINT_EVERY, ENTRY_COLUMNS
 from engine.store.projections import from_units, to_units
 from engine.store.records import Entry, NewEvent
+from engine.table_events import BiasAlarm
 
 EXPORT_COLUMNS = (
     "round_id", "table", "time", "status", "result", "lucky", "bonus_number", "wagered", "paid",
@@ -187,6 +189,10 @@ class ImportReport:
     table: str
     first_seq: int | None
     last_seq: int | None
+    # The sequential bias alarms the imported spins tripped, journaled on their tables' chains
+    # (engine.table.bias_watch, issue 27), in spin order.
+    alarms: tuple[BiasAlarm, ...] = ()
+    tables: tuple[str, ...] = ()  # every table the file's rows went to
 
 
 # What an imported row may hold: a field longer than this is refused (no column needs more; a
@@ -403,13 +409,21 @@ def _file_digest(path: Path) -> str:
 
 
 def import_csv(
-    store: Store, path: Path | str, table: str | None, *, user: User | str | None = None
+    store: Store,
+    path: Path | str,
+    table: str | None,
+    *,
+    user: User | str | None = None,
+    bias_thresholds: Thresholds | None = None,
 ) -> ImportReport:
     """Import results from CSV: every row is checked first; any bad row (named by line) refuses the file.
 
     A logged-in `User` must hold "import_history"; a plain name is journaled as given (for tools).
     Timestamps without an offset are read as UTC. The file is read twice, streamed (checked, then
     written in batches inside one transaction): the memory needed does not grow with its length.
+    Every import then runs the imported tables' sequential bias tests (`bias_thresholds`: the settings
+    file's, engine.config.bias_thresholds; None, the embedded defaults), and what trips is journaled
+    on the table's chain (`ImportReport.alarms`): this is the one place every import passes.
     """
     if isinstance(user, User):
         require(user, "import_history")
@@ -432,7 +446,12 @@ def import_csv(
             [f"… and {check.bad - len(check.errors)} more"] if check.bad > len(check.errors) else []
         )
         raise DrrError(f"{path}: nothing imported, {check.bad} bad row(s):\n  " + "\n  ".join(shown))
-    return _write_import(store, path, table, digest, who)
+    report = _write_import(store, path, table, digest, who)
+    from engine.table.bias_watch import watch_tables  # the table's watch: above the store
+
+    tables = report.tables or (report.table,)
+    alarms = watch_tables(store, tables, bias_thresholds or DEFAULT_THRESHOLDS)
+    return replace(report, alarms=tuple(alarms), tables=tables)
 
 
 def _write_import(store: Store, path: Path, table: str | None, digest: str, who: str | None) -> ImportReport:
@@ -470,7 +489,8 @@ def _write_import(store: Store, path: Path, table: str | None, digest: str, who:
         again.close()
     store.journal.witness(kept)
     assert last_table is not None
-    return ImportReport(count, last_table, first, kept[-1].seq if kept else None)
+    tables = tuple(dict.fromkeys(e.table for e in kept))
+    return ImportReport(count, last_table, first, kept[-1].seq if kept else None, tables=tables)
 
 
 def void_round(store: Store, round_id: str, reason: str, user: User, *, table: str | None = None) -> None:

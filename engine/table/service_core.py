@@ -211,6 +211,7 @@ class ServiceCore:
         # The take-in under way: held here, as the loop keeps only a weak reference to a task (one
         # unreferenced could be collected mid-step), and awaited by close().
         self._taking_in: asyncio.Task[None] | None = None
+        self._bias_warm: asyncio.Task[None] | None = None  # the bias watch's replay of a long history
 
     def _check_head(self, last_seq: int) -> None:
         """The chain's head row must name the journal's last entry: a missing or stale row (the
@@ -301,7 +302,14 @@ class ServiceCore:
         await self._publish(entries)
         self._schedule_timers()
         self._look_later(asyncio.get_running_loop())
+        # The bias watch's replay of the history, before a settlement needs it (engine.table.bias_watch).
+        self._bias_warm = self.bias_watch.warm_up(self.store, self._bias_caught_up)
         return entries
+
+    async def _bias_caught_up(self) -> None:
+        """The start's replay of the bias watch ended in its worker thread: what settled meanwhile fed."""
+        async with self._lock:
+            await self._publish(self._watch_bias(None))
 
     def _look_later(self, loop: asyncio.AbstractEventLoop) -> None:
         self._others_handle = loop.call_later(OTHER_WRITERS_EVERY_S, self._look_for_other_writers, loop)
@@ -336,6 +344,10 @@ class ServiceCore:
             self._others_handle.cancel()
             self._others_handle = None
         tasks = [task for _, task in self._timers.values()]
+        if self._bias_warm is not None:  # its replay is redone at the next start
+            self._bias_warm.cancel()
+            tasks.append(self._bias_warm)
+            self._bias_warm = None
         taking_in, self._taking_in = self._taking_in, None
         if taking_in is not None:  # what another writer appended is folded before the table is given up
             with contextlib.suppress(asyncio.CancelledError):
@@ -440,10 +452,11 @@ class ServiceCore:
             raise DrrError(self._failed) from exc
         return [*foreign, *entries]
 
-    def _watch_bias(self, entries: list[Entry]) -> list[Entry]:
-        """After a round settled: the table's sequential bias tests fed its spin, and what trips
-        journaled here, on the table's own chain (engine.table.bias_watch); the entries written."""
-        if not any(entry.type == _SETTLED for entry in entries):
+    def _watch_bias(self, entries: list[Entry] | None) -> list[Entry]:
+        """After a round settled (or the start's replay ended: None): the table's sequential bias
+        tests fed its spin, and what trips journaled here, on the table's own chain
+        (engine.table.bias_watch); the entries written. Never a replay of the history here."""
+        if entries is not None and not any(entry.type == _SETTLED for entry in entries):
             return []
         written: list[Entry] = []
 
@@ -452,7 +465,7 @@ class ServiceCore:
             return written
 
         try:
-            self.bias_watch.catch_up(self.store, append)
+            self.bias_watch.catch_up(self.store, append, replay=False)
         except Exception:  # the watch must never stop the table; the next settlement tries again
             log.exception("table %s: the bias watch failed", self.table)
         return written

@@ -48,6 +48,7 @@ def build_window(station: str, store: Any, user: Any, settings: Any = None) -> A
 
 
 def surveillance_window(store: Any, user: Any, settings: Any = None) -> Any:
+    from engine.config import bias_thresholds
     from engine.rules import load_default_rules, load_rules
     from engine.store.stats import expected_lucky_count, house_edges
     from gui.windows.surveillance import SurveillanceWindow
@@ -60,6 +61,7 @@ def surveillance_window(store: Any, user: Any, settings: Any = None) -> Any:
         scanner=scanner_from(settings),
         expected_lucky=expected_lucky_count(rules.lucky_counts),
         house_edge=house_edges(rules),
+        bias_thresholds=bias_thresholds(settings),  # the chart follows the table's watch's thresholds
     )
 
 

@@ -62,6 +62,7 @@ from engine.floor.surveillance import (
     table_view,
 )
 from engine.floor.wall import TileView, tile_views
+from engine.sequential import DEFAULT_THRESHOLDS, Thresholds
 from engine.store.db import Store
 from engine.store.stats import CHI_NEEDS, expected_lucky_count, house_edges, sector_needs
 from engine.wheel_layout import WHEEL_ORDER
@@ -403,6 +404,7 @@ class SurveillanceWindow(QMainWindow):
         house_edge: Fraction | Mapping[str, Fraction] | None = None,
         scanner: AlertScanner | None = None,
         live: bool = True,
+        bias_thresholds: Thresholds = DEFAULT_THRESHOLDS,
     ) -> None:
         super().__init__()
         from engine.rules import load_default_rules
@@ -417,6 +419,7 @@ class SurveillanceWindow(QMainWindow):
         self.window_spec: win.SpinWindow = win.last_spins(1000)
         self.tails: dict[str, JournalTail] = {}
         self.bias_traces: dict[str, BiasTrace] = {}  # each table's sequential tests over time (issue 27)
+        self.bias_thresholds = bias_thresholds  # the settings file's (gui.floor.station)
         # The journal tails and software digests (the screen's reader, and the Qt thread for what a
         # person asks) and the scanner's marks (the alerts' reader, the Qt thread): one user at a time.
         self._reading = threading.RLock()
@@ -632,7 +635,9 @@ class SurveillanceWindow(QMainWindow):
     def bias_of(self, table: str) -> TraceFigure:
         """The table's sequential tests brought up to date (its new spins only)."""
         with self._reading:
-            return self.bias_traces.setdefault(table, BiasTrace(table)).update(self.store)
+            return self.bias_traces.setdefault(table, BiasTrace(table, self.bias_thresholds)).update(
+                self.store
+            )
 
     def refresh(self) -> None:
         """Recompute and repaint every chart of the selected table."""

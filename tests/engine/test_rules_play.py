@@ -270,3 +270,29 @@ def test_an_old_journals_round_closed_draws_count_as_production_rounds(tmp_path:
         store.journal.append_many([opened, NewEvent("T1", "round.closed", old_draw, round_id="T1-000001")])
         assert production_rounds(store, "T1") == 1
         assert "1 production round(s)" in (seeded_play_problem(store, "T1") or "")
+
+
+def test_production_rounds_are_counted_in_sql_not_draw_by_draw(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A seeded draw and a production one: the count is one, and no draw's payload is typed for it
+    (a store of a million rounds was read and typed entry by entry; issue 22's final read)."""
+    import json
+
+    import engine.rules_play as rules_play
+    from engine.store.records import NewEvent
+
+    db = tmp_path / "mixed.sqlite"
+    assert main(_headless(db, "--seed", "4")) == 0  # a seeded round
+    with open_store(str(db), table="T1") as store:
+        seeded = next(e for e in store.journal.entries("T1") if e.type == "round.bets_closed")
+        draw = json.loads(seeded.payload_text)
+        assert draw["draw"]["rng"].startswith("seeded:")
+        draw["draw"]["rng"] = "system"  # the same draw, by the OS generator: a production round's
+        store.journal.append_many([NewEvent("T1", "round.bets_closed", draw, round_id=seeded.round_id)])
+
+        def typed(entry: object) -> object:
+            raise AssertionError("a draw was typed to count it")
+
+        monkeypatch.setattr(rules_play, "read", typed)
+        assert production_rounds(store, "T1") == 1

@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from engine import sequential as sq
-from engine.config import Settings
-from engine.table.bias_watch import thresholds_of
+from engine.config import Settings, bias_thresholds
 
 LOW = sq.Thresholds(pocket=3.0, sector=3.0, direction=3.0, runs=2.5)
 
@@ -88,7 +87,7 @@ def test_the_chain_gives_the_mean_run_length_simulation_finds() -> None:
 def test_the_defaults_keep_within_the_budget_and_are_the_settings_defaults() -> None:
     rate = sq.false_alarms_per_table_year()
     assert 0 < rate <= 0.005  # at most 0.5 false alarms per 100 table-years
-    assert thresholds_of(Settings()) == sq.DEFAULT_THRESHOLDS == thresholds_of(None)
+    assert bias_thresholds(Settings()) == sq.DEFAULT_THRESHOLDS == bias_thresholds(None)
     # A lower threshold alarms more often: the rate falls with the threshold.
     assert sq.false_alarms_per_table_year(sq.Thresholds(10, 10, 10, 10)) > rate
 

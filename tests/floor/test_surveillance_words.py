@@ -29,12 +29,10 @@ def test_no_bias_alert_below_the_sample_the_page_says_is_needed(store: Store, tm
 
 def test_a_bias_alert_at_a_sample_big_enough_speaks_plainly(store: Store, tmp_path: Path) -> None:  # noqa: F811
     """Since issue 27 the page's fixed-sample figures raise no alert (the page says them in words); the
-    table's sequential test journals the alarm on import and the scan raises it, in words too."""
-    from engine.table.bias_watch import thresholds_of, watch_tables
-
+    table's sequential test journals the alarm in the import itself (engine.store.history.import_csv,
+    whatever called it) and the scan raises it, in words too."""
     spins = [17] * 60 + [n % 37 for n in range(370)]
     import_spins(store, tmp_path, "T8", spins)
-    watch_tables(store, ["T8"], thresholds_of(None))  # what `drr history import` runs after the import
     view = table_view(store, "T8", win.everything())
     assert [a for a in AlertScanner().check_view(store, view) if a.kind == "bias"] == []
     assert "number 17 comes up far too often" in verdict(view.stats)

@@ -56,3 +56,44 @@ def test_the_trace_reads_only_the_new_spins(store: Store, tmp_path: Path) -> Non
     again = trace.update(store)
     assert again.spins == 141 and again.lines["runs"][0][-1] == 141
     assert again.nearest_share > first.nearest_share
+
+
+def test_the_chart_draws_the_tables_watch_restarted_by_an_acknowledgement(
+    store: Store,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """One detector: the chart follows the table's watch, so an acknowledged alarm's test starts again
+    on the chart too (its own detector kept it at its threshold for ever), and its statistics are the
+    watch's to the unit."""
+    from datetime import UTC, datetime, timedelta
+
+    from engine.floor.alerts import AlertScanner, acknowledge_alert
+    from engine.sequential import Thresholds
+    from engine.store.history import import_csv
+    from engine.table.bias_watch import BiasWatch
+    from tests.table.helpers import WATCHER
+
+    two_hits = Thresholds(pocket=0.5, sector=99, direction=99, runs=99)  # 0.41 nats a hit of a pocket
+
+    def spins(name: str, numbers: list[int]) -> None:
+        # Spun now: an acknowledgement restarts a test at the first spin settled after it.
+        now = datetime.now(UTC)
+        rows = [f"{(now + timedelta(microseconds=i)).isoformat()},{n}" for i, n in enumerate(numbers)]
+        path = tmp_path / f"{name}.csv"
+        path.write_text("timestamp,number\n" + "\n".join(rows) + "\n", encoding="utf-8")
+        import_csv(store, path, "T4", user="pete", bias_thresholds=two_hits)
+
+    spins("first", [17, 17])  # pocket 17 trips at spin 2 (the import's watch journals it)
+    trace = BiasTrace("T4", two_hits)
+    assert trace.update(store).words() == "bias alarm standing: pocket 17"
+    alert = next(a for a in AlertScanner().scan(store, ["T4"]) if a.kind == "bias")
+    acknowledge_alert(store, alert.alert_id, WATCHER, "wheel checked")
+    spins("second", [17])  # settled after the acknowledgement: the test starts again, one hit
+    figure = trace.update(store)
+    assert figure.spins == 3 and 0.5 < figure.nearest_share < 1 and "pocket 17" in figure.nearest
+    assert figure.lines["pocket"][1][-1] == figure.nearest_share
+    watch = BiasWatch("T4", two_hits)
+    watch.rebuild(store)
+    assert watch.detector is not None and trace.watch is not None and trace.watch.detector is not None
+    assert (trace.watch.detector.state == watch.detector.state).all()
+    assert (trace.watch.detector.tripped == watch.detector.tripped).all()
