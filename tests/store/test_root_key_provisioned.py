@@ -1,0 +1,108 @@
+"""Issue 24, finding 1's last part: the floor's root key is provisioned on a table's PC, not trusted on
+first use. Before, the first root key a table's inbox read in the floor chain was pinned, so an insider
+who reached the table first (a floor chain keyed, or rewritten from entry 1, under their own root key)
+had it believed for good. Now the forwarder's inbox takes no floor action until IT has pinned the root
+key (`drr db root-key --pin`) or the PC holds it, says what is missing in one line, and loses nothing
+meanwhile."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from engine.auth import User
+from engine.floor import actions
+from engine.floor.inbox import FloorInbox, answered
+from engine.store import Store, floor_sign, keys
+from gui.cli import main
+from tests.store.test_floor_insider import _floor
+
+PAT = User("pat", "pitboss")
+
+
+def _table_pc(store: Store, table: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The table's PC: a key directory holding the table's own key and witness, not the floor's root."""
+    mine = tmp_path / "table-pc-keys"
+    mine.mkdir(mode=0o700)
+    for path in keys.key_dir().glob(f"table-{table}@{keys.store_id(store.where)}.*"):
+        shutil.copy2(path, mine / path.name)
+    monkeypatch.setenv("DRR_KEY_DIR", str(mine))
+    keys._CACHE.clear()
+    return mine
+
+
+def test_no_floor_action_is_taken_until_the_root_key_is_pinned_then_it_is(
+    store: Store,
+    central: Store,
+    table_id: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _floor(store, central, table_id)  # the admin's PC (this key directory) keys the floor chain
+    with central.read() as conn:
+        root = floor_sign.chain_root(conn)
+    assert root is not None
+    assert main(["db", "root-key", "--db", central.where]) == 0
+    said = capsys.readouterr().out
+    assert f"floor root key {root}" in said and "held here" in said, said
+    round_id = f"{table_id}-000001"
+    actions.void(central, round_id, "ball left the wheel", PAT, table=table_id)
+
+    _table_pc(store, table_id, tmp_path, monkeypatch)
+    inbox = FloorInbox(store, central, table_id)
+    assert inbox.take() == []
+    missing = str(inbox.missing)
+    assert "root key is not provisioned" in missing and "\n" not in missing, missing
+    assert str(floor_sign.root_pin_path(central.where)) in missing  # names the file that is missing
+    assert "drr db root-key" in missing and "--pin" in missing
+    assert actions.round_row(store, round_id, table_id).status == "settled"
+    assert answered(store, table_id) == (0, set())  # nothing journaled: the action waits, not refused
+
+    # IT installs the key the admin read out, while the forwarder runs: the same inbox takes the void.
+    assert main(["db", "root-key", "--db", central.where, "--pin", root]) == 0
+    assert "pinned at" in capsys.readouterr().out
+    assert oct(floor_sign.root_pin_path(central.where).stat().st_mode & 0o777) == "0o600"
+    taken = inbox.take()
+    assert [(t.action, t.outcome) for t in taken] == [("round.voided", "taken")], taken
+    assert inbox.missing is None
+    assert actions.round_row(store, round_id, table_id).status == "void"
+
+
+def test_a_second_root_key_is_not_pinned_over_the_first(
+    store: Store,
+    central: Store,
+    table_id: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _floor(store, central, table_id)
+    with central.read() as conn:
+        root = floor_sign.chain_root(conn)
+    assert root is not None
+    _table_pc(store, table_id, tmp_path, monkeypatch)
+    assert main(["db", "root-key", "--db", central.where, "--pin", root]) == 0
+    assert main(["db", "root-key", "--db", central.where, "--pin", root]) == 0
+    assert "was pinned already" in capsys.readouterr().out
+    assert main(["db", "root-key", "--db", central.where, "--pin", "ab" * 32]) == 1
+    said = capsys.readouterr().err
+    assert "already pinned at" in said and "nothing changed" in said and "Traceback" not in said, said
+    assert floor_sign.pinned_root(central.where) == root
+    assert main(["db", "root-key", "--db", central.where, "--pin", "12zz"]) == 1
+    assert "is not a root key" in capsys.readouterr().err
+
+
+def test_a_floor_chain_keyed_by_whoever_reached_the_table_first_is_not_believed(
+    store: Store, central: Store, table_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: a table that had never read the floor chain pinned whatever root key it found there."""
+    _floor(store, central, table_id)  # keyed by a root key this table's PC was never given
+    actions.void(central, f"{table_id}-000001", "forged", PAT, table=table_id)
+    _table_pc(store, table_id, tmp_path, monkeypatch)
+    for _ in range(2):  # however often it reads, the key it sees is not pinned by the reading
+        assert FloorInbox(store, central, table_id).take() == []
+    assert not floor_sign.root_pin_path(central.where).exists()
+    assert actions.round_row(store, f"{table_id}-000001", table_id).status == "settled"
