@@ -241,6 +241,7 @@ class ServiceCore:
             key = check_for_start(self.store, self.table)
             # the bonus boxes' seal (engine.bonus_game.BoxSeal): a key of the table's own
             self.state.box_key = box_key(key.mac_key)
+            self.state.box_keys_retired = tuple(box_key(bytes.fromhex(m)) for _, m in reversed(key.retired))
             report = self.recovery = recover(self.state, self.journal)
             self._check_head(report.last_seq)
             _, refused = approval_threshold(self.state.settings, self._station_threshold, table=self.table)
