@@ -106,3 +106,35 @@ def test_a_floor_chain_keyed_by_whoever_reached_the_table_first_is_not_believed(
         assert FloorInbox(store, central, table_id).take() == []
     assert not floor_sign.root_pin_path(central.where).exists()
     assert actions.round_row(store, f"{table_id}-000001", table_id).status == "settled"
+
+
+def test_the_audit_on_a_table_pc_holds_the_floor_chain_against_the_pinned_root_key(
+    store: Store, central: Store, table_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: `drr audit verify` of the floor chain on a table's PC said OK ("key not pinned") for a
+    floor chain rewritten from entry 1 under an insider's own root key; the provisioned pin now pins it."""
+    import sqlalchemy as sa
+
+    from engine.store.users import add_user
+    from engine.store.verify import verify
+
+    _floor(store, central, table_id)
+    with central.read() as conn:
+        root = floor_sign.chain_root(conn)
+    assert root is not None
+    table_pc = _table_pc(store, table_id, tmp_path, monkeypatch)
+    floor_sign.pin_root(central.where, root)
+    assert verify(central, "floor").ok
+    with central.begin() as conn:  # the insider, with their own key directory, writes a new floor chain
+        conn.execute(sa.text("DELETE FROM journal WHERE table_id = 'floor'"))
+        conn.execute(sa.text("DELETE FROM chain_heads WHERE table_id = 'floor'"))
+        conn.execute(sa.text("DELETE FROM checkpoints WHERE table_id = 'floor'"))
+        conn.execute(sa.text("DELETE FROM users"))
+    monkeypatch.setenv("DRR_KEY_DIR", str(tmp_path / "insider-keys"))
+    keys._CACHE.clear()
+    add_user(central, "ada", "admin", "481293", by=None)
+    monkeypatch.setenv("DRR_KEY_DIR", str(table_pc))
+    keys._CACHE.clear()
+    report = verify(central, "floor")
+    assert not report.ok and report.bad_table == "floor", report
+    assert "rewritten with another key" in str(report.problem), report.problem
