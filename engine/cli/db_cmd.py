@@ -257,10 +257,13 @@ def run_forward(args: argparse.Namespace) -> int:
             with open_store(args.to) as central:
                 forwarder = Forwarder(local, central, [args.only_table])
                 sent = forwarder.forward_once()
-                taken = FloorInbox(local, central, args.only_table).take()
+                once = FloorInbox(local, central, args.only_table)
+                taken = once.take()
                 if taken:  # the table's answer to the floor goes with this run
                     sent += forwarder.forward_once()
             print(f"forwarded {sent} entries of table {args.only_table}")
+            if once.missing is not None:
+                print(f"drr db forward: {once.missing}")
             for t in taken:
                 print(
                     f"floor action {t.action} (floor entry {t.floor_seq}): {t.outcome}"
@@ -282,7 +285,11 @@ def run_forward(args: argparse.Namespace) -> int:
         def take_back() -> int:
             if not inbox:
                 inbox.append(FloorInbox(local, forwarder.central_store(), args.only_table))
-            return len(inbox[0].take())
+            was = inbox[0].missing
+            done = len(inbox[0].take())
+            if inbox[0].missing is not None and was is None:  # once, where the outage notices go too
+                forward_log.warning("%s", inbox[0].missing)
+            return done
 
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -52,6 +52,10 @@ def test_no_floor_action_is_taken_until_the_root_key_is_pinned_then_it_is(
     actions.void(central, round_id, "ball left the wheel", PAT, table=table_id)
 
     _table_pc(store, table_id, tmp_path, monkeypatch)
+    forward = ["db", "forward", "--db", store.where, "--to", central.where, "--table", table_id, "--once"]
+    assert main(forward) == 0  # the forwarder forwards, and says in one line why it takes nothing
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[-1].startswith("drr db forward: floor actions are not taken"), printed
     inbox = FloorInbox(store, central, table_id)
     assert inbox.take() == []
     missing = str(inbox.missing)
