@@ -153,6 +153,14 @@ def prepare(conn: Connection, store: Database, events: Sequence[NewEvent]) -> Fl
     named, enrolled = keying(conn)
     first: list[NewEvent] = []
     if named is None and KEYED not in types:  # first need: this host keys the chain
+        if root is None and root_pin_path(where).exists():
+            # a table's PC provisioned with the floor's root key finds the chain unkeyed: it was
+            # emptied, and keying it here would make this PC a root nobody provisioned
+            raise DrrError(
+                f"the floor chain of {where} is not keyed, but this PC has the floor's root key "
+                f"{_fp(pinned_root(where) or '')} pinned ({root_pin_path(where)}): the floor chain was "
+                "emptied or replaced; nothing written (check the floor database with drr audit verify)"
+            )
         root = keys.ensure(where, FLOOR)[0]
         first.append(journal_types.write(ChainKeyed(root.public), table=FLOOR))
         named = root.public

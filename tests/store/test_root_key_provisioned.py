@@ -17,6 +17,8 @@ from engine.floor import actions
 from engine.floor.inbox import FloorInbox, answered
 from engine.store import Store, floor_sign, keys
 from gui.cli import main
+from tests.pg_schema import PG_URL
+from tests.store.helpers import play_round
 from tests.store.test_floor_insider import _floor
 
 PAT = User("pat", "pitboss")
@@ -142,3 +144,31 @@ def test_the_audit_on_a_table_pc_holds_the_floor_chain_against_the_pinned_root_k
     report = verify(central, "floor")
     assert not report.ok and report.bad_table == "floor", report
     assert "rewritten with another key" in str(report.problem), report.problem
+
+
+@pytest.mark.skipif(PG_URL is None, reason="the floor chain is keyed by a root key on PostgreSQL")
+def test_a_provisioned_table_pc_does_not_key_an_emptied_floor_chain_with_a_root_of_its_own(
+    store: Store, central: Store, table_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: the floor chain emptied by someone with write access to the database, the table PC's
+    forwarder keyed it again with a root key it made itself at its next floor write."""
+    import sqlalchemy as sa
+
+    from engine.errors import DrrError
+    from engine.store.forward import Forwarder
+
+    _floor(store, central, table_id)
+    with central.read() as conn:
+        root = floor_sign.chain_root(conn)
+    assert root is not None
+    table_pc = _table_pc(store, table_id, tmp_path, monkeypatch)
+    floor_sign.pin_root(central.where, root)
+    with central.begin() as conn:
+        conn.execute(sa.text("DELETE FROM journal WHERE table_id = 'floor'"))
+        conn.execute(sa.text("DELETE FROM chain_heads WHERE table_id = 'floor'"))
+    play_round(store, table_id, f"{table_id}-000003", 5, paid="0.00")  # the table deals on
+    with pytest.raises(DrrError) as refused:
+        Forwarder(store, central, [table_id]).forward_once()  # its chain.forwarded mark: a floor write
+    said = refused.value.message
+    assert "is not keyed, but this PC has the floor's root key" in said and "nothing written" in said, said
+    assert not list(table_pc.glob("table-floor@*.key"))  # no root key made on the table's PC
