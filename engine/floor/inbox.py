@@ -21,7 +21,8 @@ them back after each forward (`FloorInbox.take`), in floor order, each once:
 The table service folds the entries within a second (its watch for other writers) and the croupier's
 screen shows them. Before anything is decided the floor entry is checked as written: its hash
 recomputes and, on a PostgreSQL floor database, an enrolled writer signed it (engine.store.floor_sign);
-its user must be a floor user whose role may do the action.
+its user must be a floor user whose role may do the action. Nothing is taken before the floor's root
+key is provisioned on this PC (`drr db root-key --pin`): until then `take` says so and waits.
 """
 
 from __future__ import annotations

@@ -16,6 +16,10 @@ one key can sign its head as a table's key signs its chain. Instead (docs/journa
   by the root key, every other entry by an enrolled writer key. The hash covers every predecessor,
   so a signature over entry N vouches for entries 1..N (those before `chain.keyed` included).
 
+A table's PC believes the floor chain only under the root key IT provisioned there (`pin_root`,
+`drr db root-key --pin`; `unprovisioned` says what is missing): never the first one it reads
+(`TrustedFloor`).
+
 `WriterCheck` is `drr audit verify`'s check of each entry (engine.store.chain_scan calls it). Each
 key's witness (keys.py's `.head` file beside it) remembers the last entry it signed: a tail cut
 behind it is caught where that key file is.
