@@ -172,3 +172,22 @@ def test_a_provisioned_table_pc_does_not_key_an_emptied_floor_chain_with_a_root_
     said = refused.value.message
     assert "is not keyed, but this PC has the floor's root key" in said and "nothing written" in said, said
     assert not list(table_pc.glob("table-floor@*.key"))  # no root key made on the table's PC
+
+
+def test_a_sqlite_floor_databases_key_is_provisioned_the_same_way(
+    store: Store, table_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.store import open_store
+
+    with open_store(f"sqlite:///{tmp_path / 'floor.sqlite'}") as floor:
+        _floor(store, floor, table_id)
+        with floor.read() as conn:
+            root = floor_sign.chain_root(conn)
+        assert root is not None
+        actions.void(floor, f"{table_id}-000001", "ball left the wheel", PAT, table=table_id)
+        _table_pc(store, table_id, tmp_path, monkeypatch)
+        inbox = FloorInbox(store, floor, table_id)
+        assert inbox.take() == [] and "not provisioned" in str(inbox.missing)
+        floor_sign.pin_root(floor.where, root)
+        assert [t.outcome for t in inbox.take()] == ["taken"]
+        assert actions.round_row(store, f"{table_id}-000001", table_id).status == "void"
