@@ -138,8 +138,10 @@ class BoxSeal:
     """The contents of placed boxes sealed to the table's own key (AES-256-GCM, the context of the
     table, round and player as associated data): only the table that placed them opens them again."""
 
-    def __init__(self, key: bytes, context: str) -> None:
-        self._key, self.context = key, context
+    def __init__(self, key: bytes, context: str, *, older: Sequence[bytes] = ()) -> None:
+        # `older`: the seal keys of the table's retired keys (a rotation with a bonus game open left
+        # its boxes sealed under the key before): they open, never seal
+        self._key, self.context, self._older = key, context, tuple(older)
 
     def seal(self, round: int, boxes: Sequence[BoxContent], nonce: bytes) -> str:
         import json
@@ -157,15 +159,19 @@ class BoxSeal:
         from cryptography.exceptions import InvalidTag
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-        try:
-            raw = bytes.fromhex(sealed)
-            body = AESGCM(self._key).decrypt(raw[:12], raw[12:], f"{self.context}|{round}".encode())
-            d = json.loads(body)
-            return tuple(_box_from_json(b) for b in d["boxes"]), bytes.fromhex(d["nonce"])
-        except (InvalidTag, ValueError, KeyError, TypeError):
-            raise IllegalTransition(
-                f"bonus.boxes_placed: the sealed boxes of round {round} do not open with this table's key"
-            ) from None
+        for key in (self._key, *self._older):
+            try:
+                raw = bytes.fromhex(sealed)
+                body = AESGCM(key).decrypt(raw[:12], raw[12:], f"{self.context}|{round}".encode())
+                d = json.loads(body)
+                return tuple(_box_from_json(b) for b in d["boxes"]), bytes.fromhex(d["nonce"])
+            except InvalidTag:
+                continue  # not this key's seal: the next (older) one
+            except (ValueError, KeyError, TypeError):
+                break
+        raise IllegalTransition(
+            f"bonus.boxes_placed: the sealed boxes of round {round} do not open with this table's key"
+        )
 
 
 @dataclass(frozen=True)

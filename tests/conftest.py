@@ -58,8 +58,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @pytest.fixture(autouse=True)
 def _table_keys(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test's table keys (engine.store.keys) in a key directory of its own, never the user's."""
+    """Every test's table keys (engine.store.keys) in a key directory of its own, never the user's; and
+    no floor database of the shell's (engine.store.floor_witness): a test that wants one sets it."""
     monkeypatch.setenv("DRR_KEY_DIR", str(tmp_path_factory.mktemp("keys")))
+    monkeypatch.delenv("DRR_FLOOR_URL", raising=False)
 
 
 @pytest.fixture(autouse=True)

@@ -1,10 +1,11 @@
-"""`drr db upgrade` / `rebuild` / `forward` / `quarantine` / `rotate-key` / `enroll` / `writer-key`: the
-store's own maintenance.
+"""`drr db upgrade` / `rebuild` / `forward` / `quarantine` / `rotate-key` / `enroll` / `root-key` /
+`writer-key`: the store's own maintenance.
 
 `upgrade` creates the store or brings its schema to this program's version (Alembic), and on a
 PostgreSQL floor database keys its floor chain (the root key, engine.store.floor_sign); `quarantine`,
-`rotate-key`, `enroll` (admit a station's writer key to sign the floor chain) and `writer-key` (the key
-this host signs the floor chain with) are the journal-evidence procedures of docs/journal-evidence.md."""
+`rotate-key`, `enroll` (admit a station's writer key to sign the floor chain), `root-key` (print the
+floor's root key, or pin it on a table's PC: its provisioning) and `writer-key` (the key this host signs
+the floor chain with) are the journal-evidence procedures of docs/journal-evidence.md."""
 
 from __future__ import annotations
 
@@ -66,6 +67,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     en.add_argument("--key", required=True, metavar="HEX", help="its writer key (drr db writer-key)")
     en.add_argument("--user", required=True, help="who enrolls it (journaled)")
     en.set_defaults(func=run_enroll)
+
+    rt = dsub.add_parser(
+        "root-key",
+        help="print the floor database's root key (where it is held, whether this PC has it pinned), or "
+        "install it on a table's PC with --pin (the forwarder takes no floor action until it is)",
+    )
+    add_db(rt)
+    rt.add_argument(
+        "--pin",
+        metavar="HEX",
+        help="the root key to pin here, as drr db root-key prints it on the admin's PC",
+    )
+    rt.set_defaults(func=run_root_key)
 
     wk = dsub.add_parser(
         "writer-key",
@@ -136,6 +150,50 @@ def run_enroll(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_root_key(args: argparse.Namespace) -> int:
+    from engine.cli.store_args import open_from_args
+    from engine.errors import DrrError
+    from engine.store import floor_sign, keys
+
+    with open_from_args(args) as store:
+        where = store.where
+        with store.read() as conn:
+            named = floor_sign.chain_root(conn)
+    if args.pin:
+        public = args.pin.strip().lower()
+        made = floor_sign.pin_root(where, public)
+        fp = keys.fingerprint(public)
+        state = f"pinned at {floor_sign.root_pin_path(where)}" if made else "was pinned already"
+        print(f"floor root key {fp} {state}")
+        if named is not None and named != public:
+            print(
+                f"warning: the floor chain is keyed by {keys.fingerprint(named)}, not this key: "
+                "the forwarder refuses every floor action of it (compare the fingerprints with the admin)"
+            )
+        return 0
+    held = floor_sign.root_key(where)
+    try:
+        pinned = floor_sign.pinned_root(where)
+    except DrrError:  # an unreadable pin is named by the forwarder; printing the key still helps
+        pinned = None
+    if named is None:
+        print("the floor chain is not keyed yet: run drr db upgrade --db URL on the admin's PC")
+        return 1
+    fp = keys.fingerprint(named)
+    if held is not None and held.public == named:
+        where_is = (
+            f"held here ({held.path}): pin it on each table's PC with drr db root-key --db URL --pin {named}"
+        )
+    elif pinned == named:
+        where_is = f"pinned here ({floor_sign.root_pin_path(where)})"
+    elif pinned is not None:
+        where_is = f"NOT the key pinned here ({keys.fingerprint(pinned)}): the floor chain was keyed again"
+    else:
+        where_is = "not pinned here: compare the fingerprint with the admin's, then pin it (--pin HEX)"
+    print(f"floor root key {named} (fingerprint {fp}), {where_is}")
+    return 0
+
+
 def run_writer_key(args: argparse.Namespace) -> int:
     from engine.cli.store_args import open_from_args
     from engine.store import floor_sign, keys
@@ -199,10 +257,13 @@ def run_forward(args: argparse.Namespace) -> int:
             with open_store(args.to) as central:
                 forwarder = Forwarder(local, central, [args.only_table])
                 sent = forwarder.forward_once()
-                taken = FloorInbox(local, central, args.only_table).take()
+                once = FloorInbox(local, central, args.only_table)
+                taken = once.take()
                 if taken:  # the table's answer to the floor goes with this run
                     sent += forwarder.forward_once()
             print(f"forwarded {sent} entries of table {args.only_table}")
+            if once.missing is not None:
+                print(f"drr db forward: {once.missing}")
             for t in taken:
                 print(
                     f"floor action {t.action} (floor entry {t.floor_seq}): {t.outcome}"
@@ -224,7 +285,11 @@ def run_forward(args: argparse.Namespace) -> int:
         def take_back() -> int:
             if not inbox:
                 inbox.append(FloorInbox(local, forwarder.central_store(), args.only_table))
-            return len(inbox[0].take())
+            was = inbox[0].missing
+            done = len(inbox[0].take())
+            if inbox[0].missing is not None and was is None:  # once, where the outage notices go too
+                forward_log.warning("%s", inbox[0].missing)
+            return done
 
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -21,7 +21,8 @@ them back after each forward (`FloorInbox.take`), in floor order, each once:
 The table service folds the entries within a second (its watch for other writers) and the croupier's
 screen shows them. Before anything is decided the floor entry is checked as written: its hash
 recomputes and, on a PostgreSQL floor database, an enrolled writer signed it (engine.store.floor_sign);
-its user must be a floor user whose role may do the action.
+its user must be a floor user whose role may do the action. Nothing is taken before the floor's root
+key is provisioned on this PC (`drr db root-key --pin`): until then `take` says so and waits.
 """
 
 from __future__ import annotations
@@ -82,9 +83,19 @@ class FloorInbox:
         self._floor = TrustedFloor(central)  # the floor chain, read on as far as it is believed
         self._taken_to: int | None = None  # floor actions up to this floor entry were taken in
         self._answered: set[tuple[int, str]] = set()  # (floor seq, hash) the table already answered
+        self.missing: str | None = None  # why no floor action is taken yet (root key not provisioned)
+        self._told = False
 
     def take(self) -> list[Taken]:
-        """Take every floor action of the table not taken yet; returns what was done with each."""
+        """Take every floor action of the table not taken yet; returns what was done with each.
+        Nothing is read, taken or answered while the floor's root key is not provisioned on this PC
+        (`missing` says so, in one line, logged once): the actions wait for it, none is lost."""
+        self.missing = self._floor.missing()
+        if self.missing is not None:
+            if not self._told:
+                log.warning("table %s: %s", self.table, self.missing)
+                self._told = True
+            return []
         found = self._floor_actions()
         if not found:
             return []
@@ -137,9 +148,10 @@ class FloorInbox:
         return Taken(entry.seq, action.action, "taken", None)
 
     def _check_floor_entry(self, entry: Entry) -> None:
-        """On a PostgreSQL floor database an action is believed only from a keyed floor chain: before
-        its `chain.keyed` no entry is signed, so anyone who can write the database could have made it."""
-        if self._floor.signed and self._floor.root is None:
+        """An action is believed only from a keyed floor chain: before its `chain.keyed` no entry is
+        signed (PostgreSQL) and no head signature by the provisioned key covers it (SQLite), so anyone
+        who can write the database could have made it."""
+        if not self._floor.keyed():
             raise DrrError(
                 f"floor entry {entry.seq} is in a floor chain no root key signs (no chain.keyed before it)"
             )

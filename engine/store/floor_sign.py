@@ -16,6 +16,10 @@ one key can sign its head as a table's key signs its chain. Instead (docs/journa
   by the root key, every other entry by an enrolled writer key. The hash covers every predecessor,
   so a signature over entry N vouches for entries 1..N (those before `chain.keyed` included).
 
+A table's PC believes the floor chain only under the root key IT provisioned there (`pin_root`,
+`drr db root-key --pin`; `unprovisioned` says what is missing): never the first one it reads
+(`TrustedFloor`).
+
 `WriterCheck` is `drr audit verify`'s check of each entry (engine.store.chain_scan calls it). Each
 key's witness (keys.py's `.head` file beside it) remembers the last entry it signed: a tail cut
 behind it is caught where that key file is.
@@ -153,6 +157,14 @@ def prepare(conn: Connection, store: Database, events: Sequence[NewEvent]) -> Fl
     named, enrolled = keying(conn)
     first: list[NewEvent] = []
     if named is None and KEYED not in types:  # first need: this host keys the chain
+        if root is None and root_pin_path(where).exists():
+            # a table's PC provisioned with the floor's root key finds the chain unkeyed: it was
+            # emptied, and keying it here would make this PC a root nobody provisioned
+            raise DrrError(
+                f"the floor chain of {where} is not keyed, but this PC has the floor's root key "
+                f"{_fp(pinned_root(where) or '')} pinned ({root_pin_path(where)}): the floor chain was "
+                "emptied or replaced; nothing written (check the floor database with drr audit verify)"
+            )
         root = keys.ensure(where, FLOOR)[0]
         first.append(journal_types.write(ChainKeyed(root.public), table=FLOOR))
         named = root.public
@@ -269,21 +281,49 @@ def pinned_root(where: str) -> str | None:
         raise DrrError(f"the floor's root key pin {path} is not readable ({error}): restore it") from error
 
 
-def pin_root(where: str, public: str) -> None:
-    """Pin the floor's root key on this host, once (owner-only, never overwritten)."""
+def pin_root(where: str, public: str) -> bool:
+    """Install the floor's root key on this host (owner-only, never overwritten): IT's provisioning
+    step, `drr db root-key --pin`. False if this very key was pinned already; DrrError if another is."""
+    try:
+        if len(bytes.fromhex(public)) != 32:
+            raise ValueError
+    except ValueError:
+        raise DrrError(
+            f"{public!r} is not a root key (64 hex digits: drr db root-key on the admin's PC)"
+        ) from None
     path = root_pin_path(where)
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     text = json.dumps({"root": public, "store": where, "pinned": now_text()}, sort_keys=True) + "\n"
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        return
+        held = pinned_root(where)
+        if held == public:
+            return False
+        raise DrrError(
+            f"the floor's root key {_fp(held or '')} is already pinned at {path}, not {_fp(public)}: "
+            "nothing changed (remove that file first only if the floor's root key really changed)"
+        ) from None
     except OSError as error:
         raise DrrError(f"cannot pin the floor's root key at {path}: {error.strerror}") from error
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(text)
         out.flush()
         os.fsync(out.fileno())
+    return True
+
+
+def unprovisioned(where: str) -> str | None:
+    """Why this host may believe no floor action of the floor database `where` (one line), None when
+    its root key is provisioned here: pinned by IT (`root_pin_path`) or held (the admin's PC). Never
+    taken from the floor chain itself: the first root key a table saw would win whoever wrote it."""
+    if pinned_root(where) is not None:
+        return None
+    return (
+        f"floor actions are not taken: the floor's root key is not provisioned on this PC (no "
+        f"{root_pin_path(where)}); IT installs it: drr db root-key --db {where} --pin HEX, the key "
+        f"the admin's drr db root-key --db {where} prints"
+    )
 
 
 class TrustedFloor:
@@ -303,12 +343,12 @@ class TrustedFloor:
         self.signed = applies(store, FLOOR)
         self.check = WriterCheck()
         self.root: str | None = None
-        # The root key this host pinned the first time it read the floor chain (or holds): a floor
-        # chain rewritten from entry 1 under another root key is not believed (no trust on first use
-        # from the database each time).
+        # The root key IT provisioned on this host (or this host holds): a floor chain keyed, or rewritten
+        # from entry 1, under another root key is not believed. Without one the inbox takes nothing
+        # (`unprovisioned`): no trust on first use.
         self.pinned = pinned_root(store.where) if self.signed else None
         self.rekeyed: str | None = None  # why the chain is not believed: keyed under another root
-        # a SQLite floor database: the key its chain.keyed names (pinned like the root) and how far
+        # a SQLite floor database: the key its chain.keyed names (provisioned like the root) and how far
         # the chain is covered by a head that key signed
         self.head_key: str | None = None
         self.signed_to = 0
@@ -316,6 +356,24 @@ class TrustedFloor:
         self.users: dict[str, users_journal.UserRow] = {}
         self._read_to = 0
         self._last: tuple[int, str] = (0, GENESIS_HASH)  # (seq, hash) of the last entry read
+
+    def missing(self) -> str | None:
+        """Why no floor action may be believed yet (`unprovisioned`), None once the root key is
+        provisioned here; the pin is looked for again each time until it is (IT may install it while
+        the forwarder runs)."""
+        if (self.pinned if self.signed else self._head_pin) is not None:
+            return None
+        found = pinned_root(self.store.where)
+        if self.signed:
+            self.pinned = found
+        else:
+            self._head_pin = found
+        return unprovisioned(self.store.where) if found is None else None
+
+    def keyed(self) -> bool:
+        """The floor chain read so far is keyed by the provisioned key (PostgreSQL: its root key;
+        SQLite: the floor store's own key, whose head signature covers the entries)."""
+        return (self.root if self.signed else self.head_key) is not None
 
     def advance(self, types: frozenset[str]) -> list[tuple[Entry, str | None]]:
         """Read on along the floor chain; the entries of `types` read, each with why it is not to be
@@ -380,10 +438,7 @@ class TrustedFloor:
                     "the floor chain was rewritten under another key (forged)"
                 )
                 return self.rekeyed
-            if self._head_pin is None:
-                pin_root(self.store.where, named)
-                self._head_pin = named
-            self.head_key = named
+            self.head_key = named  # the pin (provisioned, `unprovisioned`) or, without one, trusted by nobody
         if problem is None and not self.signed and entry.type == EntryType.TABLE_KEY_ROTATED.value:
             old, new = str(entry.payload.get("old_key")), str(entry.payload.get("new_key"))
             signature = entry.payload.get("signature")
@@ -408,9 +463,6 @@ class TrustedFloor:
             )
         if problem is not None:
             return f"floor entry {entry.seq} {problem}"
-        if entry.type == KEYED and self.signed and self.pinned is None and self.root is not None:
-            pin_root(self.store.where, self.root)  # the first sight of this floor's root: pinned
-            self.pinned = self.root
         if users_journal.is_user_entry(entry):
             name = str(entry.payload.get("name"))
             try:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from engine.errors import DrrError
-from engine.store import audit_tables, floor_actions_check, key_rotation, keys, schema
+from engine.store import audit_tables, floor_actions_check, floor_sign, key_rotation, keys, schema
 from engine.store.chain_walk import verify_chain
 from engine.store.db import Store
 from engine.store.derived_check import derived_problem
@@ -142,6 +142,8 @@ def verify(
         pinned = public_key if (public_key is not None and table is not None) else None
         if pinned is None and key_file is not None:
             pinned = key_file.public
+        if pinned is None and name == floor_sign.FLOOR:  # a table's PC: the floor's root key IT provisioned
+            pinned = floor_sign.pinned_root(store.where)
         failed = verify_chain(
             store,
             report,

@@ -45,6 +45,7 @@ from engine.store.database import WalLost
 from engine.store.db import Store, check_table_id
 from engine.store.evidence import check_for_start
 from engine.store.evidence import started as evidence_started
+from engine.store.floor_witness import check_against_floor
 from engine.store.journal import Journal
 from engine.store.records import Entry, row_to_entry
 from engine.table import gate_actions, wheel_drive
@@ -240,8 +241,14 @@ class ServiceCore:
             # The whole chain is verified against the table's key before anything is folded or written:
             # a table does not play on (or extend) a journal that fails (engine.store.evidence).
             key = check_for_start(self.store, self.table)
+            # ... and against the floor's signed heads of it: a rollback of store and witness together
+            floor_note = check_against_floor(self.store, self.table, key)
+            if floor_note is not None:
+                log.warning("%s", floor_note)
+                self.warnings.append(floor_note)
             # the bonus boxes' seal (engine.bonus_game.BoxSeal): a key of the table's own
             self.state.box_key = box_key(key.mac_key)
+            self.state.box_keys_retired = tuple(box_key(bytes.fromhex(m)) for _, m in reversed(key.retired))
             report = self.recovery = recover(self.state, self.journal)
             self._check_head(report.last_seq)
             _, refused = approval_threshold(self.state.settings, self._station_threshold, table=self.table)

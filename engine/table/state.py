@@ -228,6 +228,7 @@ class TableState:
     # with it, boxes are committed and sealed at placement and revealed after the pick; without it
     # (a follower, a reader), committed boxes are known only from their reveal.
     box_key: bytes | None = None
+    box_keys_retired: tuple[bytes, ...] = ()  # ... of the keys rotated out, newest first: they only open
     drive: DriveState = field(default_factory=DriveState)  # the round's clock (engine.table.wheel_drive)
     dealer: str | None = None  # who deals the next round opened (table.dealer_changed, the dealer setting)
     last_wagers: dict[str, tuple[Wager, ...]] = field(default_factory=dict)  # by player: Rebet
@@ -513,4 +514,6 @@ class TableState:
         """The seal of `player`'s bonus boxes in the round on the felt (None without the table's key)."""
         if self.box_key is None or self.round is None:
             return None
-        return BoxSeal(self.box_key, f"{self.table}|{self.round.round_id}|{player}")
+        return BoxSeal(
+            self.box_key, f"{self.table}|{self.round.round_id}|{player}", older=self.box_keys_retired
+        )

@@ -161,3 +161,52 @@ def test_an_old_journal_with_the_contents_at_placement_still_replays() -> None:
     from engine.table_events import PlayerBonusEvent
 
     assert "boxes placed " in describe_payload(PlayerBonusEvent("dora", old[1]))
+
+
+def test_a_key_rotation_in_the_middle_of_a_bonus_game_leaves_the_sealed_boxes_openable(store: Store) -> None:
+    """Issue 24: the boxes of the round in play are sealed under a key derived from the table key's MAC
+    key. Before, `drr db rotate-key` with a bonus game open left them sealed under the old key, and the
+    next start refused the table ("the sealed boxes of round N do not open with this table's key"): the
+    game could be neither finished nor the table started. The retired key's MAC key (kept in the key
+    file) opens them; boxes placed after the rotation are sealed under the new key."""
+    from engine.store import keys
+    from engine.store.evidence import rotate_key
+
+    clock = FakeClock()
+
+    async def first() -> int:
+        svc = make_service(store, clock=clock)
+        await to_bonus(svc)
+        await svc.bonus_start(CROUPIER, "dora")
+        r = svc.state.games["dora"].round
+        await svc.close()
+        return r
+
+    r = run(first())
+    old = keys.load(store.where, "T1")
+    assert old is not None
+    rotate_key(store, "T1", user="admin")  # the table stopped, the bonus game open
+
+    async def second() -> BonusGame:
+        svc = make_service(store, clock=clock)
+        await svc.start()  # the boxes sealed under the old key open with its retired MAC key
+        game = svc.state.games["dora"]
+        assert game.round == r and not game.finished
+        while not game.finished:
+            if game.can_cash_out:
+                await svc.bonus_cash_out(CROUPIER, "dora")
+            else:
+                await svc.bonus_pick(CROUPIER, "dora", 2)
+        await svc.close()
+        return game
+
+    game = run(second())
+    assert game.finished
+    new = keys.load(store.where, "T1")
+    assert new is not None and new.public != old.public
+    # and the table starts again on the finished game, every round revealed against its commitment
+    run(make_service(store, clock=clock).start())
+    placed = {p["round"] for _, t, p in _bonus_entries(store) if t == "bonus.boxes_placed"}
+    revealed = {p["round"] for _, t, p in _bonus_entries(store) if t == "bonus.boxes_revealed"}
+    assert placed == revealed
+    assert verify(store, "T1").ok
