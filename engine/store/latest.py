@@ -46,7 +46,7 @@ def entries_of(
     bound the entries' stored times (canonical text: since <= time < until)."""
     j = schema.journal
     names = [tables] if isinstance(tables, str) else list(tables)
-    where = [j.c.table_id.in_(names), j.c.type.in_(spellings(*types))]
+    where: list[sa.ColumnElement[bool]] = [j.c.table_id.in_(names), j.c.type.in_(spellings(*types))]
     if since is not None:
         where.append(j.c.time >= since)
     if until is not None:
