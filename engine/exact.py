@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from decimal import ROUND_DOWN, Decimal
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 _ODDS_TEXT = re.compile(r"[0-9]{1,12}(\.[0-9]{1,12})?(/[0-9]{1,12})?")
@@ -26,7 +27,16 @@ def parse_odds(value: Any) -> Fraction:
         return Fraction(value)
     if isinstance(value, Fraction):
         return value
-    if not isinstance(value, str) or not _ODDS_TEXT.fullmatch(value.strip()):
+    if not isinstance(value, str):
+        raise ValueError(f"{value!r} is not an exact number of odds")
+    return _odds_of_text(value)
+
+
+@lru_cache(maxsize=4096)
+def _odds_of_text(value: str) -> Fraction:
+    """`parse_odds` of a text: a table draws from a few odds, and a rebuild reads every draw of years
+    (a refusal is raised each time, not cached; a Fraction is immutable, so one is shared)."""
+    if not _ODDS_TEXT.fullmatch(value.strip()):
         raise ValueError(f"{value!r} is not an exact number of odds")
     try:
         return Fraction(value.strip())

@@ -42,7 +42,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
-from engine.bets import WIRE_WAGER_KEYS, Bet, Wager, check_amount, inside_bet, wager_from_wire
+from engine.bets import Bet, Wager, bet_from_wire, check_amount, inside_bet
 from engine.codec import Coder, Record, fact, maybe_whole
 from engine.entry_types import EntryType
 from engine.errors import DrrError, IllegalTransition, IllegalWager
@@ -94,9 +94,17 @@ def _wager(d: Mapping[str, Any]) -> Wager:
     # The bet's shape only here; the Rules Submission's switches, unit and limits are checked by
     # apply(), which knows the rules. Journal entries may carry metadata next to the wager (who
     # placed it, ...).
-    raw = {k: v for k, v in d.items() if k in WIRE_WAGER_KEYS and k != "amount"}
-    shape = wager_from_wire({**raw, "amount": 1}, unit=Decimal(1))
-    return Wager(shape.id, shape.player, shape.bet, Decimal(str(d["amount"])))
+    # As wager_from_wire checks a wager's id, player and bet, building the one Wager (a rebuild types
+    # every wager entry of years; each spot's Bet comes from bet_from_wire's cache).
+    wid = str(d.get("id", "#1"))
+    player = d.get("player", "")
+    try:
+        if not isinstance(player, str) or not player:
+            raise ValueError("has no player")
+        bet = bet_from_wire(d)
+    except ValueError as exc:
+        raise IllegalWager(f"wager {wid}: {exc}") from None
+    return Wager(wid, player, bet, Decimal(str(d["amount"])))
 
 
 _WAGER: Final = Coder(_wager_json, _wager)

@@ -1,20 +1,40 @@
 """The derived tables against the verified journal (`drr audit verify`'s last step, engine.store.verify):
 each table's journal folded again and held, round by round and aggregate by aggregate, against the
-stored rows (`derived_problem`)."""
+stored rows (`derived_problem`). A long journal's fold is split by round across cores
+(`projections.round_part`: a forked worker per part but the first, which this process folds), as the
+chain walk is (engine.store.chain_parallel); the parts' findings give the one-process verdict."""
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import sqlite3
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
 
-from engine.store import schema
-from engine.store.db import Store
-from engine.store.projections import MemoryRows, fold_journal
+from engine.store import chain_parallel, schema
+from engine.store.db import Store, open_store
+from engine.store.projections import MemoryRows, fold_journal, round_part
 
 # The projections `drr db rebuild` recomputes from the journal (engine.store.projections.rebuild).
 _DERIVED = ("rounds", "number_counts", "daily_totals", "daily_handle")
+PARALLEL_MIN = 50_000  # entries: below this, forking a worker costs more than it saves
+WORKERS: int | None = None  # parts of a long fold (None: one per core; 0 or 1: the whole fold here)
+
+Rows = dict[tuple[Any, ...], dict[str, Any]]
+
+
+@dataclass
+class _Part:
+    """What one part of a table's fold found: its first differing round (the sort key `_compare`
+    orders by, and the words), and its share of the aggregates (rows by key, to be added up)."""
+
+    rounds: tuple[str, str] | None = None
+    aggregates: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 def derived_problem(store: Store, tables: list[str]) -> str | None:
@@ -26,20 +46,116 @@ def derived_problem(store: Store, tables: list[str]) -> str | None:
     inserted or deleted with plain SQL is named by table, round (or key) and column. Inside a
     transaction that is rolled back (the fold stores again a Rules Submission it finds missing)."""
     try:
-        with store.engine.connect() as conn:
-            trans = conn.begin()
-            try:
-                for table in tables:
-                    held = _HeldRows(conn, table)
-                    fold_journal(conn, table, held)
-                    problem = held.problem()
-                    if problem is not None:
-                        return f"table {table}: {problem} (changed outside the journal)"
-            finally:
-                trans.rollback()
+        for table in tables:
+            problem = _table_problem(store, table)
+            if problem is not None:
+                return f"table {table}: {problem} (changed outside the journal)"
     except (sa.exc.SQLAlchemyError, sqlite3.Error):  # sqlite3's own: a SQLite BEGIN goes to the driver
         return None  # a read-only copy or an older schema: the projections are not checked here
     return None
+
+
+def parts_for(store: Store, table: str) -> int:
+    """How many parts the fold of `table` is split into: one for a short journal, an in-memory store
+    or where a worker cannot be forked (chain_parallel.available), else one per core."""
+    if not chain_parallel.available() or (store.is_sqlite and store.path is None):
+        return 1
+    wanted = WORKERS if WORKERS is not None else os.cpu_count() or 1
+    if wanted < 2:
+        return 1
+    h = schema.chain_heads
+    with store.read() as conn:
+        length = conn.execute(sa.select(h.c.seq).where(h.c.table_id == table)).scalar()
+    return wanted if int(length or 0) >= PARALLEL_MIN else 1
+
+
+def _table_problem(store: Store, table: str) -> str | None:
+    parts = parts_for(store, table)
+    if parts < 2:
+        return _verdict(store, table, [_fold_part(store, table, 0, 1)])
+    context = multiprocessing.get_context("fork")
+    try:
+        # The workers are forked before this process opens its own connection for its part.
+        with ProcessPoolExecutor(
+            parts - 1, mp_context=context, initializer=_forget_parent_connections, initargs=(store,)
+        ) as pool:
+            others: list[Future[_Part]] = [
+                pool.submit(_part_in_worker, store.url, table, k, parts) for k in range(1, parts)
+            ]
+            found = [_fold_part(store, table, 0, parts)] + [f.result() for f in others]
+    except BrokenProcessPool:  # a worker died (killed, out of memory): the whole fold here instead
+        found = [_fold_part(store, table, 0, 1)]
+    return _verdict(store, table, found)
+
+
+_STORE: Store | None = None  # in a worker: the parent's store, forked (its pooled connections dropped)
+
+
+def _forget_parent_connections(store: Store) -> None:
+    """In a new worker: the parent's pooled connections are the parent's (SQLAlchemy's fork recipe);
+    the store is the parent's otherwise (forked, never pickled)."""
+    global _STORE
+    store.engine.dispose(close=False)
+    _STORE = store
+
+
+def _part_in_worker(url: str, table: str, k: int, parts: int) -> _Part:
+    store = _STORE if _STORE is not None and _STORE.url == url else open_store(url, migrate=False)
+    return _fold_part(store, table, k, parts)
+
+
+def _fold_part(store: Store, table: str, k: int, parts: int) -> _Part:
+    """Part k of `parts` of the table's fold held against the stored rounds, in a transaction rolled
+    back."""
+    if k > 0:  # it writes nothing (projections.fold_journal): a read transaction, beside part 0's
+        with store.read() as conn:
+            held = _HeldRows(conn, table, (k, parts))
+            fold_journal(conn, table, held, (k, parts))
+            return _Part(held.rounds_problem(), held.final)
+    with store.engine.connect() as conn:
+        trans = conn.begin()
+        try:
+            held = _HeldRows(conn, table, (k, parts))
+            fold_journal(conn, table, held, (k, parts))
+            return _Part(held.rounds_problem(), held.final)
+        finally:
+            trans.rollback()
+
+
+def _verdict(store: Store, table: str, found: list[_Part]) -> str | None:
+    """The first difference of the parts' folds, in the order one fold's `_compare` names them: the
+    first differing round of any part, then the aggregates (the parts' shares added up) against the
+    stored rows."""
+    rounds = [p.rounds for p in found if p.rounds is not None]
+    if rounds:
+        return min(rounds)[1]
+    with store.read() as conn:
+        for name in _DERIVED[1:]:
+            t = schema.metadata.tables[name]
+            expected = _added(t, [p.aggregates.get(name, []) for p in found])
+            rows = conn.execute(sa.select(t).where(t.c.table_id == table)).mappings()
+            problem = _compare(name, {_key(t, row): dict(row) for row in rows}, expected)
+            if problem is not None:
+                return problem
+    return None
+
+
+def _added(table: sa.Table, shares: list[list[dict[str, Any]]]) -> Rows:
+    """The aggregate rows of the parts added up by key (each part made a row for the keys its own
+    rounds bumped; the other columns are counts and sums)."""
+    keys = {c.name for c in table.primary_key.columns}
+    out: Rows = {}
+    for share in shares:
+        for row in share:
+            k = _key(table, row)
+            have = out.get(k)
+            if have is None:
+                out[k] = dict(row)
+                continue
+            for name, value in row.items():
+                if name not in keys:
+                    have[name] = (have[name] or 0) + (value or 0)
+    return out
 
 
 def _full(table: sa.Table, row: dict[str, Any]) -> dict[str, Any]:
@@ -63,13 +179,14 @@ class _HeldRows(MemoryRows):
     is kept in memory (`suspects`), since a later entry (a void, a correction) may still change it
     and a later flush compare it again. One that matched is the stored row, so a later entry that
     takes it back reads it from the store. At the end the suspects left are the rounds that differ,
-    and stored rounds the fold never made are looked for by count; the aggregates (a row a day,
+    and stored rounds the fold never made are looked for by id; the aggregates (a row a day,
     number and bet) are compared whole. Memory stays bounded as in a rebuild."""
 
     CHUNK = 500  # round ids a stored-row lookup names
 
-    def __init__(self, conn: Any, table: str) -> None:
+    def __init__(self, conn: Any, table: str, part: tuple[int, int] = (0, 1)) -> None:
         super().__init__(conn, table)
+        self.part = part  # (k, n): this fold holds part k of n of the table's rounds (round_part)
         self.suspects: dict[str, dict[str, Any]] = {}
         self.final: dict[str, list[dict[str, Any]]] = {}
 
@@ -99,8 +216,9 @@ class _HeldRows(MemoryRows):
                 if have is None or any(have.get(c) != v for c, v in row.items()):
                     self.suspects[row["round_id"]] = row
 
-    def problem(self) -> str | None:
-        """After the fold: the first difference, in the order `_compare` names them."""
+    def rounds_problem(self) -> tuple[str, str] | None:
+        """After the fold: the first round (of this part) that differs, as (its sort key, the words),
+        in the order `_compare` names them."""
         r = schema.rounds
         mine = r.c.table_id == self.table
         expected = {_key(r, row): row for row in self.suspects.values()}
@@ -109,41 +227,33 @@ class _HeldRows(MemoryRows):
         for i in range(0, len(ids), self.CHUNK):
             query = sa.select(r).where(mine, r.c.round_id.in_(ids[i : i + self.CHUNK]))
             stored.update({_key(r, row._mapping): dict(row._mapping) for row in self.conn.execute(query)})
-        count = self.conn.execute(sa.select(sa.func.count()).select_from(r).where(mine)).scalar_one()
-        if count != len(self.written):  # a stored round the journal never made: its id, then its row
-            extra = [rid for rid in self.conn.execute(sa.select(r.c.round_id).where(mine)).scalars()
-                     if rid not in self.written]  # fmt: skip
-            for i in range(0, len(extra), self.CHUNK):
-                query = sa.select(r).where(mine, r.c.round_id.in_(extra[i : i + self.CHUNK]))
-                stored.update({_key(r, row._mapping): dict(row._mapping) for row in self.conn.execute(query)})
-        problem = _compare("rounds", stored, expected)
-        if problem is not None:
-            return problem
-        for name in _DERIVED[1:]:
-            t = schema.metadata.tables[name]
-            rows = self.conn.execute(sa.select(t).where(t.c.table_id == self.table)).mappings()
-            problem = _compare(
-                name,
-                {_key(t, row): dict(row) for row in rows},
-                {_key(t, row): row for row in self.final.get(name, [])},
-            )
-            if problem is not None:
-                return problem
-        return None
+        # A stored round the journal never made, found by its id (this part's ids: every id is read,
+        # a few bytes a round; a count would miss one added where another was deleted).
+        k, parts = self.part
+        extra = [rid for rid in self.conn.execute(sa.select(r.c.round_id).where(mine)).scalars()
+                 if rid not in self.written and round_part(rid, parts) == k]  # fmt: skip
+        for i in range(0, len(extra), self.CHUNK):
+            query = sa.select(r).where(mine, r.c.round_id.in_(extra[i : i + self.CHUNK]))
+            stored.update({_key(r, row._mapping): dict(row._mapping) for row in self.conn.execute(query)})
+        return _first("rounds", stored, expected)
 
 
-def _compare(
-    name: str, stored: dict[tuple[Any, ...], dict[str, Any]], expected: dict[tuple[Any, ...], dict[str, Any]]
-) -> str | None:
+def _compare(name: str, stored: Rows, expected: Rows) -> str | None:
+    first = _first(name, stored, expected)
+    return None if first is None else first[1]
+
+
+def _first(name: str, stored: Rows, expected: Rows) -> tuple[str, str] | None:
+    """The first row (by its key's text) that differs: (that text, what differs)."""
     for key in sorted(set(stored) | set(expected), key=str):
         label = "/".join(str(k) for k in key[1:]) or str(key[0])
         if key not in expected:
-            return f"{name} row {label} is in no journal entry"
+            return str(key), f"{name} row {label} is in no journal entry"
         if key not in stored:
-            return f"{name} row {label} of the journal is missing"
+            return str(key), f"{name} row {label} of the journal is missing"
         for column, value in expected[key].items():
             if stored[key].get(column) != value:
-                return (
+                return str(key), (
                     f"{name} row {label}: {column} is {stored[key].get(column)!r}, the journal says {value!r}"
                 )
     return None

@@ -57,6 +57,7 @@ written with executemany), which is what makes it fast and keeps it equal to the
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any, Protocol
@@ -68,7 +69,7 @@ from sqlalchemy.engine import Connection
 # this module, so journal_types may still be loading here (its functions are looked up at call time).
 from engine import journal_types
 from engine import round as _round
-from engine.entry_types import EntryType
+from engine.entry_types import LEGACY, EntryType
 from engine.errors import DrrError
 from engine.exact import format_odds
 from engine.floor_events import HistoryImported
@@ -923,9 +924,29 @@ def rebuild(conn: Connection, table: str) -> int:
     return fold_journal(conn, table, MemoryRows(conn, table))
 
 
-def fold_journal(conn: Connection, table: str, rows: MemoryRows) -> int:
+# The stored spellings of the entries that store a Rules Submission (the one write of a held fold).
+_STORES_RULES = frozenset(
+    {EntryType.TABLE_RULES_LOADED.value, *(n for n, t in LEGACY.items() if t is EntryType.TABLE_RULES_LOADED)}
+)
+
+
+def round_part(round_id: str | None, parts: int) -> int:
+    """Which of `parts` a round falls in when a fold is split across processes (a stable hash of its
+    id, the same in every process; an entry of no round: part 0)."""
+    return 0 if round_id is None or parts < 2 else zlib.crc32(round_id.encode()) % parts
+
+
+def fold_journal(conn: Connection, table: str, rows: MemoryRows, part: tuple[int, int] | None = None) -> int:
     """Fold a table's journal into `rows` with the handlers every append runs (the chunked read of
-    `rebuild`, also `drr audit verify`'s check of the stored projections); returns the entries read."""
+    `rebuild`, also `drr audit verify`'s check of the stored projections); returns the entries read.
+
+    `part` (k, n): only the entries of the rounds in part k of n (`round_part`; the entries of no
+    round, and those that store a Rules Submission, in part 0: the other parts write nothing, so
+    they fold in read transactions beside part 0's). A round's row depends only on its own entries
+    and the aggregates are sums over rounds, so n folds of the n parts, side by side, make the whole
+    fold's rows and, added up, its aggregates
+    (engine.store.derived_check splits its check so across cores)."""
+    k, n = part if part is not None else (0, 1)
     handled: dict[str, bool] = {}  # stored spelling -> does a handler take it (through the registry)
     mark = "?" if conn.dialect.name == "sqlite" else "%s"
     query = (
@@ -944,6 +965,8 @@ def fold_journal(conn: Connection, table: str, rows: MemoryRows) -> int:
                     takes = handled[type_name] = entry_type(type_name) in PROJECTIONS
                 if not takes:
                     continue  # journaled only: its payload is not read at all
+                if n > 1 and (0 if type_name in _STORES_RULES else round_part(round_id, n)) != k:
+                    continue  # another part's round: folded there
                 entry = Entry(table, seq, time, user, round_id, type_name, payload, "", "")
                 if type_name in _WAGER_TYPES and round_id is not None:
                     wager = journal_types.read(

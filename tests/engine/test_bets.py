@@ -191,3 +191,24 @@ def test_wire_trio_is_a_street_and_first_four_a_corner() -> None:
     for bet in legal_bets():
         back = wager_from_wire({"id": "x", "player": "a", "amount": "1", **bet.to_wire()}, unit=UNIT)
         assert back.bet == bet
+
+
+def test_bet_from_wire_cache_keeps_refusing_what_only_equals_a_good_wire_form() -> None:
+    """Each spot's Bet is built once (bets.bet_from_wire's cache), but True == 1 and 17.0 == 17 to a
+    dict: a wire form refused before must still be refused after an equal good one is cached."""
+    import pytest
+
+    from engine.bets import bet_from_wire
+
+    dozen = bet_from_wire({"bet": "dozen", "which": 1})
+    assert bet_from_wire({"bet": "dozen", "which": 1}) is dozen  # the cached one
+    with pytest.raises(ValueError, match="which"):
+        bet_from_wire({"bet": "dozen", "which": True})
+    assert bet_from_wire({"bet": "straight", "numbers": [17]}).numbers == frozenset({17})
+    with pytest.raises(ValueError):
+        bet_from_wire({"bet": "straight", "numbers": [17.0]})
+    with pytest.raises(ValueError, match="takes no numbers"):
+        bet_from_wire({"bet": "red", "numbers": []})
+    assert bet_from_wire({"bet": "red"}) == bet_from_wire({"bet": "red"})
+    with pytest.raises(ValueError):  # unhashable: checked the long way, refused as before
+        bet_from_wire({"bet": "straight", "numbers": [[17]]})

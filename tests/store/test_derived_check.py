@@ -2,7 +2,8 @@
 folded again and held against the stored rows without writing them. Every kind of edit made with
 plain SQL is named by table, row and column; a journal whose rounds change after they were first
 flushed (a pit boss's void or correction of an earlier round) raises nothing; the store is left as
-it was."""
+it was. Each test runs with the fold whole and split in two parts side by side (a forked worker folds
+the second: engine.store.derived_check), which must give the same verdict."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import sqlalchemy as sa
 
 from engine.floor import actions
 from engine.floor.demo import play_rounds
-from engine.store import Store, open_store, projections, schema
+from engine.store import Store, chain_parallel, derived_check, open_store, projections, schema
 from engine.store.verify import derived_problem
 from tests.pg_schema import PG_URL, pg_schema_url
 from tests.table.helpers import PITBOSS
@@ -37,6 +38,17 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
 def chunk(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
     """A short chunk makes the fold flush finished rounds often, as on a journal of years."""
     monkeypatch.setattr(projections, "REBUILD_CHUNK", request.param)
+    return int(request.param)
+
+
+@pytest.fixture(autouse=True, params=[1, 2], ids=["whole", "in-two-parts"])
+def parts(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
+    """The check's fold whole, or split in two parts (a forked worker), whatever the journal's length."""
+    monkeypatch.setattr(derived_check, "WORKERS", request.param)
+    monkeypatch.setattr(derived_check, "PARALLEL_MIN", 0)
+    # A station's process (Qt loaded, as the test session may have it) is never forked; these tests
+    # make no QApplication, so the worker is forked here all the same.
+    monkeypatch.setattr(chain_parallel, "available", lambda: True)
     return int(request.param)
 
 
@@ -118,3 +130,30 @@ def test_an_edited_aggregate_is_named(store: Store, chunk: int) -> None:
     problem = derived_problem(store, [TABLE])
     assert problem is not None and problem.startswith(f"table {TABLE}: number_counts row ")
     assert ": spins is " in problem
+
+
+def test_a_round_inserted_where_another_was_deleted_is_found(store: Store, chunk: int) -> None:
+    """One round deleted, one forged: the count of stored rounds is the journal's, but the forged
+    one is named (the check once looked for such rounds only when the counts differed; its id sorts
+    before the deleted one's, so it is the first difference)."""
+    rounds = _played(store)
+    with store.engine.begin() as conn:
+        r = schema.rounds
+        row = dict(conn.execute(sa.select(r).where(r.c.round_id == rounds[3])).one()._mapping)
+        conn.execute(sa.insert(schema.rounds).values({**row, "round_id": "A-forged-round"}))
+        conn.execute(sa.delete(r).where(r.c.round_id == rounds[7]))
+    assert derived_problem(store, [TABLE]) == (
+        f"table {TABLE}: rounds row A-forged-round is in no journal entry (changed outside the journal)"
+    )
+
+
+def test_the_parts_share_out_every_round_and_the_aggregates_add_up(store: Store) -> None:
+    """Every round falls in exactly one part, and the parts' aggregates added up are the whole fold's."""
+    rounds = _played(store)
+    assert {projections.round_part(r, 2) for r in rounds} == {0, 1}  # both parts hold rounds
+    whole = derived_check._fold_part(store, TABLE, 0, 1)
+    halves = [derived_check._fold_part(store, TABLE, k, 2) for k in range(2)]
+    for name in ("number_counts", "daily_totals", "daily_handle"):
+        t = schema.metadata.tables[name]
+        added = derived_check._added(t, [h.aggregates.get(name, []) for h in halves])
+        assert added == derived_check._added(t, [whole.aggregates.get(name, [])])
