@@ -1,6 +1,9 @@
 """Issue 25, found on a real screen (tests/gui/test_real_shift.py): the croupier window opened with
 the typed-wager line holding the keyboard (the first control that takes it), so the croupier's
-first Space typed a space there instead of opening bets."""
+first Space typed a space there instead of opening bets. The offscreen platform hands the first
+focus to the big button either way, so this checks the behaviour kept; the defect itself is caught
+by the real-display shift (it fails there before the fix: "Space on the opened window did not open
+bets")."""
 
 from __future__ import annotations
 

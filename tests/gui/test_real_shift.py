@@ -4,10 +4,12 @@ PC), driven by the keyboard through xdotool as a croupier drives it: wagers type
 the big button's key (Space) for everything else, the virtual wheel spinning each ball.
 
 What is checked, every few seconds through the shift: each of the station's windows lies inside
-the screen, the croupier window keeps the size it was placed at (on a hold its long line once
-widened it to 2,121 px), and the bonus screen stands beside it, not over it. At the end the rounds
-are settled in the journal and the station stopped cleanly. Screenshots are taken along the way;
-with DRR_SHIFT_SHOTS=DIR they are kept there to be looked at.
+the screen (the player display excepted: on one monitor it stands behind the bonus screen, which
+no player sees, and its 640-px minimum runs past a 400-px column), the croupier window keeps the
+size it was placed at (on a hold its long line once widened it to 2,121 px), and the bonus screen
+stands beside it, not over it. At the end the rounds are settled in the journal and the station
+stopped cleanly. Screenshots are taken along the way; with DRR_SHIFT_SHOTS=DIR they are kept there
+to be looked at.
 """
 
 from __future__ import annotations
