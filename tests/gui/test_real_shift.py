@@ -8,8 +8,8 @@ the screen (the player display excepted: on one monitor it stands behind the bon
 no player sees, and its 640-px minimum runs past a 400-px column), the croupier window keeps the
 size it was placed at (on a hold its long line once widened it to 2,121 px), and the bonus screen
 stands beside it, not over it. At the end the rounds are settled in the journal and the station
-stopped cleanly. Screenshots are taken along the way; with DRR_SHIFT_SHOTS=DIR they are kept there
-to be looked at.
+stopped cleanly; then it is started again on its journal (a restart) and one more round is played.
+Screenshots are taken along the way; with DRR_SHIFT_SHOTS=DIR they are kept there to be looked at.
 """
 
 from __future__ import annotations
@@ -180,11 +180,18 @@ def _check(windows: dict[str, Rect], screen: Rect, placed: Rect) -> list[str]:
     return found
 
 
-def test_a_shift_at_the_croupier_station_on_a_real_screen(
-    tmp_path: Path, desktop: tuple[str, tuple[int, int]]
+def _play(
+    display: str,
+    env: dict[str, str],
+    db: Path,
+    shots: Path,
+    size: tuple[int, int],
+    rounds: int,
+    *,
+    first: bool,
 ) -> None:
-    display, (width, height) = desktop
-    env = drr_env(tmp_path, DRR_CONFIG=str(_settings(tmp_path)), DISPLAY=display, QT_QPA_PLATFORM="xcb")
+    """Start the station, play until `rounds` rounds are settled in the journal, stop it (SIGTERM)."""
+    width, height = size
     proc = subprocess.Popen(
         [sys.executable, str(DRIVER), "window", "--"],
         stdout=subprocess.PIPE,
@@ -194,8 +201,7 @@ def test_a_shift_at_the_croupier_station_on_a_real_screen(
         cwd=ROOT,
     )
     assert proc.stdout is not None
-    shots = Path(os.environ.get("DRR_SHIFT_SHOTS") or tmp_path / "shots")
-    shots.mkdir(parents=True, exist_ok=True)
+    label = f"{width}x{height}-{'first' if first else 'restarted'}"
     try:
         deadline = time.monotonic() + START_S
         shows = ""
@@ -210,14 +216,14 @@ def test_a_shift_at_the_croupier_station_on_a_real_screen(
         problems: list[str] = _check(_windows(display), screen, placed)
         croupier = _x(display, "search", "--onlyvisible", "--name", TITLE + "Croupier").split()[0]
         _x(display, "windowactivate", "--sync", croupier)
-        db = tmp_path / "table.sqlite"
-        # The window just opened: its first Space opens bets (the typed line must not hold the keys).
-        _x(display, "key", "space")
-        time.sleep(3)
-        assert _last_round_entry(db) == "round.opened", "Space on the opened window did not open bets"
-        deadline = time.monotonic() + ROUND_S * ROUNDS
-        step, typed_in = 0, 0
-        while _settled(db) < ROUNDS and time.monotonic() < deadline and proc.poll() is None:
+        if first:
+            # The window just opened: its first Space opens bets (the typed line must not hold the keys).
+            _x(display, "key", "space")
+            time.sleep(3)
+            assert _last_round_entry(db) == "round.opened", "Space on the opened window did not open bets"
+        deadline = time.monotonic() + ROUND_S * rounds
+        step, typed_in = 0, _settled(db)
+        while _settled(db) < rounds and time.monotonic() < deadline and proc.poll() is None:
             step += 1
             _x(display, "windowactivate", "--sync", croupier)
             if _last_round_entry(db) == "round.opened" and typed_in < _settled(db) + 1:
@@ -232,13 +238,27 @@ def test_a_shift_at_the_croupier_station_on_a_real_screen(
             time.sleep(1.5)
             problems += [p for p in _check(_windows(display), screen, placed) if p not in problems]
             if step % 10 == 0:
-                _shot(display, shots / f"shift-{width}x{height}-{step:03d}.png")
-        _shot(display, shots / f"shift-{width}x{height}-end.png")
+                _shot(display, shots / f"shift-{label}-{step:03d}.png")
+        _shot(display, shots / f"shift-{label}-end.png")
         assert problems == []
-        assert _settled(db) >= ROUNDS, f"{_settled(db)} of {ROUNDS} rounds settled in {step} presses"
+        assert _settled(db) >= rounds, f"{_settled(db)} of {rounds} rounds settled in {step} presses"
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
     assert "Traceback" not in err, err[-3000:]
     assert proc.returncode == 128 + signal.SIGTERM, err[-2000:]
+
+
+def test_a_shift_at_the_croupier_station_on_a_real_screen(
+    tmp_path: Path, desktop: tuple[str, tuple[int, int]]
+) -> None:
+    display, size = desktop
+    env = drr_env(tmp_path, DRR_CONFIG=str(_settings(tmp_path)), DISPLAY=display, QT_QPA_PLATFORM="xcb")
+    shots = Path(os.environ.get("DRR_SHIFT_SHOTS") or tmp_path / "shots")
+    shots.mkdir(parents=True, exist_ok=True)
+    db = tmp_path / "table.sqlite"
+    _play(display, env, db, shots, size, ROUNDS, first=True)
+    # A restart in the middle of the shift: the station comes back on its journal, placed as before,
+    # and the croupier plays on.
+    _play(display, env, db, shots, size, ROUNDS + 1, first=False)
