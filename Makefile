@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 # Qt's desktop libraries: installed with apt when run as root, else the one command is printed and
-# make stops here (gui/qt_libs.py). The tests also need Xvfb for the real-display test.
+# make stops here (gui/qt_libs.py). The tests also need Xvfb, openbox, xdotool and scrot (real-display tests).
 # The program runs with byte-code writing off (-B's environment form): no cache is ever part of it
 # (docs/certification.md, Software identity).
 run: venv

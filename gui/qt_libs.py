@@ -63,6 +63,9 @@ DEBIAN_PACKAGES: Final[dict[str, str]] = {
 }
 # What the tests add: a real X server for the test that opens the station on a real display.
 XVFB_PACKAGE: Final = "xvfb"
+# ... and for the shift played on it (tests/gui/test_real_shift.py): a window manager (title bars and
+# frames, as on a table PC), the keyboard and window queries, and screenshots. Program -> package.
+DISPLAY_TOOLS: Final[dict[str, str]] = {"openbox": "openbox", "xdotool": "xdotool", "scrot": "scrot"}
 
 Runner = Callable[[Sequence[str]], str]
 
@@ -134,14 +137,21 @@ def _apt_install(packages: Sequence[str]) -> bool:
     return True
 
 
-def problem(missing: Sequence[str], need_xvfb: bool = False) -> str | None:
+def missing_tools() -> list[str]:
+    """The packages of the tests' display tools (`DISPLAY_TOOLS`) whose program is not installed."""
+    return [package for program, package in DISPLAY_TOOLS.items() if shutil.which(program) is None]
+
+
+def problem(missing: Sequence[str], need_xvfb: bool = False, tools: Sequence[str] = ()) -> str | None:
     """One line naming what is missing and the one command that installs it, or None."""
     packages, unknown = packages_for(missing)
     if need_xvfb and XVFB_PACKAGE not in packages:
         packages.append(XVFB_PACKAGE)
+    packages += [t for t in tools if t not in packages]
     if not packages and not unknown:
         return None
-    what = ", ".join([*missing, *(["Xvfb"] if need_xvfb else [])])
+    tools = [p for p in packages if p in DISPLAY_TOOLS.values()]
+    what = ", ".join([*missing, *(["Xvfb"] if need_xvfb else []), *tools])
     line = f"Qt's screen plugin cannot start: missing {what}"
     if packages:
         line += f"; install with: {install_command(packages)}"
@@ -154,16 +164,19 @@ def ensure(install: bool, need_xvfb: bool = False, run: Runner = _ldd) -> str | 
     """Install what is missing where we can (root with apt, and `install`); the remaining problem."""
     missing = missing_libraries(run)
     xvfb_missing = need_xvfb and shutil.which("Xvfb") is None
-    if not missing and not xvfb_missing:
+    tools = missing_tools() if need_xvfb else []
+    if not missing and not xvfb_missing and not tools:
         return None
     packages = packages_for(missing)[0]
     if xvfb_missing:
         packages.append(XVFB_PACKAGE)
+    packages += tools
     allowed = install and _can_install() and not os.environ.get("DRR_NO_APT")
     if allowed and packages and _apt_install(packages):
         missing = missing_libraries(run)
         xvfb_missing = need_xvfb and shutil.which("Xvfb") is None
-    return problem(missing, xvfb_missing)
+        tools = missing_tools() if need_xvfb else []
+    return problem(missing, xvfb_missing, tools)
 
 
 def check_before_start() -> None:
@@ -190,7 +203,11 @@ def check_before_start() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gui.qt_libs", description=__doc__.splitlines()[0])
     parser.add_argument("--install", action="store_true", help="install what is missing (root with apt)")
-    parser.add_argument("--xvfb", action="store_true", help="the tests' X server (Xvfb) is needed too")
+    parser.add_argument(
+        "--xvfb",
+        action="store_true",
+        help="the tests' X server (Xvfb), window manager, xdotool and scrot are needed too",
+    )
     args = parser.parse_args(argv)
     line = ensure(args.install, args.xvfb)
     if line is None:

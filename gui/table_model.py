@@ -22,7 +22,7 @@ Qt face (what the windows connect to; payloads are `engine.table.view` / `engine
     payoutsChanged(tuple[PayLine, ...], tuple[str, ...] wager ids needing approval)
     settled(tuple[PayLine, ...])    bonusUpdated(BonusView)   # one per player the notice names
     sensorHealth(SensorHealth)      irregularity(str)   # no-spin, void, sensor fault … with reason
-    refused(str)                    historyChanged(tuple[HistoryEntry, ...])
+    refused(str)  bonusRefused(str) historyChanged(tuple[HistoryEntry, ...])
     dealerChanged(User | None)      # who deals after a sign-in, dealer change or sign-out
 Reading: `view` / `snapshot()` (the last pushed TableView; never rebuilt on read), `rules`,
 `players` (the station's seat names), `phase`, `clock` (the source's clock: a bonus countdown is
@@ -397,9 +397,8 @@ class TableModel(QObject):
         try:
             await coro
         except DrrError as exc:
-            self.refused.emit(exc.message)
-            if bonus:
-                self.bonusRefused.emit(exc.message)
+            # A player's bonus refusal is the players' screen's to show, never the croupier's too.
+            (self.bonusRefused if bonus else self.refused).emit(exc.message)
 
     def open_bets(self) -> None:
         self._submit(lambda s: s.open_bets(self.user))

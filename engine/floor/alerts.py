@@ -69,6 +69,7 @@ from engine.table_events import (
     TILT_SOFTWARE,
     BiasAlarm,
     Irregularity,
+    IrregularityResolved,
     NewSoftware,
     RngFault,
     SettingsChanged,
@@ -217,7 +218,7 @@ WHEEL_WORDS = {
 # An unfinished round's status, as the silence alert names it.
 WAITING = {
     "open": "bets are open",
-    "closed": "bets are closed and no result is in (waiting for the wheel, or on hold for a pit boss)",
+    "closed": "bets are closed and the wheel's result has not come in (waiting for the wheel)",
     "result": "the result is in but the round is not settled",
     "bonus": "bonus games are being played",
 }
@@ -343,9 +344,12 @@ class AlertScanner:
 
         A few queries for all the tables at once, however many moved: their heads with the time of
         their last entry, the new entries of every table that moved, and (only for a table quiet long
-        enough to be silent) the status of its last round."""
+        enough to be silent) the status of its last round, and (only for the silent ones) that
+        round's entries, to tell a hold from a round waiting for the wheel."""
         now = now or datetime.now(UTC)
         found: list[AlertRaised] = []
+        # (where in `found`, table, alert id, minutes, round status): worded once their holds are read
+        silences: list[tuple[int, str, str, int, str]] = []
         with store.read() as conn:
             heads = _heads_and_times(conn, tables)
             todo = {}
@@ -359,7 +363,7 @@ class AlertScanner:
                 for t, (_head, last) in heads.items()
                 if last and now - parse_time(last) > min(MIN_SILENT_AFTER, self.silent_after)
             ]
-            status = _last_round_status(conn, quiet) if quiet else {}
+            latest = _latest_rounds(conn, quiet) if quiet else {}
             for table in dict.fromkeys(tables):
                 if table not in heads:
                     continue
@@ -379,23 +383,27 @@ class AlertScanner:
                         alert_id = alert_identity(table, seq, hit[1], round_id, time)
                         found.append(_event(alert_id, table, *hit, round_id, at=time, entry=f"{table}:{seq}"))
                 self.seen[table] = head
-                open_round = status.get(table)
+                open_round = latest[table][0] if table in latest else None
                 if table in quiet and open_round not in (None, "settled", "void"):
                     silence = now - parse_time(last)  # type: ignore[arg-type]  # quiet: a last entry
                     limit = self._silent_limit(conn, table, head)
-                    if silence > limit:
+                    alert_id = f"{table}:silent:{last}"
+                    if silence > limit and (self.known is None or alert_id not in self.known):
                         minutes = int(limit.total_seconds() // 60)
-                        found.append(
-                            _event(
-                                f"{table}:silent:{last}",
-                                table,
-                                "warning",
-                                "table silent",
-                                f"no activity at the table for over {minutes} min while a round is "
-                                f"unfinished: {WAITING.get(str(open_round), str(open_round))}",
-                                None,
-                            )
-                        )
+                        silences.append((len(found), table, alert_id, minutes, str(open_round)))
+            # A hold waits for a pit boss, not for the wheel: the words say which (one read for all).
+            holds = _round_holds(
+                conn, {t: (latest[t][1], latest[t][2], heads[t][0]) for _, t, *_ in silences}
+            )
+        for where, table, alert_id, minutes, open_round in reversed(silences):
+            hold = holds.get(table)
+            waiting = (
+                f"on hold for a pit boss: {hold}"
+                if hold is not None
+                else f"unfinished: {WAITING.get(open_round, open_round)}"
+            )
+            words = f"no activity at the table for over {minutes} min while a round is {waiting}"
+            found.insert(where, _event(alert_id, table, "warning", "table silent", words, None))
         return self._raise(store, found)
 
     def _note_settings(self, table: str, seq: int, payload: Payload | Unknown) -> None:
@@ -494,20 +502,48 @@ def _entries_between(
     return out
 
 
-def _last_round_status(conn: sa.Connection, tables: list[str]) -> dict[str, str | None]:
-    """The status of each table's latest round (by seq; None without rounds), in one query: a
-    correlated LIMIT 1 per table through ix_rounds_table_seq."""
+def _round_holds(conn: sa.Connection, rounds: dict[str, tuple[str, int, int]]) -> dict[str, str]:
+    """What holds each table's round, in words, for {table: (round id, its first seq, the head)};
+    a table whose round nothing holds is left out. The rounds' entries are read in one query through
+    the typed readers and folded as the table's own state folds a hold (engine.table.state: an
+    irregularity or a result before no more bets holds the round; a resolution, a recorded result,
+    a no-spin or a void ends it). Read only for the tables found silent."""
+    from engine.table.holds import WHAT
+
+    entries = _entries_between(conn, {t: (start, head) for t, (_r, start, head) in rounds.items()})
+    holds: dict[str, str] = {}
+    for table, (round_id, _start, _head) in rounds.items():
+        for seq, _time, kind, entry_round, text in entries.get(table, ()):
+            if entry_round != round_id:
+                continue
+            p = _read(kind, text, f"journal entry {seq} of table {table}")
+            if isinstance(p, Irregularity):
+                holds[table] = _hold_words(p)
+            elif isinstance(p, ResultBeforeClose):
+                holds[table] = WHAT["result_before_close"]
+            elif isinstance(p, (IrregularityResolved, ResultRecorded, NoSpin, RoundVoided)):
+                holds.pop(table, None)
+    return holds
+
+
+def _latest_rounds(conn: sa.Connection, tables: list[str]) -> dict[str, tuple[str, str, int]]:
+    """(status, round id, first seq) of each table's latest round (by seq; a table without rounds is
+    left out), in one query: a correlated LIMIT 1 per table through ix_rounds_table_seq."""
     r, h = schema.rounds, schema.chain_heads
     latest = (
-        sa.select(r.c.status)
+        sa.select(r.c.seq)
         .where(r.c.table_id == h.c.table_id)
         .order_by(r.c.seq.desc())
         .limit(1)
         .correlate(h)
         .scalar_subquery()
     )
-    query = sa.select(h.c.table_id, latest).where(h.c.table_id.in_(sorted(set(tables))))
-    return {t: s for t, s in conn.execute(query)}
+    query = (
+        sa.select(r.c.table_id, r.c.status, r.c.round_id, r.c.seq)
+        .join(h, h.c.table_id == r.c.table_id)
+        .where(h.c.table_id.in_(sorted(set(tables))), r.c.seq == latest)
+    )
+    return {t: (status, rid, int(seq)) for t, status, rid, seq in conn.execute(query)}
 
 
 def scanner_from_settings(settings: Any, **kw: Any) -> AlertScanner:

@@ -35,6 +35,10 @@ class WagerEntry(QLineEdit):
         self.setPlaceholderText(PLACEHOLDER)
         self.setClearButtonEnabled(True)
         self.setMinimumHeight(40)
+        # Taken by W or a click only, never handed the keyboard as the window opens: on a real
+        # screen the station opened with the line holding it, and the croupier's first Space typed
+        # a space instead of opening bets (tests/gui/test_real_shift.py).
+        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self._sent: str | None = None  # the text handed on, until the table placed it
         self.returnPressed.connect(self.submit)
 

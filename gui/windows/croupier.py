@@ -49,6 +49,7 @@ from gui.widgets.dealer_bar import DealerBar
 from gui.widgets.felt import LUCKY_HEADINGS, LUCKY_SIZES, FeltWidget
 from gui.widgets.fit_text import FitLabel
 from gui.widgets.phase_strip import PhaseStrip
+from gui.widgets.side_grid import SideGrid
 from gui.widgets.status import HistoryStrip, SensorHealth, SensorStatus, chip_pixmap
 from gui.widgets.wager_entry import WagerEntry
 from gui.windows.bonus_screen import BonusScreen
@@ -182,12 +183,6 @@ class CroupierWindow(FirstPaintWindow):
     # --- construction -------------------------------------------------------------------------
 
     def _build(self) -> None:
-        central = QWidget()
-        self.setCentralWidget(central)
-        outer = QVBoxLayout(central)
-        outer.setContentsMargins(12, 10, 12, 10)
-        outer.setSpacing(8)
-
         bar = QFrame()
         bar.setObjectName("panel")
         bar_layout = QHBoxLayout(bar)
@@ -221,35 +216,35 @@ class CroupierWindow(FirstPaintWindow):
         action_box.addWidget(self.action)
         action_box.addWidget(self.guide)
         action_box.addStretch(1)
-        bar_layout.addLayout(action_box, 3)
-        bar_layout.addSpacing(8)
-        self.sensor = SensorStatus()
-        self.sensor.setMinimumWidth(160)
-        bar_layout.addWidget(self.sensor, 2)
-        outer.addWidget(bar)
+        bar_layout.addLayout(action_box, 1)
 
-        outer.addWidget(self._spin_row())
+        spin_row = self._spin_row()
         # The last results and, beside them, who deals (one row: on a 720-pixel screen every row counts).
         self.history = HistoryStrip()
         self.dealer_bar = DealerBar(self.table)
-        history_row = QHBoxLayout()
+        history_box = QWidget()
+        history_row = QHBoxLayout(history_box)
+        history_row.setContentsMargins(0, 0, 0, 0)
         history_row.addWidget(self.history, 1)
+        # The wheel's link beside who deals, not in the bar: the bar stays narrow enough to stand
+        # beside the players panel at 1024 and 1366 px (gui.widgets.side_grid).
+        self.sensor = SensorStatus()
+        self.sensor.setMinimumWidth(120)
+        self.sensor.setMaximumWidth(360)
+        history_row.addWidget(self.sensor)
         history_row.addWidget(self.dealer_bar)
-        outer.addLayout(history_row)
 
-        middle = QHBoxLayout()
         self.felt = FeltWidget()
         self.felt.set_rules(self.table.rules)
-        middle.addWidget(self.felt, 1)
-        # The side panel scrolls on small screens rather than forcing a window taller than the screen.
+        # The side panel stands beside the rows above the foot where the window is wide enough
+        # (gui.widgets.side_grid), beside the felt alone where not; it scrolls only on a screen too
+        # small for it rather than forcing a window taller than the screen.
         scroll = QScrollArea()
         scroll.setWidget(self._side_panel())
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setFixedWidth(322)
-        middle.addWidget(scroll)
-        outer.addLayout(middle, 8)
         self.wager_entry = WagerEntry(lambda: (self.table.rules.trios, self.table.rules.first_four))
         self.wager_entry.entered.connect(self.on_typed_wagers)
         self.wager_entry.refused.connect(self.show_reason)
@@ -257,12 +252,15 @@ class CroupierWindow(FirstPaintWindow):
         # whole text on hover), so a long one never pushes the bottom row off the screen.
         self.reason = WrappedLine(max_lines=2)
         self.reason.setObjectName("reason")
-        typed = QHBoxLayout()
+        typed_box = QWidget()
+        typed = QHBoxLayout(typed_box)
+        typed.setContentsMargins(0, 0, 0, 0)
         typed.addWidget(self.wager_entry, 1)
         typed.addWidget(self.reason, 1)
-        outer.addLayout(typed)
 
-        bottom = QHBoxLayout()
+        bottom_box = QWidget()
+        bottom = QHBoxLayout(bottom_box)
+        bottom.setContentsMargins(0, 0, 0, 0)
         self.lucky_table = ListTable(0, len(LUCKY_HEADINGS))
         self.lucky_table.setHorizontalHeaderLabels(list(LUCKY_HEADINGS))
         self._table_style(self.lucky_table)
@@ -287,7 +285,14 @@ class CroupierWindow(FirstPaintWindow):
         self.paying_title = title
         bottom.addWidget(paying_box, 4)
         bottom.addWidget(self._irregular_panel())
-        outer.addLayout(bottom, 1)
+        self.body = SideGrid(
+            (bar, spin_row, history_box, self.felt, typed_box),
+            self.felt,
+            scroll,
+            bottom_box,
+            stretch={self.felt: 8, bottom_box: 1},
+        )
+        self.setCentralWidget(self.body)
 
     def _table_style(self, table: QTableWidget) -> None:
         table.setObjectName("compact")
@@ -420,6 +425,7 @@ class CroupierWindow(FirstPaintWindow):
                 self.no_spin_button,
                 self.void_button,
                 self.pit_boss_button,
+                self.dispute_button,
             )
         ):
             # Three abreast, two rows: the bottom row stays low enough for a 720-pixel screen.
@@ -947,7 +953,8 @@ class CroupierWindow(FirstPaintWindow):
         )
         self.dispute_button.clicked.connect(self.ask_dispute)
         QShortcut(QKeySequence("Ctrl+D"), self, self.ask_dispute)
-        layout.addWidget(self.dispute_button)
+        # The button stands with the other remedies (_irregular_panel), not beside the strip: the
+        # strip keeps its names whole where the players panel stands beside it (1366x768).
         self.table.changed.connect(lambda _c, view: self._dispute_allowed(view))
         self._dispute_allowed(self.table.view)
         return row

@@ -78,6 +78,9 @@ def test_the_croupiers_refusals_stay_off_the_bonus_screen(qtbot: QtBot, tables: 
     tables.run()
     assert window.reason.text() != ""
     assert screen.reason.text() == "", "the croupier's refusal is on the players' screen"
+    window.reason.setText("")
     table.bonus_pick("Anna", 1)  # a player's own refusal (the game is not started) is theirs to see
     tables.run()
     assert screen.reason.text() != ""
+    # ...and theirs only: it showed on the croupier window too (issue 25 point 3).
+    assert window.reason.text() == "", "the player's refusal is on the croupier window"

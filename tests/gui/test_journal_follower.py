@@ -96,6 +96,7 @@ def test_display_follows_the_owned_table_read_only(
         # Every command from the follower is refused, and nothing is journaled.
         refused: list[str] = []
         shown.refused.connect(refused.append)
+        shown.bonusRefused.connect(refused.append)  # a player's command: the bonus screen's refusal
         last = follower.state.last_seq
         shown.open_bets()
         shown.bonus_pick("anna", 0)

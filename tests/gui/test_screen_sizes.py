@@ -91,6 +91,34 @@ def test_the_croupier_window_fits_with_a_round_and_a_hold(tables: LiveTables, si
         window.close()
 
 
+TITLE_BAR = 30  # a window manager's title bar (openbox's is 22-25 px): the window's inside is lower
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (1366, 768)], ids=["1024x768", "1366x768"])
+def test_six_players_fit_the_players_panel_without_scrolling(
+    tables: LiveTables, size: tuple[int, int]
+) -> None:
+    """Issue 25: at 768 px the players panel stood beside the felt alone (304 px for 530) and
+    scrolled; the croupier window at the place plain `drr` gives it (the whole 1024 px screen, 957 px
+    beside the bonus column at 1366), less a title bar, holds six players, chips and buttons."""
+    from gui.windows.croupier import CroupierWindow
+
+    table = tables.demo(demo.croupier_with_lucky)
+    croupier_rect = plan(QRect(0, 0, *size), [], 3)[0]
+    window = CroupierWindow(table, (*table.players, "Fay"))
+    try:
+        _show(window, tables, (croupier_rect.width(), croupier_rect.height() - TITLE_BAR))
+        window.guide.setText(HOLD)
+        window.show_reason(HOLD)
+        _show(window, tables, (croupier_rect.width(), croupier_rect.height() - TITLE_BAR))
+        panel = next(a for a in window.findChildren(QScrollArea) if window.limits in a.findChildren(QLabel))
+        assert len(window.player_buttons) == 6
+        assert panel.verticalScrollBar().maximum() == 0, (panel.viewport().height(), panel.widget().height())
+        assert _check(window, size) == []
+    finally:
+        window.close()
+
+
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 def test_the_player_display_fits(tables: LiveTables, size: tuple[int, int]) -> None:
     from gui.windows.player_display import PlayerDisplay
