@@ -5,9 +5,11 @@ table on its own journal and forwarder, the surveillance station in its own proc
 LISTEN/NOTIFY) at FLOOR_TABLES tables for LIVE_SECONDS, the 99th percentile of a commit at a table
 to its tile repainted; the median of REPEATS runs, `_min` and `_max` beside it, with
 `floor_commit_to_floor_ms_p99` (of which: forwarded) and `floor_floor_to_screen_ms_p99` (the
-station's share). Its limit, measured between the runs on the same server:
-`limit_pg_notify_ms_p99`, INSERT + `pg_notify` + COMMIT on one connection seen by LISTEN on another
-(bench.limits), plus one 60 Hz frame for the paint; `floor_commit_to_screen_vs_limit` is their ratio.
+station's share), and each hop of the way (`floor_hop_<hop>_ms_p99`, `_median`, `_slowest`: the
+hop's mean over the slowest 1% of commits; bench.scale_floor.HOPS names them). Its limit, measured
+between the runs on the same server: `limit_pg_notify_ms_p99`, INSERT + `pg_notify` + COMMIT on one
+connection seen by LISTEN on another (bench.limits), plus one 60 Hz frame for the paint;
+`floor_commit_to_screen_vs_limit` is their ratio.
 Runs where a PostgreSQL is reachable: $DRR_BENCH_PG_URL, else this machine's at 127.0.0.1:5432;
 with none, the group says so on stderr and gives no figure. The 100-table figure is the scale
 bench's (`make bench-scale`).
@@ -82,6 +84,10 @@ def bench_floor() -> dict[str, float]:
         "floor_floor_to_screen_ms_p99",
     ):
         figures.update(Spread.of(r[name] for r in runs).figures(name))
+    # Where the time goes, hop by hop (bench.scale_floor.hop_table): the median of the runs' figures.
+    for name in sorted({k for r in runs for k in r if k.startswith("floor_hop_")}):
+        if all(name in r for r in runs):
+            figures[name] = statistics.median(r[name] for r in runs)
     limit = Spread.of(limits)
     figures.update(limit.figures("limit_pg_notify_ms_p99"))
     figures["floor_commit_to_screen_vs_limit"] = vs_limit(

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import math
 import os
@@ -413,12 +414,178 @@ def bench_live(ctx: ScaleContext) -> dict[str, float]:
         "floor_commit_to_floor_ms_p99": p99(on_floor),  # of which: forwarded (the tables' side)
         "floor_cpu_per_table_pct": 100 * result["cpu_s"] / result["wall_s"] / len(tables),
         "floor_live_commits": float(len(floor.commits)),
+        **hop_table(floor.commits, floor.forwarded, result["hops"], [tuple(p) for p in result["paints"]]),
     }
+
+
+def _stamp_hops() -> dict[str, list[Any]]:
+    """Instrumentation of the station's side of a commit, hop by hop (wall-clock stamps, issue 28):
+    `notified` (table, seq, when) as LISTEN delivers it on the listener's thread; `handed` (tables,
+    when) as the watch hands the gathered names on; `reads` (tables, started, ended) of the screen's
+    gather query on its reader thread; `shown` (tables, when) as the result reaches the Qt thread."""
+    import engine.store.forward as forward
+    from gui.floor.watch import StoreWatch
+    from gui.windows.surveillance import SurveillanceWindow
+
+    hops: dict[str, list[Any]] = {"notified": [], "handed": [], "reads": [], "shown": []}
+    listen, hand_on = forward.listen, StoreWatch._hand_on
+    read_screen, show_screen = SurveillanceWindow._read_screen, SurveillanceWindow._show_screen
+
+    def stamped_listen(url: str, callback: Any, **kw: Any) -> Any:
+        def note(table: str, seq: int) -> None:
+            hops["notified"].append((table, seq, time.time()))
+            callback(table, seq)
+
+        return listen(url, note, **kw)
+
+    def stamped_hand_on(watch: Any) -> None:
+        hops["handed"].append((sorted(watch.pending), time.time()))
+        hand_on(watch)
+
+    def stamped_read(window: Any, job: Any) -> Any:
+        started = time.time()
+        out = read_screen(window, job)
+        hops["reads"].append((list(job.wall), started, time.time()))
+        return out
+
+    def stamped_show(window: Any, result: Any) -> None:
+        hops["shown"].append((list(result.tiles), time.time()))
+        show_screen(window, result)
+
+    forward.listen = stamped_listen  # type: ignore[assignment]
+    StoreWatch._hand_on = stamped_hand_on  # type: ignore[method-assign,assignment]
+    SurveillanceWindow._read_screen = stamped_read  # type: ignore[method-assign,assignment]
+    SurveillanceWindow._show_screen = stamped_show  # type: ignore[method-assign,assignment]
+    return hops
+
+
+# The hops of a floor commit to its tile on the screen, in order (`hop_table`).
+HOPS = (
+    (
+        "forward",
+        "a table's commit to its entries committed on the floor (forwarder: INSERT + pg_notify + COMMIT)",
+    ),
+    ("listen", "the floor's COMMIT to LISTEN's notification at the station"),
+    ("gather", "the notification to the watch handing the moved tables on (COALESCE_MS, the Qt queue)"),
+    ("queue", "handed on to the screen's gather query starting (a read in flight first)"),
+    ("query", "the station's gather query of the moved tiles (reader thread)"),
+    ("to_qt", "the query's result to the Qt thread taking it"),
+    ("paint", "the model update and the tile repainted"),
+)
+
+
+def hop_table(
+    commits: list[tuple[str, int, float]],
+    forwarded: list[tuple[str, int, float]],
+    hops: dict[str, list[Any]],
+    paints: list[tuple[str, int, float]],
+) -> dict[str, float]:
+    """Each commit followed hop by hop (the first stamp of each hop at or after the one before it):
+    `floor_hop_<hop>_ms_p99` and `_median` over the commits, and `floor_hop_<hop>_ms_slowest` the
+    hop's mean over the slowest 1% of commits (where a slow commit's time went)."""
+    import bisect
+
+    def by_table(rows: list[tuple[str, int, float]]) -> dict[str, list[tuple[float, int]]]:
+        out: dict[str, list[tuple[float, int]]] = {}
+        for table, seq, at in rows:
+            out.setdefault(table, []).append((at, seq))
+        for row in out.values():
+            row.sort()
+        return out
+
+    def by_member(rows: list[Any], at: int) -> dict[str, list[float]]:
+        out: dict[str, list[float]] = {}
+        for row in rows:
+            for table in row[0]:
+                out.setdefault(table, []).append(row[at])
+        for row in out.values():
+            row.sort()
+        return out
+
+    on_floor, notified, painted = by_table(forwarded), by_table(hops["notified"]), by_table(paints)
+    handed, shown = by_member(hops["handed"], 1), by_member(hops["shown"], 1)
+    reads: dict[str, list[tuple[float, float]]] = {}
+    for tables, started, ended in hops["reads"]:
+        for table in tables:
+            reads.setdefault(table, []).append((started, ended))
+    for row in reads.values():
+        row.sort()
+
+    def after_seq(rows: list[tuple[float, int]], at: float, seq: int) -> float | None:
+        start = bisect.bisect_left(rows, (at, -1))
+        return next((t for t, s in rows[start:] if s >= seq), None)
+
+    def after(rows: list[float], at: float) -> float | None:
+        i = bisect.bisect_left(rows, at)
+        return rows[i] if i < len(rows) else None
+
+    spans: list[tuple[float, list[float]]] = []
+    for table, seq, at in commits:
+        f = after_seq(on_floor.get(table, []), at, seq)
+        n = after_seq(notified.get(table, []), at, seq)
+        if f is None or n is None:
+            continue
+        h = after(handed.get(table, []), n)
+        r = next(((a, b) for a, b in reads.get(table, []) if h is not None and a >= h), None)
+        s = after(shown.get(table, []), r[1]) if r is not None else None
+        p = after_seq(painted.get(table, []), at, seq)
+        if h is None or r is None or s is None or p is None:
+            continue
+        stamps = [at, f, max(n, f), h, r[0], r[1], s, p]
+        spans.append((p - at, [max(0.0, (b - a) * 1000) for a, b in itertools.pairwise(stamps)]))
+    if not spans:
+        return {}
+    spans.sort()
+    slowest = spans[-max(1, len(spans) // 100) :]
+    figures: dict[str, float] = {"floor_hop_commits_followed": float(len(spans))}
+    for i, (name, _what) in enumerate(HOPS):
+        values = sorted(hop[i] for _, hop in spans)
+        figures[f"floor_hop_{name}_ms_p99"] = values[min(len(values) - 1, int(0.99 * len(values)))]
+        figures[f"floor_hop_{name}_ms_median"] = values[len(values) // 2]
+        figures[f"floor_hop_{name}_ms_slowest"] = sum(hop[i] for _, hop in slowest) / len(slowest)
+    return figures
+
+
+def _watch_stalls(out: Path) -> Any:
+    """With $DRR_BENCH_STALLS: what the Qt thread was doing whenever its event loop stalled for
+    more than STALL_MS (a heartbeat timer on it, its stack sampled from another thread), written to
+    `out` as the most frequent stacks, when the station stops. A diagnosis aid, not a figure."""
+    import collections
+    import traceback
+
+    from PySide6.QtCore import QTimer
+
+    stall_ms = 100
+    qt_thread = threading.get_ident()
+    beat = {"at": time.monotonic()}
+    heart = QTimer()
+    heart.setInterval(10)
+    heart.timeout.connect(lambda: beat.__setitem__("at", time.monotonic()))
+    heart.start()
+    seen: collections.Counter[str] = collections.Counter()
+
+    def sample() -> None:
+        while True:
+            time.sleep(0.02)
+            if (time.monotonic() - beat["at"]) * 1000 > stall_ms:
+                frame = sys._current_frames().get(qt_thread)
+                if frame is not None:
+                    stack = traceback.extract_stack(frame)[-12:]
+                    seen["".join(f"  {f.filename}:{f.lineno} {f.name}\n" for f in stack)] += 1
+            if seen and (time.monotonic() - beat.get("written", 0.0)) > 2:
+                beat["written"] = time.monotonic()
+                out.write_text(
+                    "".join(f"{n} samples of 20 ms:\n{st}\n" for st, n in seen.most_common(15)), "utf-8"
+                )
+
+    threading.Thread(target=sample, daemon=True).start()
+    return heart
 
 
 def station_main(url: str, work: Path, tables: int) -> None:
     """The surveillance station of the live floor (its own process: its CPU is measured alone)."""
-    from PySide6.QtCore import Qt, QTimer
+    from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+    from PySide6.QtWidgets import QWidget
 
     from bench.station_figures import _app
     from engine.store import open_store
@@ -429,12 +596,36 @@ def station_main(url: str, work: Path, tables: int) -> None:
     paints: list[tuple[str, int, float]] = []
     show_view = surveillance.WallTile.show_view
 
-    def timed_show(tile: Any, view: Any, *rest: Any) -> None:  # instrumentation: repainted, then stamped
+    # Instrumentation: a tile's new view is stamped when Qt next paints the tile (any of its widgets),
+    # as the station paints it, at most once a frame. (It used to force `tile.repaint()` after every
+    # view: each tile painted at once, every time, on the station's only Qt thread, which the
+    # station's own updates never do; issue 28's hop table found the Qt thread saturated by it.)
+    shown: dict[str, int] = {}
+    tile_of: dict[int, str] = {}
+
+    def timed_show(tile: Any, view: Any, *rest: Any) -> None:
         show_view(tile, view, *rest)
-        tile.repaint()
-        paints.append((tile.table, view.seq, time.time()))
+        shown[tile.table] = view.seq
+
+    class PaintStamp(QObject):
+        def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.Paint:
+                table = tile_of.get(id(obj))
+                if table is not None and table in shown:
+                    paints.append((table, shown.pop(table), time.time()))
+            return False
+
+    stamp = PaintStamp()
+
+    def watch_tiles() -> None:
+        for tile in window.wall_tiles.values():
+            for widget in (tile, *tile.findChildren(QWidget)):
+                if id(widget) not in tile_of:
+                    tile_of[id(widget)] = tile.table
+                    widget.installEventFilter(stamp)
 
     surveillance.WallTile.show_view = timed_show  # type: ignore[method-assign,assignment]
+    hops = _stamp_hops()
     store = open_store(url, migrate=False)
     window = SurveillanceWindow(store)
     window.resize(1900, 1200)
@@ -450,7 +641,9 @@ def station_main(url: str, work: Path, tables: int) -> None:
         window.refresh_wall()
         window.wall.repaint()
         best = min(best, (time.perf_counter() - started) * 1000)
+    watch_tiles()
     paints.clear()
+    shown.clear()
     state: dict[str, float] = {}
 
     def check() -> None:
@@ -462,6 +655,7 @@ def station_main(url: str, work: Path, tables: int) -> None:
                 "cpu_s": time.process_time() - state["cpu0"],
                 "wall_s": time.time() - state["t0"],
                 "paints": paints,
+                "hops": hops,
             }
             (work / "station.json").write_text(json.dumps(result), "utf-8")
             window.close()
@@ -471,6 +665,7 @@ def station_main(url: str, work: Path, tables: int) -> None:
     files.setInterval(100)
     files.timeout.connect(check)
     files.start()
+    stalls = _watch_stalls(work / "stalls.txt") if os.environ.get("DRR_BENCH_STALLS") else None  # noqa: F841 (kept alive)
     (work / "ready").touch()
     app.exec()
     store.close()

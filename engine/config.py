@@ -42,6 +42,7 @@ from typing import Any
 from engine.errors import DrrError
 from engine.stations import DEFAULT as DEFAULT_STATION
 from engine.stations import STATIONS  # the station registry (engine.stations): the one list
+from engine.table_ids import TABLE_ID
 
 APP_NAME = "diamond-rush-roulette"
 SETTINGS_FILE_NAME = "settings.toml"
@@ -226,8 +227,8 @@ def _table_id(value: Any) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
     text = _nonempty(value)
-    # The same rule as the store's (engine/store/db.py): the id names the table's SQLite file.
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", text):
+    # The store's own rule (engine.table_ids): the id names the table's SQLite file.
+    if not TABLE_ID.fullmatch(text):
         raise ValueError(
             f"must be 1-64 letters, digits, '.', '_' or '-' (starting with a letter or digit), not {text!r}"
         )

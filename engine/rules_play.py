@@ -14,19 +14,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import sqlalchemy as sa
-
-from engine.entry_types import EntryType
 from engine.errors import RulesError
-from engine.journal_types import read, spellings
 from engine.math.rules_gate import math_check
 from engine.rules import RulesSubmission, default_rules_path, parse_rules
-from engine.store import schema
-from engine.store.records import Entry, row_to_entry
-from engine.table_events import TableStarted
 
 if TYPE_CHECKING:
     from engine.store.database import Database
+    from engine.store.records import Entry
+
+# The store's readers below import SQLAlchemy and the journal's types when they are called: the
+# croupier station checks its Rules Submission before its first frame, with no store open yet
+# (issue 28: those imports were a third of the time to that frame).
 
 # The name every seeded generator journals (engine.rng.SeededRng: "seeded:<seed>").
 SEEDED_PREFIX = "seeded"
@@ -83,6 +81,9 @@ def load_rules_for_play(path: str | Path | None) -> RulesSubmission:
 
 def _generator(entry: Entry) -> str:
     """The generator a `table.started` names ("" for none)."""
+    from engine.journal_types import read
+    from engine.table_events import TableStarted
+
     payload = read(entry)
     return payload.rng if isinstance(payload, TableStarted) else ""
 
@@ -94,6 +95,13 @@ def is_seeded(rng_name: str) -> bool:
 def store_purpose(store: Database, table: str) -> str | None:
     """ "demo/test" or "production": what the chain's first `table.started` says of its generator
     (None: the table has never started, a new store)."""
+    import sqlalchemy as sa
+
+    from engine.entry_types import EntryType
+    from engine.journal_types import spellings
+    from engine.store import schema
+    from engine.store.records import row_to_entry
+
     j = schema.journal
     query = (
         sa.select(j)
@@ -113,6 +121,12 @@ def production_rounds(store: Database, table: str) -> int:
     journal's `round.closed` named none: a production table's). Counted in SQL, as
     `seeded_round_ids` finds the seeded ones: a draw's stored canonical text names its generator as
     `"rng":"seeded:…"`, so a store of a million rounds is not read and typed draw by draw."""
+    import sqlalchemy as sa
+
+    from engine.entry_types import EntryType
+    from engine.journal_types import spellings
+    from engine.store import schema
+
     j = schema.journal
     query = sa.select(sa.func.count()).where(
         j.c.table_id == table,
@@ -127,6 +141,11 @@ def seeded_round_ids(store: Database, table: str, rounds: Any = None) -> set[str
     """The ids of the table's rounds drawn by a seeded generator (a demo's or a test's), among
     `rounds` (a select of round ids, e.g. a report's period) or all of them. The draw's stored
     canonical text names its generator as `"rng":"seeded:…"` (engine.rng.Draw.to_record)."""
+    import sqlalchemy as sa
+
+    from engine.entry_types import EntryType
+    from engine.store import schema
+
     j = schema.journal
     query = sa.select(j.c.round_id).where(
         j.c.table_id == table,

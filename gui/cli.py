@@ -84,7 +84,31 @@ def _bench_notice(args: argparse.Namespace) -> int:
 DEFAULT_COMMAND_OPTIONS = ("station", "wheel", "table", "rules", "db")
 
 
-def build_parser() -> argparse.ArgumentParser:
+# Starting a station (`drr gui …`, or plain `drr`) registers only the `gui` command: importing every
+# command module and building their parsers was a fifth of the croupier station's time to its first
+# frame (issue 28). Anything else — another command, --help, --version, an abbreviated option —
+# builds the whole parser, so every answer and every error stays the whole parser's.
+STATION_COMMAND_MODULES = ("gui.commands",)
+_TOP_OPTIONS_WITH_VALUE = ("--config", "--log-level")
+
+
+def command_modules(argv: Sequence[str]) -> tuple[str, ...]:
+    """The command modules the parser of `argv` needs: the station's alone for a station start."""
+    index = 0
+    while index < len(argv):
+        word = argv[index]
+        if word in _TOP_OPTIONS_WITH_VALUE:
+            index += 2
+        elif word.startswith(tuple(f"{option}=" for option in _TOP_OPTIONS_WITH_VALUE)):
+            index += 1
+        elif word == "gui":
+            return STATION_COMMAND_MODULES
+        else:
+            return COMMAND_MODULES  # another command, or an option the whole parser answers
+    return STATION_COMMAND_MODULES  # plain `drr`: the station the settings name
+
+
+def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="drr",
         description="Diamond Rush Roulette table system. With no command: start the croupier station.",
@@ -105,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="level of the log file (default: $DRR_LOG_LEVEL, else the settings file, else INFO)",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in modules:
         importlib.import_module(name).register(sub)
     bench = sub.add_parser(
         "bench", add_help=False, help="not in the installed product: `make bench` in a checkout"
@@ -143,7 +167,7 @@ def _apply_settings(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(command_modules(sys.argv[1:] if argv is None else argv))
     args, unknown = parser.parse_known_args(argv)
     func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
     if unknown and func is not _bench_notice:  # `drr bench` takes any of the old options (see above)

@@ -11,7 +11,10 @@ import json
 import os
 from pathlib import Path
 
-from engine.store.db import APP_NAME, check_table_id
+# Not engine.store: the croupier station reads the names before its first frame, with no store
+# open yet and without SQLAlchemy imported (issue 28).
+from engine.config import APP_NAME
+from engine.table_ids import check_table_id
 
 MAX_NAME = 24  # fits a player button and a paying-list row
 

@@ -16,11 +16,12 @@ Strategies:
 from __future__ import annotations
 
 import enum
+import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
+from functools import cache, cached_property
 
 from engine.rules import BONUS_ROUNDS, BOXES_PER_ROUND, CASH_OUT_FROM_ROUND, MULTIPLIER_BOXES, RulesSubmission
 
@@ -44,11 +45,13 @@ class BonusValue:
     strategy: Strategy
     distribution: Mapping[Fraction, Fraction]  # outcome -> probability, ascending outcomes
 
-    @property
+    # Computed once: each wager kind's return and variance read them (issue 28: recomputing them over
+    # hundreds of outcomes with exact fractions was a third of the Rules Submission's check).
+    @cached_property
     def mean(self) -> Fraction:
         return sum((b * p for b, p in self.distribution.items()), Fraction(0))
 
-    @property
+    @cached_property
     def second_moment(self) -> Fraction:
         return sum((b * b * p for b, p in self.distribution.items()), Fraction(0))
 
@@ -87,64 +90,105 @@ class BonusAnalysis:
             raise ValueError(f"the bonus game has {BONUS_ROUNDS} rounds, not {len(tables)}")
         self.tables = tuple(tables)
         self.survive = tuple(Fraction(m, BOXES_PER_ROUND) for m in MULTIPLIER_BOXES)
-        self._value = cache(self._value_uncached)
+        # Exact in whole numbers (issue 28: Fraction arithmetic, each result reduced by a gcd and each
+        # state hashed as fractions, was most of a Rules Submission's check, which the croupier
+        # station runs before its first frame). Multipliers count in `_unit`ths (the least common
+        # denominator of every multiplier: 1 for whole multipliers); round r's probabilities are
+        # whole numbers over its `den` (survive x weight for a multiplier, `lost` for an "X").
+        self._unit = math.lcm(*(v.denominator for table in self.tables for v, _p in table))
+        self._rounds: list[tuple[int, int, tuple[tuple[int, int], ...]]] = []
+        for survive, table in zip(self.survive, self.tables, strict=True):
+            den = math.lcm((1 - survive).denominator, *((survive * p).denominator for _v, p in table))
+            picks = tuple((int(v * self._unit), int(survive * p * den)) for v, p in table)
+            self._rounds.append((den, int((1 - survive) * den), picks))
+        # `_ahead[r]`: the product of the dens of rounds r..6, the denominator of a value at round r.
+        self._ahead = [1] * (BONUS_ROUNDS + 2)
+        for rnd in range(BONUS_ROUNDS, 0, -1):
+            self._ahead[rnd] = self._ahead[rnd + 1] * self._rounds[rnd - 1][0]
+        self._scaled = cache(self._scaled_uncached)
 
     @classmethod
     def from_rules(cls, rules: RulesSubmission) -> BonusAnalysis:
         return cls(round_tables(rules))
 
+    def _whole(self, amount: Fraction) -> int:
+        """`amount` in `_unit`ths (every reachable running sum and multiplier is a whole number of them)."""
+        scaled = Fraction(amount) * self._unit
+        if scaled.denominator != 1:
+            raise ValueError(f"{amount} is not a sum of this game's multipliers")
+        return scaled.numerator
+
     # --- optimal play: backward induction ------------------------------------------------
 
-    def _value_uncached(self, rnd: int, total: Fraction, first: Fraction) -> Fraction:
-        """Optimal expected outcome at the start of round `rnd` (1-based; 7 = survived)."""
+    def _scaled_uncached(self, rnd: int, total: int, first: int) -> int:
+        """Optimal expected outcome at the start of round `rnd` (1-based; 7 = survived), in
+        `_unit`ths times `_ahead[rnd]`; `total` and `first` in `_unit`ths."""
         if rnd > BONUS_ROUNDS:
             return total
-        go_on = self.continue_value(rnd, total, first)
+        go_on = self._scaled_continue(rnd, total, first)
         if rnd >= CASH_OUT_FROM_ROUND:
-            return max(total, go_on)
+            return max(total * self._ahead[rnd], go_on)
         return go_on
+
+    def _value(self, rnd: int, total: Fraction, first: Fraction) -> Fraction:
+        """Optimal expected outcome at the start of round `rnd` (1-based; 7 = survived)."""
+        scaled = self._scaled(rnd, self._whole(total), self._whole(first))
+        return Fraction(scaled, self._ahead[rnd] * self._unit)
+
+    def _scaled_continue(self, rnd: int, total: int, first: int) -> int:
+        """`continue_value` in `_unit`ths times `_ahead[rnd]`."""
+        _den, lost, picks = self._rounds[rnd - 1]
+        picked = sum(w * self._scaled(rnd + 1, total + v, v if rnd == 1 else first) for v, w in picks)
+        return lost * first * self._ahead[rnd + 1] + picked
 
     def continue_value(self, rnd: int, total: Fraction, first: Fraction) -> Fraction:
         """Expected outcome of picking a box in round `rnd` and playing optimally after it."""
-        survive = self.survive[rnd - 1]
-        picked = sum(
-            (p * self._value(rnd + 1, total + v, v if rnd == 1 else first) for v, p in self.tables[rnd - 1]),
-            Fraction(0),
-        )
-        return (1 - survive) * first + survive * picked
+        scaled = self._scaled_continue(rnd, self._whole(total), self._whole(first))
+        return Fraction(scaled, self._ahead[rnd] * self._unit)
 
     def cashes_out(self, strategy: Strategy, rnd: int, total: Fraction, first: Fraction) -> bool:
         """Whether `strategy` cashes out at the start of round `rnd` in this state."""
+        return self._cashes_out(strategy, rnd, self._whole(total), self._whole(first))
+
+    def _cashes_out(self, strategy: Strategy, rnd: int, total: int, first: int) -> bool:
         if rnd < CASH_OUT_FROM_ROUND:
             return False
         if strategy is Strategy.CASH_OUT_AT_3:
             return True
         if strategy is Strategy.PLAY_TO_END:
             return False
-        return total >= self.continue_value(rnd, total, first)
+        return total * self._ahead[rnd] >= self._scaled_continue(rnd, total, first)
 
     # --- any strategy: forward distribution ----------------------------------------------
 
     def value(self, strategy: Strategy) -> BonusValue:
         """The exact distribution of the bonus outcome when the player follows `strategy`."""
-        outcomes: dict[Fraction, Fraction] = defaultdict(Fraction)
+        # In whole numbers: sums in `_unit`ths, every probability a numerator over `scale`, the
+        # product of the rounds' dens so far.
+        outcomes: dict[int, int] = defaultdict(int)
         # Round 1 has no "X", so the round-1 multiplier is known before any X can pay it.
-        states: dict[tuple[Fraction, Fraction], Fraction] = {(Fraction(0), Fraction(0)): Fraction(1)}
+        states: dict[tuple[int, int], int] = {(0, 0): 1}
+        scale = 1
         for rnd in range(1, BONUS_ROUNDS + 1):
-            survive = self.survive[rnd - 1]
-            nxt: dict[tuple[Fraction, Fraction], Fraction] = defaultdict(Fraction)
+            den, lost, picks = self._rounds[rnd - 1]
+            scale *= den
+            for outcome in outcomes:
+                outcomes[outcome] *= den
+            nxt: dict[tuple[int, int], int] = defaultdict(int)
             for (total, first), prob in states.items():
-                if self.cashes_out(strategy, rnd, total, first):
-                    outcomes[total] += prob
+                if self._cashes_out(strategy, rnd, total, first):
+                    outcomes[total] += prob * den
                     continue
-                if survive < 1:
-                    outcomes[first] += prob * (1 - survive)
-                for v, p in self.tables[rnd - 1]:
-                    nxt[(total + v, v if rnd == 1 else first)] += prob * survive * p
+                if lost:
+                    outcomes[first] += prob * lost
+                for v, weight in picks:
+                    nxt[(total + v, v if rnd == 1 else first)] += prob * weight
             states = nxt
         for (total, _first), prob in states.items():
             outcomes[total] += prob
-        return BonusValue(strategy, dict(sorted(outcomes.items())))
+        return BonusValue(
+            strategy, {Fraction(b, self._unit): Fraction(n, scale) for b, n in sorted(outcomes.items())}
+        )
 
     def optimal_policy(self) -> tuple[RoundPolicy, ...]:
         """The optimal player's cash-out thresholds over the states reachable in each round."""

@@ -10,7 +10,6 @@ once; `notify_head` wakes the stations that follow a chain on PostgreSQL.
 from __future__ import annotations
 
 import contextlib
-import re
 import sqlite3
 import threading
 from collections.abc import Hashable, Iterator
@@ -23,6 +22,9 @@ from sqlalchemy import exc
 from sqlalchemy.engine import Connection, Engine, make_url
 
 from engine.errors import DrrError
+
+# Re-exported: the store's callers import it from here (the rule itself is in engine.table_ids).
+from engine.table_ids import check_table_id as check_table_id
 
 # PostgreSQL NOTIFY channel: "<schema>:<table>:<seq>" when a chain's head moves (`notify_head`). The
 # channel is database-wide, so the payload names the schema: a station on one floor store (a schema)
@@ -64,13 +66,6 @@ def exec_fast(conn: Connection, key: Hashable, statement: Any, values: dict[str,
 
 
 BUSY_TIMEOUT_MS = 5000
-_TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-
-
-def check_table_id(table: str) -> str:
-    if not _TABLE_ID.match(table):
-        raise DrrError(f"bad table id {table!r}: use 1-64 letters, digits, '.', '_' or '-'")
-    return table
 
 
 def redact(url: str) -> str:

@@ -9,6 +9,7 @@ nothing. On SQLite the commit is fsynced (WAL, synchronous=FULL) before `append`
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
@@ -132,8 +133,9 @@ _INSERT_ENTRY = sa.insert(schema.journal).values(
 
 
 # The projections kept in each entry's transaction: engine.store.projections registers its `apply` and
-# `apply_many` here when imported (engine/store/__init__.py imports it), as the journal sits below
-# the projections. An append without them would leave the projections behind: refused.
+# `apply_many` here when imported, as the journal sits below the projections; the first append loads
+# it by name if nothing has yet (the package no longer imports it: issue 28). An append without them
+# would leave the projections behind: refused.
 _project_one: Callable[[Connection, Entry], None] | None = None
 _project_many: Callable[[Connection, Sequence[Entry]], None] | None = None
 
@@ -150,7 +152,9 @@ def _projections() -> tuple[
     Callable[[Connection, Entry], None], Callable[[Connection, Sequence[Entry]], None]
 ]:
     if _project_one is None or _project_many is None:
-        raise RuntimeError("engine.store.projections is not loaded: import engine.store first")
+        importlib.import_module("engine.store.projections")  # by name: a layer above this one
+    if _project_one is None or _project_many is None:
+        raise RuntimeError("engine.store.projections did not register the projections")
     return _project_one, _project_many
 
 

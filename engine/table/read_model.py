@@ -18,14 +18,13 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from engine.bonus_game import BonusGame, Preset
 from engine.entry_types import EntryType
 from engine.round import Phase, RoundState, bonus_needed
 from engine.rules import CASH_OUT_FROM_ROUND, RulesSubmission
 from engine.settlement import BONUS, RoundSettlement
-from engine.store.records import Entry
 from engine.table.changes import EVERYTHING, Changes, changes_of, rng_fault_text
 from engine.table.gate import Verdict, tilt_refusals
 from engine.table.holds import HoldRemedies, hold_remedies
@@ -45,6 +44,11 @@ from engine.table.view import (
 )
 from engine.table.wheel_drive import wheel_phase
 from engine.table_events import TILT_RNG
+
+if TYPE_CHECKING:
+    # Only named: importing engine.store runs its package (SQLAlchemy, the projections), which the
+    # croupier station's first frame does without (issue 28).
+    from engine.store.records import Entry
 
 HISTORY_KEPT: Final = 500  # results in the history strip (and the player display's statistics)
 _SETTLED: Final = EntryType.ROUND_SETTLED.value

@@ -360,7 +360,9 @@ class WallTile(QFrame):
         self.words.setText(
             f"{view.verdict}\n{view.stats['chi_square']['words']}{near}\nlast entry {last} UTC"
         )
-        self.words.setStyleSheet(f"color: {theme.DANGER.name()}" if bias is not None and bias.close else "")
+        style = f"color: {theme.DANGER.name()}" if bias is not None and bias.close else ""
+        if self.words.styleSheet() != style:  # setting it re-polishes the label, even to the same sheet
+            self.words.setStyleSheet(style)
 
 
 class RangeDialog(QDialog):

@@ -40,9 +40,26 @@ class FrequencyChart(ThemedPlot):
         self.numbers: list[int] = list(range(37))
         self.heights: list[int] = [0] * 37
         self.getPlotItem().setXRange(-0.7, 36.7, padding=0)
+        self._drawn: tuple[Any, ...] | None = None  # what the chart shows now (`update_data`)
 
     def update_data(self, freq: dict[str, Any], flagged: list[int]) -> None:
-        """Redraw from `engine.floor.surveillance.frequency` output (same items, new values)."""
+        """Redraw from `engine.floor.surveillance.frequency` output (same items, new values); the
+        same figures again redraw nothing (most of a live table's commits are wagers and
+        settlements, which move no count: on a wall of tiles, a redraw each was most of the
+        surveillance station's Qt thread, issue 28)."""
+        step = 3 if self.compact else 1 if self.width() > 760 else 2
+        drawn = (
+            tuple(freq["numbers"]),
+            tuple(freq["counts"]),
+            tuple(flagged),
+            freq["expected"],
+            freq["band_low"],
+            freq["band_high"],
+            step,
+        )
+        if drawn == self._drawn:
+            return
+        self._drawn = drawn
         self.numbers = list(freq["numbers"])
         self.heights = list(freq["counts"])
         hot = set(flagged)
@@ -51,7 +68,6 @@ class FrequencyChart(ThemedPlot):
         self.bars.setOpts(x=list(range(37)), height=self.heights, brushes=brushes, pens=pens)
         self.expected.setValue(freq["expected"])
         self.band.setRegion((freq["band_low"], freq["band_high"]))
-        step = 3 if self.compact else 1 if self.width() > 760 else 2
         self.getPlotItem().getAxis("bottom").setTicks(
             [[(i, str(n)) for i, n in enumerate(self.numbers) if i % step == 0]]
         )
