@@ -201,17 +201,17 @@ def test_subscribers_see_entries_only_after_they_are_durable(store: Store, tmp_p
         await svc.open_bets(CROUPIER)
         await some_wagers(svc)
         # A write that fails is neither published nor folded into the state.
-        real = svc.journal.append_in
+        real = svc.journal.append_in_keyed
 
         def broken(*_a: Any, **_k: Any) -> Any:
             raise DrrError("the disk is full")
 
-        svc.journal.append_in = broken  # type: ignore[method-assign]
+        svc.journal.append_in_keyed = broken  # type: ignore[method-assign]
         count, wagers = len(seen), len(svc.round.wagers)  # type: ignore[union-attr]
         with pytest.raises(DrrError, match="disk"):
             await svc.no_more_bets(CROUPIER)
         assert len(seen) == count and svc.phase == "open" and len(svc.round.wagers) == wagers  # type: ignore[union-attr]
-        svc.journal.append_in = real  # type: ignore[method-assign]
+        svc.journal.append_in_keyed = real  # type: ignore[method-assign]
         await svc.no_more_bets(CROUPIER)
 
     try:
