@@ -366,6 +366,13 @@ class Journal:
         after the commit, the caller passes the entries to `witness`."""
         return self._append(conn, events)[0]
 
+    def append_in_keyed(
+        self, conn: Connection, events: Iterable[NewEvent]
+    ) -> tuple[list[Entry], dict[str, TableKey | None]]:
+        """`append_in`, with each table's key as the append found it: pass both to `witness` after
+        the commit, which then need not look the key file up again (the table service's every append)."""
+        return self._append(conn, events)
+
     def _append(
         self,
         conn: Connection,

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from engine import round as _round
-from engine.journal_types import Unknown, parse
+from engine.journal_types import Unknown, parse, read
 from engine.round import ResultSource
+from engine.store.records import Entry
 from engine.table_events import (
     AutoConfirmDue,
     BettingTime,
@@ -124,15 +125,19 @@ class Changes:
 
     def __or__(self, other: Changes) -> Changes:
         """Both notices in one (the later result wins)."""
+        if other == _NOTHING:
+            return self
+        if self == _NOTHING:
+            return other
         merged: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
-            a, b = getattr(self, f.name), getattr(other, f.name)
-            if f.name == "result":
-                merged[f.name] = b if b is not None else a
-            elif f.name == "irregularities":
-                merged[f.name] = a + b
+        for name in _FIELDS:
+            a, b = getattr(self, name), getattr(other, name)
+            if name == "result":
+                merged[name] = b if b is not None else a
+            elif name == "irregularities":
+                merged[name] = a + b
             else:
-                merged[f.name] = a | b
+                merged[name] = a | b
         return Changes(**merged)
 
     @property
@@ -144,6 +149,10 @@ class Changes:
 
     def __bool__(self) -> bool:
         return any(bool(getattr(self, f.name)) for f in dataclasses.fields(self))
+
+
+_NOTHING = Changes()  # (the empty notice: a batch of one entry needs no merging)
+_FIELDS = tuple(f.name for f in dataclasses.fields(Changes))
 
 
 # Everything: a screen that attaches (start, reconnect, restart) draws the whole table once.
@@ -266,9 +275,11 @@ def changes_of(entries: Iterable[EntryLike], state: TableState | None = None) ->
     `state`, the table's state with the batch folded in, for what an entry changes only in some
     rounds: with winning wagers only, a wager is entered after the result, so it changes what the
     round pays (its pay lines and approvals), not only the felt."""
-    out = Changes()
+    out = _NOTHING
     for entry in entries:
-        out = out | _one(parse(entry.type, entry.payload))
+        # an Entry's typed payload is the one the fold already read (journal_types.read caches it)
+        typed = read(entry) if isinstance(entry, Entry) else parse(entry.type, entry.payload)
+        out = out | _one(typed)
     r = state.round if state is not None else None
     if out.wagers and r is not None and r.winning_only and r.phase is _round.Phase.RESULT:
         out = out | Changes(pay_lines=True, approvals=True)

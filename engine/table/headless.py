@@ -15,6 +15,8 @@ own randomness (draw, bonus boxes) always comes from the service's RNG.
 from __future__ import annotations
 
 import asyncio
+import functools
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -46,6 +48,7 @@ PITBOSS: Final = User("headless-pitboss", "pitboss")
 PLAYERS: Final = ("anna", "bob", "carl", "dora")
 CHIPS: Final = (1, 2, 5, 10, 25)  # in wager units
 MAX_NO_SPINS: Final = 3
+ROUNDS_KEPT: Final = 100
 BonusPolicy = Literal["random", "preset"]
 
 
@@ -94,7 +97,9 @@ class RunTotals:
     returned: Decimal = Decimal(0)  # what went back to players: wins plus the winning wagers' stakes
     bonus_games: int = 0
     irregularities: int = 0
-    rounds: list[RoundSummary] = field(default_factory=list)
+    # the last ROUNDS_KEPT rounds' summaries (each is printed as it ends and the journal has every round:
+    # a soak run until stopped must not grow by one summary a round)
+    rounds: deque[RoundSummary] = field(default_factory=lambda: deque(maxlen=ROUNDS_KEPT))
 
     def line(self) -> str:
         win = self.wagered - self.returned
@@ -104,6 +109,16 @@ class RunTotals:
             f"{self.irregularities} irregularities; wagered {self.wagered}, paid {self.paid} "
             f"(+ stakes back: returned {self.returned}), table win {win}, hold {hold}"
         )
+
+
+@functools.cache
+def _layout(trios: bool, first_four: bool) -> tuple[tuple[BetKind, ...], dict[BetKind, tuple[Bet, ...]]]:
+    """The kinds a Rules Submission offers and the legal bets of each (worked out once, not per wager)."""
+    by_kind: dict[BetKind, list[Bet]] = {}
+    for bet in legal_bets(trios, first_four):
+        by_kind.setdefault(bet.kind, []).append(bet)
+    kinds = tuple(info.kind for info in offered_kinds(trios, first_four))
+    return kinds, {kind: tuple(bets) for kind, bets in by_kind.items()}
 
 
 class HeadlessTable:
@@ -247,14 +262,11 @@ class HeadlessTable:
         s = st.round
         assert s is not None and st.round_id is not None
         rules = s.rules
-        kinds = [info.kind for info in offered_kinds(rules.trios, rules.first_four)]
+        kinds, by_kind = _layout(rules.trios, rules.first_four)
         placed = {w.id for w in s.wagers}
         todo = [k for i, k in enumerate(kinds) if f"{st.round_id}-h{i + 1}" not in placed]
         if not todo:
             return False
-        by_kind: dict[BetKind, list[Bet]] = {}
-        for bet in legal_bets(rules.trios, rules.first_four):
-            by_kind.setdefault(bet.kind, []).append(bet)
         for i, kind in enumerate(kinds):
             wid = f"{st.round_id}-h{i + 1}"
             if wid in placed:
@@ -305,6 +317,7 @@ class HeadlessTable:
             self._irregular_in_round += 1
         elif t is EntryType.ROUND_OPENED:
             self._irregular_in_round = 0
+            self._no_spins = {rid: n for rid, n in self._no_spins.items() if rid == entry.round_id}
         elif t in (EntryType.ROUND_SETTLED, EntryType.ROUND_VOIDED):
             self._finish(t is EntryType.ROUND_SETTLED, entry)
 

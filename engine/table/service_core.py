@@ -189,6 +189,8 @@ class ServiceCore:
         self._round_settings: dict[str, str] | None = None  # the pit boss's settings as the round opened
         self._rotor_logged: tuple[float, str | None] | None = None  # (clock, direction) of the last journaled
         self._writes = 0
+        # the store's change mark when the state last held the whole chain (Database.change_mark)
+        self._seen_mark: tuple[int, int, int] | None = None
         self._pause = _pause_plan()
         self._started = False
         self._failed: str | None = None
@@ -433,10 +435,13 @@ class ServiceCore:
         new = [write(p, table=self.table, round_id=round_id, user=user, time=when) for p, round_id in events]
         try:
             with self.store.begin() as conn:
-                entries = self.journal.append_in(conn, new)
+                entries, signers = self.journal.append_in_keyed(conn, new)
                 # Another writer on this chain (a login, the pit-boss station) since our last look: its
                 # entries come first, in chain order.
                 foreign = _entries_between(conn, self.table, self.state.last_seq, entries[0].seq)
+                # Every entry of the chain up to ours is in hand now (the head is locked): the mark
+                # that lets the next catch-up skip its read when nothing is written meanwhile.
+                mark = self.store.change_mark()
                 self._writes += 1
                 if self._pause is not None and self._writes == self._pause[0]:
                     print(f"drr-test: paused in transaction {self._writes}", file=sys.stderr, flush=True)
@@ -447,10 +452,11 @@ class ServiceCore:
             raise DrrError(self._failed) from lost
         # Committed: the key's witness follows the signed head (at most every keys.WITNESS_EVERY s), so
         # a journal later cut or rolled back behind it fails verification even after a crash.
-        self.journal.witness(entries)
+        self.journal.witness(entries, signers)
         try:
             for entry in (*foreign, *entries):
                 self.state.apply_entry(entry)
+            self._seen_mark = mark
         except DrrError as exc:
             # Durable but not foldable: a bug, never a game decision. Stop taking commands; a restart
             # folds the journal again and names the entry.
@@ -478,10 +484,16 @@ class ServiceCore:
         return written
 
     def _catch_up(self) -> list[Entry]:
-        """Fold what other writers appended to this table's chain since our last entry."""
+        """Fold what other writers appended to this table's chain since our last entry. On SQLite the
+        store's change mark says first whether anything was written at all since we last looked
+        (Database.change_mark): usually nothing, and then no read is made."""
+        mark = self.store.change_mark()
+        if mark is not None and mark == self._seen_mark:
+            return []
         fresh = list(self.journal.entries(self.table, self.state.last_seq + 1))
         for entry in fresh:
             self.state.apply_entry(entry)
+        self._seen_mark = mark
         return fresh
 
     async def _run(self, user: str | None, events: list[Step]) -> list[Entry]:

@@ -201,17 +201,17 @@ def test_subscribers_see_entries_only_after_they_are_durable(store: Store, tmp_p
         await svc.open_bets(CROUPIER)
         await some_wagers(svc)
         # A write that fails is neither published nor folded into the state.
-        real = svc.journal.append_in
+        real = svc.journal.append_in_keyed
 
         def broken(*_a: Any, **_k: Any) -> Any:
             raise DrrError("the disk is full")
 
-        svc.journal.append_in = broken  # type: ignore[method-assign]
+        svc.journal.append_in_keyed = broken  # type: ignore[method-assign]
         count, wagers = len(seen), len(svc.round.wagers)  # type: ignore[union-attr]
         with pytest.raises(DrrError, match="disk"):
             await svc.no_more_bets(CROUPIER)
         assert len(seen) == count and svc.phase == "open" and len(svc.round.wagers) == wagers  # type: ignore[union-attr]
-        svc.journal.append_in = real  # type: ignore[method-assign]
+        svc.journal.append_in_keyed = real  # type: ignore[method-assign]
         await svc.no_more_bets(CROUPIER)
 
     try:
@@ -353,6 +353,47 @@ def test_a_write_racing_a_command_is_folded_before_it(store: Store) -> None:
     kinds = [e.type for e in store.journal.entries("T1")]
     assert kinds.index("user.login") < kinds.index("round.wager_placed")
     assert svc.state.last_seq == len(kinds) and len(svc.round.wagers) == 3  # type: ignore[union-attr]
+
+
+def test_the_catch_up_reads_the_journal_only_after_another_write(store: Store) -> None:
+    """Before every command the service folds what others appended (issue 28: that read was a third of
+    a soak's time). On SQLite it reads only once something was written since it last looked: by
+    another connection (another process's store) or by this process outside the service."""
+    from engine.store import open_store
+
+    reads: list[int] = []
+
+    async def go() -> TableService:
+        svc = make_service(store)
+        await svc.start()
+        real = svc.journal.entries
+
+        def counted(table: str, from_seq: int = 1, **kw: Any) -> Any:
+            reads.append(from_seq)
+            return real(table, from_seq, **kw)
+
+        svc.journal.entries = counted  # type: ignore[method-assign]
+        await svc.open_bets(CROUPIER)
+        await some_wagers(svc)
+        quiet = len(reads)
+        if store.is_sqlite:
+            other = open_store(str(store.path), table="T1")  # another connection, as another process
+            try:
+                other.journal.append("T1", "user.login", {"name": "x"}, round_id=None, user="x")
+            finally:
+                other.close()
+        else:
+            store.journal.append("T1", "user.login", {"name": "x"}, round_id=None, user="x")
+        await svc.place_wager(CROUPIER, "anna", inside_bet([9]), Decimal(1))
+        store.journal.append("T1", "user.login", {"name": "y"}, round_id=None, user="y")  # this process
+        await svc.place_wager(CROUPIER, "anna", inside_bet([10]), Decimal(1))
+        assert quiet == (0 if store.is_sqlite else 4)  # open_bets and three wagers: nothing new
+        return svc
+
+    svc = run(go())
+    kinds = [e.type for e in store.journal.entries("T1")]
+    assert kinds[-4:] == ["user.login", "round.wager_placed", "user.login", "round.wager_placed"]
+    assert svc.state.last_seq == len(kinds) and len(svc.round.wagers) == 5  # type: ignore[union-attr]
 
 
 def test_a_pit_boss_corrects_a_misread_result_before_settlement(store: Store) -> None:
