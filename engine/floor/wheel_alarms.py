@@ -8,7 +8,10 @@ names what is out of line over a list of games (`drr wheel decode` users, the ca
 says the alarms as each game ends:
 
 - `direction_not_alternated`: the rotor turned the same way as in the game before, on a wheel set to
-  reverse every game (SS2 mode bit 1; a commanded wheel: the table alternates `*u 1` / `*u 3`);
+  reverse every game (SS2 mode bit 1; a commanded wheel: the table alternates `*u 1` / `*u 3`). The
+  game before is the wheel's previous game counter, not the previous result: a game whose result was
+  entered by hand (or never came) still turned the rotor, and its rotor reports say which way; a game
+  before that nothing was heard of is not compared;
 - `rotor_speed`: the rotor speed at the result outside the band. The guide's default `*T s` range is
   14.0-17.5 rpm with a random change of up to `*T m` 1.5 rpm after no-more-bets, and the real capture b
   reads 14.2-19.9 rpm at its results: the default band is 12.5-20.5;
@@ -47,6 +50,7 @@ WHEEL_PHYSICS = (
     EntryType.TABLE_DEALER_CHANGED,
 )
 SESSION_GAP_S = 600  # a pause longer than this between results is a break, not slow play
+GAME_COUNTER_MAX = 256  # the SS2's game counter wraps after 256 (guide § 4.1)
 MIN_GAMES = 5  # games per hour is judged once this many games were played (4 intervals)
 RATE_SPAN = timedelta(hours=1)
 
@@ -98,8 +102,27 @@ def games_per_hour(games: list[GameWatch]) -> Fraction | None:
     return hourly_rate([g.time for g in games])
 
 
-def game_alarms(before: GameWatch | None, game: GameWatch, settings: WatchSettings) -> list[Alarm]:
-    """The alarms one game raises on its own (its speed; its direction against the game before)."""
+def previous_game(game: int) -> int:
+    """The wheel's game counter before `game` (it runs 1-256, then wraps to 1)."""
+    return (game - 2) % GAME_COUNTER_MAX + 1
+
+
+def follows(before: GameWatch | None, game: GameWatch) -> bool:
+    """`game` is the wheel's next game after `before` (counters unknown: taken as consecutive)."""
+    if before is None:
+        return False
+    return before.game is None or game.game is None or before.game == previous_game(game.game)
+
+
+def game_alarms(
+    before: GameWatch | None, game: GameWatch, settings: WatchSettings, *, was: str | None = None
+) -> list[Alarm]:
+    """The alarms one game raises on its own (its speed; its direction against the game before).
+    `was`: the rotor's direction in the wheel's previous game; by default `before`'s when `before`
+    is that game (a game between them, unheard, makes the direction unknown: not compared)."""
+    if was is None and follows(before, game):
+        assert before is not None
+        was = before.direction
     out: list[Alarm] = []
     if game.rpm is not None and not settings.rpm_low <= game.rpm <= settings.rpm_high:
         out.append(
@@ -109,12 +132,7 @@ def game_alarms(before: GameWatch | None, game: GameWatch, settings: WatchSettin
                 f"rotor at {game.rpm} rpm at the result, outside {settings.rpm_low}-{settings.rpm_high}",
             )
         )
-    if (
-        settings.alternate
-        and before is not None
-        and game.direction is not None
-        and game.direction == before.direction
-    ):
+    if settings.alternate and game.direction is not None and game.direction == was:
         out.append(
             Alarm(
                 "direction_not_alternated",
@@ -182,6 +200,9 @@ class TableWatch:
     dealer: str | None = None
     by_dealer: dict[str, deque[GameWatch]] = field(default_factory=dict)
     direction: str | None = None  # the rotor's last reported direction
+    # game counter -> the rotor's direction in that game, from its rotor reports and its result (the
+    # last few games): the direction alarm compares a game with the wheel's game before, heard or not.
+    game_directions: dict[int, str] = field(default_factory=dict)
     misfires: int = 0
     launch_failures: int = 0
     over: set[str] = field(default_factory=set)  # the rate alarms standing (said once until cleared)
@@ -193,6 +214,8 @@ class TableWatch:
             self.dealer = p.dealer  # who deals from now on (a round's own dealer: its setting)
         elif isinstance(p, WheelRotor):
             self.direction = p.direction
+            if p.game is not None and p.rpm:  # a stopped rotor (launching, idle) turns no way
+                self._turned(p.game, p.direction)
         elif isinstance(p, WheelMissSpin):
             self.misfires += 1
         elif isinstance(p, WheelLaunchFailed):
@@ -214,7 +237,12 @@ class TableWatch:
         )
         self.misfires = self.launch_failures = 0
         self.games.append(game)
-        out = game_alarms(before, game, self.settings)
+        was = None
+        if p.game is not None:
+            was = self.game_directions.get(previous_game(p.game))
+            if direction is not None:
+                self._turned(p.game, direction)
+        out = game_alarms(before, game, self.settings, was=was)
         recent = list(self.games)[-self.settings.window :]
         out += self._once("misfires", misfire_alarm(recent, self.settings))
         out += self._once("games_per_hour", self._rate(list(self.games)))
@@ -223,6 +251,12 @@ class TableWatch:
             mine.append(game)
             out += self._once(f"games_per_hour:{self.dealer}", self._rate(list(mine), self.dealer))
         return out
+
+    def _turned(self, game: int, direction: str) -> None:
+        self.game_directions.pop(game, None)  # kept in the order heard: the oldest go first
+        self.game_directions[game] = direction
+        while len(self.game_directions) > 16:
+            del self.game_directions[next(iter(self.game_directions))]
 
     def _rate(self, games: list[GameWatch], dealer: str | None = None) -> Alarm | None:
         last = games[-1].time
