@@ -100,6 +100,7 @@ class Settings:
     alarm_misfire_window: int = 20
     alarm_games_per_hour: int = 30
     alarm_clock_seconds: int = 60
+    alarm_ball_not_detected: int = 1
     betting_seconds: float = 25.0  # as engine.table.wheel_drive.DEFAULT_BETTING_S
     auto_confirm_seconds: float = 5.0  # as engine.table.wheel_drive.DEFAULT_AUTO_CONFIRM_S; 0: by hand only
     serial: SerialSettings = field(default_factory=SerialSettings)
@@ -144,6 +145,7 @@ class Settings:
             window=self.alarm_misfire_window,
             games_per_hour=self.alarm_games_per_hour,
             clock_drift_seconds=self.alarm_clock_seconds,
+            ball_not_detected=self.alarm_ball_not_detected,
         )
 
     @property
@@ -547,6 +549,13 @@ KEY_LIST: tuple[Key, ...] = (
         "alarm_clock_seconds",
         _integer(1, 86400),
         "surveillance alert when the wheel's clock, read at connect, is further than this from the PC's",
+    ),
+    Key(
+        "wheel_alarms.ball_not_detected",
+        "alarm_ball_not_detected",
+        _integer(0, 1000),
+        "surveillance alert when the wheel finds no ball in this many of the last misfire_window games; "
+        "0: off (the round itself is held and alerted whatever this says)",
     ),
     Key(
         "software.approved_digest",
