@@ -92,6 +92,7 @@ class Settings:
         "commanded"  # the table starts each spin (SS2 user start); "free": the wheel's own cycle
     )
     wheel_reconcile_at_close: bool = True  # the wheel's own log held against the journal at close
+    wheel_clock_check_minutes: int = 60  # the wheel's clock read again this often (0: at connect only)
     # The wheel's physics alarms (engine.floor.wheel_alarms; the real captures set the rpm band).
     alarm_alternate: bool = True
     alarm_rpm_low: Decimal = Decimal("12.5")
@@ -443,6 +444,13 @@ KEY_LIST: tuple[Key, ...] = (
         _boolean,
         "at the table's close, power the wheel down, read its own result log and hold it against the "
         "journal (journaled as wheel.reconciled; a difference is a surveillance alert)",
+    ),
+    Key(
+        "wheel.clock_check_minutes",
+        "wheel_clock_check_minutes",
+        _integer(0, 1440),
+        "read the wheel's clock again this often (journaled as wheel.clock; the clock alarm sees a drift "
+        "as it grows); 0: at connect and at each reconciliation only",
     ),
     Key(
         "wheel.serial.baudrate",

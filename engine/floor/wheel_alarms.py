@@ -46,6 +46,7 @@ from engine.store.canonical import parse_time
 from engine.table_events import DealerChanged
 from engine.wheel_events import (
     WheelBallNotDetected,
+    WheelClock,
     WheelIdentity,
     WheelLaunchFailed,
     WheelMissSpin,
@@ -60,6 +61,7 @@ WHEEL_PHYSICS = (
     EntryType.WHEEL_LAUNCH_FAILED,
     EntryType.WHEEL_BALL_NOT_DETECTED,
     EntryType.WHEEL_IDENTITY,
+    EntryType.WHEEL_CLOCK,
     EntryType.TABLE_DEALER_CHANGED,
 )
 SESSION_GAP_S = 600  # a pause longer than this between results is a break, not slow play
@@ -216,7 +218,8 @@ def alarms(games: list[GameWatch], settings: WatchSettings = WatchSettings()) ->
     return out
 
 
-def clock_alarm(identity: WheelIdentity, settings: WatchSettings) -> Alarm | None:
+def clock_alarm(identity: WheelIdentity | WheelClock, settings: WatchSettings) -> Alarm | None:
+    """The wheel's clock as read at connect (`wheel.identity`) or again later (`wheel.clock`)."""
     offset = identity.offset
     if offset is None or abs(offset) <= settings.clock_drift_seconds:
         return None
@@ -262,7 +265,7 @@ class TableWatch:
         elif isinstance(p, WheelBallNotDetected):
             self.no_ball += 1
             return self._once("ball_not_detected", self._no_ball(p.game))
-        elif isinstance(p, WheelIdentity):
+        elif isinstance(p, WheelIdentity | WheelClock):
             found = clock_alarm(p, self.settings)
             return [found] if found is not None else []
         elif isinstance(p, WheelResult):
