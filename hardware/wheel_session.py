@@ -152,10 +152,11 @@ class WheelSession:
 
 
 def close_words(entry: WheelReconciled) -> str:
-    """The reconciliation at close in a croupier's words."""
+    """The reconciliation at close in a croupier's words, the verdict first (the reason line shows two
+    lines; the figures may be cut off there, the whole text is on hover)."""
     verdict = (
         "the wheel's log and the journal agree"
         if not (entry.differ or entry.journal_only or entry.wheel_only)
         else "they differ: surveillance is alerted"
     )
-    return f"wheel log reconciled at close: {entry.summary()}; {verdict}"
+    return f"wheel log reconciled at close: {verdict} — {entry.summary()}"

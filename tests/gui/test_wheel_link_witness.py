@@ -72,7 +72,7 @@ def _close_and_check(tables: LiveTables, table: Any, feed: WheelFeed, window: An
     [journaled] = [read(e) for e in entries(table, E.WHEEL_RECONCILED)]
     assert journaled == entry
     # The croupier reads the outcome on the window's reason line.
-    words = "wheel log reconciled at close: 1 matched, 0 differ"
+    words = "wheel log reconciled at close: the wheel's log and the journal agree — 1 matched, 0 differ"
     assert words in feed.said[-1] and words in window.reason.text()
     assert "the wheel's log and the journal agree" in window.reason.text()
     # The wheel powered down for its log is the close's, not a fault of the round: not journaled.
