@@ -203,7 +203,7 @@ async def _run(args: argparse.Namespace) -> int:
         async with wheel as link:
             # Beside the play, as the croupier station does (hardware.wheel_session): the wheel's
             # identity once the link is up (a port may be late), its clock again every
-            # wheel.clock_check_minutes, its own log at the close; the outcomes printed.
+            # wheel.clock_check_minutes, its own log at the close; the close's outcome printed.
             session = WheelSession(
                 link,
                 service.wheel_event,
@@ -212,6 +212,7 @@ async def _run(args: argparse.Namespace) -> int:
                 clock_every_s=_clock_every(settings),
                 say=lambda text: print(text, flush=True),
                 warn=lambda text: print(f"drr: {text}", file=sys.stderr, flush=True),
+                note=lambda _text: None,  # stdout: one line per round, the close, the summary
             )
             session.start()
             alternate = getattr(settings, "alarm_alternate", True)  # the rotor reverses every game

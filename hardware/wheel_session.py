@@ -10,8 +10,9 @@ the headless `drr table run` and the croupier station (gui.wheel_link) both use 
   hardware.wheel_reconcile). Not while a round is in play: powering the wheel down would void its
   spin, so the log is then left for `drr wheel reconcile`, and the words say so.
 
-Each outcome is also handed to `say` in a croupier's words, what went wrong to `warn` (the headless
-run prints them on stdout and stderr, the croupier station shows them on its reason line). What goes
+Each outcome is also handed to `say` in a croupier's words, what went wrong to `warn`, the identity at
+connect and the close under way to `note` (the headless run prints the first two on stdout and stderr
+and leaves the notes out; the croupier station shows them all on its reason line). What goes
 into the journal goes through `journal` (the table service's `wheel_event`, as the wheel's own
 messages do) and `reconcile_table`.
 """
@@ -62,6 +63,9 @@ class WheelSession:
     clock_every_s: float | None = CLOCK_EVERY_S  # None or 0: the clock is read at connect and reconcile only
     say: Callable[[str], None] = _quiet
     warn: Callable[[str], None] | None = None  # what went wrong (None: said like the rest)
+    # Who the wheel is at connect and that the close is under way (None: said like the rest); the
+    # headless run leaves them out of its output (one line per round, the close, the summary).
+    note: Callable[[str], None] | None = None
     now: Callable[[], datetime] = datetime.now  # the PC's local time (naive), as the wheel's clock is
     identity: WheelIdentity | None = None
     clocks: list[WheelClock] = field(default_factory=list)  # the re-reads journaled, oldest first
@@ -91,7 +95,7 @@ class WheelSession:
         identity = await ask_identity(self.link, now=self.now)
         self.identity = identity
         await self.journal(identity)
-        self.say(describe_payload(identity))
+        self._note(describe_payload(identity))
         every = self.clock_every_s
         while every:
             await asyncio.sleep(every)
@@ -128,7 +132,7 @@ class WheelSession:
                 if record.pages_used is None:
                     return None  # a capture without the log's replies: nothing to hold the journal against
             else:
-                self.say("closing: the wheel powers down and gives its own log…")
+                self._note("closing: the wheel powers down and gives its own log…")
                 record = await read_log_at_close(self.link)
                 with contextlib.suppress(DrrError):
                     await self.read_clock("reconcile")
@@ -139,6 +143,9 @@ class WheelSession:
         entry = reconcile_table(store, table, record, source=source, occasion="close", user=user)
         self.say(close_words(entry))
         return entry
+
+    def _note(self, text: str) -> None:
+        (self.note or self.say)(text)
 
     def _warn(self, text: str) -> None:
         (self.warn or self.say)(text)
