@@ -93,6 +93,7 @@ class Settings:
         "commanded"  # the table starts each spin (SS2 user start); "free": the wheel's own cycle
     )
     wheel_reconcile_at_close: bool = True  # the wheel's own log held against the journal at close
+    wheel_clock_check_minutes: int = 60  # the wheel's clock read again this often (0: at connect only)
     # The wheel's physics alarms (engine.floor.wheel_alarms; the real captures set the rpm band).
     alarm_alternate: bool = True
     alarm_rpm_low: Decimal = Decimal("12.5")
@@ -101,6 +102,7 @@ class Settings:
     alarm_misfire_window: int = 20
     alarm_games_per_hour: int = 30
     alarm_clock_seconds: int = 60
+    alarm_ball_not_detected: int = 1
     betting_seconds: float = 25.0  # as engine.table.wheel_drive.DEFAULT_BETTING_S
     auto_confirm_seconds: float = 5.0  # as engine.table.wheel_drive.DEFAULT_AUTO_CONFIRM_S; 0: by hand only
     serial: SerialSettings = field(default_factory=SerialSettings)
@@ -145,6 +147,7 @@ class Settings:
             window=self.alarm_misfire_window,
             games_per_hour=self.alarm_games_per_hour,
             clock_drift_seconds=self.alarm_clock_seconds,
+            ball_not_detected=self.alarm_ball_not_detected,
         )
 
     @property
@@ -456,6 +459,13 @@ KEY_LIST: tuple[Key, ...] = (
         "journal (journaled as wheel.reconciled; a difference is a surveillance alert)",
     ),
     Key(
+        "wheel.clock_check_minutes",
+        "wheel_clock_check_minutes",
+        _integer(0, 1440),
+        "read the wheel's clock again this often (journaled as wheel.clock; the clock alarm sees a drift "
+        "as it grows); 0: at connect and at each reconciliation only",
+    ),
+    Key(
         "wheel.serial.baudrate",
         "serial.baudrate",
         _integer(50, 4_000_000),
@@ -560,6 +570,13 @@ KEY_LIST: tuple[Key, ...] = (
         "alarm_clock_seconds",
         _integer(1, 86400),
         "surveillance alert when the wheel's clock, read at connect, is further than this from the PC's",
+    ),
+    Key(
+        "wheel_alarms.ball_not_detected",
+        "alarm_ball_not_detected",
+        _integer(0, 1000),
+        "surveillance alert when the wheel finds no ball in this many of the last misfire_window games; "
+        "0: off (the round itself is held and alerted whatever this says)",
     ),
     Key(
         "software.approved_digest",

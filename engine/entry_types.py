@@ -87,6 +87,7 @@ class EntryType(enum.StrEnum):
     WHEEL_ROTOR = "wheel.rotor"
     WHEEL_LINK = "wheel.link"
     WHEEL_IDENTITY = "wheel.identity"  # at connect: maker, firmware, FPGA/COPRO, clock offset
+    WHEEL_CLOCK = "wheel.clock"  # the wheel's clock read again (periodically, at a reconciliation)
     # the table's reconciliation of the wheel's own log against its journal (not a link message)
     WHEEL_RECONCILED = "wheel.reconciled"
     # users (the store's "floor" chain; the users table is their projection, engine.store.users_journal)

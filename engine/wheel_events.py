@@ -31,6 +31,8 @@ wheel.link             the link to the wheel went up, down or silent            
 wheel.identity         at connect: who the wheel is and its clock (`*K`, `*S`,     maker, firmware,
                        `*V`, `*v`, `*d g`), asked by the table                     version, fpga,
                                                                                    clock, offset
+wheel.clock            the wheel's clock read again (`*d g`): every                clock, offset,
+                       `wheel.clock_check_minutes` and at each reconciliation      occasion
 =====================  ==========================================================  ==================
 
 Every event has `game` (the wheel's counter, or None; always in the payload) and `time` (when the
@@ -318,6 +320,19 @@ class WheelIdentity(WheelEvent):
     offset: Decimal | None = field(default=None, metadata=fact(coder=_DECIMAL))  # s, wheel minus PC
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WheelClock(WheelEvent):
+    """The wheel's clock read again after the connect (`*d g`; issue 26): its drift from the table PC's
+    is seen as it grows, not only at the next connect. `occasion`: "periodic" (every
+    `wheel.clock_check_minutes`) or "reconcile" (read with the wheel's log); `clock` and `offset` as
+    WheelIdentity's (the wheel's local time, naive ISO 8601; seconds, wheel minus PC)."""
+
+    type: ClassVar[EntryType] = EntryType.WHEEL_CLOCK
+    clock: str | None = _field(_TEXT)
+    offset: Decimal | None = field(default=None, metadata=fact(coder=_DECIMAL))
+    occasion: str | None = _field(_TEXT)
+
+
 WHEEL_EVENTS: Final[dict[EntryType, type[WheelEvent]]] = {
     cls.type: cls
     for cls in (
@@ -335,6 +350,7 @@ WHEEL_EVENTS: Final[dict[EntryType, type[WheelEvent]]] = {
         WheelRotor,
         WheelLinkState,
         WheelIdentity,
+        WheelClock,
     )
 }
 _BY_KIND: Final = {t.removeprefix("wheel."): cls for t, cls in WHEEL_EVENTS.items()}
@@ -495,6 +511,7 @@ __all__ = [
     "Direction",
     "ReconciledGame",
     "WheelBallNotDetected",
+    "WheelClock",
     "WheelClosed",
     "WheelEvent",
     "WheelGap",

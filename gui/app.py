@@ -22,6 +22,9 @@ from PySide6.QtCore import QEvent, QObject
 from engine import stations
 from engine.errors import DrrError
 from gui import stopping
+from gui.wheel_link import CLOSE_SHOWN_S, WheelFeed
+
+__all__ = ["WheelFeed", "croupier_windows", "run_default", "run_station"]
 
 
 def run_default(args: argparse.Namespace) -> int:
@@ -171,97 +174,6 @@ def _place_on_screens(app: Any, windows: list[Any]) -> None:
     windows[0].activateWindow()  # the keyboard is the croupier's (the other windows never take it)
 
 
-class WheelFeed:
-    """Feeds the wheel's events to the table (which decides what they mean for the round) and the
-    link's health to the sensor indicator. Everything runs as tasks on the qasync loop, held in
-    `tasks` because asyncio keeps only weak references to running tasks.
-    """
-
-    HEALTH_PERIOD_S = 0.5
-
-    def __init__(self, table: Any, spec: str, speed: float = 1.0, settings: Any = None) -> None:
-        self.table = table
-        self.spec = spec
-        self.speed = speed
-        self.settings = settings
-        self.tasks: set[asyncio.Task[Any]] = set()
-        self.link: Any = None
-        self.warnings: tuple[str, ...] = ()
-        self.driver: Any = None
-
-    def start(self) -> None:
-        from hardware.wheel_source import open_wheel
-
-        extra: dict[str, Any] = {}
-        if self.settings is not None:
-            # Every line to and from the wheel goes to the capture folder, as the settings say.
-            extra = {
-                "capture_dir": self.settings.effective_capture_dir,
-                "protocol": self.settings.wheel_protocol,
-                "silence_after": self.settings.wheel_silence_seconds,
-            }
-        self.link = open_wheel(self.spec, speed=self.speed, **extra)
-        self._spawn(self._pump())
-        self._spawn(self._health())
-        self._drive()
-
-    def _drive(self) -> None:
-        """A wheel the table starts gets the service's start orders (hardware.table_bridge)."""
-        from engine.table.service import TableService
-        from hardware.table_bridge import WheelDriver
-        from hardware.wheel_source import commanded
-
-        drive = self.settings.wheel_drive if self.settings is not None else "commanded"
-        service = self.table.source
-        if commanded(self.spec, drive) and isinstance(service, TableService):
-            alternate = self.settings.alarm_alternate if self.settings is not None else True
-            self.driver = WheelDriver(service, self.link, alternate=alternate)
-            self.driver.attach()
-
-    def _spawn(self, coro: Any) -> None:
-        task = asyncio.ensure_future(coro)
-        self.tasks.add(task)
-        task.add_done_callback(self._done)
-
-    def _done(self, task: asyncio.Task[Any]) -> None:
-        self.tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            self.table.irregularity.emit(f"wheel link stopped: {task.exception()}")
-
-    async def _pump(self) -> None:
-        async with self.link as wheel:
-            async for event in wheel.events():
-                self.on_event(event)
-
-    def on_event(self, event: Any) -> None:
-        from engine.wheel_events import WheelEvent, WheelWarning
-
-        if isinstance(event, WheelWarning) and not event.is_mismatch:
-            self.warnings = event.warnings or ()
-        if isinstance(event, WheelEvent):  # the link's own messages (replies, raw lines) are not the table's
-            self.table.wheel_event(event)
-
-    async def _health(self) -> None:
-        from gui.widgets.status import SensorHealth
-
-        while True:
-            h = self.link.health
-            warnings = self.warnings + (("wheel silent",) if h.silent else ())
-            if not h.connected and h.detail:
-                warnings += (
-                    h.detail,
-                )  # why the port is down (permission, busy, absent): not always the cable
-            self.table.set_sensor_health(SensorHealth(h.connected, h.source, h.last_line_age, warnings))
-            await asyncio.sleep(self.HEALTH_PERIOD_S)
-
-    async def stop(self) -> None:
-        if self.driver is not None:
-            await self.driver.close()
-        for task in list(self.tasks):
-            task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
-
-
 def run_station(
     *,
     station: str,
@@ -339,8 +251,11 @@ async def _serve(
     painted: asyncio.Future[float] = asyncio.get_running_loop().create_future()
     main.firstPainted.connect(lambda: _resolve(painted, time.time()))
     closing = asyncio.Event()
-    # Closing the main window ends the station; the others are displays and may be re-opened.
-    main.installEventFilter(_CloseWatcher(closing.set, main))
+    # Closing the main window ends the station; the others are displays and may be re-opened. While
+    # the wheel's log is read at the close the window stays (its outcome is shown on it); a second
+    # close does not wait.
+    held = {"open": False}
+    main.installEventFilter(_CloseWatcher(closing.set, main, keep_open=lambda: held["open"]))
     # So do Ctrl+C and a service manager's SIGTERM: the same orderly shutdown, journal checkpointed.
     stopping.on_stop(closing.set)
     if first_frame_exit:
@@ -385,21 +300,35 @@ async def _serve(
             from engine.store.users import list_users
 
             main.dealer_bar.set_accounts(bool(list_users(store)))
-        link = WheelFeed(table, wheel, settings=settings)
+        link = WheelFeed(table, wheel, settings=settings, say=_teller(main))
         try:
             link.start()
         except DrrError as exc:
             table.irregularity.emit(f"no wheel: {exc.message}; enter results manually")
+        held["open"] = link.reconciles
         # (Not over a reason already shown, such as what holds the round after a restart.)
         if user.name == UNSET_USER[0] and hasattr(main, "show_reason") and not main.reason.text():
             main.show_reason(
                 "No users are set up yet: running as a croupier. Create users with `drr users add`."
             )
         await closing.wait()
+        # The table's close: the wheel's own log held against the journal, as `drr table run` does
+        # (hardware.wheel_session), the outcome on the croupier's screen for a moment.
+        # Not on a stop signal: a signalled station has FORCE_AFTER_S to end (gui.stopping).
+        stop = stopping.current()
+        if link.reconciles and not (stop is not None and stop.stopping):
+            if table.tasks:  # the croupier's last commands first
+                await asyncio.gather(*table.tasks, return_exceptions=True)
+            said = len(link.said)
+            await link.close_table(store, table_id, _signed_in(store, table, user))
+            if len(link.said) > said:
+                await asyncio.sleep(CLOSE_SHOWN_S)
+        held["open"] = False
         # Orderly shutdown: stop the wheel, let the table finish its commands and checkpoint the journal.
         await link.stop()
         await table.shutdown()
     finally:
+        held["open"] = False
         for window in windows:
             window.close()
         store.close()
@@ -478,17 +407,52 @@ def bonus_windows(table: Any, *, all_windows: bool, read_only: bool, chips: Any)
 
 
 class _CloseWatcher(QObject):
-    """Turns closing the main window into the orderly shutdown."""
+    """Turns closing the main window into the orderly shutdown. While `keep_open()` the first close
+    only starts it (the window stays for what the close shows); a second close goes through."""
 
-    def __init__(self, on_close: Callable[[], None], window: QObject) -> None:
+    def __init__(
+        self, on_close: Callable[[], None], window: QObject, keep_open: Callable[[], bool] = lambda: False
+    ) -> None:
         super().__init__(window)
         self._on_close = on_close
         self._window = window
+        self._keep_open = keep_open
+        self._asked = 0
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Close and obj is self._window:
             self._on_close()
+            self._asked += 1
+            if self._asked == 1 and self._keep_open():
+                event.ignore()
+                return True
         return False
+
+
+def _teller(main: Any) -> Callable[[str], None]:
+    """Where the croupier reads what the wheel session found: the window's reason line (a hold's reason
+    on it is not covered by the wheel's identity at connect; the close's outcome always shows)."""
+
+    def tell(text: str) -> None:
+        show = getattr(main, "show_reason", None)
+        reason = getattr(main, "reason", None)
+        if show is None:
+            return
+        if text.startswith("the wheel connected") and reason is not None and reason.text():
+            return
+        show(text)
+
+    return tell
+
+
+def _signed_in(store: Any, table: Any, user: Any) -> Any:
+    """Who closes the table (the journal's `by` of the reconciliation): the station's signed-in user;
+    nobody while the store has no users (the station then runs as an unnamed croupier)."""
+    from engine.store.users import list_users
+
+    if not list_users(store):
+        return None
+    return getattr(table, "user", None) or user
 
 
 def offscreen_if_headless() -> None:

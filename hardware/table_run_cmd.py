@@ -111,7 +111,7 @@ async def _run(args: argparse.Namespace) -> int:
     from engine.wheel_events import WheelClosed, WheelEvent, WheelMissSpin
     from hardware.replay import ReplayLink
     from hardware.table_bridge import WheelDriver, table_events
-    from hardware.wheel_log import LogRecorder
+    from hardware.wheel_session import WheelSession
     from hardware.wheel_source import commanded, open_wheel
 
     table = args.table or DEFAULT_TABLE
@@ -201,7 +201,20 @@ async def _run(args: argparse.Namespace) -> int:
         protocol = settings.wheel_protocol if settings is not None else "ss2"
         wheel = open_wheel(spec, speed=args.speed, seed=args.seed, capture_dir=capture, protocol=protocol)
         async with wheel as link:
-            recorder = LogRecorder(link) if isinstance(link, ReplayLink) else None
+            # Beside the play, as the croupier station does (hardware.wheel_session): the wheel's
+            # identity once the link is up (a port may be late), its clock again every
+            # wheel.clock_check_minutes, its own log at the close; the close's outcome printed.
+            session = WheelSession(
+                link,
+                service.wheel_event,
+                spec=spec,
+                protocol=protocol,
+                clock_every_s=_clock_every(settings),
+                say=lambda text: print(text, flush=True),
+                warn=lambda text: print(f"drr: {text}", file=sys.stderr, flush=True),
+                note=lambda _text: None,  # stdout: one line per round, the close, the summary
+            )
+            session.start()
             alternate = getattr(settings, "alarm_alternate", True)  # the rotor reverses every game
             driver = WheelDriver(service, link, alternate=alternate) if drives else None
             if driver is not None:
@@ -211,8 +224,6 @@ async def _run(args: argparse.Namespace) -> int:
                 background.add(task)
             if spec.startswith("serial:"):  # a cable can be missing or pulled: say so, not only in the log
                 background.add(asyncio.create_task(_report_link(link, spec)))
-            if protocol == "ss2" and not isinstance(link, ReplayLink):  # beside the play: a port may be late
-                background.add(asyncio.create_task(_journal_identity(service, link)))
             try:
                 totals = await headless.run(events(link))
             except asyncio.CancelledError:  # SIGTERM: stop after the last durable step
@@ -222,8 +233,13 @@ async def _run(args: argparse.Namespace) -> int:
             finally:
                 if driver is not None:
                     await driver.close()
-            if getattr(settings, "wheel_reconcile_at_close", True) and protocol == "ss2":
-                await _reconcile_at_close(store, table, link, recorder, spec, pitboss)
+            try:
+                if getattr(settings, "wheel_reconcile_at_close", True):
+                    who = pitboss if getattr(pitboss, "name", None) else None
+                    in_play = service.state.round_id if service.state.in_play else None
+                    await session.close(store, table, who, in_play=in_play)
+            finally:
+                await session.stop()
     finally:
         for task in background:
             task.cancel()
@@ -257,43 +273,10 @@ def _sign_in(store: Any, args: argparse.Namespace, seeded: bool) -> tuple[Any, A
     return user, user
 
 
-async def _journal_identity(service: Any, link: Any) -> None:
-    """At connect: the wheel's identity and clock offset (`wheel.identity`, hardware.wheel_identity),
-    once the link is up (the link retries a missing port by itself)."""
-    import asyncio
-
-    from hardware.wheel_identity import ask_identity
-
-    while not link.connected:
-        await asyncio.sleep(0.1)
-    await service.wheel_event(await ask_identity(link))
-
-
-async def _reconcile_at_close(store: Any, table: str, link: Any, recorder: Any, spec: str, user: Any) -> None:
-    """The table's close: the wheel's own log read (a replay: the log replies its capture held) and held
-    against the journal, journaled as `wheel.reconciled` (hardware.wheel_reconcile). A wheel that does
-    not give its log is said so on stderr; nothing is journaled then (no reconciliation took place)."""
-    import sys
-
-    from engine.errors import DrrError
-    from hardware.wheel_log import read_log_at_close
-    from hardware.wheel_reconcile import reconcile_table
-
-    try:
-        if recorder is not None:
-            recorder.stop()
-            record = recorder.record
-            if record.pages_used is None:
-                return  # a capture without the log's replies: nothing to hold the journal against
-        else:
-            record = await read_log_at_close(link)
-    except DrrError as exc:
-        print(f"drr: the wheel's log was not read at close: {exc.message}", file=sys.stderr, flush=True)
-        return
-    source = spec.split("@")[0]
-    who = getattr(user, "name", None)
-    entry = reconcile_table(store, table, record, source=source, occasion="close", user=user if who else None)
-    print(f"wheel log reconciled at close: {entry.summary()}", flush=True)
+def _clock_every(settings: Any) -> float | None:
+    """Seconds between the wheel's clock re-reads (settings' wheel.clock_check_minutes; 0: none)."""
+    minutes = getattr(settings, "wheel_clock_check_minutes", 60)
+    return minutes * 60.0 if minutes else None
 
 
 async def _close_when_finished(link: ReplayLink) -> None:

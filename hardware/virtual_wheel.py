@@ -27,10 +27,12 @@ Faults (`FaultPlan.parse("miss@2,launch,noball,fault,silence=4,torn=0.05")`):
 - `stuck`: the rotor does not reverse in that game (mode bit 1 set, or the host's `*u` asked it to);
 - `drift`: the rotor runs 8 rpm above its `*T s` range in that game;
 - `clock[=S]`: the wheel's clock (`*d g`) is S seconds ahead of the PC's (default 300), throughout;
+- `gain[=S]`: the wheel's clock gains S seconds (default 30) with every game it starts: a clock that
+  drifts from the PC's during the session (seen by the table's re-reads, `wheel.clock`), throughout;
 - `slow[=S]`: every game waits S seconds more before its launch (default 60, scaled by speed): a slow
   game rate, throughout.
-Without `@N` the faults go to games 2, 3, 4, … in the order given; `torn`, `clock` and `slow` apply
-throughout.
+Without `@N` the faults go to games 2, 3, 4, … in the order given; `torn`, `clock`, `gain` and `slow`
+apply throughout.
 """
 
 from __future__ import annotations
@@ -50,8 +52,10 @@ from hardware.protocol.ss2_log import PAGE_BYTES, POCKETS, LogEntry, encode_page
 
 # stuck: the rotor does not reverse in that game (mode bit 1 set); drift: the rotor runs 8 rpm above
 # its `*T s` range in that game (issue 26's physics watch).
-FAULT_KINDS = ("torn", "launch", "miss", "noball", "fault", "silence", "stuck", "drift", "clock", "slow")
-THROUGHOUT = ("torn", "clock", "slow")  # not one game's: the whole session's
+FAULT_KINDS = (
+    "torn", "launch", "miss", "noball", "fault", "silence", "stuck", "drift", "clock", "gain", "slow",
+)  # fmt: skip
+THROUGHOUT = ("torn", "clock", "gain", "slow")  # not one game's: the whole session's
 DRIFT_TENTHS = 80  # above the alarm band (12.5-20.5 rpm) whatever speed of `*T s` the game drew
 STATUS_PERIOD = 0.5  # s, mode bit 128
 MODE_REVERSE, MODE_USER_START, MODE_NO_NUMBER_LINE, MODE_AUTO_STATUS, MODE_F_LINES = 1, 2, 16, 128, 256
@@ -73,6 +77,7 @@ class FaultPlan:
     torn: float = 0.0
     silence_seconds: float = 5.0
     clock_ahead: float = 0.0  # s the wheel's clock is ahead of the PC's
+    clock_gain: float = 0.0  # s the wheel's clock gains with every game started
     slow_seconds: float = 0.0  # s more before every launch
     games: dict[int, set[str]] = field(default_factory=dict)
 
@@ -97,6 +102,9 @@ class FaultPlan:
                 continue
             if kind == "clock":
                 plan.clock_ahead = 300.0 if number is None else number
+                continue
+            if kind == "gain":
+                plan.clock_gain = 30.0 if number is None else number
                 continue
             if kind == "slow":
                 plan.slow_seconds = 60.0 if number is None else number
@@ -430,7 +438,8 @@ class VirtualWheel:
             self._emit(f"*{key} {sum(counts)}")  # the total, then the list (pocket 0 first)
             return f"*{key} " + " ".join(str(c) for c in counts)
         if key == "d" and args == ["g"]:  # the wheel's clock keeps local time (set by hand at the wheel)
-            now = _time.localtime(_time.time() + self.faults.clock_ahead)
+            ahead = self.faults.clock_ahead + self.faults.clock_gain * self.games_started
+            now = _time.localtime(_time.time() + ahead)
             return _time.strftime("*d g %H:%M:%S - %d/%m/%y", now)
         if key == "S":
             return "*S 252"

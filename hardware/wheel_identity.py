@@ -1,4 +1,5 @@
-"""Who the wheel is and what its clock says, asked at connect (issue 26): `wheel.identity`.
+"""Who the wheel is and what its clock says, asked at connect (issue 26): `wheel.identity`; the clock
+alone (`ask_clock`) again later, hardware.wheel_session's `wheel.clock`.
 
 SS2 (guide § 6): `*S` the firmware number, `*V` the full version, `*v` the FPGA and COPRO versions,
 `*d g` the clock (`HH:MM:SS - DD/MM/YY`, the wheel's own local time), `*K` the maker code — but only
@@ -44,15 +45,26 @@ async def ask_identity(
     firmware = await _ask(link, "*S", timeout)
     version = await _ask(link, "*V", timeout)
     fpga = await _ask(link, "*v", timeout)
-    said = await _ask(link, "*d g", timeout)
-    pc = now()
-    clock = parse_clock(said) if said is not None else None
-    offset = None if clock is None else Decimal(round((clock - pc.replace(microsecond=0)).total_seconds()))
+    said = await ask_clock(link, timeout=timeout, now=now)
     return WheelIdentity(
         maker=maker,
         firmware=firmware,
         version=version,
         fpga=fpga,
-        clock=None if clock is None else clock.isoformat(),
-        offset=offset,
+        clock=None if said is None else said[0].isoformat(),
+        offset=None if said is None else said[1],
     )
+
+
+async def ask_clock(
+    link: WheelLink, *, timeout: float = 2.0, now: Callable[[], datetime] = datetime.now
+) -> tuple[datetime, Decimal] | None:
+    """The wheel's clock (`*d g`) and its offset from the PC's local time `now()` when the reply came,
+    in whole seconds (None: no reply, or one that is not a clock). Asked at connect and again later
+    (hardware.wheel_session: `wheel.clock`), in any state: the guide restricts only the statistics."""
+    said = await _ask(link, "*d g", timeout)
+    pc = now()
+    clock = parse_clock(said) if said is not None else None
+    if clock is None:
+        return None
+    return clock, Decimal(round((clock - pc.replace(microsecond=0)).total_seconds()))

@@ -28,8 +28,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from engine.entry_types import EntryType
+from engine.journal_types import spellings
 from engine.store.records import Entry
-from engine.wheel_events import WheelReconciled
+from engine.wheel_events import WheelReconciled, WheelRestart, WheelResult
 from hardware.protocol.ss2_log import LogEntry, WheelLog
 
 if TYPE_CHECKING:
@@ -55,43 +56,62 @@ class JournalGame:
 
 
 def journal_games(entries: Iterable[Entry], since: datetime | None = None) -> list[JournalGame]:
-    """The wheel games in the journal, in order, one per game (a repeated report of a game is one)."""
+    """The wheel games in the journal, in order, one per game (a repeated report of a game is one);
+    each entry read through the registry's typed payloads (engine.journal_types.read)."""
+    from engine.journal_types import read
+    from engine.round import NoSpin, ResultCorrected, ResultRecorded
+
     games: list[JournalGame] = []
     by_round: dict[str, JournalGame] = {}
     restart = False
     for e in entries:
-        p = e.payload
-        if e.type == EntryType.WHEEL_RESTART:
+        if e.type not in _READ:
+            continue
+        p = read(e)
+        if isinstance(p, WheelRestart):
             restart = True
-        elif e.type == EntryType.WHEEL_RESULT and isinstance(p.get("game"), int):
-            if since is not None and _before(p.get("time"), since):
+        elif isinstance(p, WheelResult) and p.game is not None:
+            if since is not None and _before(p.time, since):
                 continue
-            game = JournalGame(p["game"], p["number"], e.round_id, None, restart)
+            game = JournalGame(p.game, p.number, e.round_id, None, restart)
             restart = False
             if games and games[-1].game == game.game and not game.restart:
                 game = games[-1]  # the same game heard again (a conflict is the wheel's, not a new game)
             else:
                 games.append(game)
-            if e.round_id is not None and p.get("accepted"):
+            if e.round_id is not None and p.accepted:
                 by_round[e.round_id] = game
             elif e.round_id is not None and e.round_id not in by_round:
                 by_round[e.round_id] = game  # held, then recorded by hand: still this round's spin
-        elif e.type == EntryType.ROUND_RESULT and e.round_id in by_round:
-            by_round[e.round_id].recorded = p.get("number")
-        elif e.type == EntryType.ROUND_RESULT_CORRECTED and e.round_id in by_round:
-            by_round[e.round_id].recorded = p.get("new")
-        elif e.type == EntryType.ROUND_NO_SPIN and e.round_id in by_round:
+        elif isinstance(p, ResultRecorded) and e.round_id in by_round:
+            by_round[e.round_id].recorded = p.number
+        elif isinstance(p, ResultCorrected) and e.round_id in by_round:
+            by_round[e.round_id].recorded = p.new
+        elif isinstance(p, NoSpin) and e.round_id in by_round:
             del by_round[e.round_id]  # the next spin is the round's
     return games
 
 
-def _before(text: object, since: datetime) -> bool:
-    """The payload's time is before `since` (a time that cannot be read or compared is kept)."""
-    if not isinstance(text, str):
+# The stored type names journal_games reads, an old journal's spellings too (the rest is not parsed).
+_READ = frozenset(
+    spellings(
+        EntryType.WHEEL_RESTART,
+        EntryType.WHEEL_RESULT,
+        EntryType.ROUND_RESULT,
+        EntryType.ROUND_RESULT_CORRECTED,
+        EntryType.ROUND_NO_SPIN,
+    )
+)
+
+
+def _before(time: datetime | None, since: datetime) -> bool:
+    """The result's time is before `since` (a time missing or not comparable, naive against aware, is
+    kept)."""
+    if time is None:
         return False
     try:
-        return datetime.fromisoformat(text) < since
-    except (ValueError, TypeError):
+        return time < since
+    except TypeError:
         return False
 
 

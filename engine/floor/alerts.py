@@ -34,9 +34,9 @@ looks back `LOOKBACK` entries per table) and raises what it finds:
   has (`<table>:wheel only:<game>:<day>`, a warning: a game the table never heard);
 - the wheel's physics game by game (engine.floor.wheel_alarms, thresholds from the settings'
   `wheel_alarms.*`): the direction not alternated, the rotor speed outside its band, misfires and
-  failed launches above a rate, games per hour below the target (the table's and each dealer's), the
-  wheel's clock away from the PC's; one alert per table, kind (and dealer) and UTC day, each further
-  game that shows it an update;
+  failed launches above a rate, games per hour below the target (the table's and each dealer's), balls
+  not detected (as many as the setting over the last games), the wheel's clock away from the PC's;
+  one alert per table, kind (and dealer) and UTC day, each further game that shows it an update;
 - a table silent for longer than `silent_after` while its last round is unfinished;
 - a sequential bias test that tripped (`table.bias_alarm`, journaled by the table itself: a bias
   alarm, critical) and a pit boss's wheel change or maintenance (`table.wheel_serviced`, info).
@@ -291,6 +291,7 @@ WHEEL_ALARM_KINDS = {
     "rotor_speed": "rotor speed",
     "misfires": "misfires",
     "games_per_hour": "games per hour",
+    "ball_not_detected": "ball not detected",
     "wheel_clock": "wheel clock",
 }
 

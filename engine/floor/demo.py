@@ -96,6 +96,8 @@ class _DemoTable:
         svc, clock = self.svc, self.clock
         clock.now = (self.start + timedelta(seconds=ROUND_SECONDS * index)).timestamp()
         croupier, game = self.croupier(index), index + 1
+        # The rotor reverses every game, as an SS2 the table starts with `*u 1` / `*u 3` in turn
+        # (hardware.table_bridge.WheelDriver): a sound wheel raises no direction alarm.
         direction = "cw" if index % 2 else "ccw"
         await self.wheel("started", game)
         clock.advance(1)

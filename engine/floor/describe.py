@@ -122,6 +122,13 @@ def _wheel_identity(e: we.WheelIdentity) -> str:
     return f"the wheel connected: {', '.join(said) or 'no identity given'}; {clock}"
 
 
+def _wheel_clock(e: we.WheelClock) -> str:
+    when = {"reconcile": " with its log", "periodic": ""}.get(e.occasion or "", "")
+    if e.offset is None:
+        return f"the wheel's clock was asked again{when} and not read"
+    return f"the wheel's clock read again{when}: {e.offset:+} s from the table PC's"
+
+
 def _wheel_reconciled(e: we.WheelReconciled) -> str:
     """The reconciliation in words, each difference named (a game the wheel's log contradicts first)."""
     where = f" ({e.occasion}, {e.source})" if e.source else f" ({e.occasion})"
@@ -257,6 +264,7 @@ DESCRIPTIONS: Final[dict[type, _Describe]] = {
     we.WheelLinkState: lambda e, _: f"wheel link {e.state or '?'}" + (f": {e.detail}" if e.detail else ""),
     we.WheelReconciled: lambda e, _: _wheel_reconciled(e),
     we.WheelIdentity: lambda e, _: _wheel_identity(e),
+    we.WheelClock: lambda e, _: _wheel_clock(e),
     # the bonus game (engine.bonus_game's events; the player is the wrapper's)
     bg.BoxesPlaced: lambda e, _: _boxes_placed(e),
     bg.BoxesRevealed: lambda e, _: (

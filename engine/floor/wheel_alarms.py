@@ -8,7 +8,10 @@ names what is out of line over a list of games (`drr wheel decode` users, the ca
 says the alarms as each game ends:
 
 - `direction_not_alternated`: the rotor turned the same way as in the game before, on a wheel set to
-  reverse every game (SS2 mode bit 1; a commanded wheel: the table alternates `*u 1` / `*u 3`);
+  reverse every game (SS2 mode bit 1; a commanded wheel: the table alternates `*u 1` / `*u 3`). The
+  game before is the wheel's previous game counter, not the previous result: a game whose result was
+  entered by hand (or never came) still turned the rotor, and its rotor reports say which way; a game
+  before that nothing was heard of is not compared;
 - `rotor_speed`: the rotor speed at the result outside the band. The guide's default `*T s` range is
   14.0-17.5 rpm with a random change of up to `*T m` 1.5 rpm after no-more-bets, and the real capture b
   reads 14.2-19.9 rpm at its results: the default band is 12.5-20.5;
@@ -17,9 +20,14 @@ says the alarms as each game ends:
 - `games_per_hour`: fewer games per hour than the target, per table and per dealer (the croupier
   signed in at the station), over the last hour of play (breaks longer than SESSION_GAP_S left out),
   once at least MIN_GAMES games were played; said once when it falls below;
-- `wheel_clock`: the wheel's clock (`*d g`, read at connect: `wheel.identity`) more than
+- `ball_not_detected`: the wheel found no ball (`wheel.ball_not_detected`: no ball for 5 s in state 4,
+  state 7, or a pocket a single-zero wheel has not) in at least `ball_not_detected` of the last
+  `window` games (0: off), said as it happens, once until the count falls back below. The round it
+  happened in is held and alerted as a sensor fault whatever this says (engine.floor.alerts); this
+  alarm is the sensor's health over the shift;
+- `wheel_clock`: the wheel's clock (`*d g`, read at connect: `wheel.identity`, and again at each
+  reconciliation and every `wheel.clock_check_minutes`: `wheel.clock`) more than
   `clock_drift_seconds` away from the table PC's.
-A ball not detected is the scanner's sensor-fault alert (engine.floor.alerts.WHEEL_FAULTS) already.
 """
 
 from __future__ import annotations
@@ -36,17 +44,28 @@ from engine.journal_types import Payload, Unknown
 from engine.round import RoundOpened
 from engine.store.canonical import parse_time
 from engine.table_events import DealerChanged
-from engine.wheel_events import WheelIdentity, WheelLaunchFailed, WheelMissSpin, WheelResult, WheelRotor
+from engine.wheel_events import (
+    WheelBallNotDetected,
+    WheelClock,
+    WheelIdentity,
+    WheelLaunchFailed,
+    WheelMissSpin,
+    WheelResult,
+    WheelRotor,
+)
 
 # The entry types a TableWatch reads (the rotor's, the results, misfires, launches, dealers, identity).
 WHEEL_PHYSICS = (
     EntryType.WHEEL_RESULT,
     EntryType.WHEEL_MISS_SPIN,
     EntryType.WHEEL_LAUNCH_FAILED,
+    EntryType.WHEEL_BALL_NOT_DETECTED,
     EntryType.WHEEL_IDENTITY,
+    EntryType.WHEEL_CLOCK,
     EntryType.TABLE_DEALER_CHANGED,
 )
 SESSION_GAP_S = 600  # a pause longer than this between results is a break, not slow play
+GAME_COUNTER_MAX = 256  # the SS2's game counter wraps after 256 (guide § 4.1)
 MIN_GAMES = 5  # games per hour is judged once this many games were played (4 intervals)
 RATE_SPAN = timedelta(hours=1)
 
@@ -62,6 +81,7 @@ class WatchSettings:
     window: int = 20
     games_per_hour: int = 30  # below this: an alarm (0: off)
     clock_drift_seconds: int = 60
+    ball_not_detected: int = 1  # games with no ball found, over `window`, that raise the alarm (0: off)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,11 +94,13 @@ class GameWatch:
     misfires: int
     launch_failures: int
     dealer: str | None = None
+    no_ball: int = 0  # the wheel's "ball not detected" reports since the game before's result
 
 
 @dataclass(frozen=True, slots=True)
 class Alarm:
-    kind: str  # direction_not_alternated, rotor_speed, misfires, games_per_hour, wheel_clock
+    # direction_not_alternated, rotor_speed, misfires, games_per_hour, ball_not_detected, wheel_clock
+    kind: str
     game: int | None
     detail: str  # in a surveillance officer's words
     dealer: str | None = None  # games_per_hour: the dealer's own rate (None: the table's)
@@ -98,8 +120,27 @@ def games_per_hour(games: list[GameWatch]) -> Fraction | None:
     return hourly_rate([g.time for g in games])
 
 
-def game_alarms(before: GameWatch | None, game: GameWatch, settings: WatchSettings) -> list[Alarm]:
-    """The alarms one game raises on its own (its speed; its direction against the game before)."""
+def previous_game(game: int) -> int:
+    """The wheel's game counter before `game` (it runs 1-256, then wraps to 1)."""
+    return (game - 2) % GAME_COUNTER_MAX + 1
+
+
+def follows(before: GameWatch | None, game: GameWatch) -> bool:
+    """`game` is the wheel's next game after `before` (counters unknown: taken as consecutive)."""
+    if before is None:
+        return False
+    return before.game is None or game.game is None or before.game == previous_game(game.game)
+
+
+def game_alarms(
+    before: GameWatch | None, game: GameWatch, settings: WatchSettings, *, was: str | None = None
+) -> list[Alarm]:
+    """The alarms one game raises on its own (its speed; its direction against the game before).
+    `was`: the rotor's direction in the wheel's previous game; by default `before`'s when `before`
+    is that game (a game between them, unheard, makes the direction unknown: not compared)."""
+    if was is None and follows(before, game):
+        assert before is not None
+        was = before.direction
     out: list[Alarm] = []
     if game.rpm is not None and not settings.rpm_low <= game.rpm <= settings.rpm_high:
         out.append(
@@ -109,12 +150,7 @@ def game_alarms(before: GameWatch | None, game: GameWatch, settings: WatchSettin
                 f"rotor at {game.rpm} rpm at the result, outside {settings.rpm_low}-{settings.rpm_high}",
             )
         )
-    if (
-        settings.alternate
-        and before is not None
-        and game.direction is not None
-        and game.direction == before.direction
-    ):
+    if settings.alternate and game.direction is not None and game.direction == was:
         out.append(
             Alarm(
                 "direction_not_alternated",
@@ -136,6 +172,22 @@ def misfire_alarm(recent: list[GameWatch], settings: WatchSettings) -> Alarm | N
     return None
 
 
+def no_ball_alarm(
+    recent: list[GameWatch], pending: int, game: int | None, settings: WatchSettings
+) -> Alarm | None:
+    """`ball_not_detected` over the last games (`recent`) and the reports since the last result."""
+    count = sum(g.no_ball for g in recent) + pending
+    if not settings.ball_not_detected or count < settings.ball_not_detected:
+        return None
+    games = len(recent) + (1 if pending else 0)
+    return Alarm(
+        "ball_not_detected",
+        game,
+        f"the wheel found no ball {count} times in the last {games} games "
+        f"(alarm at {settings.ball_not_detected}): check the ball sensor and the camera",
+    )
+
+
 def rate_alarm(games: list[GameWatch], settings: WatchSettings, dealer: str | None = None) -> Alarm | None:
     rate = games_per_hour(games)
     if not settings.games_per_hour or rate is None or rate >= settings.games_per_hour:
@@ -154,13 +206,20 @@ def alarms(games: list[GameWatch], settings: WatchSettings = WatchSettings()) ->
     out: list[Alarm] = []
     for before, game in zip([None, *games], games, strict=False):
         out += game_alarms(before, game, settings)
-    for found in (misfire_alarm(games[-settings.window :], settings), rate_alarm(games, settings)):
+    recent = games[-settings.window :]
+    last = games[-1].game if games else None
+    for found in (
+        misfire_alarm(recent, settings),
+        no_ball_alarm(recent, 0, last, settings),
+        rate_alarm(games, settings),
+    ):
         if found is not None:
             out.append(found)
     return out
 
 
-def clock_alarm(identity: WheelIdentity, settings: WatchSettings) -> Alarm | None:
+def clock_alarm(identity: WheelIdentity | WheelClock, settings: WatchSettings) -> Alarm | None:
+    """The wheel's clock as read at connect (`wheel.identity`) or again later (`wheel.clock`)."""
     offset = identity.offset
     if offset is None or abs(offset) <= settings.clock_drift_seconds:
         return None
@@ -182,8 +241,12 @@ class TableWatch:
     dealer: str | None = None
     by_dealer: dict[str, deque[GameWatch]] = field(default_factory=dict)
     direction: str | None = None  # the rotor's last reported direction
+    # game counter -> the rotor's direction in that game, from its rotor reports and its result (the
+    # last few games): the direction alarm compares a game with the wheel's game before, heard or not.
+    game_directions: dict[int, str] = field(default_factory=dict)
     misfires: int = 0
     launch_failures: int = 0
+    no_ball: int = 0  # "ball not detected" reports since the last result
     over: set[str] = field(default_factory=set)  # the rate alarms standing (said once until cleared)
 
     def feed(self, p: Payload | Unknown, time: datetime | str) -> list[Alarm]:
@@ -193,11 +256,16 @@ class TableWatch:
             self.dealer = p.dealer  # who deals from now on (a round's own dealer: its setting)
         elif isinstance(p, WheelRotor):
             self.direction = p.direction
+            if p.game is not None and p.rpm:  # a stopped rotor (launching, idle) turns no way
+                self._turned(p.game, p.direction)
         elif isinstance(p, WheelMissSpin):
             self.misfires += 1
         elif isinstance(p, WheelLaunchFailed):
             self.launch_failures += 1
-        elif isinstance(p, WheelIdentity):
+        elif isinstance(p, WheelBallNotDetected):
+            self.no_ball += 1
+            return self._once("ball_not_detected", self._no_ball(p.game))
+        elif isinstance(p, WheelIdentity | WheelClock):
             found = clock_alarm(p, self.settings)
             return [found] if found is not None else []
         elif isinstance(p, WheelResult):
@@ -210,19 +278,46 @@ class TableWatch:
             return []  # the same game heard again (its verdict), not a new game
         direction = p.direction or self.direction
         game = GameWatch(
-            p.game, time, p.number, p.rpm, direction, self.misfires, self.launch_failures, self.dealer
+            p.game,
+            time,
+            p.number,
+            p.rpm,
+            direction,
+            self.misfires,
+            self.launch_failures,
+            self.dealer,
+            self.no_ball,
         )
-        self.misfires = self.launch_failures = 0
+        self.misfires = self.launch_failures = self.no_ball = 0
         self.games.append(game)
-        out = game_alarms(before, game, self.settings)
+        was = None
+        if p.game is not None:
+            was = self.game_directions.get(previous_game(p.game))
+            if direction is not None:
+                self._turned(p.game, direction)
+        out = game_alarms(before, game, self.settings, was=was)
         recent = list(self.games)[-self.settings.window :]
         out += self._once("misfires", misfire_alarm(recent, self.settings))
+        if self._no_ball(p.game) is None:  # fallen back below: the next one is said again
+            self.over.discard("ball_not_detected")
         out += self._once("games_per_hour", self._rate(list(self.games)))
         if self.dealer is not None:
             mine = self.by_dealer.setdefault(self.dealer, deque(maxlen=500))
             mine.append(game)
             out += self._once(f"games_per_hour:{self.dealer}", self._rate(list(mine), self.dealer))
         return out
+
+    def _no_ball(self, game: int | None) -> Alarm | None:
+        recent = list(self.games)[-self.settings.window :]
+        if self.no_ball:  # the game without a ball is one of the window's games
+            recent = recent[1:] if len(recent) >= self.settings.window else recent
+        return no_ball_alarm(recent, self.no_ball, game, self.settings)
+
+    def _turned(self, game: int, direction: str) -> None:
+        self.game_directions.pop(game, None)  # kept in the order heard: the oldest go first
+        self.game_directions[game] = direction
+        while len(self.game_directions) > 16:
+            del self.game_directions[next(iter(self.game_directions))]
 
     def _rate(self, games: list[GameWatch], dealer: str | None = None) -> Alarm | None:
         last = games[-1].time

@@ -81,6 +81,7 @@ from engine.table_events import (
 from engine.wheel_events import (
     ReconciledGame,
     WheelBallNotDetected,
+    WheelClock,
     WheelClosed,
     WheelEvent,
     WheelGap,
@@ -299,6 +300,10 @@ SAMPLES: dict[str, Any] = {
         fpga="FPGA 1.07 COPRO 2.03",
         clock="2026-03-04T05:06:10",
         offset=Decimal("3"),
+    ),
+    "wheel.clock/min": WheelClock(occasion="periodic"),
+    "wheel.clock/full": WheelClock(
+        game=12, time=T, clock="2026-03-04T06:06:12", offset=Decimal("-75"), occasion="reconcile"
     ),
     "wheel.result/rpm": WheelResult(game=12, number=17, accepted=True, direction="ccw", rpm=Decimal("19.9")),
     "wheel.reconciled/min": WheelReconciled(matched=12, misfires=0),

@@ -98,6 +98,7 @@ JOURNALED: list[tuple[str, dict[str, Any]]] = [
         },
     ),
     ("wheel.identity", {"game": 4, "version": "SS2 2.52"}),
+    ("wheel.clock", {"clock": "2026-12-03T13:00:40", "game": 9, "occasion": "reconcile", "offset": "-2"}),
 ]
 
 

@@ -16,13 +16,14 @@ import pytest
 
 from engine.config import load_settings
 from engine.entry_types import EntryType
+from engine.errors import DrrError
 from engine.floor.alerts import WHEEL_ALARM_KINDS, list_alerts, scanner_from_settings
 from engine.floor.reports import table_report
 from engine.floor.wheel_alarms import TableWatch, WatchSettings
 from engine.journal_types import read
 from engine.store import open_store
 from engine.table_events import DealerChanged
-from engine.wheel_events import WheelIdentity, WheelMissSpin, WheelResult
+from engine.wheel_events import WheelBallNotDetected, WheelIdentity, WheelMissSpin, WheelResult
 
 ROOT = Path(__file__).resolve().parents[2]
 PHYSICS = set(WHEEL_ALARM_KINDS.values())
@@ -119,3 +120,45 @@ def test_the_watch_counts_per_dealer_and_says_a_rate_once() -> None:
     assert "dealer carol: 20.0 games per hour" in rates[1].detail
     # One misfire in 3 games is above 1 in 10: said once, and not again while the rate stays above.
     assert [a.game for a in said if a.kind == "misfires"] == [3]
+
+
+def test_ball_not_detected_is_an_alarm_with_its_own_setting(tmp_path: Path) -> None:
+    # The round is held and alerted as a sensor fault whatever the setting; the alarm is the sensor's
+    # health over the shift: on by default (one in the last 20 games), off with 0.
+    assert {"ball not detected", "sensor fault"} <= _shift(tmp_path, "noball", "noball@3", 5)
+    off = "[wheel_alarms]\nball_not_detected = 0\n"
+    assert _shift(tmp_path, "noball-off", "noball@3", 5, off) == {"sensor fault"}
+    two = load_settings(_write(tmp_path / "two.toml", "[wheel_alarms]\nball_not_detected = 2\n"))
+    assert two.wheel_alarms.ball_not_detected == 2
+    with pytest.raises(DrrError, match="ball_not_detected"):
+        load_settings(_write(tmp_path / "bad.toml", "[wheel_alarms]\nball_not_detected = -1\n"))
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_the_ball_not_detected_count_is_taken_over_the_window() -> None:
+    watch = TableWatch(WatchSettings(ball_not_detected=2, window=3, games_per_hour=0, alternate=False))
+    t0 = datetime(2026, 12, 3, 10, 0, tzinfo=UTC)
+    said = []
+
+    def game(n: int, *, no_ball: bool = False) -> None:
+        nonlocal said
+        if no_ball:
+            said += watch.feed(WheelBallNotDetected(game=n, reason="state-7"), t0)
+        said += watch.feed(WheelResult(game=n + 100, number=1), t0 + timedelta(minutes=n))
+
+    game(1, no_ball=True)
+    assert said == []  # one in the window: below 2
+    game(2, no_ball=True)
+    assert [(a.kind, a.game) for a in said] == [("ball_not_detected", 2)]
+    assert "no ball 2 times in the last 2 games" in said[0].detail
+    game(3, no_ball=True)
+    assert len(said) == 1  # said once while the count stays at or above 2
+    for n in (4, 5, 6):
+        game(n)  # the window empties: the alarm is cleared
+    game(7, no_ball=True)
+    game(8, no_ball=True)
+    assert [a.game for a in said] == [2, 8]

@@ -11,6 +11,7 @@ from typing import Any
 
 from engine.rng import SeededRng
 from engine.store import open_store
+from engine.store.records import Entry
 from engine.table.headless import HeadlessTable
 from hardware.protocol.ss2_log import LogEntry, encode_page
 from hardware.table_bridge import table_events
@@ -93,3 +94,23 @@ def test_a_store_played_on_the_virtual_wheel_reconciles_then_one_changed_game_di
     [row] = figures["differ"]
     assert row["game"] == games[-1].game and row["wheel"] == (last.pocket + 1) % 37
     assert row["journal"] == last.pocket
+
+
+def _stored(seq: int, kind: str, payload: dict[str, object], round_id: str | None = None) -> Entry:
+    return Entry(
+        "T1", seq, "2026-12-03T10:00:00.000+00:00", "wheel", round_id, kind, json.dumps(payload), "", ""
+    )
+
+
+def test_an_old_journals_restart_spelling_is_a_restart_not_a_gap() -> None:
+    # `wheel.wheel_restart` is how older journals spell `wheel.restart` (engine.entry_types.LEGACY): the
+    # counter went back to 1 because the wheel was power-cycled, so no game between is the wheel's only.
+    entries = [
+        _stored(1, "wheel.result", {"game": 7, "number": 3, "accepted": True}, "T1-000001"),
+        _stored(2, "wheel.wheel_restart", {"game": 1, "previous": 7}),
+        _stored(3, "wheel.result", {"game": 1, "number": 5, "accepted": True}, "T1-000002"),
+    ]
+    games = journal_games(entries)
+    assert [(g.game, g.restart) for g in games] == [(7, False), (1, True)]
+    figures = reconcile(games, [LogEntry("result", 3), LogEntry("result", 5)])
+    assert (figures["matched"], figures["wheel_only"]) == (2, [])
