@@ -276,7 +276,12 @@ SAMPLES: dict[EntryType, dict[str, Any]] = {
         "clock": "2026-12-03T12:00:03",
         "offset": "3",
     },
-    EntryType.WHEEL_CLOCK: {"game": 9, "clock": "2026-12-03T13:00:40", "offset": "40", "occasion": "periodic"},
+    EntryType.WHEEL_CLOCK: {
+        "game": 9,
+        "clock": "2026-12-03T13:00:40",
+        "offset": "40",
+        "occasion": "periodic",
+    },
     EntryType.WHEEL_RECONCILED: {
         "matched": 40,
         "misfires": 1,
