@@ -74,3 +74,13 @@ def _quick_pin_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(users, "SCRYPT_N", SCRYPT_MIN_N)
     monkeypatch.setattr(users, "SCRYPT_R", SCRYPT_MIN_R)
     monkeypatch.setattr(users, "SCRYPT_P", SCRYPT_MIN_P)
+
+
+@pytest.fixture(scope="session")
+def played_floors(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """Demo floors played once per test process and copied into each test's store (tests/floor/played.py)."""
+    from tests.floor.played import PlayedFloors
+
+    floors = PlayedFloors(tmp_path_factory.mktemp("played"))
+    yield floors
+    floors.close()

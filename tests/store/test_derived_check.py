@@ -6,6 +6,7 @@ it was."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from engine.floor import actions
 from engine.floor.demo import play_rounds
 from engine.store import Store, open_store, projections, schema
 from engine.store.verify import derived_problem
+from tests.floor.played import PlayedFloors
 from tests.pg_schema import PG_URL, pg_schema_url
 from tests.table.helpers import PITBOSS
 
@@ -23,14 +25,21 @@ BACKENDS = ["sqlite", "postgresql"] if PG_URL else ["sqlite"]
 TABLE = "T1"
 
 
+ROUNDS = [f"{TABLE}-{n:06d}" for n in range(1, 13)]
+
+
 @pytest.fixture(params=BACKENDS)
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    if request.param == "sqlite":
-        with open_store(str(tmp_path / "table.sqlite"), table=TABLE) as s:
-            yield s
-        return
-    with pg_schema_url("drr_derived") as url, open_store(url, table=TABLE) as s:
-        yield s
+def store(request: pytest.FixtureRequest, tmp_path: Path, played_floors: PlayedFloors) -> Iterator[Store]:
+    """The played store (`_play`), played once per backend in this process and copied into the test's
+    (tests/floor/played.py): every test edits its own copy. The copy does not depend on `chunk`, which
+    only the fold of `rebuild` and of the check reads (playing never rebuilds)."""
+    with contextlib.ExitStack() as stack:
+        if request.param == "sqlite":
+            url = f"sqlite:///{tmp_path / 'table.sqlite'}"
+        else:
+            url = stack.enter_context(pg_schema_url("drr_derived"))
+        played_floors.copy_into(url, ("derived-check",), _play)
+        yield stack.enter_context(open_store(url, table=TABLE))
 
 
 @pytest.fixture(params=[50_000, 7], ids=["one-flush", "flush-every-7-entries"])
@@ -40,14 +49,14 @@ def chunk(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> in
     return int(request.param)
 
 
-def _played(store: Store) -> list[str]:
+def _play(store: Store) -> None:
     rounds = play_rounds(store, TABLE, 12, seed="derived", bonus_every=4)
+    assert rounds == ROUNDS
     # Later entries about earlier rounds: a void and a corrected result, after those rounds settled.
     actions.void(store, rounds[1], "dealer error seen on the camera", PITBOSS, table=TABLE)
     row = actions.check_correctable(store, rounds[2], TABLE)
     new = (int(row.result) + 1) % 37
     actions.correct_result(store, rounds[2], new, "sensor misread", PITBOSS, table=TABLE)
-    return rounds
 
 
 def _sql(store: Store, statement: str, **params: object) -> None:
@@ -64,14 +73,13 @@ def _snapshot(store: Store) -> dict[str, list[tuple[object, ...]]]:
 
 
 def test_an_untouched_store_agrees_and_is_left_as_it_was(store: Store, chunk: int) -> None:
-    _played(store)
     before = _snapshot(store)
     assert derived_problem(store, [TABLE]) is None
     assert _snapshot(store) == before
 
 
 def test_a_raised_payout_is_named_by_round_and_column(store: Store, chunk: int) -> None:
-    rounds = _played(store)
+    rounds = ROUNDS
     _sql(store, "UPDATE rounds SET paid = paid + 500 WHERE round_id = :r", r=rounds[5])
     problem = derived_problem(store, [TABLE])
     assert problem is not None and problem.startswith(f"table {TABLE}: rounds row {rounds[5]}: paid is ")
@@ -81,7 +89,7 @@ def test_a_raised_payout_is_named_by_round_and_column(store: Store, chunk: int) 
 def test_an_edit_of_a_round_a_later_entry_changed_is_named(store: Store, chunk: int) -> None:
     """The voided round was flushed settled, then taken back by the void: the edit of its stored
     row is still found (and the void itself raises nothing, as the untouched store shows)."""
-    rounds = _played(store)
+    rounds = ROUNDS
     _sql(store, "UPDATE rounds SET status = 'settled' WHERE round_id = :r", r=rounds[1])
     assert derived_problem(store, [TABLE]) == (
         f"table {TABLE}: rounds row {rounds[1]}: status is 'settled', the journal says 'void' "
@@ -90,7 +98,7 @@ def test_an_edit_of_a_round_a_later_entry_changed_is_named(store: Store, chunk: 
 
 
 def test_a_deleted_round_is_missing(store: Store, chunk: int) -> None:
-    rounds = _played(store)
+    rounds = ROUNDS
     _sql(store, "DELETE FROM rounds WHERE round_id = :r", r=rounds[7])
     assert derived_problem(store, [TABLE]) == (
         f"table {TABLE}: rounds row {rounds[7]} of the journal is missing (changed outside the journal)"
@@ -98,7 +106,7 @@ def test_a_deleted_round_is_missing(store: Store, chunk: int) -> None:
 
 
 def test_an_inserted_round_is_in_no_journal_entry(store: Store, chunk: int) -> None:
-    rounds = _played(store)
+    rounds = ROUNDS
     with store.engine.begin() as conn:
         r = schema.rounds
         row = dict(conn.execute(sa.select(r).where(r.c.round_id == rounds[3])).one()._mapping)
@@ -109,7 +117,6 @@ def test_an_inserted_round_is_in_no_journal_entry(store: Store, chunk: int) -> N
 
 
 def test_an_edited_aggregate_is_named(store: Store, chunk: int) -> None:
-    _played(store)
     with store.engine.begin() as conn:
         t = schema.number_counts
         key = conn.execute(sa.select(t).limit(1)).one()._mapping
