@@ -54,7 +54,7 @@ class PlayedFloors:
     _stack: ExitStack = field(default_factory=ExitStack)
     _templates: dict[tuple[bool, Spec], _Template] = field(default_factory=dict)
 
-    def _build(self, on_postgresql: bool, fill: Callable[[Store], None]) -> _Template:
+    def _build(self, on_postgresql: bool, fill: Callable[[Store], object]) -> _Template:
         n = len(self._templates)
         key_dir = self.base / f"keys-{n}"
         key_dir.mkdir()
@@ -72,7 +72,7 @@ class PlayedFloors:
                 where = store.where
         return _Template(url, where, key_dir, schema, path)
 
-    def copy_into(self, url: str, spec: Spec, fill: Callable[[Store], None]) -> None:
+    def copy_into(self, url: str, spec: Spec, fill: Callable[[Store], object]) -> None:
         """The floor `spec` (played by `fill` on a template the first time) copied to the empty store at
         `url` (a SQLite file not yet there, or a fresh pg_schema_url schema), and its keys into the key
         folder in force (the test's)."""
