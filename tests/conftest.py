@@ -13,9 +13,14 @@ os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
 import contextlib  # noqa: E402 - after the byte-code setting
 import signal  # noqa: E402
 import tempfile  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import TYPE_CHECKING  # noqa: E402
 
 import pytest  # noqa: E402
+
+if TYPE_CHECKING:  # (imported by the fixture: the store modules read the PostgreSQL URL set below)
+    from tests.floor.played import PlayedFloors
 
 
 def _own_postgresql() -> contextlib.ExitStack | None:
@@ -76,3 +81,13 @@ def _quick_pin_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(users, "SCRYPT_N", SCRYPT_MIN_N)
     monkeypatch.setattr(users, "SCRYPT_R", SCRYPT_MIN_R)
     monkeypatch.setattr(users, "SCRYPT_P", SCRYPT_MIN_P)
+
+
+@pytest.fixture(scope="session")
+def played_floors(tmp_path_factory: pytest.TempPathFactory) -> Iterator["PlayedFloors"]:
+    """Demo floors played once per test process and copied into each test's store (tests/floor/played.py)."""
+    from tests.floor.played import PlayedFloors
+
+    floors = PlayedFloors(tmp_path_factory.mktemp("played"))
+    yield floors
+    floors.close()

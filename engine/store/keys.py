@@ -439,9 +439,11 @@ def create(where: str, table: str, *, path: Path | None = None) -> TableKey:
     return update(_write(key, new=True))
 
 
-def copy_to(key: TableKey, where: str) -> TableKey:
-    """The same key and witness for a copy of its store at `where` (a benchmark's or a test's copy)."""
-    copied = _write(replace(key, path=key_path(where, key.table), store=where), new=True)
+def copy_to(key: TableKey, where: str, *, path: Path | None = None) -> TableKey:
+    """The same key and witness for a copy of its store at `where` (a benchmark's or a test's copy).
+    `path`: the copy's key file under another name (a floor writer's, engine.store.floor_sign)."""
+    target = path if path is not None else key_path(where, key.table)
+    copied = _write(replace(key, path=target, store=where), new=True)
     return update(
         copied,
         journaled=key.journaled,

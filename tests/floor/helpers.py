@@ -32,14 +32,22 @@ def store(store_url: str) -> Iterator[Store]:
         yield s
 
 
+# The users add_users adds, by role.
+USERS = {
+    "admin": User("ada", "admin"),
+    "pitboss": User("pat", "pitboss"),
+    "croupier": User("cody", "croupier"),
+    "surveillance": User("sam", "surveillance"),
+}
+
+
 def add_users(store: Store) -> dict[str, User]:
-    """An admin, a pit boss, a croupier and a surveillance officer (PINS)."""
-    admin = User("ada", "admin")
+    """An admin, a pit boss, a croupier and a surveillance officer (PINS): USERS."""
+    admin = USERS["admin"]
     add_user(store, "ada", "admin", PINS["ada"], by=None)
     for name, role in (("pat", "pitboss"), ("cody", "croupier"), ("sam", "surveillance")):
         add_user(store, name, role, PINS[name], by=admin)
-    return {"admin": admin, "pitboss": User("pat", "pitboss"), "croupier": User("cody", "croupier"),
-            "surveillance": User("sam", "surveillance")}  # fmt: skip
+    return dict(USERS)
 
 
 def import_spins(store: Store, tmp_path: Path, table: str, numbers: list[int], start_hour: int = 0) -> None:

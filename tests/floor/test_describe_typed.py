@@ -6,12 +6,11 @@ not by the describer."""
 from __future__ import annotations
 
 from engine.entry_types import EntryType
-from engine.floor.demo import fill_demo_floor
 from engine.floor.describe import DESCRIPTIONS, describe, described_class
 from engine.floor.recall import recall_round
 from engine.journal_types import parse
-from engine.store import Store
 from engine.store.history import RoundFilter, list_rounds
+from tests.floor.played import DemoFloor
 
 
 def test_every_entry_type_has_its_description() -> None:
@@ -64,8 +63,8 @@ def test_a_types_without_a_sentence_are_told_plainly() -> None:
     assert describe("user.role_changed", p) == "role changed: name dana, role pit_boss, old role croupier"
 
 
-def test_recall_tells_every_entry_of_a_bonus_round_as_describe_does(store: Store) -> None:
-    fill_demo_floor(store, {"T1": 40})
+def test_recall_tells_every_entry_of_a_bonus_round_as_describe_does(demo_floor: DemoFloor) -> None:
+    store = demo_floor({"T1": 40})
     rounds = list(list_rounds(store, RoundFilter(table="T1"), limit=40, newest_first=True))
     bonus = next(r for r in rounds if recall_round(store, r["round_id"], "T1").bonus_outcomes)
     rec = recall_round(store, bonus["round_id"], "T1")

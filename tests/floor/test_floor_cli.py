@@ -9,17 +9,15 @@ import pytest
 import sqlalchemy as sa
 
 from engine.entry_types import EntryType
-from engine.floor.demo import fill_demo_floor
 from engine.store import Store, schema
 from gui.cli import main
-from tests.floor.helpers import PINS, add_users
+from tests.floor.helpers import PINS
+from tests.floor.played import DemoFloor
 
 
 @pytest.fixture
-def floor(store: Store) -> Store:
-    add_users(store)
-    fill_demo_floor(store, {"T1": 30})  # a manual result (round 26) among them
-    return store
+def floor(demo_floor: DemoFloor) -> Store:
+    return demo_floor({"T1": 30}, users=True)  # a manual result (round 26) among them
 
 
 def _last_type(store: Store, table: str) -> str:

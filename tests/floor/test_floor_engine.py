@@ -17,7 +17,6 @@ from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.floor import actions
 from engine.floor.alerts import AlertScanner, acknowledge_alert, list_alerts
-from engine.floor.demo import fill_demo_floor
 from engine.floor.history_page import HistoryQuery, fetch_page
 from engine.floor.power import detectable_ratio, spins_needed, verdict
 from engine.floor.recall import recall_round
@@ -30,7 +29,8 @@ from engine.store import Store, schema
 from engine.store.history import list_rounds
 from engine.store.stats import house_edges, table_stats
 from engine.wheel_layout import WHEEL_ORDER, wheel_distance
-from tests.floor.helpers import PINS, add_users, import_spins
+from tests.floor.helpers import PINS, USERS, add_users, import_spins
+from tests.floor.played import DemoFloor
 from tests.payloads import RULES_SHA
 
 
@@ -81,8 +81,8 @@ def test_shift_bounds_wrap_midnight() -> None:
     assert (start.day, start.hour, end.day, end.hour) == (28, 22, 29, 6)
 
 
-def test_table_view_statistics_are_drr_stats(store: Store, tmp_path: Path) -> None:
-    fill_demo_floor(store, {"T1": 60}, bonus_every=20)
+def test_table_view_statistics_are_drr_stats(demo_floor: DemoFloor, tmp_path: Path) -> None:
+    store = demo_floor({"T1": 60}, bonus_every=20)
     import_spins(store, tmp_path, "T2", [n % 37 for n in range(2000)])
     assert floor_tables(store) == ["T1", "T2"]
     for window in (last_spins(100), everything()):
@@ -96,9 +96,8 @@ def test_table_view_statistics_are_drr_stats(store: Store, tmp_path: Path) -> No
     assert sum(view.bonus_odds.values()) >= 3  # one bonus game every 20 rounds, at least one player each
 
 
-def test_alerts_are_raised_once_and_acknowledged_by_role(store: Store) -> None:
-    users = add_users(store)
-    fill_demo_floor(store, {"T1": 60})
+def test_alerts_are_raised_once_and_acknowledged_by_role(demo_floor: DemoFloor) -> None:
+    store, users = demo_floor({"T1": 60}, users=True), USERS
     actions.void(store, "T1-000010", "dealer error", users["pitboss"], table="T1")
     scanner = AlertScanner(payout_threshold=Decimal("400"))
     first = scanner.scan(store, ["T1"])
@@ -125,9 +124,8 @@ def _journal_types(store: Store, table: str) -> list[str]:
 
 
 @pytest.mark.parametrize("role", ["croupier", "surveillance"])
-def test_every_pitboss_action_is_refused_to_other_roles(store: Store, role: str) -> None:
-    users = add_users(store)
-    fill_demo_floor(store, {"T1": 5})
+def test_every_pitboss_action_is_refused_to_other_roles(demo_floor: DemoFloor, role: str) -> None:
+    store, users = demo_floor({"T1": 5}, users=True), USERS
     user = users[role]
     before = _journal_types(store, "T1")
     candidate = actions.read_rules_candidate(Path("resources/rules/default.toml"))
@@ -147,9 +145,8 @@ def test_every_pitboss_action_is_refused_to_other_roles(store: Store, role: str)
         actions.authorize(store, "pat", "0000", "void_round", station="pitboss")
 
 
-def test_pitboss_actions_are_journaled_and_keep_both_results(store: Store) -> None:
-    users = add_users(store)
-    fill_demo_floor(store, {"T1": 5})
+def test_pitboss_actions_are_journaled_and_keep_both_results(demo_floor: DemoFloor) -> None:
+    store, users = demo_floor({"T1": 5}, users=True), USERS
     boss = actions.authorize(store, "pat", PINS["pat"], "correct_result", station="pitboss")
     assert boss == users["pitboss"]
     row = next(r for r in list_rounds(store) if r["round_id"] == "T1-000002")
@@ -212,9 +209,8 @@ def test_history_pages_by_keyset_cover_every_round_once(store: Store, tmp_path: 
     assert [r.time for r in rows] == sorted(r.time for r in rows)
 
 
-def test_history_filters_irregular_and_hits(store: Store) -> None:
-    users = add_users(store)
-    fill_demo_floor(store, {"T1": 45})
+def test_history_filters_irregular_and_hits(demo_floor: DemoFloor) -> None:
+    store, users = demo_floor({"T1": 45}, users=True), USERS
     actions.void(store, "T1-000007", "test", users["pitboss"], table="T1")
     irregular, _ = fetch_page(store, HistoryQuery(table="T1", irregular=True), None, 500)
     assert "T1-000007" in {r.round_id for r in irregular}
@@ -225,8 +221,8 @@ def test_history_filters_irregular_and_hits(store: Store) -> None:
     assert [r.round_id for r in found] == ["T1-000040"]
 
 
-def test_report_figures_match_the_rounds(store: Store) -> None:
-    fill_demo_floor(store, {"T1": 30})  # a manual result (26) among them; any size checks the sums
+def test_report_figures_match_the_rounds(demo_floor: DemoFloor) -> None:
+    store = demo_floor({"T1": 30})  # a manual result (26) among them; any size checks the sums
     since, until = datetime(2026, 11, 29, tzinfo=UTC), datetime(2026, 11, 30, tzinfo=UTC)
     rep = table_report(store, "T1", since, until)
     rounds = [r for r in list_rounds(store) if r["table"] == "T1"]
@@ -244,8 +240,8 @@ def test_report_figures_match_the_rounds(store: Store) -> None:
     assert f"{rep.handle:.2f}" in csv_text
 
 
-def test_recall_of_a_bonus_round_shows_every_step(store: Store) -> None:
-    fill_demo_floor(store, {"T1": 40})
+def test_recall_of_a_bonus_round_shows_every_step(demo_floor: DemoFloor) -> None:
+    store = demo_floor({"T1": 40})
     rec = recall_round(store, "T1-000040", "T1")
     assert rec.result == rec.bonus_number
     assert rec.bonus_outcomes and rec.settlements
@@ -352,11 +348,10 @@ def test_alert_thresholds_come_from_the_settings() -> None:
     )
 
 
-def test_recall_of_a_round_voided_after_settlement_keeps_its_payouts(store: Store) -> None:
+def test_recall_of_a_round_voided_after_settlement_keeps_its_payouts(demo_floor: DemoFloor) -> None:
     from engine.store.history import void_round
 
-    users = add_users(store)
-    fill_demo_floor(store, {"T1": 3})
+    store, users = demo_floor({"T1": 3}, users=True), USERS
     before = recall_round(store, "T1-000002", "T1")
     void_round(store, "T1-000002", "wrong ball in play", users["pitboss"], table="T1")
     rec = recall_round(store, "T1-000002", "T1")

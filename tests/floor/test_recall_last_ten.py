@@ -3,14 +3,13 @@ bonus games step by step, from the journal."""
 
 from __future__ import annotations
 
-from engine.floor.demo import fill_demo_floor
 from engine.floor.recall import recall_round
-from engine.store import Store
 from engine.store.history import RoundFilter, list_rounds
+from tests.floor.played import DemoFloor
 
 
-def test_the_last_ten_games_are_recalled_with_every_bonus_step(store: Store) -> None:
-    fill_demo_floor(store, {"T1": 40})
+def test_the_last_ten_games_are_recalled_with_every_bonus_step(demo_floor: DemoFloor) -> None:
+    store = demo_floor({"T1": 40})
     last = list(list_rounds(store, RoundFilter(table="T1"), limit=10, newest_first=True))
     assert [r["round_id"] for r in last] == [f"T1-{n:06d}" for n in range(40, 30, -1)]
     bonus_rounds = 0

@@ -11,14 +11,13 @@ from decimal import Decimal
 
 import sqlalchemy as sa
 
-from engine.floor.demo import fill_demo_floor
 from engine.floor.reports import report_csv, table_report
-from engine.store import Store, schema
-from tests.floor.helpers import store, store_url  # noqa: F401 - fixtures
+from engine.store import schema
+from tests.floor.played import DemoFloor
 
 
-def test_the_csv_hold_is_a_number_and_the_money_is_split_by_dealer(store: Store) -> None:  # noqa: F811
-    fill_demo_floor(store, {"T1": 12})
+def test_the_csv_hold_is_a_number_and_the_money_is_split_by_dealer(demo_floor: DemoFloor) -> None:
+    store = demo_floor({"T1": 12})
     r = schema.rounds
     with store.begin() as conn:  # a dealer change after round 5
         conn.execute(

@@ -3,33 +3,23 @@ of each table's full page (`table_view`, i.e. `drr stats`) for the same window."
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
-
 import pytest
 
 from engine.floor import windows as win
-from engine.floor.demo import fill_demo_floor
 from engine.floor.surveillance import table_view
 from engine.floor.wall import tile_views
-from engine.store import Store, open_store
+from engine.store import Store
 from tests.floor.helpers import store, store_url  # noqa: F401 - fixtures
-from tests.pg_schema import PG_URL, pg_schema_url
+from tests.floor.played import DemoFloor
 
 
-@pytest.fixture(scope="module")
-def floor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    """The demo floor, played once for the module (91 rounds through the table service): the tests here
-    only read it. On the PostgreSQL of DRR_TEST_PG_URL when set, as tests/floor/helpers.py's store."""
-    with contextlib.ExitStack() as stack, pytest.MonkeyPatch.context() as patch:
-        patch.setenv("DRR_KEY_DIR", str(tmp_path_factory.mktemp("keys")))  # before the autouse one runs
-        if PG_URL is None:
-            url = f"sqlite:///{tmp_path_factory.mktemp('wall') / 'floor.sqlite'}"
-        else:
-            url = stack.enter_context(pg_schema_url("drr_floor"))
-        floor_store = stack.enter_context(open_store(url, durable=False))
-        fill_demo_floor(floor_store, {"T1": 60, "T2": 30, "T3": 1})
-        yield floor_store
+@pytest.fixture
+def floor(demo_floor: DemoFloor) -> Store:
+    """The demo floor (91 rounds through the table service), played once per test process and copied
+    for each test (tests/floor/played.py; a module-scoped fixture was played again whenever
+    pytest-xdist's worksteal ran another module's test on the worker in between). On the PostgreSQL of
+    DRR_TEST_PG_URL when set, as tests/floor/helpers.py's store."""
+    return demo_floor({"T1": 60, "T2": 30, "T3": 1})
 
 
 @pytest.mark.parametrize(

@@ -10,19 +10,19 @@ from pytestqt.qtbot import QtBot
 
 from engine.floor import windows as win
 from engine.floor.bias_trace import BiasTrace
-from engine.floor.demo import fill_demo_floor
 from engine.sequential import KINDS
 from engine.store import Store
 from gui.windows.surveillance import SurveillanceWindow
 from tests.floor.helpers import import_spins, store, store_url  # noqa: F401 - fixtures
+from tests.floor.played import DemoFloor, demo_floor  # noqa: F401 - a fixture
 
 
 def test_the_page_plots_the_strongest_tests_and_the_wall_names_a_table_near_its_threshold(
     qtbot: QtBot,
-    store: Store,  # noqa: F811
+    demo_floor: DemoFloor,  # noqa: F811
     tmp_path: Path,
 ) -> None:
-    fill_demo_floor(store, {"T1": 40}, bonus_every=0)
+    store = demo_floor({"T1": 40}, bonus_every=0)  # noqa: F811
     import_spins(store, tmp_path, "HOT", [(n * 11) % 37 if n % 5 else 17 for n in range(2000)])
     window = SurveillanceWindow(store, live=False)
     qtbot.addWidget(window)

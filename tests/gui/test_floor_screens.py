@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from engine.store import Store
 from tests.floor.helpers import store, store_url  # noqa: F401 - fixtures
+from tests.floor.played import DemoFloor, demo_floor  # noqa: F401 - a fixture
 
 
 def test_floor_screenshots(tmp_path: Path, qapp: QApplication, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -104,13 +105,12 @@ def test_held_rounds_are_one_alert_each_with_a_detail_pane_and_bulk_acknowledge(
     window.close()
 
 
-def test_the_surveillance_page_says_each_test_in_words(qapp: QApplication, store: Store) -> None:  # noqa: F811
+def test_the_surveillance_page_says_each_test_in_words(qapp: QApplication, demo_floor: DemoFloor) -> None:  # noqa: F811
     """Issue 12: a dealer chi-square on 2 spins had no "too few spins" caveat; "ccw (p=0.10)" was
     unexplained."""
-    from engine.floor.demo import fill_demo_floor
     from gui.windows.surveillance import SurveillanceWindow
 
-    fill_demo_floor(store, {"T1": 3})
+    store = demo_floor({"T1": 3})  # noqa: F811
     window = SurveillanceWindow(store, live=False)
     window.select_table("T1")
     page = window.page

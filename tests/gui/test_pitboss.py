@@ -4,7 +4,7 @@ report exports."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,19 +16,19 @@ from pytestqt.qtbot import QtBot
 
 from engine.auth import User
 from engine.floor import actions
-from engine.floor.demo import fill_demo_floor
 from engine.store import Store, schema
 from gui.floor.signoff import SignOffDialog
 from gui.windows.pitboss import PitBossWindow
-from tests.floor.helpers import PINS, add_users, import_spins, store, store_url  # noqa: F401 - fixtures
+from tests.floor.helpers import PINS, import_spins, store, store_url  # noqa: F401 - fixtures
+from tests.floor.played import demo_floor  # noqa: F401 - a fixture
 from tests.gui.live import PIT_BOSS, LiveTables, service_of
 
 
 @pytest.fixture
-def floor(store: Store) -> Store:  # noqa: F811
-    add_users(store)
-    fill_demo_floor(store, {"T1": 45})  # a bonus game (round 40), a manual result (26)
-    return store
+def floor(demo_floor: Callable[..., Store]) -> Store:  # noqa: F811
+    # A bonus game (round 40), a manual result (26); played once per test process and copied into this
+    # test's store (tests/floor/played.py).
+    return demo_floor({"T1": 45}, users=True)
 
 
 class Signer:

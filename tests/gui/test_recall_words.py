@@ -7,15 +7,14 @@ from __future__ import annotations
 from pytestqt.qtbot import QtBot
 
 from engine.cli.history_cmd import show_lines
-from engine.floor.demo import fill_demo_floor
 from engine.floor.recall import recall_round
-from engine.store import Store
 from gui.floor.recall_view import RecallView
 from tests.floor.helpers import store, store_url  # noqa: F401 - fixtures
+from tests.floor.played import DemoFloor, demo_floor  # noqa: F401 - a fixture
 
 
-def test_recall_payouts_and_history_show_speak_in_words(qtbot: QtBot, store: Store) -> None:  # noqa: F811
-    fill_demo_floor(store, {"T1": 3})
+def test_recall_payouts_and_history_show_speak_in_words(qtbot: QtBot, demo_floor: DemoFloor) -> None:  # noqa: F811
+    store = demo_floor({"T1": 3})  # noqa: F811
     rec = recall_round(store, "T1-000002", "T1")
     view = RecallView()
     qtbot.addWidget(view)

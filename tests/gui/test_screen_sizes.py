@@ -31,6 +31,7 @@ from engine.store.db import Store, open_store
 from gui import demo
 from gui.screen_layout import plan
 from gui.widgets.status import SensorHealth
+from tests.floor.played import PlayedFloors, copy_demo_floor
 from tests.gui import screen_fit
 from tests.gui.live import LiveTables
 
@@ -206,15 +207,15 @@ def test_one_monitor_shows_the_whole_croupier_window_beside_the_bonus_games(
         bonus.close()
 
 
-@pytest.fixture(scope="module")
-def floor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    """A small demo floor (two tables of real rounds, a manual result among them)."""
-    from engine.floor.demo import fill_demo_floor
-
-    store = open_store(str(tmp_path_factory.mktemp("floor") / "floor.sqlite"), durable=False)
-    fill_demo_floor(store, {"T1": 60, "T2": 30})
-    yield store
-    store.close()
+@pytest.fixture
+def floor(played_floors: PlayedFloors, tmp_path: Path) -> Iterator[Store]:
+    """A small demo floor (two tables of real rounds, a manual result among them): played once per test
+    process and copied for each test (tests/floor/played.py; a module-scoped fixture was played again
+    whenever pytest-xdist's worksteal ran another module's test on the worker in between)."""
+    url = f"sqlite:///{tmp_path / 'floor.sqlite'}"
+    copy_demo_floor(played_floors, url, {"T1": 60, "T2": 30})
+    with open_store(url, durable=False) as store:
+        yield store
 
 
 def _surveillance(store: Store, wall: bool) -> QWidget:
@@ -289,6 +290,7 @@ app = QApplication([])
 from gui import demo, theme
 theme.apply(app)
 from gui.windows.croupier import CroupierWindow
+from tests.floor.played import PlayedFloors, copy_demo_floor
 from tests.gui import screen_fit
 from tests.gui.live import LiveTables
 loop = qasync.QEventLoop(app)

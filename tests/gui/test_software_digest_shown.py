@@ -7,16 +7,15 @@ from pathlib import Path
 from pytestqt.qtbot import QtBot
 
 from engine.auth import User
-from engine.floor.demo import fill_demo_floor
 from engine.software_id import running_digest
-from engine.store import Store
 from gui.windows.pitboss import PitBossWindow
 from gui.windows.surveillance import SurveillanceWindow
 from tests.floor.helpers import import_spins, store, store_url  # noqa: F401 - fixtures
+from tests.floor.played import DemoFloor, demo_floor  # noqa: F401 - a fixture
 
 
-def test_pit_boss_rules_tab_shows_the_digest(qtbot: QtBot, store: Store) -> None:  # noqa: F811
-    fill_demo_floor(store, {"T1": 5})
+def test_pit_boss_rules_tab_shows_the_digest(qtbot: QtBot, demo_floor: DemoFloor) -> None:  # noqa: F811
+    store = demo_floor({"T1": 5})  # noqa: F811
     window = PitBossWindow(store, user=User("pat", "pitboss"))
     qtbot.addWidget(window)
     window.tabs.setCurrentWidget(window.rules_tab)
@@ -27,10 +26,10 @@ def test_pit_boss_rules_tab_shows_the_digest(qtbot: QtBot, store: Store) -> None
 
 def test_surveillance_shows_the_digest_and_says_when_there_is_none(
     qtbot: QtBot,
-    store: Store,  # noqa: F811
+    demo_floor: DemoFloor,  # noqa: F811
     tmp_path: Path,
 ) -> None:
-    fill_demo_floor(store, {"T1": 5})
+    store = demo_floor({"T1": 5})  # noqa: F811
     import_spins(store, tmp_path, "T3", [n % 37 for n in range(50)])  # imported: never started
     window = SurveillanceWindow(store, live=False)
     qtbot.addWidget(window)

@@ -10,10 +10,11 @@ from datetime import UTC, datetime, timedelta
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from engine.floor.demo import START, fill_demo_floor, play_rounds
+from engine.floor.demo import START, play_rounds
 from engine.store import Store
 from gui.floor.reader import LiveReader, Moved
 from tests.floor.helpers import store, store_url  # noqa: F401 - fixtures
+from tests.floor.played import DemoFloor, demo_floor  # noqa: F401 - a fixture
 from tests.payloads import RULES_SHA
 
 NOW = datetime(2026, 11, 29, 11, 0, tzinfo=UTC)
@@ -57,12 +58,12 @@ def test_a_backlog_is_one_read_not_a_queue(qtbot: QtBot) -> None:
         reader.stop()
 
 
-def test_the_wall_follows_commits_through_the_reader(qtbot: QtBot, store: Store) -> None:  # noqa: F811
+def test_the_wall_follows_commits_through_the_reader(qtbot: QtBot, demo_floor: DemoFloor) -> None:  # noqa: F811
     """The tiles of the tables that moved are read on the reader thread and drawn on the Qt thread."""
     from gui.windows import surveillance
     from gui.windows.surveillance import SurveillanceWindow
 
-    fill_demo_floor(store, {"T1": 30, "T2": 30}, bonus_every=0)
+    store = demo_floor({"T1": 30, "T2": 30}, bonus_every=0)  # noqa: F811
     window = SurveillanceWindow(store, live=False)
     qtbot.addWidget(window)
     for i in range(window.tables.count()):

@@ -7,6 +7,7 @@ import functools
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -16,11 +17,12 @@ from pytestqt.qtbot import QtBot
 
 from engine.auth import User
 from engine.floor import windows as win
-from engine.floor.demo import START, fill_demo_floor, play_rounds
+from engine.floor.demo import START, play_rounds
 from engine.store import Store
 from engine.wheel_layout import BLACK, RED, WHEEL_ORDER
 from gui.windows.surveillance import SPLIT_SIZES, SurveillanceWindow
 from tests.floor.helpers import import_spins, store, store_url  # noqa: F401 - fixtures
+from tests.floor.played import demo_floor  # noqa: F401 - a fixture
 
 
 def drr_stats(url: str, *args: str) -> dict:  # type: ignore[type-arg]
@@ -34,12 +36,13 @@ def drr_stats(url: str, *args: str) -> dict:  # type: ignore[type-arg]
 
 
 @pytest.fixture
-def floor(store: Store, tmp_path: Path) -> Store:  # noqa: F811
+def floor(demo_floor: Callable[..., Store], tmp_path: Path) -> Store:  # noqa: F811
     # Six bonus games (rounds 12, 24, …, 72) and two manual results (26, 76) on T1; sized for speed: a
-    # demo round is played through the table service (issue 29: a fast suite).
-    fill_demo_floor(store, {"T1": 80, "T2": 10}, bonus_every=12)
-    import_spins(store, tmp_path, "T3", [(n * 11) % 37 if n % 5 else 17 for n in range(3000)])
-    return store
+    # demo round is played through the table service, so the floor is played once per test process and
+    # copied into each test's store (tests/floor/played.py; issue 29: a fast suite).
+    played = demo_floor({"T1": 80, "T2": 10}, bonus_every=12)
+    import_spins(played, tmp_path, "T3", [(n * 11) % 37 if n % 5 else 17 for n in range(3000)])
+    return played
 
 
 def test_every_chart_shows_drr_stats(qtbot: QtBot, floor: Store, store_url: str) -> None:  # noqa: F811

@@ -13,22 +13,22 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from engine.auth import User
-from engine.floor.demo import fill_demo_floor
 from engine.store import Store
 from engine.store.users import add_user
 from gui.floor.signoff import SignOffDialog
 from gui.windows.surveillance import SurveillanceWindow
 from tests.floor.helpers import import_spins, store, store_url  # noqa: F401 - fixtures
+from tests.floor.played import demo_floor  # noqa: F401 - a fixture
 
 PIN = "4711"
 
 
 @pytest.fixture
-def floor(store: Store, tmp_path: Path) -> Store:  # noqa: F811
-    fill_demo_floor(store, {"T1": 80, "T2": 10}, bonus_every=12)  # as tests/gui/test_surveillance.py
-    import_spins(store, tmp_path, "T3", [(n * 11) % 37 if n % 5 else 17 for n in range(3000)])
-    add_user(store, "sam", "surveillance", PIN, by=User("admin", "admin"))
-    return store
+def floor(demo_floor: Callable[..., Store], tmp_path: Path) -> Store:  # noqa: F811
+    played = demo_floor({"T1": 80, "T2": 10}, bonus_every=12)  # as tests/gui/test_surveillance.py
+    import_spins(played, tmp_path, "T3", [(n * 11) % 37 if n % 5 else 17 for n in range(3000)])
+    add_user(played, "sam", "surveillance", PIN, by=User("admin", "admin"))
+    return played
 
 
 def signed_in(qtbot: QtBot, floor: Store) -> SurveillanceWindow:

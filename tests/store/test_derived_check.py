@@ -7,6 +7,7 @@ the second: engine.store.derived_check), which must give the same verdict."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from engine.floor import actions
 from engine.floor.demo import play_rounds
 from engine.store import Store, chain_parallel, derived_check, open_store, projections, schema
 from engine.store.verify import derived_problem
+from tests.floor.played import PlayedFloors
 from tests.pg_schema import PG_URL, pg_schema_url
 from tests.table.helpers import PITBOSS
 
@@ -24,14 +26,21 @@ BACKENDS = ["sqlite", "postgresql"] if PG_URL else ["sqlite"]
 TABLE = "T1"
 
 
+ROUNDS = [f"{TABLE}-{n:06d}" for n in range(1, 13)]
+
+
 @pytest.fixture(params=BACKENDS)
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    if request.param == "sqlite":
-        with open_store(str(tmp_path / "table.sqlite"), table=TABLE) as s:
-            yield s
-        return
-    with pg_schema_url("drr_derived") as url, open_store(url, table=TABLE) as s:
-        yield s
+def store(request: pytest.FixtureRequest, tmp_path: Path, played_floors: PlayedFloors) -> Iterator[Store]:
+    """The played store (`_play`), played once per backend in this process and copied into the test's
+    (tests/floor/played.py): every test edits its own copy. The copy does not depend on `chunk`, which
+    only the fold of `rebuild` and of the check reads (playing never rebuilds)."""
+    with contextlib.ExitStack() as stack:
+        if request.param == "sqlite":
+            url = f"sqlite:///{tmp_path / 'table.sqlite'}"
+        else:
+            url = stack.enter_context(pg_schema_url("drr_derived"))
+        played_floors.copy_into(url, ("derived-check",), _play)
+        yield stack.enter_context(open_store(url, table=TABLE))
 
 
 @pytest.fixture(params=[50_000, 7], ids=["one-flush", "flush-every-7-entries"])
@@ -52,14 +61,14 @@ def parts(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> in
     return int(request.param)
 
 
-def _played(store: Store) -> list[str]:
+def _play(store: Store) -> None:
     rounds = play_rounds(store, TABLE, 12, seed="derived", bonus_every=4)
+    assert rounds == ROUNDS
     # Later entries about earlier rounds: a void and a corrected result, after those rounds settled.
     actions.void(store, rounds[1], "dealer error seen on the camera", PITBOSS, table=TABLE)
     row = actions.check_correctable(store, rounds[2], TABLE)
     new = (int(row.result) + 1) % 37
     actions.correct_result(store, rounds[2], new, "sensor misread", PITBOSS, table=TABLE)
-    return rounds
 
 
 def _sql(store: Store, statement: str, **params: object) -> None:
@@ -76,14 +85,13 @@ def _snapshot(store: Store) -> dict[str, list[tuple[object, ...]]]:
 
 
 def test_an_untouched_store_agrees_and_is_left_as_it_was(store: Store, chunk: int) -> None:
-    _played(store)
     before = _snapshot(store)
     assert derived_problem(store, [TABLE]) is None
     assert _snapshot(store) == before
 
 
 def test_a_raised_payout_is_named_by_round_and_column(store: Store, chunk: int) -> None:
-    rounds = _played(store)
+    rounds = ROUNDS
     _sql(store, "UPDATE rounds SET paid = paid + 500 WHERE round_id = :r", r=rounds[5])
     problem = derived_problem(store, [TABLE])
     assert problem is not None and problem.startswith(f"table {TABLE}: rounds row {rounds[5]}: paid is ")
@@ -93,7 +101,7 @@ def test_a_raised_payout_is_named_by_round_and_column(store: Store, chunk: int) 
 def test_an_edit_of_a_round_a_later_entry_changed_is_named(store: Store, chunk: int) -> None:
     """The voided round was flushed settled, then taken back by the void: the edit of its stored
     row is still found (and the void itself raises nothing, as the untouched store shows)."""
-    rounds = _played(store)
+    rounds = ROUNDS
     _sql(store, "UPDATE rounds SET status = 'settled' WHERE round_id = :r", r=rounds[1])
     assert derived_problem(store, [TABLE]) == (
         f"table {TABLE}: rounds row {rounds[1]}: status is 'settled', the journal says 'void' "
@@ -102,7 +110,7 @@ def test_an_edit_of_a_round_a_later_entry_changed_is_named(store: Store, chunk: 
 
 
 def test_a_deleted_round_is_missing(store: Store, chunk: int) -> None:
-    rounds = _played(store)
+    rounds = ROUNDS
     _sql(store, "DELETE FROM rounds WHERE round_id = :r", r=rounds[7])
     assert derived_problem(store, [TABLE]) == (
         f"table {TABLE}: rounds row {rounds[7]} of the journal is missing (changed outside the journal)"
@@ -110,7 +118,7 @@ def test_a_deleted_round_is_missing(store: Store, chunk: int) -> None:
 
 
 def test_an_inserted_round_is_in_no_journal_entry(store: Store, chunk: int) -> None:
-    rounds = _played(store)
+    rounds = ROUNDS
     with store.engine.begin() as conn:
         r = schema.rounds
         row = dict(conn.execute(sa.select(r).where(r.c.round_id == rounds[3])).one()._mapping)
@@ -121,7 +129,6 @@ def test_an_inserted_round_is_in_no_journal_entry(store: Store, chunk: int) -> N
 
 
 def test_an_edited_aggregate_is_named(store: Store, chunk: int) -> None:
-    _played(store)
     with store.engine.begin() as conn:
         t = schema.number_counts
         key = conn.execute(sa.select(t).limit(1)).one()._mapping
@@ -136,7 +143,7 @@ def test_a_round_inserted_where_another_was_deleted_is_found(store: Store, chunk
     """One round deleted, one forged: the count of stored rounds is the journal's, but the forged
     one is named (the check once looked for such rounds only when the counts differed; its id sorts
     before the deleted one's, so it is the first difference)."""
-    rounds = _played(store)
+    rounds = ROUNDS
     with store.engine.begin() as conn:
         r = schema.rounds
         row = dict(conn.execute(sa.select(r).where(r.c.round_id == rounds[3])).one()._mapping)
@@ -149,7 +156,7 @@ def test_a_round_inserted_where_another_was_deleted_is_found(store: Store, chunk
 
 def test_the_parts_share_out_every_round_and_the_aggregates_add_up(store: Store) -> None:
     """Every round falls in exactly one part, and the parts' aggregates added up are the whole fold's."""
-    rounds = _played(store)
+    rounds = ROUNDS
     assert {projections.round_part(r, 2) for r in rounds} == {0, 1}  # both parts hold rounds
     whole = derived_check._fold_part(store, TABLE, 0, 1)
     halves = [derived_check._fold_part(store, TABLE, k, 2) for k in range(2)]

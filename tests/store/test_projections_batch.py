@@ -15,6 +15,7 @@ from engine.store import Store, open_store, schema
 from engine.store.journal import insert_entries, read_head, write_head
 from engine.store.projections import BULK_FROM
 from engine.store.records import Entry
+from tests.floor.played import PlayedFloors
 from tests.payloads import RULES_SHA, append
 from tests.store.helpers import play_round
 
@@ -122,10 +123,20 @@ def copy_entries(entries: list[Entry], target: Store, *, chunk: int | None) -> N
             write_head(conn, run[0].table, head, run[-1].seq, run[-1].hash)
 
 
+def _varied_source(tmp_path: Path, floors: PlayedFloors) -> str:
+    """A SQLite store holding `varied_journal`: played once per test process and copied for each test
+    (tests/floor/played.py)."""
+    path = tmp_path / "source.sqlite"
+    floors.copy_into(f"sqlite:///{path}", ("projections-batch-varied",), varied_journal)
+    return str(path)
+
+
 @pytest.mark.parametrize("chunk", [BULK_FROM, 97, 100_000])
-def test_batches_leave_the_rows_of_one_by_one(tmp_path: Path, chunk: int) -> None:
-    with open_store(str(tmp_path / "source.sqlite"), table="T1") as source:
-        entries = varied_journal(source)
+def test_batches_leave_the_rows_of_one_by_one(
+    tmp_path: Path, chunk: int, played_floors: PlayedFloors
+) -> None:
+    with open_store(_varied_source(tmp_path, played_floors), table="T1") as source:
+        entries = list(source.journal.entries("T1"))
     assert len(entries) > 600
     with (
         open_store(str(tmp_path / "one.sqlite"), table="T1") as one,
@@ -138,9 +149,11 @@ def test_batches_leave_the_rows_of_one_by_one(tmp_path: Path, chunk: int) -> Non
         assert snapshot(bulk) == expected
 
 
-def test_batches_on_postgresql_leave_the_rows_of_sqlite(tmp_path: Path, central: Store) -> None:
-    with open_store(str(tmp_path / "source.sqlite"), table="T1") as source:
-        entries = varied_journal(source)
+def test_batches_on_postgresql_leave_the_rows_of_sqlite(
+    tmp_path: Path, central: Store, played_floors: PlayedFloors
+) -> None:
+    with open_store(_varied_source(tmp_path, played_floors), table="T1") as source:
+        entries = list(source.journal.entries("T1"))
         expected = snapshot(source)
     copy_entries(entries, central, chunk=250)
     assert snapshot(central) == expected
