@@ -149,7 +149,24 @@ class BiasWatch:
             return []
         with store.read() as conn:
             self._read_on(conn)
+            if self.pending:
+                self._drop_journaled(conn)
         return self._journal(append)
+
+    def _drop_journaled(self, conn: sa.Connection) -> None:
+        """Pending alarms another writer of the chain journaled already (an import's watch and the
+        running table's both see imported spins): each fact is journaled once, and the one on the
+        chain is the alarm's alert."""
+        on_chain = {(a.key, a.at_spin): seq for seq, _time, a in self._journaled_alarms(conn)}
+        keep = []
+        for alarm, rid in self.pending:
+            seq = on_chain.get((alarm.test.key, alarm.at_spin))
+            if seq is None:
+                keep.append((alarm, rid))
+            else:
+                self.open_alarms[alarm.index] = alert_id(self.table, seq)
+                self.alarms_seen[alarm.index] = seq
+        self.pending = keep
 
     def follow(self, store: Store) -> None:
         """Kept current as `catch_up` keeps it, journaling nothing: a surveillance chart follows the

@@ -93,6 +93,25 @@ def test_a_fresh_watch_replays_the_spins_and_adds_nothing_already_journaled(stor
     assert again == [] and len(_alarms(store)) == 2
 
 
+def test_two_watches_of_one_chain_journal_a_fact_once(store: Store) -> None:
+    """An import's watch and the running table's both see the same spins (another writer of the
+    chain): the one that comes second journals nothing, and takes the alarm on the chain as its own."""
+    other = BiasWatch("T1", QUICK)
+    other.rebuild(store)  # ready before the spin, as a watch that keeps running is
+    svc = make_service(store, bias_thresholds=QUICK)
+
+    async def go() -> None:
+        await svc.start()
+        await _round(svc, 1, 17)
+        await svc.close()
+
+    asyncio.run(go())
+    assert [(a["pockets"], a["at_spin"]) for _s, _r, a in _alarms(store)] == [([17], 1)]
+    assert other.catch_up(store, journal_append(store, "T1")) == []
+    ((seq, _r, _a),) = _alarms(store)
+    assert list(other.open_alarms.values()) == [f"T1:{seq}"]
+
+
 def _series_alarms(store: Store) -> list[tuple[str, int, str | None]]:
     return [(a["key"], a["at_spin"], round_id) for _s, round_id, a in _alarms(store)]
 
