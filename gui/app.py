@@ -255,7 +255,13 @@ async def _serve(
     # the wheel's log is read at the close the window stays (its outcome is shown on it); a second
     # close does not wait.
     held = {"open": False}
-    main.installEventFilter(_CloseWatcher(closing.set, main, keep_open=lambda: held["open"]))
+
+    def keep_open() -> bool:
+        # Never on a stop signal: the station then has FORCE_AFTER_S to end, and no log is read.
+        stop = stopping.current()
+        return held["open"] and not (stop is not None and stop.stopping)
+
+    main.installEventFilter(_CloseWatcher(closing.set, main, keep_open=keep_open))
     # So do Ctrl+C and a service manager's SIGTERM: the same orderly shutdown, journal checkpointed.
     stopping.on_stop(closing.set)
     if first_frame_exit:

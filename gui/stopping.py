@@ -22,6 +22,7 @@ timeout would do the same without saying why.
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import logging
 import os
 import signal
@@ -183,8 +184,11 @@ def _force_exit(signum: int) -> None:
         os.write(
             2,
             f"drr: the station did not stop within {FORCE_AFTER_S:g} s of {signal_name(signum)}; "
-            "exiting now (the next start recovers from the journal)\n".encode(),
+            "exiting now (the next start recovers from the journal); where it was stuck:\n".encode(),
         )
+        # What held the stop up, for whoever reads the station's log (faulthandler writes without
+        # locks or allocation, as this must).
+        faulthandler.dump_traceback(file=2, all_threads=True)
     os._exit(128 + signum)
 
 

@@ -45,6 +45,7 @@ log = logging.getLogger("hardware.session")
 Journal = Callable[[WheelEvent], Awaitable[object]]
 CLOCK_EVERY_S = 3600.0  # as engine.config's wheel.clock_check_minutes default (60)
 CONNECT_POLL_S = 0.1
+STOP_POLL_S = 0.2  # how long a stop waits before cancelling a question again
 
 
 def _quiet(_text: str) -> None:
@@ -71,6 +72,7 @@ class WheelSession:
     clocks: list[WheelClock] = field(default_factory=list)  # the re-reads journaled, oldest first
     recorder: LogRecorder | None = None
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set)
+    _stopped: bool = False
 
     @property
     def asks(self) -> bool:
@@ -97,7 +99,7 @@ class WheelSession:
         await self.journal(identity)
         self._note(describe_payload(identity))
         every = self.clock_every_s
-        while every:
+        while every and not self._stopped:
             await asyncio.sleep(every)
             if self.link.connected:
                 await self.read_clock("periodic")
@@ -151,9 +153,19 @@ class WheelSession:
         (self.warn or self.say)(text)
 
     async def stop(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        # Stopped by a flag as well as cancelled, until each question has ended: a cancel was seen lost
+        # here (Python 3.11's asyncio.wait_for can swallow one that lands as the reply arrives), and
+        # the questions then went on to wait an hour for the next clock reading while the station's
+        # stop waited for them, until its 4 s watchdog killed it (tests/gui/test_stop_signals.py).
+        self._stopped = True
+        while self._tasks:
+            tasks = list(self._tasks)
+            for task in tasks:
+                task.cancel()
+            await asyncio.wait(tasks, timeout=STOP_POLL_S)
+            for task in tasks:
+                if task.done() and not task.cancelled():
+                    task.exception()  # retrieved: a question's failure at the stop is no news
         if self.recorder is not None:
             self.recorder.stop()
 

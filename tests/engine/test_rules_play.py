@@ -279,7 +279,7 @@ def test_production_rounds_are_counted_in_sql_not_draw_by_draw(
     (a store of a million rounds was read and typed entry by entry; issue 22's final read)."""
     import json
 
-    import engine.rules_play as rules_play
+    import engine.journal_types as journal_types
     from engine.store.records import NewEvent
 
     db = tmp_path / "mixed.sqlite"
@@ -291,8 +291,9 @@ def test_production_rounds_are_counted_in_sql_not_draw_by_draw(
         draw["draw"]["rng"] = "system"  # the same draw, by the OS generator: a production round's
         store.journal.append_many([NewEvent("T1", "round.bets_closed", draw, round_id=seeded.round_id)])
 
-        def typed(entry: object) -> object:
+        def typed(*_args: object) -> object:
             raise AssertionError("a draw was typed to count it")
 
-        monkeypatch.setattr(rules_play, "read", typed)
+        # Every typing of a payload goes through the registry's _parse (journal_types.read and parse).
+        monkeypatch.setattr(journal_types, "_parse", typed)
         assert production_rounds(store, "T1") == 1

@@ -138,7 +138,7 @@ def _assert_stopped(proc: subprocess.Popen[str], sig: signal.Signals, tmp_path: 
         json.loads(x) for x in (tmp_path / "logs" / "drr.jsonl").read_text(encoding="utf-8").splitlines()
     ]
     said = [(x["message"], x.get("signal")) for x in lines if x.get("pid", proc.pid) == proc.pid]
-    assert ("stop requested", sig.name) in said and ("station stopped", sig.name) in said, said
+    assert ("stop requested", sig.name) in said and ("station stopped", sig.name) in said, (said, err[-3000:])
 
 
 def _clean_shutdown(db: Path) -> tuple[int, int, str, int]:
