@@ -622,13 +622,13 @@ class ServiceCore:
                 task.cancel()
                 del self._timers[player]
         self._round_timer.schedule()
+        missing = [player for player in due if player not in self._timers]
+        if not missing:
+            return  # (no loop asked for: a catch-up stepped outside the running loop has none to give)
         loop = asyncio.get_running_loop()
-        for player, key in due.items():
-            if player not in self._timers:
-                self._timers[player] = (
-                    key,
-                    loop.create_task(self._timer(player), name=f"bonus-timer-{player}"),
-                )
+        for player in missing:
+            task = loop.create_task(self._timer(player), name=f"bonus-timer-{player}")
+            self._timers[player] = (due[player], task)
 
     async def _timer(self, player: str) -> None:
         while True:
