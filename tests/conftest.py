@@ -83,6 +83,42 @@ def _quick_pin_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(users, "SCRYPT_P", SCRYPT_MIN_P)
 
 
+def _top_level_widgets() -> dict[int, object]:
+    """The QApplication's top-level widgets by C++ address ({} when no Qt application is running)."""
+    qt = sys.modules.get("PySide6.QtWidgets")
+    app = qt.QApplication.instance() if qt is not None else None
+    if app is None:
+        return {}
+    import shiboken6
+
+    return {shiboken6.getCppPointer(w)[0]: w for w in app.topLevelWidgets()}
+
+
+@pytest.fixture(autouse=True)
+def _windows_deleted_after_the_test() -> Iterator[None]:
+    """The windows and dialogs a test made are deleted after it, not only closed: a closed window stays
+        alive in the session's one QApplication, and every later test's style sheet (gui.theme.apply) and
+        event pass walks all of them (a worker had 1,400 widgets after a few dozen GUI tests, and each setup
+        took seconds; their timers kept reading the store). Only the program's windows made during the test
+    go (and their children with them); the ones before it are left."""
+    before = _top_level_widgets()
+    yield
+    made = [
+        w
+        for key, w in _top_level_widgets().items()
+        # the program's own windows and dialogs (pyqtgraph's menus are its Python objects' to delete)
+        if key not in before and type(w).__module__.startswith(("gui.", "tests."))
+    ]
+    if not made:
+        return
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    for widget in made:
+        widget.close()  # type: ignore[attr-defined]
+        widget.deleteLater()  # type: ignore[attr-defined]
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
 @pytest.fixture(scope="session")
 def played_floors(tmp_path_factory: pytest.TempPathFactory) -> Iterator["PlayedFloors"]:
     """Demo floors played once per test process and copied into each test's store (tests/floor/played.py)."""
