@@ -161,10 +161,11 @@ class WheelFeed:
             await asyncio.sleep(self.HEALTH_PERIOD_S)
 
     async def stop(self) -> None:
+        from hardware.task_cancel import cancel_until_done
+
         if self.driver is not None:
             await self.driver.close()
         if self.session is not None:
             await self.session.stop()
-        for task in list(self.tasks):
-            task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
+        # Cancelled until each has ended, as the session's questions are (one cancel can be lost).
+        await cancel_until_done(self.tasks)

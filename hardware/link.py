@@ -23,7 +23,7 @@ from types import TracebackType
 from typing import Any
 
 from engine.errors import DrrError
-from engine.wheel_events import WheelLinkState
+from engine.wheel_events import WheelLinkState, WheelRotor
 from hardware.capture import CaptureWriter
 from hardware.events import LinkEvent, reply_key
 from hardware.protocol import Protocol, get_protocol
@@ -115,6 +115,9 @@ class WheelLink(ABC):
         self.reconnects = 0
         self._watchdog: asyncio.Task[None] | None = None
         self._closed = False
+        # The wheel's last report of its rotor turning (rpm above 0): which way it turns now, for the
+        # start that reverses it (hardware.table_bridge.WheelDriver), whoever listened then.
+        self.turning: WheelRotor | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -188,6 +191,8 @@ class WheelLink(ABC):
             sink(event)
 
     def _dispatch(self, event: LinkEvent) -> None:
+        if isinstance(event, WheelRotor) and event.rpm:
+            self.turning = event
         if self._backlog is not None:
             self._backlog.append(event)
         for queue in self._queues:

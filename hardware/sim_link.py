@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
 from hardware.link import WheelLink, utc_now
@@ -21,9 +23,11 @@ class SimLink(WheelLink):
         *,
         capture_dir: str | Path | None = None,
         silence_after: float | None = 3.0,
+        now: Callable[[], datetime] = utc_now,
     ) -> None:
         super().__init__(protocol, source="sim", capture_dir=capture_dir, silence_after=silence_after)
         self.wheel = wheel
+        self.now = now  # each line's time stamp (the protocol's grace periods are measured with it)
         self.protocol.time_scale = wheel.speed
         self._task: asyncio.Task[None] | None = None
         self._framer = LineFramer()
@@ -36,7 +40,7 @@ class SimLink(WheelLink):
         async for chunk in self.wheel.output():
             lines = self._framer.feed(chunk.encode("latin-1"))
             if lines:
-                now = utc_now()
+                now = self.now()
                 for line in lines:
                     self._line_received(line, now)
 

@@ -18,7 +18,7 @@ from engine.errors import DrrError
 from engine.store.records import Entry
 from engine.table import wheel_drive
 from engine.table.service import TableService
-from engine.wheel_events import WheelEvent
+from engine.wheel_events import WheelEvent, WheelRotor
 from hardware.commands import WheelCommands
 from hardware.events import LinkEvent
 from hardware.link import WheelLink
@@ -52,9 +52,13 @@ class WheelDriver:
     logged once and the start is sent again every `retry_s` while the order stays outstanding (the
     wheel launching, or the round no longer needing the spin, ends it). The wheel's own messages go
     on reaching the table through the link as before. With `alternate` (the default) each start
-    taken turns the rotor the other way from the one before (`*u 1`, `*u 3`, `*u 1`, …): a wheel in
-    user start turns the way the host says, and surveillance expects it to reverse every game
-    (engine.floor.wheel_alarms' direction alarm).
+    turns the rotor the other way from the way the wheel last reported it turning (`*u 1`, `*u 3`,
+    `*u 1`, …; before any report, the other way from the start sent before): a wheel in user start
+    turns the way the host says, and surveillance expects it to reverse every game
+    (engine.floor.wheel_alarms' direction alarm). The wheel's own report decides, not a count of
+    the starts sent, because the wheel outlives the driver: a station restarted against a running
+    wheel, a start whose reply was lost, or a game the wheel played before the table listened would
+    otherwise send the same way twice and raise a false direction alarm.
 
         driver = WheelDriver(service, link)
         stop = driver.attach()     # subscribes to the service's batches
@@ -78,6 +82,8 @@ class WheelDriver:
         self.direction: Literal["cw", "ccw"] = direction
         self.sent = 0
         self.refused: list[str] = []
+        self.link = link
+        self._turning_at_start: WheelRotor | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._unsubscribe: Callable[[], None] | None = None
 
@@ -91,6 +97,15 @@ class WheelDriver:
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+
+    def next_direction(self) -> Literal["cw", "ccw"]:
+        """The way the next start turns the rotor: alternating, the other way from the wheel's last
+        report of its rotor turning (`WheelLink.turning`) when one came since the last start taken,
+        else the driver's own next."""
+        turning = self.link.turning
+        if self.alternate and turning is not None and turning is not self._turning_at_start:
+            return "ccw" if turning.direction == "cw" else "cw"
+        return self.direction
 
     def _on_batch(self, entries: list[Entry], _changes: object, _view: object) -> None:
         # Runs under the service's command lock: the command goes out as a task, never awaited here.
@@ -109,16 +124,21 @@ class WheelDriver:
 
     async def _start(self) -> None:
         while True:
+            direction = self.next_direction()
             try:
-                await self.commands.start_game(self.direction)
+                await self.commands.start_game(direction)
             except DrrError as exc:
                 if not self.refused or self.refused[-1] != exc.message:
                     log.warning("the wheel did not take the start command: %s (trying again)", exc.message)
                 self.refused.append(exc.message)
             else:
                 self.sent += 1
+                self.direction = direction
+                # The report heard before this start says the game before's way: the next start
+                # reverses a newer one, or else this start's own.
+                self._turning_at_start = self.link.turning
                 if self.alternate:
-                    self.direction = "ccw" if self.direction == "cw" else "cw"
+                    self.direction = "ccw" if direction == "cw" else "cw"
                 return
             await asyncio.sleep(self.retry_s)
             if not wheel_drive.order_outstanding(self.service.state):

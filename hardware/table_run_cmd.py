@@ -15,6 +15,8 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from hardware.link import WheelLink
     from hardware.replay import ReplayLink
 
@@ -95,11 +97,14 @@ def run_table(args: argparse.Namespace) -> int:
     return asyncio.run(_run(args))
 
 
-async def _run(args: argparse.Namespace) -> int:
+async def _run(args: argparse.Namespace, *, clock: Callable[[], float] | None = None) -> int:
+    """The run. `clock` (tests that step time themselves, seeded only): the table's and the virtual
+    wheel's time, seconds since the epoch, which the journal's entries are stamped with too."""
     import asyncio
     import contextlib
     import sys
     from collections.abc import AsyncIterator
+    from datetime import datetime
 
     from engine.config import bias_thresholds
     from engine.errors import DrrError
@@ -140,6 +145,8 @@ async def _run(args: argparse.Namespace) -> int:
     except BaseException:
         store.close()
         raise
+    # A test's own clock stamps the entries too (the service allows it with a seeded generator only).
+    stepped: dict[str, Any] = {} if clock is None else {"clock": clock, "stamp_with_clock": True}
     service = TableService(
         store,
         table,
@@ -151,6 +158,7 @@ async def _run(args: argparse.Namespace) -> int:
         betting_seconds=betting,
         approved_digest=getattr(settings, "approved_digest", None),  # the gate refuses another program
         bias_thresholds=bias_thresholds(settings),  # the settings file's sequential bias thresholds
+        **stepped,
     )
     background: set[asyncio.Task[Any]] = set()
     stopped = False
@@ -199,7 +207,10 @@ async def _run(args: argparse.Namespace) -> int:
             settings.effective_capture_dir if settings is not None and spec.startswith("serial:") else None
         )
         protocol = settings.wheel_protocol if settings is not None else "ss2"
-        wheel = open_wheel(spec, speed=args.speed, seed=args.seed, capture_dir=capture, protocol=protocol)
+        timing: dict[str, Any] = {} if clock is None else {"clock": clock}
+        wheel = open_wheel(
+            spec, speed=args.speed, seed=args.seed, capture_dir=capture, protocol=protocol, **timing
+        )
         async with wheel as link:
             # Beside the play, as the croupier station does (hardware.wheel_session): the wheel's
             # identity once the link is up (a port may be late), its clock again every
@@ -214,6 +225,8 @@ async def _run(args: argparse.Namespace) -> int:
                 warn=lambda text: print(f"drr: {text}", file=sys.stderr, flush=True),
                 note=lambda _text: None,  # stdout: one line per round, the close, the summary
             )
+            if clock is not None:
+                session.now = lambda: datetime.fromtimestamp(clock())  # the PC's local time, on `clock`
             session.start()
             alternate = getattr(settings, "alarm_alternate", True)  # the rotor reverses every game
             driver = WheelDriver(service, link, alternate=alternate) if drives else None

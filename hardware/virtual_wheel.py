@@ -42,7 +42,7 @@ import contextlib
 import random
 import secrets
 import time as _time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from engine.errors import DrrError
@@ -143,10 +143,12 @@ class VirtualWheel:
         seed: int | None = None,
         mode: int = MODE_FREE,
         start_game: int = 1,
+        clock: Callable[[], float] = _time.time,
     ) -> None:
         if not speed > 0:
             raise DrrError("the virtual wheel's speed must be > 0", 2)
         self.speed = speed
+        self.clock = clock  # the wheel's own clock (`*d g`), seconds since the epoch
         self.faults = faults or FaultPlan()
         self.mode = mode
         self._seeded = seed is not None
@@ -325,7 +327,7 @@ class VirtualWheel:
             self._void_pending = False
             self.flags &= ~2
             self._set_state(2)
-            await self._launch(set())
+            await self._launch(set(), relaunch=True)
         await self._sleep(T_RIM)
         self._set_state(4)
         if "noball" in faults:
@@ -357,13 +359,16 @@ class VirtualWheel:
         await self._sleep(T_RESULT)
         return True
 
-    async def _launch(self, faults: set[str]) -> None:
+    async def _launch(self, faults: set[str], *, relaunch: bool = False) -> None:
         await self._ramp(0, T_SLOW)
         if "launch" in faults:
             self.flags |= 8
             self._send_status()
             await self._sleep(T_RETRY)
-        if "stuck" in faults:  # the reversal fails: the rotor turns as before, whatever the host asked
+        # A relaunch after a misfire is the same game, launched the way it was (guide § 5: the wheel
+        # stays in state 2 until it launches); a stuck reversal turns the rotor as before, whatever
+        # the host asked.
+        if relaunch or "stuck" in faults:
             self._start_direction = None
         elif self._start_direction is not None:
             self.clockwise = self._start_direction
@@ -439,7 +444,7 @@ class VirtualWheel:
             return f"*{key} " + " ".join(str(c) for c in counts)
         if key == "d" and args == ["g"]:  # the wheel's clock keeps local time (set by hand at the wheel)
             ahead = self.faults.clock_ahead + self.faults.clock_gain * self.games_started
-            now = _time.localtime(_time.time() + ahead)
+            now = _time.localtime(self.clock() + ahead)
             return _time.strftime("*d g %H:%M:%S - %d/%m/%y", now)
         if key == "S":
             return "*S 252"

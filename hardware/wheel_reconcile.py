@@ -22,6 +22,7 @@ raises one alert per difference from it (engine.floor.alerts), the shift and day
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -115,6 +116,45 @@ def _before(time: datetime | None, since: datetime) -> bool:
         return False
 
 
+def table_journal(store: Store, table: str) -> list[Entry]:
+    """`table`'s journal as the reconciliation reads it: its chain, and, where that chain is the
+    forwarded copy (a floor database: engine.store.forwarded), the pit-boss actions journaled on the
+    floor's own chain for it (`floor.action`) that the table has not decided yet, after the chain,
+    unwrapped into the action's own entry. An action the table took is in the copy already, in its
+    place (a later correction at the table overrides it there); one it refused never took effect."""
+    import sqlalchemy as sa
+
+    from engine.journal_types import read
+    from engine.store import schema
+    from engine.store.canonical import canonical_json
+    from engine.store.forwarded import is_forwarded
+    from engine.store.users_journal import FLOOR
+    from engine.table_events import FloorActionTaken
+
+    entries = list(store.journal.entries(table))
+    if table == FLOOR or not is_forwarded(store, table):
+        return entries
+    decided = {
+        p.floor_seq
+        for e in entries
+        if e.type == EntryType.TABLE_FLOOR_ACTION_TAKEN and isinstance(p := read(e), FloorActionTaken)
+    }
+    j = schema.journal
+    with store.read() as conn:
+        rows = conn.execute(
+            sa.select(j.c.seq, j.c.time, j.c.user_name, j.c.round_id, j.c.payload)
+            .where(j.c.table_id == FLOOR, j.c.type == EntryType.FLOOR_ACTION.value)
+            .order_by(j.c.seq)
+        ).all()
+    for seq, time, user, round_id, text in rows:
+        action = json.loads(text)
+        if action.get("table") != table or int(seq) in decided or action.get("action") not in _READ:
+            continue
+        payload = canonical_json(action.get("payload") or {})
+        entries.append(Entry(FLOOR, int(seq), time, user, round_id, action["action"], payload, "", ""))
+    return entries
+
+
 def reconcile(games: list[JournalGame], log: list[LogEntry]) -> dict[str, Any]:
     """`drr wheel reconcile --json`'s figures (issue 26): matched, journal_only, wheel_only, differ,
     misfires."""
@@ -192,7 +232,7 @@ def reconcile_table(
     from engine.journal_types import write
     from engine.store.forwarded import action_event
 
-    games = journal_games(store.journal.entries(table), since)
+    games = journal_games(table_journal(store, table), since)
     figures = reconcile(games, record.entries())
     name = None if user is None else user.name
     entry = reconciled_entry(figures, record, source=source, occasion=occasion, since=since, by=name)

@@ -32,6 +32,7 @@ from engine.floor.describe import describe_payload
 from engine.wheel_events import WheelClock, WheelEvent, WheelIdentity, WheelReconciled
 from hardware.link import WheelLink
 from hardware.replay import ReplayLink
+from hardware.task_cancel import cancel_until_done
 from hardware.wheel_identity import ask_clock, ask_identity
 from hardware.wheel_log import LogRecorder, read_log_at_close
 from hardware.wheel_reconcile import reconcile_table
@@ -45,7 +46,6 @@ log = logging.getLogger("hardware.session")
 Journal = Callable[[WheelEvent], Awaitable[object]]
 CLOCK_EVERY_S = 3600.0  # as engine.config's wheel.clock_check_minutes default (60)
 CONNECT_POLL_S = 0.1
-STOP_POLL_S = 0.2  # how long a stop waits before cancelling a question again
 
 
 def _quiet(_text: str) -> None:
@@ -153,19 +153,12 @@ class WheelSession:
         (self.warn or self.say)(text)
 
     async def stop(self) -> None:
-        # Stopped by a flag as well as cancelled, until each question has ended: a cancel was seen lost
-        # here (Python 3.11's asyncio.wait_for can swallow one that lands as the reply arrives), and
-        # the questions then went on to wait an hour for the next clock reading while the station's
-        # stop waited for them, until its 4 s watchdog killed it (tests/gui/test_stop_signals.py).
+        # Stopped by a flag as well as cancelled, until each question has ended (hardware.task_cancel): a
+        # cancel was seen lost here, and the questions then went on to wait an hour for the next clock
+        # reading while the station's stop waited for them, until its 4 s watchdog killed it
+        # (tests/gui/test_stop_signals.py).
         self._stopped = True
-        while self._tasks:
-            tasks = list(self._tasks)
-            for task in tasks:
-                task.cancel()
-            await asyncio.wait(tasks, timeout=STOP_POLL_S)
-            for task in tasks:
-                if task.done() and not task.cancelled():
-                    task.exception()  # retrieved: a question's failure at the stop is no news
+        await cancel_until_done(self._tasks)
         if self.recorder is not None:
             self.recorder.stop()
 

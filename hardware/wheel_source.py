@@ -24,7 +24,9 @@ appended to a rotating capture file in `capture_dir` when one is given.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from engine.errors import DrrError
 from hardware.link import LinkHealth, WheelLink, WheelNotConnected, WheelTimeout
@@ -40,19 +42,27 @@ def open_wheel(
     protocol: str = "ss2",
     seed: int | None = None,
     silence_after: float | None = 3.0,
+    clock: Callable[[], float] | None = None,
 ) -> WheelSource:
-    """Build (not yet start) the wheel source named by `spec`; start it with `async with`."""
+    """Build (not yet start) the wheel source named by `spec`; start it with `async with`. `clock`
+    (the virtual wheel only; tests that step time themselves): the wheel's own clock and the time its
+    lines are stamped with, seconds since the epoch (default: the PC's)."""
     kind, _, rest = spec.partition(":")
     if kind == "sim":
+        from datetime import UTC, datetime
+
         from hardware.sim_link import SimLink
         from hardware.virtual_wheel import MODE_COMMANDED, MODE_FREE, FaultPlan, VirtualWheel
 
         free, faults = sim_options(rest)
         mode = MODE_FREE if free else MODE_COMMANDED
-        wheel = VirtualWheel(speed=speed, faults=FaultPlan.parse(faults), seed=seed, mode=mode)
+        timing: dict[str, Any] = {} if clock is None else {"clock": clock}
+        wheel = VirtualWheel(speed=speed, faults=FaultPlan.parse(faults), seed=seed, mode=mode, **timing)
         # A faster wheel sends its status faster, but the loop's own hiccups do not shrink.
         after = None if silence_after is None else max(silence_after / speed, 0.5)
-        return SimLink(wheel, protocol, capture_dir=capture_dir, silence_after=after)
+        if clock is not None:
+            timing = {"now": lambda: datetime.fromtimestamp(clock(), UTC)}
+        return SimLink(wheel, protocol, capture_dir=capture_dir, silence_after=after, **timing)
     if kind == "serial":
         from hardware.serial_link import SerialLink, SerialSettings
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
@@ -95,6 +95,9 @@ class GameWatch:
     launch_failures: int
     dealer: str | None = None
     no_ball: int = 0  # the wheel's "ball not detected" reports since the game before's result
+    # The direction alarm fired on this game (TableWatch's verdict: against the wheel's previous game
+    # counter, heard or not), so the surveillance chart rings exactly the games the alerts name.
+    not_reversed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,13 +292,15 @@ class TableWatch:
             self.no_ball,
         )
         self.misfires = self.launch_failures = self.no_ball = 0
-        self.games.append(game)
         was = None
         if p.game is not None:
             was = self.game_directions.get(previous_game(p.game))
             if direction is not None:
                 self._turned(p.game, direction)
         out = game_alarms(before, game, self.settings, was=was)
+        if any(a.kind == "direction_not_alternated" for a in out):
+            game = replace(game, not_reversed=True)
+        self.games.append(game)
         recent = list(self.games)[-self.settings.window :]
         out += self._once("misfires", misfire_alarm(recent, self.settings))
         if self._no_ball(p.game) is None:  # fallen back below: the next one is said again

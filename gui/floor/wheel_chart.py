@@ -1,8 +1,8 @@
 """The surveillance page's wheel physics chart (issue 26): the rotor's speed at each game's result, by
-direction (● clockwise, ▲ counter-clockwise; a game turning the same way as the one before is ringed
-red), with the alarm band, and games per hour over the last games. The games are the page's
-(engine.floor.surveillance: `SurveillancePage.games`, folded by engine.floor.wheel_alarms.TableWatch);
-the band is the settings' (`wheel_alarms.rpm_low` / `rpm_high`)."""
+direction (● clockwise, ▲ counter-clockwise; a game the direction alarm names, turning the same way as
+the wheel's game before, is ringed red), with the alarm band, and games per hour over the last games.
+The games are the page's (engine.floor.surveillance: `SurveillancePage.games`, folded by
+engine.floor.wheel_alarms.TableWatch); the band is the settings' (`wheel_alarms.rpm_low` / `rpm_high`)."""
 
 from __future__ import annotations
 
@@ -47,14 +47,9 @@ class RpmPerGame(ThemedPlot):
         timed = [(i, g) for i, g in enumerate(games) if g.rpm is not None]
         cw = [(i, float(g.rpm or 0)) for i, g in timed if g.direction == "cw"]
         ccw = [(i, float(g.rpm or 0)) for i, g in timed if g.direction != "cw"]
-        same = [
-            (i, float(g.rpm or 0))
-            for i, g in timed
-            if settings.alternate
-            and i > 0
-            and g.direction is not None
-            and g.direction == games[i - 1].direction
-        ]
+        # The watch's own verdict (wheel_alarms.TableWatch: against the wheel's previous game counter),
+        # not the result drawn before: a game whose result was entered by hand sits between them.
+        same = [(i, float(g.rpm or 0)) for i, g in timed if settings.alternate and g.not_reversed]
         for curve, points in ((self.cw, cw), (self.ccw, ccw), (self.same, same)):
             curve.setData([p[0] for p in points], [p[1] for p in points])
         self.points, self.not_reversed = len(timed), len(same)

@@ -14,6 +14,7 @@ import pytest
 
 from engine.floor.alerts import WHEEL_ALARM_KINDS, AlertScanner, list_alerts
 from engine.floor.demo import fill_demo_floor
+from engine.floor.surveillance import JournalTail
 from engine.floor.wheel_alarms import TableWatch, WatchSettings
 from engine.store import Store, open_store
 from engine.wheel_events import WheelResult, WheelRotor
@@ -32,6 +33,12 @@ def test_a_demo_floor_raises_no_wheel_alarm(scratch: Store) -> None:
     kinds = {a.kind for a in list_alerts(scratch)}
     assert "manual result" in kinds  # the scan did read the shift
     assert kinds & (set(WHEEL_ALARM_KINDS.values()) | {"sensor fault"}) == set()
+    # The surveillance chart of the same shift rings no game either: before, it held each game
+    # against the result drawn before it, and rang the game after every hand-entered result.
+    tail = JournalTail("T1")
+    tail.update(scratch)
+    games = list(tail.watch.games)
+    assert len(games) == 59 and [g.game for g in games if g.not_reversed] == []
 
 
 def _rotor(game: int, direction: str) -> WheelRotor:

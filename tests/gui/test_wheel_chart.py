@@ -9,19 +9,26 @@ from decimal import Decimal
 from pytestqt.qtbot import QtBot
 
 from engine.floor.surveillance import JournalTail
-from engine.floor.wheel_alarms import GameWatch, WatchSettings
+from engine.floor.wheel_alarms import GameWatch, TableWatch, WatchSettings
 from engine.store import open_store
+from engine.wheel_events import WheelResult, WheelRotor
 from gui.floor.wheel_chart import WheelPhysicsChart
 from gui.windows.surveillance import TablePage
 
 T0 = datetime(2026, 12, 3, 10, 0, tzinfo=UTC)
 
 
-def _games(directions: str) -> list[GameWatch]:
-    return [
-        GameWatch(i + 1, T0 + timedelta(minutes=2 * i), i, Decimal("16.5"), "cw" if d == "c" else "ccw", 0, 0)
-        for i, d in enumerate(directions)
-    ]
+def _games(directions: str, skip: int | None = None) -> list[GameWatch]:
+    """The games as the page has them: folded by a TableWatch from the results (the result of game
+    `skip` entered by hand: no wheel.result, only its rotor report)."""
+    watch = TableWatch(WatchSettings(games_per_hour=0))
+    for i, d in enumerate(directions):
+        direction = "cw" if d == "c" else "ccw"
+        time = T0 + timedelta(minutes=2 * i)
+        watch.feed(WheelRotor(game=i + 1, rpm=Decimal("16.5"), direction=direction), time)
+        if i + 1 != skip:
+            watch.feed(WheelResult(game=i + 1, number=i, rpm=Decimal("16.5"), direction=direction), time)
+    return list(watch.games)
 
 
 def test_the_chart_marks_a_direction_not_reversed_and_draws_games_per_hour(qtbot: QtBot) -> None:
@@ -34,6 +41,10 @@ def test_the_chart_marks_a_direction_not_reversed_and_draws_games_per_hour(qtbot
     assert chart.rate.target.value() == 40
     chart.update_data([])
     assert chart.rpm.points == 0 and chart.rate.values == []
+    # Game 3's result entered by hand: game 4 follows game 3 (ccw then cw), not game 2 (cw), and is
+    # not ringed; the one ringed is the one the alert names (the 5th, ccw again).
+    chart.update_data(_games("cacaacac", skip=3))
+    assert chart.rpm.points == 7 and chart.rpm.not_reversed == 1
 
 
 def test_the_page_shows_the_games_its_journal_tail_read(qtbot: QtBot, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -6,9 +6,7 @@ gains S seconds with every game it starts."""
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.config import load_settings
@@ -20,8 +18,7 @@ from engine.store import open_store
 from engine.wheel_events import WheelClock, WheelEvent, WheelIdentity
 from hardware.wheel_session import WheelSession
 from hardware.wheel_source import open_wheel
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.table.helpers import VirtualTimeLoop, headless_shift
 
 
 def test_the_clock_is_read_again_and_its_drift_raises_the_alarm() -> None:
@@ -30,26 +27,31 @@ def test_the_clock_is_read_again_and_its_drift_raises_the_alarm() -> None:
     async def journal(event: WheelEvent) -> None:
         journaled.append(event)
 
+    # On the loop's own clock (tests/table/helpers.py): the wheel's clock and the PC's are the loop's,
+    # so each offset is the gain exactly, whatever the machine's load.
+    loop = VirtualTimeLoop(datetime(2026, 12, 3, 10, 0, tzinfo=UTC).timestamp())
+
     async def session() -> WheelSession:
-        async with open_wheel("sim:free,gain=40", speed=50, seed=1) as link:
-            s = WheelSession(link, journal, spec="sim", clock_every_s=0.3)
+        async with open_wheel("sim:free,gain=40", speed=50, seed=1, clock=loop.wall) as link:
+            s = WheelSession(
+                link, journal, spec="sim", clock_every_s=0.3, now=lambda: datetime.fromtimestamp(loop.wall())
+            )
             s.start()
             try:
-                for _ in range(1500):
-                    if len(s.clocks) >= 4 and s.clocks[-1].offset and s.clocks[-1].offset > 60:
-                        break
+                while not (len(s.clocks) >= 4 and s.clocks[-1].offset and s.clocks[-1].offset > 60):
                     await asyncio.sleep(0.02)
             finally:
                 await s.stop()
             return s
 
-    s = asyncio.run(session())
-    assert isinstance(journaled[0], WheelIdentity) and journaled[0].offset is not None
-    assert journaled[0].offset <= 60  # in step at connect
+    with asyncio.Runner(loop_factory=lambda: loop) as runner:
+        s = runner.run(asyncio.wait_for(session(), 600))
+    assert isinstance(journaled[0], WheelIdentity) and journaled[0].offset == 0  # in step at connect
     clocks = [e for e in journaled if isinstance(e, WheelClock)]
     assert clocks == s.clocks and {c.occasion for c in clocks} == {"periodic"}
     offsets = [c.offset for c in clocks]
     assert offsets == sorted(offsets) and offsets[-1] is not None and offsets[-1] > 60  # it drifts
+    assert all(o is not None and o % 40 == 0 for o in offsets)  # 40 s with every game started
     watch = TableWatch(WatchSettings())
     said = [a for e in journaled for a in watch.feed(e, "2026-12-03T10:00:00.000+00:00")]
     assert said and {a.kind for a in said} == {"wheel_clock"}
@@ -58,22 +60,11 @@ def test_the_clock_is_read_again_and_its_drift_raises_the_alarm() -> None:
 
 def test_the_reconciliation_reads_the_clock_again(tmp_path: Path) -> None:
     # No periodic re-read: the connect finds the clock in step, the close finds it drifted.
-    db, config = tmp_path / "t.sqlite", tmp_path / "t.toml"
-    config.write_text("[wheel]\nclock_check_minutes = 0\n", encoding="utf-8")
-    cmd = ["table", "run", "--headless", "--wheel", "sim:gain=25", "--speed", "60", "--rounds", "4"]
-    cmd += ["--seed", "3", "--db", str(db), "--table", "T1"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "DRR_CONFIG": str(config)}
-    done = subprocess.run(
-        [sys.executable, "-m", "gui.cli", *cmd],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=240,
-        check=False,
+    db, config, printed = headless_shift(
+        tmp_path, "t", "sim:gain=25", 4, "[wheel]\nclock_check_minutes = 0\n"
     )
-    assert done.returncode == 0, done.stderr
-    assert "the journal agree — 4 matched" in done.stdout
-    assert "the wheel connected" not in done.stdout  # one line per round, the close, the summary
+    assert "the journal agree — 4 matched" in printed
+    assert "the wheel connected" not in printed  # one line per round, the close, the summary
     with open_store(str(db), table="T1") as store:
         entries = list(store.journal.entries("T1"))
         [identity] = [read(e) for e in entries if e.type == EntryType.WHEEL_IDENTITY]

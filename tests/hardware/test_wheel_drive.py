@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
@@ -13,6 +14,8 @@ from typing import Any
 
 from engine.bets import inside_bet
 from engine.entry_types import EntryType as E
+from engine.floor.wheel_alarms import TableWatch, WatchSettings
+from engine.journal_types import read
 from engine.rng import SeededRng
 from engine.store import open_store
 from engine.table.service import TableService
@@ -175,3 +178,45 @@ def test_a_refused_start_is_sent_again_until_the_wheel_takes_it(tmp_path: Path) 
             await _close(store, svc, link, tasks)
 
     run(go())
+
+
+def test_a_restarted_driver_reverses_the_way_the_wheel_turns(tmp_path: Path) -> None:
+    """The station restarted against a wheel that kept running (a real one, or the virtual wheel on a
+    pty): the new driver's first start reverses the rotor as the wheel last reported it, not its own
+    count of starts. Before, each driver began with `*u 1`: after an odd number of games, the game
+    after the restart turned the same way as the one before it, a false direction alarm."""
+
+    async def round_played(svc: TableService) -> None:
+        await svc.open_bets(CROUPIER)
+        await until(lambda: svc.phase == "result")
+        await svc.settle(CROUPIER)
+        await svc.next_round(CROUPIER)
+
+    async def go() -> None:
+        store, svc, link, tasks = await _table(tmp_path, "sim", betting_seconds=0.2, auto_confirm_seconds=0.1)
+        first = WheelDriver(svc, link)
+        first.attach()
+        try:
+            await until(lambda: _started(store))
+            await round_played(svc)
+        finally:
+            await first.close()  # the station stops; the wheel goes on turning
+        second = WheelDriver(svc, link)
+        second.attach()
+        try:
+            for _ in range(2):
+                await round_played(svc)
+            assert (first.sent, second.sent) == (1, 2)
+        finally:
+            await second.close()
+            await _close(store, svc, link, tasks)
+
+    run(go())
+    with open_store(str(tmp_path / "t.sqlite"), table="T1") as store:
+        entries = list(store.journal.entries("T1"))
+    watch = TableWatch(WatchSettings(games_per_hour=0))
+    said = [a for e in entries for a in watch.feed(read(e), e.time)]
+    assert [g.game for g in watch.games] == [1, 2, 3]
+    directions = [g.direction for g in watch.games]
+    assert all(a != b for a, b in itertools.pairwise(directions)), directions
+    assert said == []

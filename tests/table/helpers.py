@@ -104,3 +104,61 @@ def drr_env(tmp_path: Path, **extra: str) -> dict[str, str]:
         env[var] = str(tmp_path / "xdg" / var.lower())
     env.update(extra)
     return env
+
+
+class VirtualTimeLoop(asyncio.SelectorEventLoop):
+    """An event loop on a clock of its own that runs no faster or slower with the machine's load:
+    whenever nothing is ready to run, its time jumps to the next timer due. Every sleep, timeout and
+    timer of the code on it (the virtual wheel's phases, the round's clock, the wheel session's
+    questions) is a step in order, not a race against the wall clock; `epoch + loop.time()` is the
+    clock the table and the wheel are given (`wall`). Only for code that waits on nothing outside the
+    loop (no thread, no socket, no real serial port): that would be jumped over."""
+
+    def __init__(self, epoch: float) -> None:
+        super().__init__()
+        self.epoch = epoch
+        self._virtual = 0.0
+
+    def time(self) -> float:
+        return self._virtual
+
+    def wall(self) -> float:
+        return self.epoch + self._virtual
+
+    def _run_once(self) -> None:
+        ready: Any = getattr(self, "_ready")  # noqa: B009 - asyncio's own queues, read only
+        scheduled: Any = getattr(self, "_scheduled")  # noqa: B009
+        if not ready:
+            due = [h.when() for h in scheduled if not h.cancelled()]
+            if due and min(due) > self._virtual:
+                self._virtual = min(due)
+        super()._run_once()  # type: ignore[misc]
+
+
+def headless_shift(
+    tmp_path: Path, name: str, wheel: str, rounds: int, settings: str = "", *, start: float | None = None
+) -> tuple[Path, Path, str]:
+    """`drr table run --headless --wheel WHEEL --speed 60 --rounds N --seed 3 --db NAME.sqlite --table T1`
+    with the settings file `settings`, run in this process on a VirtualTimeLoop: the table, the virtual
+    wheel and the journal's time stamps all on the loop's clock, from `start` (default: an hour ago).
+    The store's path, the settings file's and what the run printed."""
+    import contextlib
+    import io
+    import time
+
+    from engine import config
+    from gui.cli import build_parser, command_modules
+    from hardware.table_run_cmd import _run
+
+    db, path = tmp_path / f"{name}.sqlite", tmp_path / f"{name}.toml"
+    path.write_text(settings, encoding="utf-8")
+    argv = ["--config", str(path), "table", "run", "--headless", "--wheel", wheel, "--speed", "60"]
+    argv += ["--rounds", str(rounds), "--seed", "3", "--db", str(db), "--table", "T1"]
+    args = build_parser(command_modules(argv)).parse_args(argv)
+    args.settings = config.fill_from_settings(args, config.load_settings(path))
+    loop = VirtualTimeLoop(time.time() - 3600 if start is None else start)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), asyncio.Runner(loop_factory=lambda: loop) as runner:
+        code = runner.run(_run(args, clock=loop.wall))
+    assert code == 0, printed.getvalue()
+    return db, path, printed.getvalue()
