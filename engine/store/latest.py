@@ -38,15 +38,18 @@ def entries_of(
     *types: EntryType,
     since: str | None = None,
     until: str | None = None,
+    after: int = 0,
     skip_malformed: bool = False,
 ) -> Iterator[tuple[Entry, Payload | Unknown]]:
     """Each entry of `types` (under any of their spellings) on the chains of `tables`, with its typed
     payload (engine.journal_types.read: a malformed one raises DrrError naming it, or is passed over
     with `skip_malformed` where the chain's own check reports it), in chain order; `since`/`until`
-    bound the entries' stored times (canonical text: since <= time < until)."""
+    bound the entries' stored times (canonical text: since <= time < until), `after` their seq."""
     j = schema.journal
     names = [tables] if isinstance(tables, str) else list(tables)
     where: list[sa.ColumnElement[bool]] = [j.c.table_id.in_(names), j.c.type.in_(spellings(*types))]
+    if after:
+        where.append(j.c.seq > after)
     if since is not None:
         where.append(j.c.time >= since)
     if until is not None:
