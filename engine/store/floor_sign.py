@@ -464,8 +464,8 @@ class TrustedFloor:
         if problem is not None:
             return f"floor entry {entry.seq} {problem}"
         if users_journal.is_user_entry(entry):
-            name = str(entry.payload.get("name"))
             try:
+                name = users_journal.user_named(entry)
                 user = users_journal.step(self.users.get(name), entry)
             except DrrError as exc:
                 return exc.message
