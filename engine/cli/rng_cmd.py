@@ -58,8 +58,9 @@ def _need_subcommand(p: argparse.ArgumentParser) -> int:
 
 
 @contextmanager
-def progress_bar(description: str) -> Iterator[Callable[[int, int], None] | None]:
-    """A rich bar on stderr (as `drr simulate` draws it) when stderr is a terminal, else None."""
+def progress_bar(description: str, total: int | None = None) -> Iterator[Callable[..., None] | None]:
+    """A rich bar on stderr when stderr is a terminal, else None: its `update(done, total)` (the
+    collectors', the battery's) or `update(advance=n)` (`drr simulate`'s spins)."""
     if not sys.stderr.isatty():
         yield None
         return
@@ -74,10 +75,10 @@ def progress_bar(description: str) -> Iterator[Callable[[int, int], None] | None
         console=Console(stderr=True),
         transient=True,
     ) as bar:
-        task = bar.add_task(description, total=None)
+        task = bar.add_task(description, total=total)
 
-        def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+        def update(done: int | None = None, total: int | None = None, *, advance: int | None = None) -> None:
+            bar.update(task, completed=done, total=total, advance=advance)
 
         yield update
 
