@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
 
     import numpy as np
 
-    from engine.cli.rng_cmd import progress_bar
+    from engine.cli.console import progress_bar
     from engine.math.bonus_value import Strategy
     from engine.math.rules_gate import load_rules_or_refuse
     from engine.math.simulate import simulate
