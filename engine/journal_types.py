@@ -113,6 +113,7 @@ __all__ = [
     "payload_class",
     "read",
     "spellings",
+    "typed",
     "write",
 ]
 
@@ -306,6 +307,15 @@ def read(entry: Entry) -> Payload | Unknown:
         ) from None
     cache[_TYPED] = typed
     return typed
+
+
+def typed(entry: Entry) -> Payload | Unknown | None:
+    """`read`, None for a malformed payload: for a reader that passes over such an entry (the chain's
+    own check, `drr audit verify`, reports it)."""
+    try:
+        return read(entry)
+    except DrrError:
+        return None
 
 
 def write(

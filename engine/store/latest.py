@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from engine.entry_types import EntryType
-from engine.errors import DrrError
-from engine.journal_types import Payload, Unknown, read, spellings
+from engine.journal_types import Payload, Unknown, read, spellings, typed
 from engine.store import schema
 from engine.store.records import Entry, row_to_entry
 
@@ -56,10 +55,6 @@ def entries_of(
         where.append(j.c.time < until)
     for row in conn.execute(sa.select(j).where(*where).order_by(j.c.table_id, j.c.seq)):
         entry = row_to_entry(row)
-        try:
-            payload = read(entry)
-        except DrrError:
-            if skip_malformed:
-                continue
-            raise
-        yield entry, payload
+        payload = typed(entry) if skip_malformed else read(entry)
+        if payload is not None:
+            yield entry, payload
