@@ -56,10 +56,6 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
     path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
-def _rel(path: Path, root: Path) -> str:
-    return path.relative_to(root).as_posix()
-
-
 def bonus_games_for(draws: int) -> int:
     from engine.rng_battery import MIN_BONUS_GAMES
 

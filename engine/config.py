@@ -269,15 +269,7 @@ def _integer(low: int, high: int | None = None) -> Callable[[Any], int]:
     return convert
 
 
-def _seconds(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"must be a number of seconds, not {_show(value)}")
-    if not 0.5 <= value <= 600:
-        raise ValueError(f"must be between 0.5 and 600 seconds, not {value}")
-    return float(value)
-
-
-def _round_seconds(low: float) -> Callable[[Any], float]:
+def _seconds(low: float) -> Callable[[Any], float]:
     def convert(value: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ValueError(f"must be a number of seconds, not {_show(value)}")
@@ -294,8 +286,13 @@ def _boolean(value: Any) -> bool:
     return value
 
 
-def _parity(value: Any) -> str:
-    return _choice(PARITIES)(_text(value).upper() if isinstance(value, str) else value)
+def _upper_choice(choices: Iterable[str]) -> Callable[[Any], str]:
+    """`_choice` of upper-case names, written in either case ("n" for "N", "debug" for "DEBUG")."""
+    choose = _choice(choices)
+    return lambda value: choose(value.upper() if isinstance(value, str) else value)
+
+
+_parity = _upper_choice(PARITIES)
 
 
 def _stopbits(value: Any) -> float:
@@ -398,9 +395,7 @@ def _digest(value: Any) -> str | None:
     return text
 
 
-def _log_level(value: Any) -> str:
-    return _choice(LOG_LEVELS)(_text(value).upper() if isinstance(value, str) else value)
-
+_log_level = _upper_choice(LOG_LEVELS)
 
 KEY_LIST: tuple[Key, ...] = (
     Key("table.id", "table_id", _table_id, 'this table\'s id in the journal, e.g. "4" or "T04"', ("table",)),
@@ -420,13 +415,13 @@ KEY_LIST: tuple[Key, ...] = (
     Key(
         "table.betting_seconds",
         "betting_seconds",
-        _round_seconds(5),
+        _seconds(5),
         "with a commanded wheel, seconds of betting from open bets until the table starts the spin",
     ),
     Key(
         "table.auto_confirm_seconds",
         "auto_confirm_seconds",
-        _round_seconds(0),
+        _seconds(0),
         "a clean sensor result is confirmed this many seconds after it came unless the croupier "
         "disputes it; 0: only the croupier confirms",
     ),
@@ -441,7 +436,7 @@ KEY_LIST: tuple[Key, ...] = (
     Key(
         "wheel.silence_seconds",
         "wheel_silence_seconds",
-        _seconds,
+        _seconds(0.5),
         "seconds without a line from the wheel before the link counts as silent (sensor alert)",
     ),
     Key(

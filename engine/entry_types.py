@@ -115,6 +115,10 @@ class EntryType(enum.StrEnum):
 
 
 # Spellings older journals hold for a fact that now has one type (read, never written).
+# The types the floor's users table is folded from (engine.store.users_journal); the table's state
+# depends on none of them (engine.table.state).
+USER_TYPES: Final = frozenset(t for t in EntryType if t.value.startswith("user."))
+
 LEGACY: Final[dict[str, EntryType]] = {
     "payout.approved": EntryType.ROUND_PAYOUT_APPROVED,
     "rules.changed": EntryType.TABLE_RULES_LOADED,

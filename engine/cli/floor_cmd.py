@@ -8,8 +8,18 @@ and is journaled; a role that may not is refused with exit code 3.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from engine.cli.store_args import add_db, add_signer, add_table
+
+if TYPE_CHECKING:
+    from decimal import Decimal
+
+    from engine.auth import User
+    from engine.store.db import Store
+
+T = TypeVar("T")
 
 
 def _signer(p: argparse.ArgumentParser, *, reason: bool = True) -> None:
@@ -125,13 +135,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r.set_defaults(func=run_report)
 
 
-def _authorize(store: object, args: argparse.Namespace, permission: str, table: str | None = None) -> object:
-    from engine.cli.store_args import read_pin
+def _acting(
+    args: argparse.Namespace, permission: str, table: str | None, act: Callable[[Store, User], T]
+) -> T:
+    """`act(store, user)` on the store of `args`, by `--user` signed in with `--pin` (asked for when
+    left out) and holding `permission` at `table` (None: the floor's)."""
+    from engine.cli.store_args import open_from_args, read_pin
     from engine.floor.actions import authorize
     from engine.store.users import FLOOR
 
-    pin = args.pin if args.pin is not None else read_pin(f"PIN for {args.user}: ")
-    return authorize(store, args.user, pin, permission, table=table or FLOOR, station="cli")  # type: ignore[arg-type]
+    with open_from_args(args) as store:
+        pin = args.pin if args.pin is not None else read_pin(f"PIN for {args.user}: ")
+        return act(store, authorize(store, args.user, pin, permission, table=table or FLOOR, station="cli"))
 
 
 def run_alerts_list(args: argparse.Namespace) -> int:
@@ -171,51 +186,45 @@ def run_alerts_scan(args: argparse.Namespace) -> int:
 
 
 def run_alerts_ack(args: argparse.Namespace) -> int:
-    from engine.cli.store_args import open_from_args
     from engine.floor.alerts import acknowledge_alert
 
-    with open_from_args(args) as store:
-        user = _authorize(store, args, "acknowledge_alert")
-        acknowledge_alert(store, args.alert_id, user, args.note)  # type: ignore[arg-type]
+    _acting(args, "acknowledge_alert", None, lambda st, u: acknowledge_alert(st, args.alert_id, u, args.note))
     print(f"alert {args.alert_id} acknowledged by {args.user}")
     return 0
 
 
 def run_correct(args: argparse.Namespace) -> int:
-    from engine.cli.store_args import open_from_args
     from engine.floor.actions import correct_result
 
-    with open_from_args(args) as store:
-        user = _authorize(store, args, "correct_result", args.only_table)
-        old = correct_result(store, args.round_id, args.number, args.reason, user, table=args.only_table)  # type: ignore[arg-type]
+    def act(store: Store, user: User) -> int | None:
+        return correct_result(store, args.round_id, args.number, args.reason, user, table=args.only_table)
+
+    old = _acting(args, "correct_result", args.only_table, act)
     print(f"round {args.round_id}: result {old} corrected to {args.number} by {args.user}")
     return 0
 
 
 def run_approve(args: argparse.Namespace) -> int:
-    from engine.cli.store_args import open_from_args
     from engine.floor.actions import approve_payout
 
-    with open_from_args(args) as store:
-        user = _authorize(store, args, "approve_payout", args.only_table)
-        amount = approve_payout(store, args.round_id, args.reason, user, table=args.only_table)  # type: ignore[arg-type]
+    def act(store: Store, user: User) -> Decimal:
+        return approve_payout(store, args.round_id, args.reason, user, table=args.only_table)
+
+    amount = _acting(args, "approve_payout", args.only_table, act)
     print(f"payout {amount} of round {args.round_id} approved by {args.user}")
     return 0
 
 
 def run_resolve(args: argparse.Namespace) -> int:
-    from engine.cli.store_args import open_from_args
     from engine.floor.actions import resolve_hold
 
-    with open_from_args(args) as store:
-        user = _authorize(store, args, "resolve_irregularity", args.only_table)
-        what = resolve_hold(store, args.only_table, args.reason, user)  # type: ignore[arg-type]
+    table = args.only_table
+    what = _acting(args, "resolve_irregularity", table, lambda st, u: resolve_hold(st, table, args.reason, u))
     print(f"table {args.only_table}: hold acknowledged by {args.user} ({what}); the round goes on")
     return 0
 
 
 def run_settings(args: argparse.Namespace) -> int:
-    from engine.cli.store_args import open_from_args
     from engine.errors import DrrError
     from engine.floor.actions import change_settings
 
@@ -225,28 +234,24 @@ def run_settings(args: argparse.Namespace) -> int:
         if not sep or not key.strip():
             raise DrrError(f"setting {item!r} is not KEY=VALUE (e.g. max_bet=500)")
         changes[key.strip()] = value
-    with open_from_args(args) as store:
-        user = _authorize(store, args, "change_settings", args.only_table)
-        change_settings(store, args.only_table, changes, args.reason, user)  # type: ignore[arg-type]
+    table = args.only_table
+    _acting(args, "change_settings", table, lambda st, u: change_settings(st, table, changes, args.reason, u))
     listed = ", ".join(f"{k} = {v}" for k, v in changes.items())
     print(f"table {args.only_table}: {listed} from the next round, by {args.user}")
     return 0
 
 
 def run_wheel_serviced(args: argparse.Namespace) -> int:
-    from engine.cli.store_args import open_from_args
     from engine.floor.actions import wheel_serviced
 
     what = args.what.replace("-", " ")
-    with open_from_args(args) as store:
-        user = _authorize(store, args, "change_settings", args.only_table)
-        wheel_serviced(store, args.only_table, what, args.reason, user)  # type: ignore[arg-type]
+    table = args.only_table
+    _acting(args, "change_settings", table, lambda st, u: wheel_serviced(st, table, what, args.reason, u))
     print(f"table {args.only_table}: {what} recorded by {args.user}; its bias tests start afresh")
     return 0
 
 
 def run_rules(args: argparse.Namespace) -> int:
-    from engine.cli.store_args import open_from_args
     from engine.floor.actions import load_rules, read_rules_candidate
 
     candidate = read_rules_candidate(args.file)
@@ -254,41 +259,34 @@ def run_rules(args: argparse.Namespace) -> int:
     if not args.yes:
         print(f"\nnot loaded: read the report above, then run again with --yes to accept {args.file}")
         return 1
-    with open_from_args(args) as store:
-        user = _authorize(store, args, "load_rules", args.only_table)
-        load_rules(store, args.only_table, candidate, args.reason, user)  # type: ignore[arg-type]
+    table = args.only_table
+    _acting(args, "load_rules", table, lambda st, u: load_rules(st, table, candidate, args.reason, u))
     print(f"\n{args.file} accepted for table {args.only_table} from its next round by {args.user}")
     return 0
 
 
 def run_clear_tilt(args: argparse.Namespace) -> int:
-    from engine.cli.store_args import open_from_args
     from engine.table.gate_actions import clear_tilt
 
-    with open_from_args(args) as store:
-        user = _authorize(store, args, "resolve_irregularity", args.only_table)
-        result = clear_tilt(store, args.only_table, args.reason, user)  # type: ignore[arg-type]
+    table = args.only_table
+    result = _acting(args, "resolve_irregularity", table, lambda st, u: clear_tilt(st, table, args.reason, u))
     print(f"table {args.only_table}: tilt cleared by {args.user} ({result.text()})")
     return 0
 
 
 def run_approve_software(args: argparse.Namespace) -> int:
-    from engine.cli.store_args import open_from_args
     from engine.software_id import running_digest
     from engine.table.gate_actions import approve_software
 
     digest = args.digest or running_digest()
-    settings = getattr(args, "settings", None)
-    with open_from_args(args) as store:
-        user = _authorize(store, args, "change_settings", args.only_table)
-        path = approve_software(
-            store,
-            args.only_table,
-            digest,
-            args.reason,
-            user,  # type: ignore[arg-type]
-            settings_file=getattr(settings, "source", None),
-        )
+    source = getattr(getattr(args, "settings", None), "source", None)
+    table = args.only_table
+    path = _acting(
+        args,
+        "change_settings",
+        table,
+        lambda st, u: approve_software(st, table, digest, args.reason, u, settings_file=source),
+    )
     print(f"table {args.only_table}: software {digest} approved by {args.user} (written to {path})")
     return 0
 

@@ -13,9 +13,7 @@ A progress bar goes to stderr when it is a terminal.
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from engine.errors import DrrError
@@ -57,32 +55,8 @@ def _need_subcommand(p: argparse.ArgumentParser) -> int:
     raise DrrError("drr rng: say `collect` or `test` (drr rng --help)", exit_code=2)
 
 
-@contextmanager
-def progress_bar(description: str) -> Iterator[Callable[[int, int], None] | None]:
-    """A rich bar on stderr (as `drr simulate` draws it) when stderr is a terminal, else None."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    ) as bar:
-        task = bar.add_task(description, total=None)
-
-        def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        yield update
-
-
 def run_collect(args: argparse.Namespace) -> int:
+    from engine.cli.console import progress_bar
     from engine.cli.simulate_cmd import whole_number
     from engine.math.rules_gate import load_rules_or_refuse
     from engine.rng_collect import collect_bonus_games, collect_draws, collect_raw
@@ -120,6 +94,7 @@ DEFAULT_TEST_DRAWS = 200_000
 def run_test(args: argparse.Namespace) -> int:
     import json
 
+    from engine.cli.console import progress_bar
     from engine.cli.simulate_cmd import whole_number
     from engine.math.rules_gate import load_rules_or_refuse
     from engine.rng_battery import run_battery

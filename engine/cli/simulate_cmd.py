@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import TYPE_CHECKING
 
 from engine.errors import DrrError
@@ -72,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
 
     import numpy as np
 
+    from engine.cli.console import progress_bar
     from engine.math.bonus_value import Strategy
     from engine.math.rules_gate import load_rules_or_refuse
     from engine.math.simulate import simulate
@@ -81,29 +81,9 @@ def run(args: argparse.Namespace) -> int:
         seed = int(np.random.SeedSequence().entropy) % (1 << 64)  # type: ignore[arg-type]
     strategy = Strategy(args.strategy)
     # The bar goes to stderr, so it can run beside --json on stdout.
-    if sys.stderr.isatty():
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        ) as bar:
-            task = bar.add_task("spins", total=spins)
-            result = simulate(
-                rules,
-                spins,
-                seed=seed,
-                strategy=strategy,
-                workers=workers,
-                progress=lambda n: bar.advance(task, n),
-            )
-    else:
-        result = simulate(rules, spins, seed=seed, strategy=strategy, workers=workers)
+    with progress_bar("spins", spins) as update:
+        advance = None if update is None else lambda n: update(advance=n)
+        result = simulate(rules, spins, seed=seed, strategy=strategy, workers=workers, progress=advance)
     if args.json:
         print(json.dumps(result.to_json(), indent=1))
     else:

@@ -99,16 +99,24 @@ def _supervisor_digits(args: argparse.Namespace) -> int | None:
     return getattr(getattr(args, "settings", None), "supervisor_pin_digits", None)
 
 
-def run_add(args: argparse.Namespace) -> int:
-    from engine.cli.store_args import open_from_args, read_pin
+def _new_pin(args: argparse.Namespace) -> str:
+    """`--pin`, else the new PIN asked for twice (refused when the two differ)."""
+    from engine.cli.store_args import read_pin
     from engine.errors import DrrError
+
+    if args.pin is not None:
+        return str(args.pin)
+    pin = read_pin(f"new PIN for {args.name}: ")
+    if read_pin("the same PIN again: ") != pin:
+        raise DrrError("the two PINs differ; nothing changed")
+    return pin
+
+
+def run_add(args: argparse.Namespace) -> int:
+    from engine.cli.store_args import open_from_args
     from engine.store.users import add_user, check_pin
 
-    pin = args.pin
-    if pin is None:
-        pin = read_pin(f"new PIN for {args.name}: ")
-        if read_pin("the same PIN again: ") != pin:
-            raise DrrError("the two PINs differ; nothing changed")
+    pin = _new_pin(args)
     digits = _supervisor_digits(args)
     check_pin(pin, args.role, digits)  # before the store is created or touched
     with open_from_args(args, migrate=True) as store:
@@ -155,17 +163,12 @@ def run_disable(args: argparse.Namespace) -> int:
 
 def run_change(args: argparse.Namespace) -> int:
     from engine.auth import AuthenticationFailed
-    from engine.cli.store_args import open_from_args, read_pin
-    from engine.errors import DrrError
+    from engine.cli.store_args import open_from_args
     from engine.store import users
 
     new_pin = None
     if args.change == "pin":
-        new_pin = args.pin
-        if new_pin is None:
-            new_pin = read_pin(f"new PIN for {args.name}: ")
-            if read_pin("the same PIN again: ") != new_pin:
-                raise DrrError("the two PINs differ; nothing changed")
+        new_pin = _new_pin(args)
         users.check_pin(new_pin)
     with open_from_args(args) as store:
         by = _login_admin(store, args)

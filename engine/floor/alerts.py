@@ -252,36 +252,16 @@ def _reconciliation_alerts(table: str, seq: int, time: str, p: WheelReconciled) 
             f"round {rid or '?'} (wheel game {g.game:03d}): the journal has {g.journal}, the wheel's own log "
             f"{g.wheel}{where}: check the result against the wheel and the camera"
         )
-        out.append(
-            _event(
-                alert_id,
-                table,
-                "critical",
-                "wheel log differs",
-                words,
-                rid,
-                at=time,
-                entry=f"{table}:{seq}:d{i}",
-            )
-        )
+        entry = f"{table}:{seq}:d{i}"
+        out.append(AlertRaised(alert_id, table, "critical", "wheel log differs", words, rid, time, entry))
     for i, g in enumerate(p.wheel_only):
         words = (
             f"wheel game {g.game:03d} ({g.wheel}) is in the wheel's own log but not in the journal{where}: "
             "a game was played the table did not hear"
         )
         alert_id = f"{table}:wheel only:{g.game}:{time[:10]}"
-        out.append(
-            _event(
-                alert_id,
-                table,
-                "warning",
-                "wheel game not journaled",
-                words,
-                None,
-                at=time,
-                entry=f"{table}:{seq}:w{i}",
-            )
-        )
+        kind, entry = "wheel game not journaled", f"{table}:{seq}:w{i}"
+        out.append(AlertRaised(alert_id, table, "warning", kind, words, None, time, entry))
     return out
 
 
@@ -301,7 +281,7 @@ def _wheel_alarm(table: str, seq: int, time: str, round_id: str | None, alarm: A
     kind = WHEEL_ALARM_KINDS[alarm.kind]
     who = f":{alarm.dealer}" if alarm.dealer is not None else ""
     game = f"wheel game {alarm.game:03d}: " if alarm.game is not None else ""
-    return _event(
+    return AlertRaised(
         f"{table}:{kind}{who}:{time[:10]}",
         table,
         "warning",
@@ -382,7 +362,8 @@ class AlertScanner:
                     hit = _entry_alert(table, round_id, p, self.payout_threshold)
                     if hit is not None:
                         alert_id = alert_identity(table, seq, hit[1], round_id, time)
-                        found.append(_event(alert_id, table, *hit, round_id, at=time, entry=f"{table}:{seq}"))
+                        raised = AlertRaised(alert_id, table, *hit, round_id, at=time, entry=f"{table}:{seq}")
+                        found.append(raised)
                 self.seen[table] = head
                 open_round = latest[table][0] if table in latest else None
                 if table in quiet and open_round not in (None, "settled", "void"):
@@ -404,7 +385,7 @@ class AlertScanner:
                 else f"unfinished: {WAITING.get(open_round, open_round)}"
             )
             words = f"no activity at the table for over {minutes} min while a round is {waiting}"
-            found.insert(where, _event(alert_id, table, "warning", "table silent", words, None))
+            found.insert(where, AlertRaised(alert_id, table, "warning", "table silent", words, None))
         return self._raise(store, found)
 
     def _note_settings(self, table: str, seq: int, payload: Payload | Unknown) -> None:
@@ -559,20 +540,6 @@ def scanner_from_settings(settings: Any, **kw: Any) -> AlertScanner:
         wheel=settings.wheel_alarms,
         **kw,
     )
-
-
-def _event(
-    alert_id: str,
-    table: str,
-    severity: str,
-    kind: str,
-    message: str,
-    round_id: str | None,
-    *,
-    at: str | None = None,
-    entry: str | None = None,
-) -> AlertRaised:
-    return AlertRaised(alert_id, table, severity, kind, message, round_id, at, entry)
 
 
 def _journaled(conn: sa.Connection, key: str, values: list[str], types: tuple[str, ...]) -> set[str]:

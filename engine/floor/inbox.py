@@ -27,13 +27,10 @@ key is provisioned on this PC (`drr db root-key --pin`): until then `take` says 
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
-
-import sqlalchemy as sa
 
 from engine.auth import PermissionDenied, User, require
 from engine.entry_types import EntryType
@@ -41,9 +38,9 @@ from engine.errors import DrrError
 from engine.floor_events import FloorAction
 from engine.journal_types import parse, read, write
 from engine.round import ResultCorrected, RoundVoided
-from engine.store import schema
 from engine.store.db import Store
 from engine.store.forwarded import taken_from_floor
+from engine.store.latest import entries_of
 from engine.store.records import Entry
 from engine.table_events import FloorActionTaken, PayoutApproved, RulesLoaded, SettingsChanged
 
@@ -184,20 +181,13 @@ def last_taken(local: Store, table: str) -> int:
 def answered(local: Store, table: str) -> tuple[int, set[tuple[int, str]]]:
     """(the floor seq of the newest floor action `table`'s journal took in or 0, every (floor seq,
     floor hash) its journal answered, taken or refused)."""
-    j = schema.journal
-    with local.read() as conn:
-        rows = conn.execute(
-            sa.select(j.c.seq, j.c.type, j.c.payload)
-            .where(j.c.table_id == table, j.c.type == EntryType.TABLE_FLOOR_ACTION_TAKEN.value)
-            .order_by(j.c.seq)
-        ).all()
     taken_to, seen = 0, set()
-    for row in rows:
-        marker = parse(row.type, json.loads(row.payload), where=f"journal entry {row.seq} of table {table}")
-        assert isinstance(marker, FloorActionTaken)
-        seen.add((marker.floor_seq, marker.floor_hash))
-        if marker.outcome == "taken":
-            taken_to = max(taken_to, marker.floor_seq)
+    with local.read() as conn:
+        for _entry, marker in entries_of(conn, table, EntryType.TABLE_FLOOR_ACTION_TAKEN):
+            assert isinstance(marker, FloorActionTaken)
+            seen.add((marker.floor_seq, marker.floor_hash))
+            if marker.outcome == "taken":
+                taken_to = max(taken_to, marker.floor_seq)
     return taken_to, seen
 
 

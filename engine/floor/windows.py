@@ -8,7 +8,6 @@ from typing import Any
 
 from engine.errors import DrrError
 
-LAST_CHOICES = (100, 500, 1000, 10_000)
 SHIFT_STARTS = (6, 14, 22)  # UTC hours at which the three eight-hour shifts begin
 
 

@@ -48,6 +48,7 @@ from engine.store.database import Database
 from engine.store.keys import TableKey
 from engine.store.records import Entry, NewEvent
 from engine.store.users_journal import FLOOR
+from engine.table_events import KeyRotated
 
 KEYED = EntryType.CHAIN_KEYED.value
 ENROLLED = EntryType.CHAIN_WRITER_ENROLLED.value
@@ -169,7 +170,7 @@ def prepare(conn: Connection, store: Database, events: Sequence[NewEvent]) -> Fl
         first.append(journal_types.write(ChainKeyed(root.public), table=FLOOR))
         named = root.public
     elif named is None:
-        named = next(str(e.payload.get("key")) for e in mine if e.type == KEYED)
+        named = next(_key_of(journal_types.parse(e.type, e.payload)) for e in mine if e.type == KEYED)
     if root is not None and root.public != named:
         root = None  # a root key file of another keying: it signs nothing here
     if types & ROOT_SIGNED and root is None:
@@ -180,7 +181,7 @@ def prepare(conn: Connection, store: Database, events: Sequence[NewEvent]) -> Fl
     writer: TableKey | None = None
     if types - ROOT_SIGNED:
         writer = writer_key(where)
-        enrolled |= {str(e.payload.get("key")) for e in mine if e.type == ENROLLED}
+        enrolled |= {_key_of(journal_types.parse(e.type, e.payload)) for e in mine if e.type == ENROLLED}
         if writer.public not in enrolled:
             if root is not None:
                 first.append(journal_types.write(WriterEnrolled(writer.public, this_host()), table=FLOOR))
@@ -206,6 +207,12 @@ def witness(store: Database, written: Sequence[Entry]) -> None:
             keys.update(key, journaled=True, high_water=(e.seq, e.hash))
         else:
             keys.note_high_water(store.where, FLOOR, e.seq, e.hash, path=key.path)
+
+
+def _key_of(payload: object) -> str:
+    """The key a `chain.keyed` or an enrolment names; "None" for one whose payload cannot be read (no
+    key anybody holds: nothing is believed under it)."""
+    return payload.key if isinstance(payload, ChainKeyed | WriterEnrolled) else "None"
 
 
 def _fp(public: str) -> str:
@@ -430,7 +437,7 @@ class TrustedFloor:
             return f"is entry {entry.seq} where entry {seq + 1} follows {seq} (inserted out of the chain)"
         problem = entry_problem(entry, prev)
         if problem is None and not self.signed and entry.type == KEYED and self.head_key is None:
-            named = str(entry.payload.get("key"))
+            named = _key_of(journal_types.typed(entry))
             if self._head_pin is not None and named != self._head_pin:
                 self.rekeyed = (
                     f"floor entry {entry.seq} keys the floor chain with key {_fp(named)}, but this host "
@@ -440,15 +447,14 @@ class TrustedFloor:
                 return self.rekeyed
             self.head_key = named  # the pin (provisioned, `unprovisioned`) or, without one, trusted by nobody
         if problem is None and not self.signed and entry.type == EntryType.TABLE_KEY_ROTATED.value:
-            old, new = str(entry.payload.get("old_key")), str(entry.payload.get("new_key"))
-            signature = entry.payload.get("signature")
-            if old == self.head_key and keys.check_raw(
-                old, keys.rotation_message(FLOOR, old, new), str(signature) if signature else None
-            ):
-                self.head_key = new  # handed over by the key in force
+            turn = journal_types.typed(entry)
+            if isinstance(turn, KeyRotated) and turn.old_key == self.head_key:
+                message = keys.rotation_message(FLOOR, turn.old_key, turn.new_key)
+                if keys.check_raw(turn.old_key, message, turn.signature or None):
+                    self.head_key = turn.new_key  # handed over by the key in force
         if problem is None and self.signed:
             if entry.type == KEYED and self.root is None:
-                named = str(entry.payload.get("key"))
+                named = _key_of(journal_types.typed(entry))
                 self.root = self.pinned or named
                 if named != self.root:
                     pin = root_pin_path(self.store.where)
@@ -464,8 +470,8 @@ class TrustedFloor:
         if problem is not None:
             return f"floor entry {entry.seq} {problem}"
         if users_journal.is_user_entry(entry):
-            name = str(entry.payload.get("name"))
             try:
+                name = users_journal.user_named(entry)
                 user = users_journal.step(self.users.get(name), entry)
             except DrrError as exc:
                 return exc.message

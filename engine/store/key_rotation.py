@@ -15,35 +15,23 @@ against the wrong key. The rotation itself is engine.store.evidence.rotate_key.
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
-
-import sqlalchemy as sa
 
 from engine.entry_types import EntryType
 from engine.errors import DrrError
-from engine.store import keys, schema
+from engine.journal_types import typed
+from engine.store import keys
 from engine.store.db import Store
+from engine.store.latest import latest_entry
+from engine.table_events import KeyRotated
 
 
 def journaled_new_key(store: Store, table: str) -> str | None:
-    """The `new_key` of the table's last `table.key_rotated` entry, None if it has none."""
-    from engine.journal_types import spellings
-
-    j = schema.journal
-    with store.read() as conn:
-        text = conn.execute(
-            sa.select(j.c.payload)
-            .where(j.c.table_id == table, j.c.type.in_(spellings(EntryType.TABLE_KEY_ROTATED)))
-            .order_by(j.c.seq.desc())
-            .limit(1)
-        ).scalar()
-    if text is None:
-        return None
-    try:
-        return str(json.loads(text).get("new_key") or "") or None
-    except (ValueError, AttributeError):
-        return None
+    """The `new_key` of the table's last `table.key_rotated` entry, None if it has none (or it cannot
+    be read: the chain's check reports it)."""
+    entry = latest_entry(store, table, EntryType.TABLE_KEY_ROTATED)
+    rotated = None if entry is None else typed(entry)
+    return (rotated.new_key or None) if isinstance(rotated, KeyRotated) else None
 
 
 def settle(store: Store, table: str) -> keys.TableKey | None:

@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from engine.entry_types import EntryType
-from engine.errors import DrrError
-from engine.journal_types import Payload, Unknown, read, spellings
+from engine.journal_types import Payload, Unknown, read, spellings, typed
 from engine.store import schema
 from engine.store.records import Entry, row_to_entry
 
@@ -38,25 +37,24 @@ def entries_of(
     *types: EntryType,
     since: str | None = None,
     until: str | None = None,
+    after: int = 0,
     skip_malformed: bool = False,
 ) -> Iterator[tuple[Entry, Payload | Unknown]]:
     """Each entry of `types` (under any of their spellings) on the chains of `tables`, with its typed
     payload (engine.journal_types.read: a malformed one raises DrrError naming it, or is passed over
     with `skip_malformed` where the chain's own check reports it), in chain order; `since`/`until`
-    bound the entries' stored times (canonical text: since <= time < until)."""
+    bound the entries' stored times (canonical text: since <= time < until), `after` their seq."""
     j = schema.journal
     names = [tables] if isinstance(tables, str) else list(tables)
     where: list[sa.ColumnElement[bool]] = [j.c.table_id.in_(names), j.c.type.in_(spellings(*types))]
+    if after:
+        where.append(j.c.seq > after)
     if since is not None:
         where.append(j.c.time >= since)
     if until is not None:
         where.append(j.c.time < until)
     for row in conn.execute(sa.select(j).where(*where).order_by(j.c.table_id, j.c.seq)):
         entry = row_to_entry(row)
-        try:
-            payload = read(entry)
-        except DrrError:
-            if skip_malformed:
-                continue
-            raise
-        yield entry, payload
+        payload = typed(entry) if skip_malformed else read(entry)
+        if payload is not None:
+            yield entry, payload

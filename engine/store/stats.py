@@ -220,10 +220,6 @@ def _rate(hits: int, trials: int) -> float | None:
     return hits / trials if trials else None
 
 
-def _money(value: Decimal) -> str:
-    return str(value)
-
-
 # The wire's bet names (engine.bets) and the kinds of engine.math's report that share their house edge.
 # A wire name stands for the first kind of engine.bets' table that has it (street, not trio: a trio
 # has a street's edge).
@@ -294,14 +290,14 @@ def compute_stats(
     edge, theoretical_win = theoretical(tally, house_edge)
     hold: dict[str, Any] = {
         "rounds_settled": tally.settled,
-        "wagered": _money(tally.wagered),
-        "paid": _money(tally.paid),
-        "returned": _money(tally.returned),
-        "win": _money(win),
+        "wagered": str(tally.wagered),
+        "paid": str(tally.paid),
+        "returned": str(tally.returned),
+        "win": str(win),
         "actual": float(win / tally.wagered) if tally.wagered else None,
         "theoretical": None if edge is None else float(edge),
-        "theoretical_win": None if theoretical_win is None else _money(theoretical_win),
-        "handle_by_bet": {bet: _money(v) for bet, v in sorted(tally.handle_by_bet.items())},
+        "theoretical_win": None if theoretical_win is None else str(theoretical_win),
+        "handle_by_bet": {bet: str(v) for bet, v in sorted(tally.handle_by_bet.items())},
     }
     directions = {}
     for name, dcounts in sorted(tally.by_direction.items()):

@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from engine.auth import ROLES
-from engine.entry_types import EntryType, entry_type
+from engine.entry_types import USER_TYPES, entry_type
 from engine.errors import DrrError
 from engine.floor_events import (
     COMMITTED,
@@ -47,20 +47,6 @@ PIN_DIGITS: Final = 4  # the fewest digits of any PIN (an old journal's PINs: th
 # The users row's pin_hash of a committed PIN: "<PinHash text>#<commitment key hex>#<min_digits>"; the
 # journal's fold gives "committed$<commitment>$<min_digits>" (engine.floor_events.PinCommitment).
 SECRET_SEP: Final = "#"
-
-USER_TYPES: Final = frozenset(
-    {
-        EntryType.USER_ADDED,
-        EntryType.USER_ROLE_CHANGED,
-        EntryType.USER_PIN_CHANGED,
-        EntryType.USER_DISABLED,
-        EntryType.USER_ENABLED,
-        EntryType.USER_LOGIN,
-        EntryType.USER_LOGIN_FAILED,
-        EntryType.USER_LOCKED_OUT,
-        EntryType.USER_UNLOCKED,
-    }
-)
 
 
 @dataclass(frozen=True)

@@ -37,9 +37,10 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from engine.entry_types import EntryType
-from engine.journal_types import Payload, spellings, write
+from engine.journal_types import Payload, read, spellings, write
 from engine.sequential import DEFAULT_THRESHOLDS, Alarm, Detector, Thresholds, direction_code, tests
 from engine.store import schema
+from engine.store.latest import entries_of
 from engine.table_events import BiasAlarm
 
 if TYPE_CHECKING:
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 FLOOR = "floor"  # engine.store.users.FLOOR: the back office's own chain, where alerts are acknowledged
-ALARM = EntryType.TABLE_BIAS_ALARM.value
 SERVICED = spellings(EntryType.TABLE_WHEEL_SERVICED)
 ACKNOWLEDGED = EntryType.ALERT_ACKNOWLEDGED.value
 # A history this short is replayed at the table's start itself (a few tens of ms); a longer one in a
@@ -225,20 +225,11 @@ class BiasWatch:
         )
 
     def _journaled_alarms(self, conn: sa.Connection, after: int = 0) -> list[tuple[int, str, BiasAlarm]]:
-        """The table's alarms journaled since its tests last started (and after seq `after`)."""
-        j = schema.journal
-        out = []
-        query = (
-            sa.select(j.c.seq, j.c.time, j.c.payload)
-            .where(j.c.table_id == self.table, j.c.seq > max(self.epoch_seq, after), j.c.type == ALARM)
-            .order_by(j.c.seq)
-        )
-        for seq, time, text in conn.execute(query):
-            try:
-                out.append((int(seq), time, BiasAlarm.from_json(json.loads(text))))
-            except (KeyError, TypeError, ValueError):
-                continue  # an odd entry is no fact of ours (drr audit verify reports it)
-        return out
+        """The table's alarms journaled since its tests last started (and after seq `after`); an odd
+        entry is no fact of ours (drr audit verify reports it)."""
+        after = max(self.epoch_seq, after)
+        found = entries_of(conn, self.table, EntryType.TABLE_BIAS_ALARM, after=after, skip_malformed=True)
+        return [(e.seq, e.time, a) for e, a in found if isinstance(a, BiasAlarm)]
 
     def _acknowledged(self, conn: sa.Connection, ids: Sequence[str]) -> dict[str, str]:
         """When each of the alerts `ids` was acknowledged (those that were)."""
@@ -327,12 +318,11 @@ class BiasWatch:
         self.pending = []  # journaled (a failed append keeps them for the next call)
         by_key = {a.test.key: a.index for a, _rid in found}
         for entry in entries:
-            if entry.type == ALARM:
-                key = json.loads(entry.payload_text)["key"]
-                col = by_key.get(key)
-                if col is not None:
-                    self.open_alarms[col] = alert_id(self.table, entry.seq)
-                    self.alarms_seen[col] = entry.seq
+            alarm = read(entry)
+            col = by_key.get(alarm.key) if isinstance(alarm, BiasAlarm) else None
+            if col is not None:
+                self.open_alarms[col] = alert_id(self.table, entry.seq)
+                self.alarms_seen[col] = entry.seq
         return [p for p, _rid in items]
 
 

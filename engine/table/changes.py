@@ -155,26 +155,7 @@ _NOTHING = Changes()  # (the empty notice: a batch of one entry needs no merging
 _FIELDS = tuple(f.name for f in dataclasses.fields(Changes))
 
 
-# Everything: a screen that attaches (start, reconnect, restart) draws the whole table once.
-EVERYTHING: Changes = Changes(
-    everything=True,
-    phase=True,
-    round_opened=True,
-    wagers=True,
-    draw=True,
-    result_cleared=True,
-    pay_lines=True,
-    approvals=True,
-    hold=True,
-    manual_entry=True,
-    history=True,
-    rules=True,
-    settings=True,
-    dealer=True,
-    wheel=True,
-    spin=True,
-)
-
+# What a new round (or a cleared one) changes: everything of the last round is gone.
 _ROUND_RESET = Changes(
     phase=True,
     round_opened=True,
@@ -185,6 +166,10 @@ _ROUND_RESET = Changes(
     approvals=True,
     hold=True,
     manual_entry=True,
+)
+# Everything: a screen that attaches (start, reconnect, restart) draws the whole table once.
+EVERYTHING: Changes = _ROUND_RESET | Changes(
+    everything=True, history=True, rules=True, settings=True, dealer=True, wheel=True, spin=True
 )
 
 

@@ -31,11 +31,6 @@ if TYPE_CHECKING:  # the screens' view imports this module before the first fram
 PLAYER_LIMIT: Final = "player_limit:"  # settings key prefix: "player_limit:Anna" = "200"
 
 
-def player_limit_key(player: str) -> str:
-    """The table-settings key of `player`'s own limit."""
-    return f"{PLAYER_LIMIT}{player}"
-
-
 def _setting(settings: Mapping[str, str], key: str) -> Decimal | None:
     """A journaled amount setting (checked when it was journaled); anything else is no bound."""
     value = settings.get(key)

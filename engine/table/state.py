@@ -50,7 +50,7 @@ from typing import Final
 
 from engine.bets import Wager
 from engine.bonus_game import BonusGame, BoxSeal, GameStarted, Preset
-from engine.entry_types import EntryType
+from engine.entry_types import USER_TYPES, EntryType
 from engine.errors import DrrError
 from engine.journal_types import ROUND_EVENTS, Payload, Unknown, entry_type, read
 from engine.rng import Rng
@@ -113,15 +113,7 @@ NOT_FOLDED: Final = frozenset(
     {
         None,
         EntryType.TABLE_STARTED,
-        EntryType.USER_ADDED,
-        EntryType.USER_ROLE_CHANGED,
-        EntryType.USER_PIN_CHANGED,
-        EntryType.USER_DISABLED,
-        EntryType.USER_ENABLED,
-        EntryType.USER_LOGIN,
-        EntryType.USER_LOGIN_FAILED,
-        EntryType.USER_LOCKED_OUT,
-        EntryType.USER_UNLOCKED,
+        *USER_TYPES,
         EntryType.CHAIN_KEYED,
         EntryType.CHAIN_WRITER_ENROLLED,
         EntryType.FLOOR_ACTION,
