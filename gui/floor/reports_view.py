@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import DrrError
+from engine.exact import money
 from engine.floor.reports import TableReport, report_csv, table_report
 from engine.floor.surveillance import floor_tables
 from engine.floor.windows import SHIFT_STARTS
@@ -141,7 +142,7 @@ class ReportsView(QWidget):
                 big.round_id,
                 big.time[:19].replace("T", " "),
                 "" if big.result is None else str(big.result),
-                f"{big.paid:,.2f}",
+                money(big.paid),
             )
             for col, text in enumerate(cells):
                 self.largest.setItem(row, col, QTableWidgetItem(text))
@@ -224,5 +225,5 @@ class ReportsView(QWidget):
         y += line * 1.5
         for big in rep.largest:
             when = big.time[:19].replace("T", " ")
-            text(f"{big.round_id}   {when} UTC   result {big.result}   paid {big.paid:,.2f}", 9)
+            text(f"{big.round_id}   {when} UTC   result {big.result}   paid {money(big.paid)}", 9)
             y += line

@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
 
 from engine.auth import User
 from engine.errors import DrrError
+from engine.exact import money
 from engine.floor import actions
 from engine.floor.alerts import Alert
 from engine.floor.describe import number_or_none
@@ -463,7 +464,7 @@ class PitBossWindow(QMainWindow):
         signed = self.sign_off(
             "void_round",
             "Void round",
-            f"Round {row.round_id} on table {row.table} ({row.status}, wagered {row.wagered:,.2f}): every"
+            f"Round {row.round_id} on table {row.table} ({row.status}, wagered {money(row.wagered)}): every"
             f" wager is returned — {stakes}. This is journaled with your name and reason.",
         )
         if signed is None:
@@ -531,7 +532,7 @@ class PitBossWindow(QMainWindow):
         signed = self.sign_off(
             "approve_payout",
             "Approve payout",
-            f"Round {row.round_id} on table {row.table} {done} {amount:,.2f} "
+            f"Round {row.round_id} on table {row.table} {done} {money(amount)} "
             f"on {len(winners)} winning wager{'' if len(winners) == 1 else 's'}.",
         )
         if signed is None:
@@ -541,7 +542,7 @@ class PitBossWindow(QMainWindow):
         except DrrError as exc:
             self._fail(exc)
             return
-        self._after_action(f"payout {amount:,.2f} of round {row.round_id} approved by {signed[0].name}")
+        self._after_action(f"payout {money(amount)} of round {row.round_id} approved by {signed[0].name}")
 
     # --- rules ---------------------------------------------------------------------------------
 
