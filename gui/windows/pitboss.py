@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QMainWindow,
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
@@ -45,7 +44,6 @@ from engine.auth import User
 from engine.errors import DrrError
 from engine.exact import money
 from engine.floor import actions
-from engine.floor.alerts import Alert
 from engine.floor.describe import number_or_none
 from engine.floor.history_page import HistoryQuery, HistoryRow, dealers
 from engine.floor.recall import recall_round
@@ -55,11 +53,10 @@ from engine.floor.surveillance import floor_tables
 from engine.floor.windows import shift_bounds
 from engine.store.db import Store
 from gui import theme
-from gui.floor.alerts_panel import AlertsPanel
 from gui.floor.history_model import HistoryModel
 from gui.floor.recall_view import RecallView
 from gui.floor.reports_view import ReportsView
-from gui.floor.signoff import SignOffDialog
+from gui.floor.signoff import FloorWindow
 from gui.floor.watch import StoreWatch
 
 ALL_TABLES = "All tables"
@@ -204,19 +201,16 @@ class HistoryFilters(QWidget):
         )
 
 
-class PitBossWindow(QMainWindow):
+class PitBossWindow(FloorWindow):
     """History with recall and actions, reports, the Rules Submission and table settings, alerts."""
 
+    station = "pitboss"
+
     def __init__(self, store: Store, *, user: User | None = None, page: int = 200, live: bool = True) -> None:
-        super().__init__()
-        self.store = store
-        self.user = user
+        super().__init__(store, user)
         self.setWindowTitle("Diamond Rush Roulette — Pit boss")
         self.status = QLabel()
         self.status.setWordWrap(True)
-        self.who = QLabel()
-        self.login_button = QPushButton("Log in")
-        self.login_button.clicked.connect(self.login)
 
         # History + recall
         self.filters = HistoryFilters()
@@ -273,7 +267,6 @@ class PitBossWindow(QMainWindow):
         self.reports = ReportsView(store)
         self.rules_tab = self._build_rules_tab()
         self.settings_tab = self._build_settings_tab()
-        self.alerts = AlertsPanel(store, lambda: self.user, self._sign_off_alert)
         self.tabs = QTabWidget()
         self.tabs.addTab(history, "History")
         self.tabs.addTab(self.reports, "Reports")
@@ -333,10 +326,7 @@ class PitBossWindow(QMainWindow):
         return self.user is not None and self.user.may(permission)
 
     def _show_user(self) -> None:
-        self.who.setText(
-            "not logged in (view only)" if self.user is None else f"{self.user.name} ({self.user.role})"
-        )
-        self.login_button.setText("Log in" if self.user is None else "Log out")
+        super()._show_user()
         for button, permission in (
             (self.void_button, "void_round"),
             (self.correct_button, "correct_result"),
@@ -345,49 +335,6 @@ class PitBossWindow(QMainWindow):
             (self.apply_settings_button, "change_settings"),
         ):
             button.setVisible(self._may(permission))
-        self.alerts.update_permissions()
-
-    def login(self) -> None:
-        from gui.floor.signoff import log_in_or_out
-
-        self.user = log_in_or_out(self.store, "pitboss", self.user, self)
-        self._show_user()
-
-    def sign_off(
-        self, permission: str, title: str, detail: str, extra: QWidget | None = None, check: object = None
-    ) -> tuple[User, str] | None:
-        """Ask for the reason and the PIN; the engine authorises (journaled). None when cancelled."""
-        dialog = SignOffDialog(
-            self.store,
-            "pitboss",
-            permission,
-            title,
-            detail,
-            name=self.user.name if self.user else "",
-            parent=self,
-            extra=extra,
-            check=check,  # type: ignore[arg-type]
-        )
-        self.last_dialog = dialog
-        if not dialog.exec() or dialog.user is None:
-            return None
-        return dialog.user, dialog.reason_text
-
-    def _sign_off_alert(self, alerts: list[Alert]) -> tuple[User, str] | None:
-        if len(alerts) == 1:
-            alert = alerts[0]
-            what = (
-                f"{alert.severity.upper()} on table {alert.table} at {(alert.at or alert.time)[:19]} UTC: "
-                f"{alert.kind} — {alert.message}"
-            )
-        else:
-            what = (
-                f"{len(alerts)} alerts: "
-                + "; ".join(f"{a.table} {a.kind}" for a in alerts[:8])
-                + (f"; … and {len(alerts) - 8} more" if len(alerts) > 8 else "")
-            )
-        title = "Acknowledge alert" + ("s" if len(alerts) > 1 else "")
-        return self.sign_off("acknowledge_alert", title, what)
 
     # --- history -------------------------------------------------------------------------------
 

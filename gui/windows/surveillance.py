@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QMainWindow,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -49,7 +48,7 @@ from PySide6.QtWidgets import (
 from engine.auth import User
 from engine.errors import DrrError
 from engine.floor import windows as win
-from engine.floor.alerts import Alert, AlertScanner, FloorRow
+from engine.floor.alerts import AlertScanner, FloorRow
 from engine.floor.bias_trace import BiasTrace, TraceFigure
 from engine.floor.power import off_numbers
 from engine.floor.started import started_text
@@ -67,10 +66,9 @@ from engine.store.db import Store
 from engine.store.stats import CHI_NEEDS, expected_lucky_count, house_edges, sector_needs
 from engine.wheel_layout import WHEEL_ORDER
 from gui import theme
-from gui.floor.alerts_panel import AlertsPanel, ack_summary
 from gui.floor.bias_chart import BiasChart
 from gui.floor.reader import LiveReader, Moved
-from gui.floor.signoff import SignOffDialog
+from gui.floor.signoff import FloorWindow
 from gui.floor.watch import StoreWatch
 from gui.floor.wheel_chart import WheelPhysicsChart
 from gui.widgets.charts.bars import CategoryBars, ZScores
@@ -392,10 +390,11 @@ class RangeDialog(QDialog):
         return win.time_range(utc(self.since), utc(self.until))
 
 
-class SurveillanceWindow(QMainWindow):
+class SurveillanceWindow(FloorWindow):
     """Table picker, one table's charts, the wall of several tables and the alerts list."""
 
     refreshed = Signal(float)  # ms taken by the last refresh
+    station = "surveillance"
 
     def __init__(
         self,
@@ -408,11 +407,9 @@ class SurveillanceWindow(QMainWindow):
         live: bool = True,
         bias_thresholds: Thresholds = DEFAULT_THRESHOLDS,
     ) -> None:
-        super().__init__()
+        super().__init__(store, user)
         from engine.rules import load_default_rules
 
-        self.store = store
-        self.user = user
         rules = load_default_rules()
         self.expected_lucky = expected_lucky or expected_lucky_count(rules.lucky_counts)
         # Each bet's edge from the Rules Submission's math: the theoretical hold follows the bets made.
@@ -455,9 +452,6 @@ class SurveillanceWindow(QMainWindow):
         self.software.setObjectName("dim")
         self.software.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._software_read: dict[str, tuple[float, str]] = {}
-        self.who = QLabel()
-        self.login_button = QPushButton("Log in")
-        self.login_button.clicked.connect(self.login)
 
         self.page = TablePage()
         scroll = QScrollArea()
@@ -476,9 +470,6 @@ class SurveillanceWindow(QMainWindow):
         self.tabs.addTab(self.wall, "Wall")
         self.tabs.currentChanged.connect(self._tab_shown)
         self._page_stale = False
-        # An acknowledgement is signed: the officer's note and PIN, once for all selected, the count
-        # and the criticals named (issue 25 point 5: before, two clicks acknowledged 15, 4 critical).
-        self.alerts = AlertsPanel(store, lambda: self.user, self._sign_off_alert)
 
         top = QHBoxLayout()
         heading = QLabel("SURVEILLANCE")
@@ -549,21 +540,6 @@ class SurveillanceWindow(QMainWindow):
 
     def _order_toggled(self, on: bool) -> None:
         self.page.set_wheel_order(on)
-
-    # --- users ---------------------------------------------------------------------------
-
-    def _show_user(self) -> None:
-        self.who.setText(
-            "not logged in (view only)" if self.user is None else f"{self.user.name} ({self.user.role})"
-        )
-        self.login_button.setText("Log in" if self.user is None else "Log out")
-        self.alerts.update_permissions()
-
-    def login(self) -> None:
-        from gui.floor.signoff import log_in_or_out
-
-        self.user = log_in_or_out(self.store, "surveillance", self.user, self)
-        self._show_user()
 
     # --- tables and windows --------------------------------------------------------------
 
@@ -824,23 +800,6 @@ class SurveillanceWindow(QMainWindow):
             self.live.setText(result.error)
         if result.rows:
             self.alerts.apply(result.rows)
-
-    def _sign_off_alert(self, alerts: list[Alert]) -> tuple[User, str] | None:
-        """The note and the PIN of an acknowledgement (None when cancelled); the engine authorises."""
-        title, what = ack_summary(alerts)
-        dialog = SignOffDialog(
-            self.store,
-            "surveillance",
-            "acknowledge_alert",
-            title,
-            what,
-            name=self.user.name if self.user else "",
-            parent=self,
-        )
-        self.last_dialog = dialog
-        if not dialog.exec() or dialog.user is None:
-            return None
-        return dialog.user, dialog.reason_text
 
     def closeEvent(self, event: object) -> None:
         self.watch.stop()
