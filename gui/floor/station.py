@@ -33,13 +33,6 @@ def _login(store: Any, station: str) -> Any:
     return user
 
 
-def scanner_from(settings: Any) -> Any:
-    """The alert thresholds of the installation's settings (engine.config), else the engine's defaults."""
-    from engine.floor.alerts import scanner_from_settings
-
-    return scanner_from_settings(settings)
-
-
 def build_window(station: str, store: Any, user: Any, settings: Any = None) -> Any:
     """The floor station's window, built by the function the station registry names for it."""
     from gui.stations import windows_function
@@ -49,6 +42,7 @@ def build_window(station: str, store: Any, user: Any, settings: Any = None) -> A
 
 def surveillance_window(store: Any, user: Any, settings: Any = None) -> Any:
     from engine.config import bias_thresholds
+    from engine.floor.alerts import scanner_from_settings
     from engine.rules import load_default_rules, load_rules
     from engine.store.stats import expected_lucky_count, house_edges
     from gui.windows.surveillance import SurveillanceWindow
@@ -58,7 +52,7 @@ def surveillance_window(store: Any, user: Any, settings: Any = None) -> Any:
     return SurveillanceWindow(
         store,
         user=user,
-        scanner=scanner_from(settings),
+        scanner=scanner_from_settings(settings),  # the settings' alert thresholds, else the defaults
         expected_lucky=expected_lucky_count(rules.lucky_counts),
         house_edge=house_edges(rules),
         bias_thresholds=bias_thresholds(settings),  # the chart follows the table's watch's thresholds

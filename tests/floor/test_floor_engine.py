@@ -332,16 +332,16 @@ def test_a_payout_waiting_at_the_table_is_approved_with_its_amount(store: Store)
 
 def test_alert_thresholds_come_from_the_settings() -> None:
     from engine.config import Settings
-    from gui.floor.station import scanner_from
+    from engine.floor.alerts import scanner_from_settings
 
-    scanner = scanner_from(Settings(payout_alert_threshold=Decimal("750"), silent_table_minutes=3,
+    scanner = scanner_from_settings(Settings(payout_alert_threshold=Decimal("750"), silent_table_minutes=3,
                                     bias_alert_p_value=0.0001))  # fmt: skip
     assert (scanner.payout_threshold, scanner.silent_after.total_seconds(), scanner.bias_p) == (
         Decimal("750"),
         180,
         0.0001,
     )
-    default = scanner_from(None)
+    default = scanner_from_settings(None)
     assert (default.payout_threshold, default.bias_p) == (
         Settings().payout_alert_threshold,
         Settings().bias_alert_p_value,
