@@ -33,13 +33,6 @@ def _login(store: Any, station: str) -> Any:
     return user
 
 
-def build_window(station: str, store: Any, user: Any, settings: Any = None) -> Any:
-    """The floor station's window, built by the function the station registry names for it."""
-    from gui.stations import windows_function
-
-    return windows_function(station)(store, user, settings)
-
-
 def surveillance_window(store: Any, user: Any, settings: Any = None) -> Any:
     from engine.config import bias_thresholds
     from engine.floor.alerts import scanner_from_settings
@@ -68,9 +61,9 @@ def pitboss_window(store: Any, user: Any, settings: Any = None) -> Any:
 def run_floor_station(station: str, db: str | None, table_id: str = "T1", settings: Any = None) -> int:
     from PySide6.QtWidgets import QApplication
 
-    from engine.errors import DrrError
     from engine.store.db import open_store
     from gui import stopping, theme
+    from gui.stations import windows_function
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
@@ -90,7 +83,8 @@ def run_floor_station(station: str, db: str | None, table_id: str = "T1", settin
 
             with store.read() as conn:  # a chain whose head row was removed: one line, not a blind spot
                 refuse_missing_heads(conn)
-            window = build_window(station, store, _login(store, station), settings)
+            # The window built by the function the station registry names for it.
+            window = windows_function(station)(store, _login(store, station), settings)
             stop.raise_if_stopping()  # stopped while the window was being built: app.quit came too early
             stop.on_stop(app.quit)
             window.resize(1700, 1000)
