@@ -77,9 +77,9 @@ from gui.widgets.charts.lines import HoldChart, RotorChart
 from gui.widgets.charts.ring import WheelRing
 from gui.widgets.fit_text import FitLabel
 
+# The engine's spin windows (engine.floor.windows), the last-N ones first.
 WINDOW_CHOICES = (
-    "Last 100 spins", "Last 500 spins", "Last 1,000 spins", "Last 10,000 spins", "Today", "Shift",
-    "All spins", "Custom range…",
+    *(f"Last {n:,} spins" for n in win.LAST_CHOICES), "Today", "Shift", "All spins", "Custom range…",
 )  # fmt: skip
 ROTOR_CHOICES = ("Both rotor directions", "Clockwise only", "Counter-clockwise only")
 # Short labels: thirteen bars share a third of the page (R/B/0, odd/even, low/high, dozens, columns).
@@ -575,8 +575,8 @@ class SurveillanceWindow(FloorWindow):
 
     def _window_picked(self, index: int) -> None:
         choice = WINDOW_CHOICES[index]
-        if choice.startswith("Last"):
-            spec = win.last_spins(int(choice.split()[1].replace(",", "")))
+        if index < len(win.LAST_CHOICES):
+            spec = win.last_spins(win.LAST_CHOICES[index])
         elif choice == "Today":
             spec = win.today()
         elif choice == "Shift":
