@@ -9,6 +9,8 @@ or load a new Rules Submission; the window only hides what the logged-in role ma
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal, InvalidOperation
@@ -398,98 +400,82 @@ class PitBossWindow(FloorWindow):
         self.status.setText(exc.message)
         self.status.setStyleSheet(f"color: {theme.DANGER.name()}")
 
+    @contextmanager
+    def _refusals(self) -> Iterator[None]:
+        """An action's steps: the engine's refusal of any of them ends the action, said in red."""
+        try:
+            yield
+        except DrrError as exc:
+            self._fail(exc)
+
     def void_selected(self) -> None:
         row = self.selected_row()
         if row is None:
             self.status.setText("select a round first")
             return
-        try:
+        with self._refusals():
             stakes = recall_round(self.store, row.round_id, row.table).stakes_text()
-        except DrrError as exc:
-            self._fail(exc)
-            return
-        signed = self.sign_off(
-            "void_round",
-            "Void round",
-            f"Round {row.round_id} on table {row.table} ({row.status}, wagered {money(row.wagered)}): every"
-            f" wager is returned — {stakes}. This is journaled with your name and reason.",
-        )
-        if signed is None:
-            return
-        try:
+            signed = self.sign_off(
+                "void_round",
+                "Void round",
+                f"Round {row.round_id} on table {row.table} ({row.status}, wagered {money(row.wagered)}): "
+                f"every wager is returned — {stakes}. This is journaled with your name and reason.",
+            )
+            if signed is None:
+                return
             actions.void(self.store, row.round_id, signed[1], signed[0], table=row.table)
-        except DrrError as exc:
-            self._fail(exc)
-            return
-        self._after_action(f"round {row.round_id} voided by {signed[0].name}")
+            self._after_action(f"round {row.round_id} voided by {signed[0].name}")
 
     def correct_selected(self) -> None:
         row = self.selected_row()
         if row is None:
             self.status.setText("select a round first")
             return
-        try:  # before the reason and the PIN are asked for
-            actions.check_correctable(self.store, row.round_id, row.table)
-        except DrrError as exc:
-            self._fail(exc)
-            return
-        number = QSpinBox()
-        number.setRange(0, 36)
-        number.setPrefix("new result ")
-        number.setValue(row.result if row.result is not None else 0)
+        with self._refusals():
+            actions.check_correctable(self.store, row.round_id, row.table)  # before reason and PIN
+            number = QSpinBox()
+            number.setRange(0, 36)
+            number.setPrefix("new result ")
+            number.setValue(row.result if row.result is not None else 0)
 
-        def check() -> None:
-            if number.value() == row.result:
-                raise DrrError(f"the result is already {row.result}: choose the right number")
+            def check() -> None:
+                if number.value() == row.result:
+                    raise DrrError(f"the result is already {row.result}: choose the right number")
 
-        signed = self.sign_off(
-            "correct_result",
-            "Correct the result",
-            f"Round {row.round_id} on table {row.table}: result {number_or_none(row.result)}. Both the old"
-            " and the new result are kept in the journal.",
-            extra=number,
-            check=check,
-        )
-        if signed is None:
-            return
-        try:
-            old = actions.correct_result(
-                self.store, row.round_id, number.value(), signed[1], signed[0], table=row.table
+            signed = self.sign_off(
+                "correct_result",
+                "Correct the result",
+                f"Round {row.round_id} on table {row.table}: result {number_or_none(row.result)}. Both the"
+                " old and the new result are kept in the journal.",
+                extra=number,
+                check=check,
             )
-        except DrrError as exc:
-            self._fail(exc)
-            return
-        self._after_action(
-            f"round {row.round_id}: result {old} corrected to {number.value()} by {signed[0].name}"
-        )
+            if signed is None:
+                return
+            new = number.value()
+            old = actions.correct_result(self.store, row.round_id, new, signed[1], signed[0], table=row.table)
+            self._after_action(f"round {row.round_id}: result {old} corrected to {new} by {signed[0].name}")
 
     def approve_selected(self) -> None:
         row = self.selected_row()
         if row is None:
             self.status.setText("select a round first")
             return
-        # What the approval signs off: the payout the table will make (a round waiting for its approval
-        # has paid nothing yet: issue 25 point 6 showed "paid 0.00" for a 290.00 payout).
-        try:
+        with self._refusals():
+            # What the approval signs off: the payout the table will make (a round waiting for its
+            # approval has paid nothing yet: issue 25 point 6 showed "paid 0.00" for a 290.00 payout).
             _row, winners, amount = actions.payout_to_approve(self.store, row.round_id, row.table)
-        except DrrError as exc:
-            self._fail(exc)
-            return
-        done = "paid" if row.status == "settled" else "pays"
-        signed = self.sign_off(
-            "approve_payout",
-            "Approve payout",
-            f"Round {row.round_id} on table {row.table} {done} {money(amount)} "
-            f"on {len(winners)} winning wager{'' if len(winners) == 1 else 's'}.",
-        )
-        if signed is None:
-            return
-        try:
+            done = "paid" if row.status == "settled" else "pays"
+            signed = self.sign_off(
+                "approve_payout",
+                "Approve payout",
+                f"Round {row.round_id} on table {row.table} {done} {money(amount)} "
+                f"on {len(winners)} winning wager{'' if len(winners) == 1 else 's'}.",
+            )
+            if signed is None:
+                return
             amount = actions.approve_payout(self.store, row.round_id, signed[1], signed[0], table=row.table)
-        except DrrError as exc:
-            self._fail(exc)
-            return
-        self._after_action(f"payout {money(amount)} of round {row.round_id} approved by {signed[0].name}")
+            self._after_action(f"payout {money(amount)} of round {row.round_id} approved by {signed[0].name}")
 
     # --- rules ---------------------------------------------------------------------------------
 
@@ -564,14 +550,14 @@ class PitBossWindow(FloorWindow):
         )
         if signed is None:
             return False
-        try:
+        with self._refusals():
             actions.load_rules(self.store, table, candidate, signed[1], signed[0])
-        except DrrError as exc:
-            self._fail(exc)
-            return False
-        self.show_rules()
-        self._after_action(f"{path.name} accepted for table {table} from its next round by {signed[0].name}")
-        return True
+            self.show_rules()
+            self._after_action(
+                f"{path.name} accepted for table {table} from its next round by {signed[0].name}"
+            )
+            return True
+        return False
 
     # --- table settings ------------------------------------------------------------------------
 
@@ -626,24 +612,18 @@ class PitBossWindow(FloorWindow):
         if not changes:
             self.status.setText("nothing changed")
             return
-        try:  # a value that cannot be right is said before reason and PIN are asked for
+        with self._refusals():
+            # A value that cannot be right is said before reason and PIN are asked for.
             changes = actions.check_settings(self.store, table, changes)
-        except DrrError as exc:
-            self._fail(exc)
-            return
-        listed = ", ".join(f"{k} = {v}" for k, v in changes.items())
-        signed = self.sign_off(
-            "change_settings", "Change table settings", f"Table {table}: {listed}, from the next round."
-        )
-        if signed is None:
-            return
-        try:
+            listed = ", ".join(f"{k} = {v}" for k, v in changes.items())
+            signed = self.sign_off(
+                "change_settings", "Change table settings", f"Table {table}: {listed}, from the next round."
+            )
+            if signed is None:
+                return
             actions.change_settings(self.store, table, changes, signed[1], signed[0])
-        except DrrError as exc:
-            self._fail(exc)
-            return
-        self.show_settings()
-        self._after_action(f"table {table}: {listed} (from the next round), by {signed[0].name}")
+            self.show_settings()
+            self._after_action(f"table {table}: {listed} (from the next round), by {signed[0].name}")
 
     # --- tabs ----------------------------------------------------------------------------------
 
