@@ -10,7 +10,8 @@ logged in, the Log in / Log out button, the alerts list and the sign-off of one 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -196,6 +197,18 @@ class FloorWindow(QMainWindow):
         if not dialog.exec() or dialog.user is None:
             return None
         return dialog.user, dialog.reason_text
+
+    @contextmanager
+    def _refusals(self) -> Iterator[None]:
+        """The steps of what a person asked for: the engine's refusal of any ends it, said (`_refused`)."""
+        try:
+            yield
+        except DrrError as exc:
+            self._refused(exc.message)
+
+    def _refused(self, message: str) -> None:
+        """Where the station says a refusal (its status line)."""
+        raise NotImplementedError
 
     def _sign_off_alert(self, alerts: list[Alert]) -> tuple[User, str] | None:
         """The note and the PIN of an acknowledgement (None when cancelled)."""

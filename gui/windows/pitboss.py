@@ -9,8 +9,6 @@ or load a new Rules Submission; the window only hides what the logged-in role ma
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal, InvalidOperation
@@ -396,17 +394,9 @@ class PitBossWindow(FloorWindow):
         if row is not None:
             self.show_round(row.round_id, row.table)
 
-    def _fail(self, exc: DrrError) -> None:
-        self.status.setText(exc.message)
+    def _refused(self, message: str) -> None:
+        self.status.setText(message)
         self.status.setStyleSheet(f"color: {theme.DANGER.name()}")
-
-    @contextmanager
-    def _refusals(self) -> Iterator[None]:
-        """An action's steps: the engine's refusal of any of them ends the action, said in red."""
-        try:
-            yield
-        except DrrError as exc:
-            self._fail(exc)
 
     def void_selected(self) -> None:
         row = self.selected_row()
@@ -535,7 +525,7 @@ class PitBossWindow(FloorWindow):
         try:
             candidate = actions.read_rules_candidate(path)
         except DrrError as exc:
-            self._fail(exc)
+            self._refused(exc.message)
             self.rules_text.setPlainText(f"{path} was refused:\n\n{exc.message}")
             return False
         report = QPlainTextEdit(candidate.report)
@@ -596,7 +586,7 @@ class PitBossWindow(FloorWindow):
         try:
             current = settings_in_force(self.store, table)
         except DrrError as exc:
-            self._fail(exc)
+            self._refused(exc.message)
             return
         self.shown_settings = {k: v.value for k, v in current.items()}
         for key, edit in self.setting_edits.items():

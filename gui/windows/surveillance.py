@@ -531,6 +531,9 @@ class SurveillanceWindow(FloorWindow):
             self.silence.timeout.connect(lambda: self.alert_reader.request(everything=True))
             self.silence.start()
 
+    def _refused(self, message: str) -> None:
+        self.live.setText(message)
+
     def _store_failed(self, message: str) -> None:
         self.live.setText(f"● NOT LIVE — store unreachable: {message}")
         self.live.setStyleSheet(f"color: {theme.DANGER.name()}")
@@ -575,24 +578,21 @@ class SurveillanceWindow(FloorWindow):
 
     def _window_picked(self, index: int) -> None:
         choice = WINDOW_CHOICES[index]
-        if index < len(win.LAST_CHOICES):
-            spec = win.last_spins(win.LAST_CHOICES[index])
-        elif choice == "Today":
-            spec = win.today()
-        elif choice == "Shift":
-            spec = win.shift()
-        elif choice == "All spins":
-            spec = win.everything()
-        else:
-            dialog = RangeDialog(self)
-            if not dialog.exec():
-                return
-            try:
+        with self._refusals():  # a custom range that is empty
+            if index < len(win.LAST_CHOICES):
+                spec = win.last_spins(win.LAST_CHOICES[index])
+            elif choice == "Today":
+                spec = win.today()
+            elif choice == "Shift":
+                spec = win.shift()
+            elif choice == "All spins":
+                spec = win.everything()
+            else:
+                dialog = RangeDialog(self)
+                if not dialog.exec():
+                    return
                 spec = dialog.spin_window()
-            except DrrError as exc:
-                self.live.setText(exc.message)
-                return
-        self.set_window(spec)
+            self.set_window(spec)
 
     # --- refresh -------------------------------------------------------------------------
 
@@ -622,13 +622,9 @@ class SurveillanceWindow(FloorWindow):
         if self.table is None:
             return
         started = time.perf_counter()
-        try:
+        with self._refusals():
             view = self.view_of(self.table)
-            software = self._software_text(self.table)
-        except DrrError as exc:
-            self.live.setText(exc.message)
-            return
-        self._show_page(view, software, started, 0.0)
+            self._show_page(view, self._software_text(self.table), started, 0.0)
 
     def _show_page(self, view: SurveillancePage, software: str, started: float, read_ms: float) -> None:
         self.page.show_view(view)
@@ -674,14 +670,11 @@ class SurveillanceWindow(FloorWindow):
                 only = None
             self.wall_grid.addWidget(tile, i // columns, i % columns)
         # Every tile that moved read at once: a hundred tables cost a few queries, not a page each.
-        try:
+        with self._refusals():
             views = tile_views(self.store, [n for n in wanted if only is None or n in only], self.window_spec)
             bias = {name: self.bias_of(name) for name in views}
-        except DrrError as exc:
-            self.live.setText(exc.message)
-            return
-        for name, view in views.items():
-            self.wall_tiles[name].show_view(view, bias[name])
+            for name, view in views.items():
+                self.wall_tiles[name].show_view(view, bias[name])
 
     def scan_alerts(self, views: list[SurveillancePage] | None = None, only: list[str] | None = None) -> None:
         """Scan the tables `only` names (those that moved), else every table (the silence check)."""
