@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -32,6 +33,9 @@ from engine.errors import DrrError
 from engine.floor.alerts import Alert
 from engine.store.db import Store
 from gui.floor.alerts_panel import AlertsPanel, ack_summary
+
+if TYPE_CHECKING:  # the log-in dialog's module loads when a log-in is asked for
+    from gui.windows.login import LoginDialog
 
 
 class SignOffDialog(QDialog):
@@ -126,7 +130,7 @@ class SignOffDialog(QDialog):
         self.accept()
 
 
-def login_dialog(store: Store, station: str, parent: QWidget | None = None) -> QDialog:
+def login_dialog(store: Store, station: str, parent: QWidget | None = None) -> LoginDialog:
     """The shared log-in dialog (gui.windows.login) checking names and PINs against `store`."""
     from engine.store.users import authenticate
     from gui.windows.login import LoginDialog
@@ -134,15 +138,10 @@ def login_dialog(store: Store, station: str, parent: QWidget | None = None) -> Q
     return LoginDialog(station, lambda name, pin: authenticate(store, name, pin, station=station), parent)
 
 
-def log_in_or_out(store: Store, station: str, user: User | None, parent: QWidget) -> User | None:
-    """Who is logged in after the station's Log in / Log out button: a logged-in user is logged out,
-    else the log-in dialog asks (still nobody when it is cancelled)."""
-    if user is not None:
-        return None
+def ask_login(store: Store, station: str, parent: QWidget | None = None) -> User | None:
+    """Who signs in at the station's log-in dialog; None when it is cancelled (or a stop closed it)."""
     dialog = login_dialog(store, station, parent)
-    if dialog.exec() and getattr(dialog, "user", None) is not None:
-        return dialog.user  # type: ignore[attr-defined, no-any-return]
-    return None
+    return dialog.user if dialog.exec() else None
 
 
 class FloorWindow(QMainWindow):
@@ -170,7 +169,8 @@ class FloorWindow(QMainWindow):
         self.alerts.update_permissions()
 
     def login(self) -> None:
-        self.user = log_in_or_out(self.store, self.station, self.user, self)
+        """The Log in / Log out button: a logged-in user is logged out, else the log-in dialog asks."""
+        self.user = None if self.user is not None else ask_login(self.store, self.station, self)
         self._show_user()
 
     def sign_off(

@@ -19,15 +19,14 @@ STATION_NEEDS = {s.name: s.permission for s in REGISTRY if s.runs == FLOOR}
 def _login(store: Any, station: str) -> Any:
     from engine.store.users import list_users
     from gui import stopping
-    from gui.floor.signoff import login_dialog
+    from gui.floor.signoff import ask_login
 
     if not list_users(store):
         return None  # no users yet: view only, every action refused until someone logs in
-    dialog = login_dialog(store, station)
-    if not dialog.exec() or getattr(dialog, "user", None) is None:
+    user = ask_login(store, station)
+    if user is None:
         stopping.raise_if_stopping()  # closed by a stop signal: the station stops, nobody refused
         raise DrrError(f"no log-in: the {station} station did not start")
-    user = dialog.user  # type: ignore[attr-defined]
     if not user.may(STATION_NEEDS[station]):
         raise DrrError(f"{user.name} ({user.role}) may not use the {station} station")
     return user

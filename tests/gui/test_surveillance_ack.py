@@ -118,3 +118,34 @@ def test_the_pit_boss_bulk_acknowledgement_says_as_much(qtbot: QtBot, floor: Sto
     assert all(
         a.acknowledged_by == "pat" for a in window.alerts.alerts if a.alert_id in {c.alert_id for c in chosen}
     )
+
+
+def test_the_log_in_button_logs_out_then_in_again(
+    qtbot: QtBot, floor: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A floor station's Log in / Log out (gui.floor.signoff.FloorWindow.login): out at once, in
+    through the log-in dialog; a cancelled dialog leaves nobody logged in."""
+    from gui.windows.login import LoginDialog
+
+    window = SurveillanceWindow(floor, user=User("sam", "surveillance"), live=False)
+    qtbot.addWidget(window)
+    window._show_user()
+    assert window.login_button.text() == "Log out" and window.alerts.ack.isEnabled()
+    window.login()
+    assert (
+        window.user is None and window.login_button.text() == "Log in" and not window.alerts.ack.isEnabled()
+    )
+    monkeypatch.setattr(LoginDialog, "exec", lambda dialog: 0)  # cancelled
+    window.login()
+    assert window.user is None
+
+    def sign_in(dialog: LoginDialog) -> int:
+        dialog.name.setText("sam")
+        dialog.pin.setText(PIN)
+        dialog.try_login()
+        return int(dialog.result())
+
+    monkeypatch.setattr(LoginDialog, "exec", sign_in)
+    window.login()
+    assert window.user is not None and window.user.name == "sam" and window.who.text() == "sam (surveillance)"
+    assert window.login_button.text() == "Log out" and window.alerts.ack.isEnabled()
