@@ -50,12 +50,6 @@ PLAYERS = ("Seat 1", "Seat 2", "Seat 3", "Seat 4", "Seat 5", "Seat 6")
 UNSET_USER = ("croupier", "croupier")
 
 
-def _open_store(db: str | None, table_id: str) -> Any:
-    from engine.store.db import open_store
-
-    return open_store(db, table=table_id)
-
-
 async def _login(store: Any, station: str, table_id: str, parent: Any) -> Any:
     """The signed-in user (DrrError if the login is cancelled); none is asked before users exist."""
     from engine.auth import User
@@ -281,7 +275,9 @@ async def _serve(
             for window in windows:
                 window.close()
         return
-    store = _open_store(db, table_id)
+    from engine.store.db import open_store
+
+    store = open_store(db, table=table_id)
     try:
         user = await _login(store, station, table_id, main)
         threshold = settings.large_payout_threshold if settings is not None else None

@@ -39,9 +39,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from PySide6.QtCore import QObject, Signal
 
@@ -57,104 +57,16 @@ if TYPE_CHECKING:  # the table's modules load once a table is attached, not befo
     from engine.rules import RulesSubmission
     from engine.store.records import Entry
     from engine.table.changes import Changes
-    from engine.table.state import TableState
+    from engine.table.follower import JournalFollower
+    from engine.table.service import TableService
     from engine.wheel_events import WheelEvent
+
+# A table the screens can show and command: this process's TableService, or a journal follower (the
+# same methods, its commands refused): the screens cannot tell them apart.
+TableSource: TypeAlias = "TableService | JournalFollower"
 
 STARTING = "starting: reading the journal"
 SIGNED_OUT = "nobody is signed in at this station: sign in first"
-
-
-class TableSource(Protocol):
-    """A table the screens can show and command: the local TableService or a journal follower."""
-
-    table: str
-    state: TableState
-    clock: Callable[[], float]
-
-    @property
-    def phase(self) -> Phase: ...
-
-    @property
-    def rules(self) -> RulesSubmission | None: ...
-
-    @property
-    def view(self) -> TableView: ...
-
-    def subscribe_batches(
-        self, callback: Callable[[list[Entry], Changes, TableView], Awaitable[None] | None]
-    ) -> Callable[[], None]: ...
-
-    async def open_bets(self, user: User) -> list[Entry]: ...
-
-    async def place_wager(
-        self,
-        user: User,
-        player: str,
-        bet: Bet,
-        amount: Decimal | str | int,
-        *,
-        wager_id: str | None = None,
-        seat: int | None = None,
-    ) -> list[Entry]: ...
-
-    async def place_wagers(
-        self,
-        user: User,
-        player: str,
-        wagers: Sequence[tuple[Bet, Decimal | str | int]],
-        *,
-        seat: int | None = None,
-    ) -> list[Entry]: ...
-
-    async def rebet(self, user: User, player: str, *, seat: int | None = None) -> list[Entry]: ...
-
-    async def sign_in_dealer(self, user: User) -> list[Entry]: ...
-
-    async def sign_out_dealer(self, user: User) -> list[Entry]: ...
-
-    async def remove_wager(self, user: User, wager_id: str) -> list[Entry]: ...
-
-    async def no_more_bets(self, user: User) -> list[Entry]: ...
-
-    async def wheel_event(self, ev: WheelEvent | Mapping[str, Any]) -> list[Entry]: ...
-
-    async def confirm_result(self, user: User) -> list[Entry]: ...
-
-    async def dispute_result(self, user: User, reason: str) -> list[Entry]: ...
-
-    def hold_confirmation(self, user: User) -> bool: ...
-
-    async def resume_confirmation(self, user: User) -> list[Entry]: ...
-
-    async def manual_result(self, user: User, number: int, reason: str) -> list[Entry]: ...
-
-    async def approve_payout(self, user: User) -> list[Entry]: ...
-
-    async def settle(self, user: User) -> list[Entry]: ...
-
-    async def start_bonus_games(self, user: User) -> list[Entry]: ...
-
-    async def next_round(self, user: User) -> list[Entry]: ...
-
-    async def no_spin(self, user: User, reason: str) -> list[Entry]: ...
-
-    async def void(self, user: User, reason: str) -> list[Entry]: ...
-
-    async def resolve_irregularity(self, user: User, reason: str) -> list[Entry]: ...
-
-    async def clear_tilt(self, user: User, reason: str) -> list[Entry]: ...
-
-    async def accept_sensor_result(self, user: User, reason: str) -> list[Entry]: ...
-
-    async def set_bonus_preset(self, user: User, player: str, preset: Preset) -> list[Entry]: ...
-
-    async def bonus_start(self, user: User, player: str) -> list[Entry]: ...
-
-    async def bonus_pick(self, user: User, player: str, box: int) -> list[Entry]: ...
-
-    async def bonus_cash_out(self, user: User, player: str) -> list[Entry]: ...
-
-    async def close(self) -> None: ...
 
 
 class TableModel(QObject):

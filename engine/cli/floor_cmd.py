@@ -292,22 +292,19 @@ def run_approve_software(args: argparse.Namespace) -> int:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from datetime import UTC, datetime, timedelta
+    from datetime import UTC, datetime
     from pathlib import Path
 
     from engine.cli.store_args import open_from_args, sign_in_if_users
     from engine.errors import DrrError
     from engine.floor.reports import report_csv, table_report
-    from engine.floor.windows import SHIFT_STARTS
+    from engine.floor.windows import period_bounds
 
     try:
         day = datetime.strptime(args.day, "%Y-%m-%d").replace(tzinfo=UTC)
     except ValueError:
         raise DrrError(f"--day {args.day!r} is not a date such as 2026-11-29") from None
-    since, until = day, day + timedelta(days=1)
-    if args.shift:
-        since = day + timedelta(hours=SHIFT_STARTS[args.shift - 1])
-        until = since + timedelta(hours=8)
+    since, until = period_bounds(day, args.shift or 0)
     with open_from_args(args) as store:
         sign_in_if_users(store, args, "view_stats", doing="drr report")
         rep = table_report(store, args.only_table, since, until)

@@ -50,6 +50,16 @@ def shift_bounds(now: datetime | None = None) -> tuple[datetime, datetime]:
     return start, start + timedelta(hours=8)
 
 
+def period_bounds(day: datetime, shift: int = 0) -> tuple[datetime, datetime]:
+    """[start, end) of the whole UTC day of `day` (shift 0) or of its shift 1..3 (a report's period:
+    `drr floor report --day --shift`, the pit boss's reports)."""
+    start = day.replace(hour=0, minute=0, second=0, microsecond=0, tzinfo=UTC)
+    if shift == 0:
+        return start, start + timedelta(days=1)
+    begin = start + timedelta(hours=SHIFT_STARTS[shift - 1])
+    return begin, begin + timedelta(hours=8)
+
+
 def shift(now: datetime | None = None) -> SpinWindow:
     start, end = shift_bounds(now)
     return SpinWindow(f"shift {start:%H:%M}–{end:%H:%M} UTC", since=start, until=end)

@@ -13,6 +13,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from engine.errors import DrrError
+from engine.exact import money
 from engine.floor.history_page import Cursor, HistoryQuery, HistoryRow, fetch_page
 from engine.store.db import Store
 from gui import theme
@@ -135,8 +136,8 @@ class HistoryModel(QAbstractTableModel):
                 " ".join(map(str, row.lucky)),
                 "" if row.bonus_number is None else str(row.bonus_number),
                 _hits(row),
-                f"{row.wagered:,.2f}",
-                f"{row.paid:,.2f}",
+                money(row.wagered),
+                money(row.paid),
                 row.dealer or "",
                 _flags(row),
             )[col]

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.exact import money
 from engine.floor.recall import Recall
 from engine.table.view import PayLine
 from engine.wheel_layout import colour as number_colour
@@ -29,20 +30,18 @@ from gui import theme
 from gui.widgets.felt import FeltWidget
 
 
-def _odds(x: object) -> str:
-    return str(x)
-
-
 def money_line(rec: Recall) -> str:
     """Wagered as placed, and what was paid, or what a void handed back player by player."""
     r = rec.record
-    wagered = f"<b>Wagered</b> {Decimal(r['wagered']):,.2f}"
+    wagered = f"<b>Wagered</b> {money(Decimal(r['wagered']))}"
     if r["status"] == "void":
-        return f"{wagered} · <b>Returned by the void</b> {Decimal(r['returned']):,.2f} ({rec.stakes_text()})"
+        return (
+            f"{wagered} · <b>Returned by the void</b> {money(Decimal(r['returned']))} ({rec.stakes_text()})"
+        )
     if r["status"] != "settled":
         return f"{wagered} ({rec.stakes_text()}) · <b>Paid</b> not settled yet"
     paid, back = Decimal(r["paid"]), Decimal(r["returned"])
-    return f"{wagered} · <b>Paid</b> {paid:,.2f} · <b>Handed back</b> {back:,.2f}"
+    return f"{wagered} · <b>Paid</b> {money(paid)} · <b>Handed back</b> {money(back)}"
 
 
 class RecallView(QWidget):
@@ -133,7 +132,7 @@ class RecallView(QWidget):
             outcome = "returned (void)" if r["status"] == "void" else "not settled yet"
             rows = [
                 (w.player, w.bet.label, f"{w.amount}", outcome,
-                 f"{w.amount:,.2f}" if r["status"] == "void" else "—")
+                 money(w.amount) if r["status"] == "void" else "—")
                 for w in rec.wagers
             ]  # fmt: skip
         self.payouts.setRowCount(len(rows))

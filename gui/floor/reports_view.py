@@ -6,7 +6,7 @@ figures, the PDF adds the money chart as drawn on screen.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 from PySide6.QtCore import QDate, QMarginsF, QRectF, Qt
@@ -30,23 +30,15 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import DrrError
+from engine.exact import money
 from engine.floor.reports import TableReport, report_csv, table_report
 from engine.floor.surveillance import floor_tables
-from engine.floor.windows import SHIFT_STARTS
+from engine.floor.windows import SHIFT_STARTS, period_bounds
 from engine.store.db import Store
 from gui import theme
 from gui.widgets.charts.bars import CategoryBars
 
 PERIODS = ("Whole day", *(f"Shift {h:02d}:00–{(h + 8) % 24:02d}:00" for h in SHIFT_STARTS))
-
-
-def period_bounds(day: datetime, period: int) -> tuple[datetime, datetime]:
-    """[start, end) of the whole UTC day (0) or of shift 1..3 starting on that day."""
-    start = day.replace(hour=0, minute=0, second=0, microsecond=0, tzinfo=UTC)
-    if period == 0:
-        return start, start + timedelta(days=1)
-    begin = start + timedelta(hours=SHIFT_STARTS[period - 1])
-    return begin, begin + timedelta(hours=8)
 
 
 class ReportsView(QWidget):
@@ -141,7 +133,7 @@ class ReportsView(QWidget):
                 big.round_id,
                 big.time[:19].replace("T", " "),
                 "" if big.result is None else str(big.result),
-                f"{big.paid:,.2f}",
+                money(big.paid),
             )
             for col, text in enumerate(cells):
                 self.largest.setItem(row, col, QTableWidgetItem(text))
@@ -224,5 +216,5 @@ class ReportsView(QWidget):
         y += line * 1.5
         for big in rep.largest:
             when = big.time[:19].replace("T", " ")
-            text(f"{big.round_id}   {when} UTC   result {big.result}   paid {big.paid:,.2f}", 9)
+            text(f"{big.round_id}   {when} UTC   result {big.result}   paid {money(big.paid)}", 9)
             y += line

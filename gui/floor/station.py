@@ -19,36 +19,22 @@ STATION_NEEDS = {s.name: s.permission for s in REGISTRY if s.runs == FLOOR}
 def _login(store: Any, station: str) -> Any:
     from engine.store.users import list_users
     from gui import stopping
-    from gui.floor.signoff import login_dialog
+    from gui.floor.signoff import ask_login
 
     if not list_users(store):
         return None  # no users yet: view only, every action refused until someone logs in
-    dialog = login_dialog(store, station)
-    if not dialog.exec() or getattr(dialog, "user", None) is None:
+    user = ask_login(store, station)
+    if user is None:
         stopping.raise_if_stopping()  # closed by a stop signal: the station stops, nobody refused
         raise DrrError(f"no log-in: the {station} station did not start")
-    user = dialog.user  # type: ignore[attr-defined]
     if not user.may(STATION_NEEDS[station]):
         raise DrrError(f"{user.name} ({user.role}) may not use the {station} station")
     return user
 
 
-def scanner_from(settings: Any) -> Any:
-    """The alert thresholds of the installation's settings (engine.config), else the engine's defaults."""
-    from engine.floor.alerts import scanner_from_settings
-
-    return scanner_from_settings(settings)
-
-
-def build_window(station: str, store: Any, user: Any, settings: Any = None) -> Any:
-    """The floor station's window, built by the function the station registry names for it."""
-    from gui.stations import windows_function
-
-    return windows_function(station)(store, user, settings)
-
-
 def surveillance_window(store: Any, user: Any, settings: Any = None) -> Any:
     from engine.config import bias_thresholds
+    from engine.floor.alerts import scanner_from_settings
     from engine.rules import load_default_rules, load_rules
     from engine.store.stats import expected_lucky_count, house_edges
     from gui.windows.surveillance import SurveillanceWindow
@@ -58,7 +44,7 @@ def surveillance_window(store: Any, user: Any, settings: Any = None) -> Any:
     return SurveillanceWindow(
         store,
         user=user,
-        scanner=scanner_from(settings),
+        scanner=scanner_from_settings(settings),  # the settings' alert thresholds, else the defaults
         expected_lucky=expected_lucky_count(rules.lucky_counts),
         house_edge=house_edges(rules),
         bias_thresholds=bias_thresholds(settings),  # the chart follows the table's watch's thresholds
@@ -74,9 +60,9 @@ def pitboss_window(store: Any, user: Any, settings: Any = None) -> Any:
 def run_floor_station(station: str, db: str | None, table_id: str = "T1", settings: Any = None) -> int:
     from PySide6.QtWidgets import QApplication
 
-    from engine.errors import DrrError
     from engine.store.db import open_store
     from gui import stopping, theme
+    from gui.stations import windows_function
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
@@ -96,7 +82,8 @@ def run_floor_station(station: str, db: str | None, table_id: str = "T1", settin
 
             with store.read() as conn:  # a chain whose head row was removed: one line, not a blind spot
                 refuse_missing_heads(conn)
-            window = build_window(station, store, _login(store, station), settings)
+            # The window built by the function the station registry names for it.
+            window = windows_function(station)(store, _login(store, station), settings)
             stop.raise_if_stopping()  # stopped while the window was being built: app.quit came too early
             stop.on_stop(app.quit)
             window.resize(1700, 1000)

@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QMainWindow,
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
@@ -43,8 +42,8 @@ from PySide6.QtWidgets import (
 
 from engine.auth import User
 from engine.errors import DrrError
+from engine.exact import money
 from engine.floor import actions
-from engine.floor.alerts import Alert
 from engine.floor.describe import number_or_none
 from engine.floor.history_page import HistoryQuery, HistoryRow, dealers
 from engine.floor.recall import recall_round
@@ -54,11 +53,10 @@ from engine.floor.surveillance import floor_tables
 from engine.floor.windows import shift_bounds
 from engine.store.db import Store
 from gui import theme
-from gui.floor.alerts_panel import AlertsPanel
 from gui.floor.history_model import HistoryModel
 from gui.floor.recall_view import RecallView
 from gui.floor.reports_view import ReportsView
-from gui.floor.signoff import SignOffDialog
+from gui.floor.signoff import FloorWindow
 from gui.floor.watch import StoreWatch
 
 ALL_TABLES = "All tables"
@@ -203,19 +201,16 @@ class HistoryFilters(QWidget):
         )
 
 
-class PitBossWindow(QMainWindow):
+class PitBossWindow(FloorWindow):
     """History with recall and actions, reports, the Rules Submission and table settings, alerts."""
 
+    station = "pitboss"
+
     def __init__(self, store: Store, *, user: User | None = None, page: int = 200, live: bool = True) -> None:
-        super().__init__()
-        self.store = store
-        self.user = user
+        super().__init__(store, user)
         self.setWindowTitle("Diamond Rush Roulette — Pit boss")
         self.status = QLabel()
         self.status.setWordWrap(True)
-        self.who = QLabel()
-        self.login_button = QPushButton("Log in")
-        self.login_button.clicked.connect(self.login)
 
         # History + recall
         self.filters = HistoryFilters()
@@ -272,7 +267,6 @@ class PitBossWindow(QMainWindow):
         self.reports = ReportsView(store)
         self.rules_tab = self._build_rules_tab()
         self.settings_tab = self._build_settings_tab()
-        self.alerts = AlertsPanel(store, lambda: self.user, self._sign_off_alert)
         self.tabs = QTabWidget()
         self.tabs.addTab(history, "History")
         self.tabs.addTab(self.reports, "Reports")
@@ -332,10 +326,7 @@ class PitBossWindow(QMainWindow):
         return self.user is not None and self.user.may(permission)
 
     def _show_user(self) -> None:
-        self.who.setText(
-            "not logged in (view only)" if self.user is None else f"{self.user.name} ({self.user.role})"
-        )
-        self.login_button.setText("Log in" if self.user is None else "Log out")
+        super()._show_user()
         for button, permission in (
             (self.void_button, "void_round"),
             (self.correct_button, "correct_result"),
@@ -344,49 +335,6 @@ class PitBossWindow(QMainWindow):
             (self.apply_settings_button, "change_settings"),
         ):
             button.setVisible(self._may(permission))
-        self.alerts.update_permissions()
-
-    def login(self) -> None:
-        from gui.floor.signoff import log_in_or_out
-
-        self.user = log_in_or_out(self.store, "pitboss", self.user, self)
-        self._show_user()
-
-    def sign_off(
-        self, permission: str, title: str, detail: str, extra: QWidget | None = None, check: object = None
-    ) -> tuple[User, str] | None:
-        """Ask for the reason and the PIN; the engine authorises (journaled). None when cancelled."""
-        dialog = SignOffDialog(
-            self.store,
-            "pitboss",
-            permission,
-            title,
-            detail,
-            name=self.user.name if self.user else "",
-            parent=self,
-            extra=extra,
-            check=check,  # type: ignore[arg-type]
-        )
-        self.last_dialog = dialog
-        if not dialog.exec() or dialog.user is None:
-            return None
-        return dialog.user, dialog.reason_text
-
-    def _sign_off_alert(self, alerts: list[Alert]) -> tuple[User, str] | None:
-        if len(alerts) == 1:
-            alert = alerts[0]
-            what = (
-                f"{alert.severity.upper()} on table {alert.table} at {(alert.at or alert.time)[:19]} UTC: "
-                f"{alert.kind} — {alert.message}"
-            )
-        else:
-            what = (
-                f"{len(alerts)} alerts: "
-                + "; ".join(f"{a.table} {a.kind}" for a in alerts[:8])
-                + (f"; … and {len(alerts) - 8} more" if len(alerts) > 8 else "")
-            )
-        title = "Acknowledge alert" + ("s" if len(alerts) > 1 else "")
-        return self.sign_off("acknowledge_alert", title, what)
 
     # --- history -------------------------------------------------------------------------------
 
@@ -446,8 +394,8 @@ class PitBossWindow(QMainWindow):
         if row is not None:
             self.show_round(row.round_id, row.table)
 
-    def _fail(self, exc: DrrError) -> None:
-        self.status.setText(exc.message)
+    def _refused(self, message: str) -> None:
+        self.status.setText(message)
         self.status.setStyleSheet(f"color: {theme.DANGER.name()}")
 
     def void_selected(self) -> None:
@@ -455,93 +403,69 @@ class PitBossWindow(QMainWindow):
         if row is None:
             self.status.setText("select a round first")
             return
-        try:
+        with self._refusals():
             stakes = recall_round(self.store, row.round_id, row.table).stakes_text()
-        except DrrError as exc:
-            self._fail(exc)
-            return
-        signed = self.sign_off(
-            "void_round",
-            "Void round",
-            f"Round {row.round_id} on table {row.table} ({row.status}, wagered {row.wagered:,.2f}): every"
-            f" wager is returned — {stakes}. This is journaled with your name and reason.",
-        )
-        if signed is None:
-            return
-        try:
+            signed = self.sign_off(
+                "void_round",
+                "Void round",
+                f"Round {row.round_id} on table {row.table} ({row.status}, wagered {money(row.wagered)}): "
+                f"every wager is returned — {stakes}. This is journaled with your name and reason.",
+            )
+            if signed is None:
+                return
             actions.void(self.store, row.round_id, signed[1], signed[0], table=row.table)
-        except DrrError as exc:
-            self._fail(exc)
-            return
-        self._after_action(f"round {row.round_id} voided by {signed[0].name}")
+            self._after_action(f"round {row.round_id} voided by {signed[0].name}")
 
     def correct_selected(self) -> None:
         row = self.selected_row()
         if row is None:
             self.status.setText("select a round first")
             return
-        try:  # before the reason and the PIN are asked for
-            actions.check_correctable(self.store, row.round_id, row.table)
-        except DrrError as exc:
-            self._fail(exc)
-            return
-        number = QSpinBox()
-        number.setRange(0, 36)
-        number.setPrefix("new result ")
-        number.setValue(row.result if row.result is not None else 0)
+        with self._refusals():
+            actions.check_correctable(self.store, row.round_id, row.table)  # before reason and PIN
+            number = QSpinBox()
+            number.setRange(0, 36)
+            number.setPrefix("new result ")
+            number.setValue(row.result if row.result is not None else 0)
 
-        def check() -> None:
-            if number.value() == row.result:
-                raise DrrError(f"the result is already {row.result}: choose the right number")
+            def check() -> None:
+                if number.value() == row.result:
+                    raise DrrError(f"the result is already {row.result}: choose the right number")
 
-        signed = self.sign_off(
-            "correct_result",
-            "Correct the result",
-            f"Round {row.round_id} on table {row.table}: result {number_or_none(row.result)}. Both the old"
-            " and the new result are kept in the journal.",
-            extra=number,
-            check=check,
-        )
-        if signed is None:
-            return
-        try:
-            old = actions.correct_result(
-                self.store, row.round_id, number.value(), signed[1], signed[0], table=row.table
+            signed = self.sign_off(
+                "correct_result",
+                "Correct the result",
+                f"Round {row.round_id} on table {row.table}: result {number_or_none(row.result)}. Both the"
+                " old and the new result are kept in the journal.",
+                extra=number,
+                check=check,
             )
-        except DrrError as exc:
-            self._fail(exc)
-            return
-        self._after_action(
-            f"round {row.round_id}: result {old} corrected to {number.value()} by {signed[0].name}"
-        )
+            if signed is None:
+                return
+            new = number.value()
+            old = actions.correct_result(self.store, row.round_id, new, signed[1], signed[0], table=row.table)
+            self._after_action(f"round {row.round_id}: result {old} corrected to {new} by {signed[0].name}")
 
     def approve_selected(self) -> None:
         row = self.selected_row()
         if row is None:
             self.status.setText("select a round first")
             return
-        # What the approval signs off: the payout the table will make (a round waiting for its approval
-        # has paid nothing yet: issue 25 point 6 showed "paid 0.00" for a 290.00 payout).
-        try:
+        with self._refusals():
+            # What the approval signs off: the payout the table will make (a round waiting for its
+            # approval has paid nothing yet: issue 25 point 6 showed "paid 0.00" for a 290.00 payout).
             _row, winners, amount = actions.payout_to_approve(self.store, row.round_id, row.table)
-        except DrrError as exc:
-            self._fail(exc)
-            return
-        done = "paid" if row.status == "settled" else "pays"
-        signed = self.sign_off(
-            "approve_payout",
-            "Approve payout",
-            f"Round {row.round_id} on table {row.table} {done} {amount:,.2f} "
-            f"on {len(winners)} winning wager{'' if len(winners) == 1 else 's'}.",
-        )
-        if signed is None:
-            return
-        try:
+            done = "paid" if row.status == "settled" else "pays"
+            signed = self.sign_off(
+                "approve_payout",
+                "Approve payout",
+                f"Round {row.round_id} on table {row.table} {done} {money(amount)} "
+                f"on {len(winners)} winning wager{'' if len(winners) == 1 else 's'}.",
+            )
+            if signed is None:
+                return
             amount = actions.approve_payout(self.store, row.round_id, signed[1], signed[0], table=row.table)
-        except DrrError as exc:
-            self._fail(exc)
-            return
-        self._after_action(f"payout {amount:,.2f} of round {row.round_id} approved by {signed[0].name}")
+            self._after_action(f"payout {money(amount)} of round {row.round_id} approved by {signed[0].name}")
 
     # --- rules ---------------------------------------------------------------------------------
 
@@ -601,7 +525,7 @@ class PitBossWindow(QMainWindow):
         try:
             candidate = actions.read_rules_candidate(path)
         except DrrError as exc:
-            self._fail(exc)
+            self._refused(exc.message)
             self.rules_text.setPlainText(f"{path} was refused:\n\n{exc.message}")
             return False
         report = QPlainTextEdit(candidate.report)
@@ -616,14 +540,14 @@ class PitBossWindow(QMainWindow):
         )
         if signed is None:
             return False
-        try:
+        with self._refusals():
             actions.load_rules(self.store, table, candidate, signed[1], signed[0])
-        except DrrError as exc:
-            self._fail(exc)
-            return False
-        self.show_rules()
-        self._after_action(f"{path.name} accepted for table {table} from its next round by {signed[0].name}")
-        return True
+            self.show_rules()
+            self._after_action(
+                f"{path.name} accepted for table {table} from its next round by {signed[0].name}"
+            )
+            return True
+        return False
 
     # --- table settings ------------------------------------------------------------------------
 
@@ -662,7 +586,7 @@ class PitBossWindow(QMainWindow):
         try:
             current = settings_in_force(self.store, table)
         except DrrError as exc:
-            self._fail(exc)
+            self._refused(exc.message)
             return
         self.shown_settings = {k: v.value for k, v in current.items()}
         for key, edit in self.setting_edits.items():
@@ -678,24 +602,18 @@ class PitBossWindow(QMainWindow):
         if not changes:
             self.status.setText("nothing changed")
             return
-        try:  # a value that cannot be right is said before reason and PIN are asked for
+        with self._refusals():
+            # A value that cannot be right is said before reason and PIN are asked for.
             changes = actions.check_settings(self.store, table, changes)
-        except DrrError as exc:
-            self._fail(exc)
-            return
-        listed = ", ".join(f"{k} = {v}" for k, v in changes.items())
-        signed = self.sign_off(
-            "change_settings", "Change table settings", f"Table {table}: {listed}, from the next round."
-        )
-        if signed is None:
-            return
-        try:
+            listed = ", ".join(f"{k} = {v}" for k, v in changes.items())
+            signed = self.sign_off(
+                "change_settings", "Change table settings", f"Table {table}: {listed}, from the next round."
+            )
+            if signed is None:
+                return
             actions.change_settings(self.store, table, changes, signed[1], signed[0])
-        except DrrError as exc:
-            self._fail(exc)
-            return
-        self.show_settings()
-        self._after_action(f"table {table}: {listed} (from the next round), by {signed[0].name}")
+            self.show_settings()
+            self._after_action(f"table {table}: {listed} (from the next round), by {signed[0].name}")
 
     # --- tabs ----------------------------------------------------------------------------------
 

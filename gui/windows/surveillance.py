@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QMainWindow,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -49,7 +48,7 @@ from PySide6.QtWidgets import (
 from engine.auth import User
 from engine.errors import DrrError
 from engine.floor import windows as win
-from engine.floor.alerts import Alert, AlertScanner, FloorRow
+from engine.floor.alerts import AlertScanner, FloorRow
 from engine.floor.bias_trace import BiasTrace, TraceFigure
 from engine.floor.power import off_numbers
 from engine.floor.started import started_text
@@ -67,10 +66,9 @@ from engine.store.db import Store
 from engine.store.stats import CHI_NEEDS, expected_lucky_count, house_edges, sector_needs
 from engine.wheel_layout import WHEEL_ORDER
 from gui import theme
-from gui.floor.alerts_panel import AlertsPanel, ack_summary
 from gui.floor.bias_chart import BiasChart
 from gui.floor.reader import LiveReader, Moved
-from gui.floor.signoff import SignOffDialog
+from gui.floor.signoff import FloorWindow
 from gui.floor.watch import StoreWatch
 from gui.floor.wheel_chart import WheelPhysicsChart
 from gui.widgets.charts.bars import CategoryBars, ZScores
@@ -79,9 +77,9 @@ from gui.widgets.charts.lines import HoldChart, RotorChart
 from gui.widgets.charts.ring import WheelRing
 from gui.widgets.fit_text import FitLabel
 
+# The engine's spin windows (engine.floor.windows), the last-N ones first.
 WINDOW_CHOICES = (
-    "Last 100 spins", "Last 500 spins", "Last 1,000 spins", "Last 10,000 spins", "Today", "Shift",
-    "All spins", "Custom range…",
+    *(f"Last {n:,} spins" for n in win.LAST_CHOICES), "Today", "Shift", "All spins", "Custom range…",
 )  # fmt: skip
 ROTOR_CHOICES = ("Both rotor directions", "Clockwise only", "Counter-clockwise only")
 # Short labels: thirteen bars share a third of the page (R/B/0, odd/even, low/high, dozens, columns).
@@ -392,10 +390,11 @@ class RangeDialog(QDialog):
         return win.time_range(utc(self.since), utc(self.until))
 
 
-class SurveillanceWindow(QMainWindow):
+class SurveillanceWindow(FloorWindow):
     """Table picker, one table's charts, the wall of several tables and the alerts list."""
 
     refreshed = Signal(float)  # ms taken by the last refresh
+    station = "surveillance"
 
     def __init__(
         self,
@@ -408,11 +407,9 @@ class SurveillanceWindow(QMainWindow):
         live: bool = True,
         bias_thresholds: Thresholds = DEFAULT_THRESHOLDS,
     ) -> None:
-        super().__init__()
+        super().__init__(store, user)
         from engine.rules import load_default_rules
 
-        self.store = store
-        self.user = user
         rules = load_default_rules()
         self.expected_lucky = expected_lucky or expected_lucky_count(rules.lucky_counts)
         # Each bet's edge from the Rules Submission's math: the theoretical hold follows the bets made.
@@ -455,9 +452,6 @@ class SurveillanceWindow(QMainWindow):
         self.software.setObjectName("dim")
         self.software.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._software_read: dict[str, tuple[float, str]] = {}
-        self.who = QLabel()
-        self.login_button = QPushButton("Log in")
-        self.login_button.clicked.connect(self.login)
 
         self.page = TablePage()
         scroll = QScrollArea()
@@ -476,9 +470,6 @@ class SurveillanceWindow(QMainWindow):
         self.tabs.addTab(self.wall, "Wall")
         self.tabs.currentChanged.connect(self._tab_shown)
         self._page_stale = False
-        # An acknowledgement is signed: the officer's note and PIN, once for all selected, the count
-        # and the criticals named (issue 25 point 5: before, two clicks acknowledged 15, 4 critical).
-        self.alerts = AlertsPanel(store, lambda: self.user, self._sign_off_alert)
 
         top = QHBoxLayout()
         heading = QLabel("SURVEILLANCE")
@@ -540,6 +531,9 @@ class SurveillanceWindow(QMainWindow):
             self.silence.timeout.connect(lambda: self.alert_reader.request(everything=True))
             self.silence.start()
 
+    def _refused(self, message: str) -> None:
+        self.live.setText(message)
+
     def _store_failed(self, message: str) -> None:
         self.live.setText(f"● NOT LIVE — store unreachable: {message}")
         self.live.setStyleSheet(f"color: {theme.DANGER.name()}")
@@ -549,21 +543,6 @@ class SurveillanceWindow(QMainWindow):
 
     def _order_toggled(self, on: bool) -> None:
         self.page.set_wheel_order(on)
-
-    # --- users ---------------------------------------------------------------------------
-
-    def _show_user(self) -> None:
-        self.who.setText(
-            "not logged in (view only)" if self.user is None else f"{self.user.name} ({self.user.role})"
-        )
-        self.login_button.setText("Log in" if self.user is None else "Log out")
-        self.alerts.update_permissions()
-
-    def login(self) -> None:
-        from gui.floor.signoff import log_in_or_out
-
-        self.user = log_in_or_out(self.store, "surveillance", self.user, self)
-        self._show_user()
 
     # --- tables and windows --------------------------------------------------------------
 
@@ -599,24 +578,21 @@ class SurveillanceWindow(QMainWindow):
 
     def _window_picked(self, index: int) -> None:
         choice = WINDOW_CHOICES[index]
-        if choice.startswith("Last"):
-            spec = win.last_spins(int(choice.split()[1].replace(",", "")))
-        elif choice == "Today":
-            spec = win.today()
-        elif choice == "Shift":
-            spec = win.shift()
-        elif choice == "All spins":
-            spec = win.everything()
-        else:
-            dialog = RangeDialog(self)
-            if not dialog.exec():
-                return
-            try:
+        with self._refusals():  # a custom range that is empty
+            if index < len(win.LAST_CHOICES):
+                spec = win.last_spins(win.LAST_CHOICES[index])
+            elif choice == "Today":
+                spec = win.today()
+            elif choice == "Shift":
+                spec = win.shift()
+            elif choice == "All spins":
+                spec = win.everything()
+            else:
+                dialog = RangeDialog(self)
+                if not dialog.exec():
+                    return
                 spec = dialog.spin_window()
-            except DrrError as exc:
-                self.live.setText(exc.message)
-                return
-        self.set_window(spec)
+            self.set_window(spec)
 
     # --- refresh -------------------------------------------------------------------------
 
@@ -646,13 +622,9 @@ class SurveillanceWindow(QMainWindow):
         if self.table is None:
             return
         started = time.perf_counter()
-        try:
+        with self._refusals():
             view = self.view_of(self.table)
-            software = self._software_text(self.table)
-        except DrrError as exc:
-            self.live.setText(exc.message)
-            return
-        self._show_page(view, software, started, 0.0)
+            self._show_page(view, self._software_text(self.table), started, 0.0)
 
     def _show_page(self, view: SurveillancePage, software: str, started: float, read_ms: float) -> None:
         self.page.show_view(view)
@@ -698,14 +670,11 @@ class SurveillanceWindow(QMainWindow):
                 only = None
             self.wall_grid.addWidget(tile, i // columns, i % columns)
         # Every tile that moved read at once: a hundred tables cost a few queries, not a page each.
-        try:
+        with self._refusals():
             views = tile_views(self.store, [n for n in wanted if only is None or n in only], self.window_spec)
             bias = {name: self.bias_of(name) for name in views}
-        except DrrError as exc:
-            self.live.setText(exc.message)
-            return
-        for name, view in views.items():
-            self.wall_tiles[name].show_view(view, bias[name])
+            for name, view in views.items():
+                self.wall_tiles[name].show_view(view, bias[name])
 
     def scan_alerts(self, views: list[SurveillancePage] | None = None, only: list[str] | None = None) -> None:
         """Scan the tables `only` names (those that moved), else every table (the silence check)."""
@@ -824,23 +793,6 @@ class SurveillanceWindow(QMainWindow):
             self.live.setText(result.error)
         if result.rows:
             self.alerts.apply(result.rows)
-
-    def _sign_off_alert(self, alerts: list[Alert]) -> tuple[User, str] | None:
-        """The note and the PIN of an acknowledgement (None when cancelled); the engine authorises."""
-        title, what = ack_summary(alerts)
-        dialog = SignOffDialog(
-            self.store,
-            "surveillance",
-            "acknowledge_alert",
-            title,
-            what,
-            name=self.user.name if self.user else "",
-            parent=self,
-        )
-        self.last_dialog = dialog
-        if not dialog.exec() or dialog.user is None:
-            return None
-        return dialog.user, dialog.reason_text
 
     def closeEvent(self, event: object) -> None:
         self.watch.stop()

@@ -23,7 +23,7 @@ from engine.floor.recall import recall_round
 from engine.floor.reports import report_csv, table_report
 from engine.floor.sequence import Spin, dealer_signature, repeats
 from engine.floor.surveillance import floor_tables, table_view
-from engine.floor.windows import everything, last_spins, shift_bounds
+from engine.floor.windows import everything, last_spins, period_bounds, shift_bounds
 from engine.rules import load_default_rules
 from engine.store import Store, schema
 from engine.store.history import list_rounds
@@ -332,16 +332,16 @@ def test_a_payout_waiting_at_the_table_is_approved_with_its_amount(store: Store)
 
 def test_alert_thresholds_come_from_the_settings() -> None:
     from engine.config import Settings
-    from gui.floor.station import scanner_from
+    from engine.floor.alerts import scanner_from_settings
 
-    scanner = scanner_from(Settings(payout_alert_threshold=Decimal("750"), silent_table_minutes=3,
+    scanner = scanner_from_settings(Settings(payout_alert_threshold=Decimal("750"), silent_table_minutes=3,
                                     bias_alert_p_value=0.0001))  # fmt: skip
     assert (scanner.payout_threshold, scanner.silent_after.total_seconds(), scanner.bias_p) == (
         Decimal("750"),
         180,
         0.0001,
     )
-    default = scanner_from(None)
+    default = scanner_from_settings(None)
     assert (default.payout_threshold, default.bias_p) == (
         Settings().payout_alert_threshold,
         Settings().bias_alert_p_value,
@@ -421,3 +421,15 @@ def test_settings_are_bounded_and_consistent(store: Store, changes: dict[str, st
     with pytest.raises(DrrError, match="min_bet 100 is above max_bet 50"):
         actions.change_settings(store, "T1", {"min_bet": "100"}, "why", boss)
     assert actions.current_settings(store, "T1") == {"max_bet": "50"}
+
+
+def test_a_reports_period_is_the_day_or_one_of_its_three_shifts() -> None:
+    """`drr floor report --day --shift` and the pit boss's reports take their period from one place."""
+    day = datetime(2026, 11, 29, 17, 5, tzinfo=UTC)  # any time of the day: that day's periods
+
+    def at(d: int, h: int = 0) -> datetime:
+        return datetime(2026, 11, d, h, tzinfo=UTC)
+
+    assert period_bounds(day) == (at(29), at(30))
+    assert [period_bounds(day, s) for s in (1, 2, 3)] == [(at(29, 6), at(29, 14)), (at(29, 14), at(29, 22)),
+                                                         (at(29, 22), at(30, 6))]  # fmt: skip

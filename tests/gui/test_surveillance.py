@@ -271,3 +271,17 @@ def test_only_the_table_that_moved_is_read_again(
     assert set(read) == {"T2"}
     assert scanned and all(tables == ["T2"] for tables in scanned)
     window.close()
+
+
+def test_the_window_box_offers_the_engines_spin_windows(qtbot: QtBot, floor: Store) -> None:
+    """Each "Last N spins" choice is one of engine.floor.windows.LAST_CHOICES, read as that window."""
+    from gui.windows.surveillance import WINDOW_CHOICES
+
+    window = SurveillanceWindow(floor, live=False)
+    qtbot.addWidget(window)
+    for index, n in enumerate(win.LAST_CHOICES):
+        assert WINDOW_CHOICES[index] == f"Last {n:,} spins"
+        window._window_picked(index)
+        assert window.window_spec.last == n
+    window._window_picked(WINDOW_CHOICES.index("Shift"))
+    assert window.window_spec.last is None and window.window_spec.label.startswith("shift")

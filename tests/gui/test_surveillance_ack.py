@@ -21,6 +21,7 @@ from tests.floor.helpers import import_spins, store, store_url  # noqa: F401 - f
 from tests.floor.played import demo_floor  # noqa: F401 - a fixture
 
 PIN = "4711"
+BOSS_PIN = "471147"  # a pit boss's PIN is at least 6 digits
 
 
 @pytest.fixture
@@ -89,3 +90,62 @@ def test_cancelled_or_a_wrong_pin_acknowledges_nothing(qtbot: QtBot, floor: Stor
     answer(wrong)
     window.alerts.acknowledge_selected()
     assert not any(a.acknowledged for a in window.alerts.alerts)
+
+
+def test_the_pit_boss_bulk_acknowledgement_says_as_much(qtbot: QtBot, floor: Store) -> None:
+    """The pit-boss station's alerts tab asks the same: how many alerts and how many critical (it
+    had its own words, "Acknowledge alerts", naming neither)."""
+    from gui.windows.pitboss import PitBossWindow
+
+    signed_in(qtbot, floor)  # the alerts raised and journaled
+    add_user(floor, "pat", "pitboss", BOSS_PIN, by=User("admin", "admin"))
+    window = PitBossWindow(floor, user=User("pat", "pitboss"), live=False)
+    qtbot.addWidget(window)
+    window.alerts.refresh()
+    window.alerts.select_all_open()
+    chosen = window.alerts.selected_alerts()
+    critical = sum(1 for a in chosen if a.severity == "critical")
+    assert len(chosen) >= 2
+
+    def sign(dialog: SignOffDialog) -> None:
+        dialog.reason.setPlainText("seen with surveillance")
+        dialog.pin.setText(BOSS_PIN)
+        dialog.try_sign()
+
+    seen = answer(sign)
+    window.alerts.acknowledge_selected()
+    assert seen == [f"Acknowledge {len(chosen)} alerts ({critical} critical)"]
+    assert all(
+        a.acknowledged_by == "pat" for a in window.alerts.alerts if a.alert_id in {c.alert_id for c in chosen}
+    )
+
+
+def test_the_log_in_button_logs_out_then_in_again(
+    qtbot: QtBot, floor: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A floor station's Log in / Log out (gui.floor.signoff.FloorWindow.login): out at once, in
+    through the log-in dialog; a cancelled dialog leaves nobody logged in."""
+    from gui.windows.login import LoginDialog
+
+    window = SurveillanceWindow(floor, user=User("sam", "surveillance"), live=False)
+    qtbot.addWidget(window)
+    window._show_user()
+    assert window.login_button.text() == "Log out" and window.alerts.ack.isEnabled()
+    window.login()
+    assert (
+        window.user is None and window.login_button.text() == "Log in" and not window.alerts.ack.isEnabled()
+    )
+    monkeypatch.setattr(LoginDialog, "exec", lambda dialog: 0)  # cancelled
+    window.login()
+    assert window.user is None
+
+    def sign_in(dialog: LoginDialog) -> int:
+        dialog.name.setText("sam")
+        dialog.pin.setText(PIN)
+        dialog.try_login()
+        return int(dialog.result())
+
+    monkeypatch.setattr(LoginDialog, "exec", sign_in)
+    window.login()
+    assert window.user is not None and window.user.name == "sam" and window.who.text() == "sam (surveillance)"
+    assert window.login_button.text() == "Log out" and window.alerts.ack.isEnabled()
