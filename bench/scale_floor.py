@@ -419,6 +419,8 @@ def bench_live(ctx: ScaleContext) -> dict[str, float]:
             f"floor_station_{name}_cpu_ms_per_commit": 1000 * cpu / max(1, len(floor.commits))
             for name, cpu in result.get("thread_cpu_s", {}).items()
         },
+        # The tiles' charts over the live run: painted, resized, and given new figures.
+        **{f"floor_station_chart_{k}": float(v) for k, v in result.get("charts", {}).items()},
         # How many tiles the station's window showed, and the views of tiles out of its view.
         "floor_tiles_on_view": float(result.get("tiles_on_view", len(tables))),
         "floor_hidden_tile_views": float(result.get("hidden_views", 0)),
@@ -662,14 +664,26 @@ def station_main(url: str, work: Path, tables: int) -> None:
         before = face(tile)
         show_view(tile, view, *rest)
         changed = [w for (w, was), (_, now) in zip(before, face(tile), strict=True) if was != now]
+        charts["redraws"] += tile.chart.viewport() in changed
         if tile.table in shown or any(on_view(w) for w in changed):
             shown[tile.table] = view.seq  # stamped at the paint
             return
         hidden["views"] += bool(changed)
         paints.append((tile.table, view.seq, time.time()))
 
+    # What the Qt thread draws: each tile chart's paints and resizes, against the views that changed
+    # its figures (`FrequencyChart.update_data` redraws nothing for the same figures).
+    charts = {"paints": 0, "resizes": 0, "redraws": 0, "words_resizes": 0}
+    viewports: set[int] = set()
+    words: set[int] = set()
+
     class PaintStamp(QObject):
         def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+            if id(obj) in viewports:
+                charts["paints"] += event.type() == QEvent.Type.Paint
+                charts["resizes"] += event.type() == QEvent.Type.Resize
+            elif id(obj) in words:  # a tile's words reflowing resize its chart
+                charts["words_resizes"] += event.type() == QEvent.Type.Resize
             if event.type() == QEvent.Type.Paint:
                 table = tile_of.get(id(obj))
                 if table is not None and table in shown:
@@ -680,6 +694,8 @@ def station_main(url: str, work: Path, tables: int) -> None:
 
     def watch_tiles() -> None:
         for tile in window.wall_tiles.values():
+            viewports.add(id(tile.chart.viewport()))
+            words.add(id(tile.words))
             for widget in (tile, *tile.findChildren(QWidget)):
                 if id(widget) not in tile_of:
                     tile_of[id(widget)] = tile.table
@@ -713,6 +729,7 @@ def station_main(url: str, work: Path, tables: int) -> None:
     paints.clear()
     shown.clear()
     hidden["views"] = 0
+    charts.update(paints=0, resizes=0, redraws=0, words_resizes=0)
     state: dict[str, float] = {}
 
     def check() -> None:
@@ -732,6 +749,7 @@ def station_main(url: str, work: Path, tables: int) -> None:
                 "paints": paints,
                 "hops": hops,
                 "hidden_views": hidden["views"],
+                "charts": charts,
                 "tiles_on_view": sum(on_view(t.chart.viewport()) for t in window.wall_tiles.values()),
                 "window": [window.width(), window.height()],
                 "thread_cpu_s": {
