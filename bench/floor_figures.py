@@ -6,7 +6,9 @@ LISTEN/NOTIFY) at FLOOR_TABLES tables for LIVE_SECONDS, the 99th percentile of a
 to its tile repainted; the median of REPEATS runs, `_min` and `_max` beside it, with
 `floor_commit_to_floor_ms_p99` (of which: forwarded) and `floor_floor_to_screen_ms_p99` (the
 station's share), and each hop of the way (`floor_hop_<hop>_ms_p99`, `_median`, `_slowest`: the
-hop's mean over the slowest 1% of commits; bench.scale_floor.HOPS names them). Its limit, measured
+hop's mean over the slowest 1% of commits; bench.scale_floor.HOPS names them), the station's CPU per
+commit by thread (`floor_station_<thread>_cpu_ms_per_commit`) and its charts' paints, resizes and new
+figures (`floor_station_chart_*`), and `floor_commits_not_shown` (the most of any run). Its limit, measured
 between the runs on the same server: `limit_pg_notify_ms_p99`, INSERT + `pg_notify` + COMMIT on one
 connection seen by LISTEN on another (bench.limits), plus one 60 Hz frame for the paint;
 `floor_commit_to_screen_vs_limit` is their ratio.
@@ -84,8 +86,11 @@ def bench_floor() -> dict[str, float]:
         "floor_floor_to_screen_ms_p99",
     ):
         figures.update(Spread.of(r[name] for r in runs).figures(name))
-    # Where the time goes, hop by hop (bench.scale_floor.hop_table): the median of the runs' figures.
-    for name in sorted({k for r in runs for k in r if k.startswith("floor_hop_")}):
+    # Commits never on screen by a run's end (each an infinite latency): the most of any run.
+    figures["floor_commits_not_shown"] = max(r.get("floor_commits_not_shown", 0.0) for r in runs)
+    # Where the time goes, hop by hop (bench.scale_floor.hop_table), and the station's CPU by thread
+    # and its charts' paints: the median of the runs' figures.
+    for name in sorted({k for r in runs for k in r if k.startswith(("floor_hop_", "floor_station_"))}):
         if all(name in r for r in runs):
             figures[name] = statistics.median(r[name] for r in runs)
     limit = Spread.of(limits)

@@ -414,11 +414,25 @@ def bench_live(ctx: ScaleContext) -> dict[str, float]:
         "floor_commit_to_floor_ms_p99": p99(on_floor),  # of which: forwarded (the tables' side)
         "floor_cpu_per_table_pct": 100 * result["cpu_s"] / result["wall_s"] / len(tables),
         "floor_live_commits": float(len(floor.commits)),
+        # The station's CPU by thread over the live run, per commit (the Qt thread's is what delays a tile).
+        **{
+            f"floor_station_{name}_cpu_ms_per_commit": 1000 * cpu / max(1, len(floor.commits))
+            for name, cpu in result.get("thread_cpu_s", {}).items()
+        },
+        # The tiles' charts over the live run: painted, resized, and given new figures.
+        **{f"floor_station_chart_{k}": float(v) for k, v in result.get("charts", {}).items()},
+        # How many tiles the station's window showed, and the views of tiles out of its view.
+        "floor_tiles_on_view": float(result.get("tiles_on_view", len(tables))),
+        "floor_hidden_tile_views": float(result.get("hidden_views", 0)),
+        # Commits never on screen by the run's end (each an infinite latency in the p99s).
+        "floor_commits_not_shown": float(
+            sum(not any(s >= seq and p >= at for s, p in painted.get(t, [])) for t, seq, at in floor.commits)
+        ),
         **hop_table(floor.commits, floor.forwarded, result["hops"], [tuple(p) for p in result["paints"]]),
     }
 
 
-def _stamp_hops() -> dict[str, list[Any]]:
+def _stamp_hops() -> dict[str, Any]:
     """Instrumentation of the station's side of a commit, hop by hop (wall-clock stamps, issue 28):
     `notified` (table, seq, when) as LISTEN delivers it on the listener's thread; `handed` (tables,
     when) as the watch hands the gathered names on; `reads` (tables, started, ended) of the screen's
@@ -427,22 +441,30 @@ def _stamp_hops() -> dict[str, list[Any]]:
     from gui.floor.watch import StoreWatch
     from gui.windows.surveillance import SurveillanceWindow
 
-    hops: dict[str, list[Any]] = {"notified": [], "handed": [], "reads": [], "shown": []}
-    listen, hand_on = forward.listen, StoreWatch._hand_on
+    hops: dict[str, Any] = {"notified": [], "handed": [], "reads": [], "shown": [], "threads": {}}
+    listen, report = forward.listen, StoreWatch._report
     read_screen, show_screen = SurveillanceWindow._read_screen, SurveillanceWindow._show_screen
+    read_alerts = SurveillanceWindow._read_alerts
+    hops["threads"]["qt"] = threading.get_native_id()  # each thread's CPU is read at the end (thread_cpu_s)
+
+    def stamped_alerts(window: Any, job: Any) -> Any:
+        hops["threads"]["alerts"] = threading.get_native_id()
+        return read_alerts(window, job)
 
     def stamped_listen(url: str, callback: Any, **kw: Any) -> Any:
         def note(table: str, seq: int) -> None:
+            hops["threads"]["listener"] = threading.get_native_id()
             hops["notified"].append((table, seq, time.time()))
             callback(table, seq)
 
         return listen(url, note, **kw)
 
-    def stamped_hand_on(watch: Any) -> None:
-        hops["handed"].append((sorted(watch.pending), time.time()))
-        hand_on(watch)
+    def stamped_report(watch: Any, moved: dict[str, int]) -> None:
+        hops["handed"].append((sorted(moved), time.time()))
+        report(watch, moved)
 
     def stamped_read(window: Any, job: Any) -> Any:
+        hops["threads"]["screen"] = threading.get_native_id()
         started = time.time()
         out = read_screen(window, job)
         hops["reads"].append((list(job.wall), started, time.time()))
@@ -453,11 +475,25 @@ def _stamp_hops() -> dict[str, list[Any]]:
         show_screen(window, result)
 
     forward.listen = stamped_listen  # type: ignore[assignment]
-    StoreWatch._hand_on = stamped_hand_on  # type: ignore[method-assign,assignment]
+    StoreWatch._report = stamped_report  # type: ignore[method-assign,assignment]
     SurveillanceWindow._read_screen = stamped_read  # type: ignore[method-assign,assignment]
     SurveillanceWindow._show_screen = stamped_show  # type: ignore[method-assign,assignment]
+    SurveillanceWindow._read_alerts = stamped_alerts  # type: ignore[method-assign,assignment]
     return hops
 
+
+def thread_cpu_s() -> dict[int, float]:
+    """This process's CPU time (user + system) by native thread id, from /proc (Linux)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out: dict[int, float] = {}
+    for task in Path("/proc/self/task").iterdir():
+        with contextlib.suppress(OSError):
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            out[int(task.name)] = (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
+MAX_WINDOW_H = 4000  # px: the live station's window at most (offscreen)
 
 # The hops of a floor commit to its tile on the screen, in order (`hop_table`).
 HOPS = (
@@ -466,7 +502,7 @@ HOPS = (
         "a table's commit to its entries committed on the floor (forwarder: INSERT + pg_notify + COMMIT)",
     ),
     ("listen", "the floor's COMMIT to LISTEN's notification at the station"),
-    ("gather", "the notification to the watch handing the moved tables on (COALESCE_MS, the Qt queue)"),
+    ("gather", "the notification to the watch handing the moved tables on (the Qt thread's wake)"),
     ("queue", "handed on to the screen's gather query starting (a read in flight first)"),
     ("query", "the station's gather query of the moved tiles (reader thread)"),
     ("to_qt", "the query's result to the Qt thread taking it"),
@@ -603,12 +639,51 @@ def station_main(url: str, work: Path, tables: int) -> None:
     shown: dict[str, int] = {}
     tile_of: dict[int, str] = {}
 
+    # A tile whose new view changes nothing it draws, or that is scrolled out of the wall's view,
+    # gets no paint from Qt: waiting for one counted its commits as never on screen ("infinite",
+    # issue 28). Such a view is on screen when shown (a scrolled-to tile paints what it holds), unless
+    # a paint of an earlier view is still to come, which then shows this one too. The hidden views
+    # are counted (`floor_hidden_tile_views`): the window is made tall enough for every tile.
+    hidden = {"views": 0}
+
+    def face(tile: Any) -> list[tuple[QWidget, Any]]:
+        return [
+            (tile.chart.viewport(), tile.chart._drawn),  # the view's viewport is what paints
+            (tile.spins, tile.spins.text()),
+            (tile.words, (tile.words.text(), tile.words.styleSheet())),
+        ]
+
+    def whole(widget: QWidget) -> bool:
+        return widget.visibleRegion().boundingRect() == widget.rect()
+
+    def on_view(widget: QWidget) -> bool:
+        """Wholly in view: a partly shown widget gets no paint for a change out of sight."""
+        return whole(widget)
+
     def timed_show(tile: Any, view: Any, *rest: Any) -> None:
+        before = face(tile)
         show_view(tile, view, *rest)
-        shown[tile.table] = view.seq
+        changed = [w for (w, was), (_, now) in zip(before, face(tile), strict=True) if was != now]
+        charts["redraws"] += tile.chart.viewport() in changed
+        if tile.table in shown or any(on_view(w) for w in changed):
+            shown[tile.table] = view.seq  # stamped at the paint
+            return
+        hidden["views"] += bool(changed)
+        paints.append((tile.table, view.seq, time.time()))
+
+    # What the Qt thread draws: each tile chart's paints and resizes, against the views that changed
+    # its figures (`FrequencyChart.update_data` redraws nothing for the same figures).
+    charts = {"paints": 0, "resizes": 0, "redraws": 0, "words_resizes": 0}
+    viewports: set[int] = set()
+    words: set[int] = set()
 
     class PaintStamp(QObject):
         def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+            if id(obj) in viewports:
+                charts["paints"] += event.type() == QEvent.Type.Paint
+                charts["resizes"] += event.type() == QEvent.Type.Resize
+            elif id(obj) in words:  # a tile's words reflowing resize its chart
+                charts["words_resizes"] += event.type() == QEvent.Type.Resize
             if event.type() == QEvent.Type.Paint:
                 table = tile_of.get(id(obj))
                 if table is not None and table in shown:
@@ -619,6 +694,8 @@ def station_main(url: str, work: Path, tables: int) -> None:
 
     def watch_tiles() -> None:
         for tile in window.wall_tiles.values():
+            viewports.add(id(tile.chart.viewport()))
+            words.add(id(tile.words))
             for widget in (tile, *tile.findChildren(QWidget)):
                 if id(widget) not in tile_of:
                     tile_of[id(widget)] = tile.table
@@ -635,6 +712,13 @@ def station_main(url: str, work: Path, tables: int) -> None:
     window.tabs.setCurrentWidget(window.wall)
     app.processEvents()
     assert len(window.wall_tiles) == tables, (len(window.wall_tiles), tables)
+    # The window made tall enough for every tile to be wholly in view (at most MAX_WINDOW_H: the
+    # scale bench's 100 tiles scroll, and their views out of view are counted as such).
+    while window.height() < MAX_WINDOW_H and not all(
+        whole(t.chart.viewport()) and whole(t.words) for t in window.wall_tiles.values()
+    ):
+        window.resize(window.width(), window.height() + 200)
+        app.processEvents()
     best = float("inf")
     for _ in range(3):
         started = time.perf_counter()
@@ -644,11 +728,19 @@ def station_main(url: str, work: Path, tables: int) -> None:
     watch_tiles()
     paints.clear()
     shown.clear()
+    hidden["views"] = 0
+    charts.update(paints=0, resizes=0, redraws=0, words_resizes=0)
     state: dict[str, float] = {}
 
     def check() -> None:
         if "cpu0" not in state and (work / "go").exists():
             state["cpu0"], state["t0"] = time.process_time(), time.time()
+            state["threads0"] = thread_cpu_s()  # type: ignore[assignment]
+            if os.environ.get("DRR_BENCH_PROFILE"):  # the Qt thread's profile (a diagnosis aid)
+                import cProfile
+
+                state["profile"] = cProfile.Profile()  # type: ignore[assignment]
+                state["profile"].enable()  # type: ignore[attr-defined]
         if "cpu0" in state and (work / "stop").exists():
             result = {
                 "wall_ms": best,
@@ -656,8 +748,19 @@ def station_main(url: str, work: Path, tables: int) -> None:
                 "wall_s": time.time() - state["t0"],
                 "paints": paints,
                 "hops": hops,
+                "hidden_views": hidden["views"],
+                "charts": charts,
+                "tiles_on_view": sum(on_view(t.chart.viewport()) for t in window.wall_tiles.values()),
+                "window": [window.width(), window.height()],
+                "thread_cpu_s": {
+                    name: thread_cpu_s().get(tid, 0.0) - state["threads0"].get(tid, 0.0)  # type: ignore[attr-defined]
+                    for name, tid in hops["threads"].items()
+                },
             }
             (work / "station.json").write_text(json.dumps(result), "utf-8")
+            if "profile" in state:
+                state["profile"].disable()  # type: ignore[attr-defined]
+                state["profile"].dump_stats(str(work / "station.prof"))  # type: ignore[attr-defined]
             window.close()
             app.quit()
 

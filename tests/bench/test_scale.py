@@ -123,3 +123,21 @@ def test_a_fractional_goal_is_printed_as_written(
     assert lines["test_cpu_pct"].endswith("goal ≤ 0.5  MISSED")
     assert lines["test_rate"].endswith("goal ≥ 300,000  MISSED")
     assert lines["test_ms"].endswith("goal ≤ 12.75  holds")
+
+
+@pytest.mark.skipif(PG_URL is None, reason="needs DRR_TEST_PG_URL (a real PostgreSQL)")
+def test_the_live_floor_sees_every_commit_on_a_wall_larger_than_the_screen(tmp_path: Path) -> None:
+    """More tiles than a 1900x1200 window shows, 20 tables as `python -m bench --only floor` plays: a
+    tile out of view, or a view that changes nothing it draws, gets no paint from Qt, so waiting for
+    one counted its commits as never on screen (the group's p99 was infinite, issue 28). Now every
+    commit is on screen by the run's end, every tile is in view, and the p99s are finite."""
+    from bench.scale_floor import bench_live
+
+    assert PG_URL is not None
+    ctx = ScaleContext(tmp_path, floor_tables=20, floor_rounds=400, pg_url=PG_URL, live_seconds=4.0)
+    figures = bench_live(ctx)
+    assert figures["floor_live_commits"] > 20
+    assert figures["floor_commits_not_shown"] == 0
+    assert figures["floor_tiles_on_view"] == 20
+    assert math.isfinite(figures["floor_commit_to_screen_ms_p99"])
+    assert math.isfinite(figures["floor_floor_to_screen_ms_p99"])

@@ -231,11 +231,12 @@ def test_notifications_are_gathered_into_one_set_of_tables(qtbot: QtBot, store: 
     watch = StoreWatch(store, interval_ms=60_000, backstop_ms=60_000)
     seen: list[set[str]] = []
     watch.changed.connect(seen.append)
-    for table, seq in (("T1", 5), ("T2", 9), ("T1", 6), ("T3", 1)):
-        watch._notified.emit(table, seq)
+    for table, seq in (("T1", 5), ("T2", 9), ("T1", 6), ("T3", 1)):  # before the Qt thread is free
+        watch.note(table, seq)
     qtbot.waitUntil(lambda: bool(seen), timeout=1000)
     qtbot.wait(100)
     assert seen == [{"T1", "T2", "T3"}]
+    assert watch.pending == {}
     watch.stop()
 
 
