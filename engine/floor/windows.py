@@ -9,6 +9,7 @@ from typing import Any
 from engine.errors import DrrError
 
 SHIFT_STARTS = (6, 14, 22)  # UTC hours at which the three eight-hour shifts begin
+LAST_CHOICES = (100, 500, 1000, 10_000)  # the "Last N spins" windows the surveillance station offers
 
 
 @dataclass(frozen=True)
