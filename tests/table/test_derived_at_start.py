@@ -18,6 +18,7 @@ import sqlalchemy as sa
 
 from engine.auth import User
 from engine.floor.demo import play_rounds_async
+from engine.rng import SeededRng
 from engine.store import Store, derived_check, evidence, keys, open_store, projections, schema
 from engine.table.gate import TableTilted
 from engine.table.service import TableService
@@ -238,3 +239,39 @@ def test_the_headless_run_stops_on_a_forged_long_journal(
         opened = [e for e in store.journal.entries("T1") if e.type == "round.opened"]
         assert len(opened) < 6 + 40
         assert [t["cause"] for t in _tilts(store)] == ["derived"]
+
+
+def test_on_a_store_of_many_tables_only_the_forged_tables_check_disagrees(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A floor store holds many tables: each table's check reads its own rows in its snapshot. T2's
+    forged round tilts T2 only; T1, beside it on the same store, deals on with no alert."""
+
+    async def main() -> None:
+        await play_rounds_async(store, "T2", 6, seed="derived-other", bonus_every=0)
+        await _played(store, monkeypatch)
+        r = schema.rounds
+        with store.engine.begin() as conn:
+            conn.execute(
+                sa.update(r)
+                .where(r.c.table_id == "T2", r.c.round_id == "T2-000003")
+                .values(paid=r.c.paid + 9)
+            )
+        mine = make_service(store)
+        await mine.start()
+        verdict = await mine.derived_checked()
+        assert verdict is not None and verdict.problem is None
+        await _deal_one(mine)
+        await mine.close()
+        other = TableService(store, "T2", rng=SeededRng(9), allow_seeded_rng=True, claim=False)
+        await other.start()
+        verdict = await other.derived_checked()
+        assert verdict is not None and verdict.problem is not None and "T2-000003: paid" in verdict.problem
+        with pytest.raises(TableTilted):
+            await other.open_bets(CROUPIER)
+        await other.close()
+
+    asyncio.run(main())
+    assert _tilts(store) == []  # T1's chain
+    alerts = _alerts(store)
+    assert [(a["table"], a["kind"]) for a in alerts] == [("T2", "derived_mismatch")]
