@@ -275,3 +275,70 @@ def test_on_a_store_of_many_tables_only_the_forged_tables_check_disagrees(
     assert _tilts(store) == []  # T1's chain
     alerts = _alerts(store)
     assert [(a["table"], a["kind"]) for a in alerts] == [("T2", "derived_mismatch")]
+
+
+CHILD = """
+import sys, time
+from engine.store import derived_check, evidence
+evidence.DERIVED_AT_START = 50
+real = derived_check._HeldRows.round
+def slow(self, entry):
+    if not getattr(slow, "said", False):
+        slow.said = True
+        print("drr-test: the derived check is folding", file=sys.stderr, flush=True)
+    time.sleep(0.2)  # a fold of years: far longer than the stop's budget
+    return real(self, entry)
+derived_check._HeldRows.round = slow
+from gui.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_sigterm_while_the_check_runs_stops_drr_table_run_promptly_and_writes_no_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A station stopped while its check folds (here `drr table run`, SIGTERM: the croupier station's
+    stop runs the same service close) ends in order well inside the 5 s budget, and the verdict on the
+    forged rows, never reached, is not written after the stop."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.table.helpers import drr_env
+
+    db = tmp_path / "t.sqlite"
+    with open_store(str(db), table="T1") as store:
+        asyncio.run(_played(store, monkeypatch))
+        _forge(store)
+    keys._CACHE.clear()
+    run = ["table", "run", "--headless", "--wheel", "sim", "--speed", "200", "--rounds", "0", "--seed", "7"]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CHILD, *run, "--db", str(db), "--table", "T1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=drr_env(tmp_path),
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert proc.stderr is not None and proc.stdout is not None
+    watchdog = threading.Timer(60, proc.kill)  # a line that never comes fails the test, never hangs it
+    watchdog.start()
+    try:
+        assert "the derived check is folding" in proc.stderr.readline()
+        line = proc.stdout.readline()  # what recovery found, then the rounds: it deals while it folds
+        while line and not line.startswith("T1-"):
+            line = proc.stdout.readline()
+        assert line.startswith("T1-")
+        began = time.monotonic()
+        os.kill(proc.pid, signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+        assert time.monotonic() - began < 5.0
+    finally:
+        watchdog.cancel()
+        if proc.poll() is None:
+            proc.kill()
+        proc.stdout.close()
+        proc.stderr.close()
+    with open_store(str(db), table="T1") as store:
+        assert _tilts(store) == [] and _alerts(store) == []
