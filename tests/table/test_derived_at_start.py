@@ -17,6 +17,7 @@ import pytest
 import sqlalchemy as sa
 
 from engine.auth import User
+from engine.errors import DrrError
 from engine.floor.demo import play_rounds_async
 from engine.rng import SeededRng
 from engine.store import Store, derived_check, evidence, keys, open_store, projections, schema
@@ -342,3 +343,32 @@ def test_sigterm_while_the_check_runs_stops_drr_table_run_promptly_and_writes_no
         proc.stderr.close()
     with open_store(str(db), table="T1") as store:
         assert _tilts(store) == [] and _alerts(store) == []
+
+
+def test_a_derived_tilt_is_cleared_by_the_start_that_folds_the_journal_before_dealing(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tilt journaled by a check on a snapshot, then a start that folds the journal before it
+    deals (a journal under the limit): refused while the rows still disagree, and once rebuilt the
+    start's own entries clear the tilt and the table deals at once."""
+
+    async def main() -> None:
+        await _played(store, monkeypatch)
+        _forge(store)
+        svc = make_service(store)
+        await svc.start()
+        await svc.derived_checked()
+        await svc.close()
+        monkeypatch.setattr(evidence, "DERIVED_AT_START", 100_000)
+        with pytest.raises(DrrError, match="does not start"):
+            await make_service(store).start()
+        with store.begin() as conn:
+            projections.rebuild(conn, "T1")
+        again = make_service(store)
+        started = await again.start()
+        assert again.derived_watch is None and "table.tilt_cleared" in [e.type for e in started]
+        await _deal_one(again)
+        await again.close()
+
+    asyncio.run(main())
+    assert [t["cause"] for t in _tilts(store)] == ["derived", "derived"]
