@@ -218,9 +218,11 @@ class StartupTested(Record):
     result: StartupResult = field(metadata=fact(flat=True, coder=_STARTUP))  # its keys beside "rng"
 
 
-# Why a table is tilted (engine.table.gate): the generator, or the program it runs.
+# Why a table is tilted (engine.table.gate): the generator, the program it runs, or derived tables
+# (rounds, daily totals, …) that disagree with its verified journal (engine.table.derived_watch).
 TILT_RNG: Final = "rng"
 TILT_SOFTWARE: Final = "software"
+TILT_DERIVED: Final = "derived"
 
 
 @dataclass(frozen=True)
@@ -228,7 +230,7 @@ class Tilted(Record):
     """The gate stopped play for `cause`: no wagers, no new round, no draw until it is cleared."""
 
     type: ClassVar[EntryType] = EntryType.TABLE_TILTED
-    cause: str  # TILT_RNG or TILT_SOFTWARE
+    cause: str  # TILT_RNG, TILT_SOFTWARE or TILT_DERIVED
     reason: str  # in words, as the screens show it
     running: str | None = None  # a software tilt: the digest this table runs ...
     approved: str | None = None  # ... and the one approved for it
@@ -236,7 +238,9 @@ class Tilted(Record):
 
 @dataclass(frozen=True)
 class TiltCleared(Record):
-    """A pit boss cleared the tilt of `cause`; for the generator, after it passed its test again."""
+    """A pit boss cleared the tilt of `cause`; for the generator, after it passed its test again. A
+    derived tilt is cleared by the table service itself (`by` "system") when a start's check finds
+    the derived tables agreeing with the journal again (after `drr db rebuild`)."""
 
     type: ClassVar[EntryType] = EntryType.TABLE_TILT_CLEARED
     cause: str

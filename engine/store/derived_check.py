@@ -9,6 +9,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sqlite3
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -130,14 +131,49 @@ def _verdict(store: Store, table: str, found: list[_Part]) -> str | None:
     if rounds:
         return min(rounds)[1]
     with store.read() as conn:
-        for name in _DERIVED[1:]:
-            t = schema.metadata.tables[name]
-            expected = _added(t, [p.aggregates.get(name, []) for p in found])
-            rows = conn.execute(sa.select(t).where(t.c.table_id == table)).mappings()
-            problem = _compare(name, {_key(t, row): dict(row) for row in rows}, expected)
-            if problem is not None:
-                return problem
+        return _aggregates_problem(conn, table, found)
+
+
+def _aggregates_problem(conn: Any, table: str, found: list[_Part]) -> str | None:
+    for name in _DERIVED[1:]:
+        t = schema.metadata.tables[name]
+        expected = _added(t, [p.aggregates.get(name, []) for p in found])
+        rows = conn.execute(sa.select(t).where(t.c.table_id == table)).mappings()
+        problem = _compare(name, {_key(t, row): dict(row) for row in rows}, expected)
+        if problem is not None:
+            return problem
     return None
+
+
+class Cancelled(Exception):
+    """A check on a read snapshot given up (`snapshot_problem`'s `cancelled` said so: a stop)."""
+
+
+def snapshot_problem(store: Store, table: str, cancelled: Callable[[], bool] | None = None) -> str | None:
+    """`derived_problem` for one table, on one read snapshot and writing nothing: the check a running
+    table makes of a journal too long to fold before it deals (engine.table.derived_watch).
+
+    The journal and the stored rows are read in the same read transaction (SQLite's WAL snapshot; a
+    PostgreSQL REPEATABLE READ, READ ONLY transaction), so the table's own appends meanwhile are
+    neither blocked nor seen half: the verdict is the snapshot's. The fold stores no Rules Submission
+    (its text is only held against its sha256) and is not split across processes (each would read
+    its own snapshot). `cancelled` is asked at every round the fold touches: true, the fold stops
+    (`Cancelled`) within a few milliseconds. Database errors propagate (the caller says it could not
+    check, never that the rows disagree)."""
+    options: dict[str, Any] = {"drr_read": True}
+    if not store.is_sqlite:
+        options.update(isolation_level="REPEATABLE READ", postgresql_readonly=True)
+    with store.engine.connect() as raw:
+        conn = raw.execution_options(**options)
+        with conn.begin():
+            held = _HeldRows(conn, table, cancelled=cancelled)
+            held.stores_rules = False
+            fold_journal(conn, table, held)
+            found = [_Part(held.rounds_problem(), held.final)]
+            problem = found[0].rounds[1] if found[0].rounds is not None else None
+            if problem is None:
+                problem = _aggregates_problem(conn, table, found)
+    return None if problem is None else f"table {table}: {problem} (changed outside the journal)"
 
 
 def _added(table: sa.Table, shares: list[list[dict[str, Any]]]) -> Rows:
@@ -184,11 +220,24 @@ class _HeldRows(MemoryRows):
 
     CHUNK = 500  # round ids a stored-row lookup names
 
-    def __init__(self, conn: Any, table: str, part: tuple[int, int] = (0, 1)) -> None:
+    def __init__(
+        self,
+        conn: Any,
+        table: str,
+        part: tuple[int, int] = (0, 1),
+        *,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> None:
         super().__init__(conn, table)
         self.part = part  # (k, n): this fold holds part k of n of the table's rounds (round_part)
         self.suspects: dict[str, dict[str, Any]] = {}
         self.final: dict[str, list[dict[str, Any]]] = {}
+        self.cancelled = cancelled  # asked at every round the fold reads (snapshot_problem)
+
+    def round(self, entry: Any) -> dict[str, Any]:
+        if self.cancelled is not None and self.cancelled():
+            raise Cancelled(f"the check of table {self.table}'s derived tables was stopped")
+        return super().round(entry)
 
     def _take_back(self, rid: str) -> dict[str, Any]:
         row = self.suspects.pop(rid, None)

@@ -3,7 +3,10 @@
 - `check_for_start(store, table)`: the table's key (created on the first start), and the whole chain
   verified against it; a journal that fails, or is missing/empty where the key says entries existed
   (a SQLite file erased to 0 bytes is refused before it is opened: engine.store.db),
-  is refused with what is wrong, and nothing is written to it (the evidence stays as it is).
+  is refused with what is wrong, and nothing is written to it (the evidence stays as it is); a
+  journal up to `DERIVED_AT_START` entries has its derived tables folded again too (a disagreement
+  refuses the start with a critical alert), a longer one is checked while the table deals
+  (engine.table.derived_watch, which tilts the table on a disagreement).
 - `quarantine(path, table)`: the only way on from a refused SQLite store: the damaged file (with its
   -wal/-shm) is moved aside untouched, and a new store is started whose first entry,
   `table.quarantined`, names the damaged file, its SHA-256, the problem and the last good signed head
@@ -32,8 +35,9 @@ from engine.store.verify import VerifyReport, derived_problem, verify
 
 FULL_AT_START = 200_000  # entries: longer journals are verified from the last verified position
 # entries: a journal up to this long has its derived tables (rounds, daily totals, …) folded again and
-# held against the stored rows at every start (engine.store.derived_check: about 8.6 s for 20,000
-# entries on a loaded 2-core machine, so no more); a longer one is checked by `drr audit verify`
+# held against the stored rows before the table deals (engine.store.derived_check: about 8.6 s for
+# 20,000 entries on a loaded 2-core machine, so no more); a longer one is folded on a read snapshot
+# while the table deals, and a disagreement tilts it (engine.table.derived_watch)
 DERIVED_AT_START = 20_000
 PROCEDURE = "docs/journal-evidence.md: keep the file, then `drr db quarantine --db PATH --table T`"
 
@@ -83,10 +87,10 @@ def check_for_start(store: Store, table: str) -> keys.TableKey:
             f"table {table}: {where}{report.detail}; the table does not start on a journal that fails "
             f"verification. The store {store.where} is kept as it is (nothing written); {PROCEDURE}"
         )
-    if int(length or 0) <= DERIVED_AT_START:
+    if derived_at_start(int(length or 0)):
         derived = derived_problem(store, [table])
         if derived is not None:
-            _derived_alert(store, table, derived)
+            derived_alert(store, table, derived)
             raise DrrError(
                 f"{derived}: the derived tables disagree with the verified journal, and the table does "
                 "not start on them (history and reports would show them); a critical alert is journaled. "
@@ -96,9 +100,15 @@ def check_for_start(store: Store, table: str) -> keys.TableKey:
     return key
 
 
-def _derived_alert(store: Store, table: str, problem: str) -> None:
+def derived_at_start(length: int) -> bool:
+    """Whether the start folds a journal of `length` entries again before the table deals; a longer
+    one is checked while the table deals, on a read snapshot (engine.table.derived_watch)."""
+    return length <= DERIVED_AT_START
+
+
+def derived_alert(store: Store, table: str, problem: str) -> None:
     """A critical `alert.raised` (kind derived_mismatch) on the store's floor chain, best effort (the
-    refusal itself says it all if even that cannot be written)."""
+    refusal or the tilt itself says it all if even that cannot be written)."""
     import contextlib
     from datetime import UTC, datetime
 

@@ -79,7 +79,7 @@ from engine.store.canonical import canonical_json, format_time, parse_time
 from engine.store.db import exec_fast
 from engine.store.journal import register_projections
 from engine.store.records import Entry
-from engine.store.rules_store import record_rules
+from engine.store.rules_store import check_rules_text, record_rules
 from engine.table_events import Irregularity, RulesLoaded
 
 STATUSES = ("open", "closed", "result", "bonus", "settled", "void")
@@ -520,7 +520,10 @@ def _imported(rows: Rows, entry: Entry, p: HistoryImported) -> None:
 
 
 def _rules(rows: Rows, entry: Entry, p: RulesLoaded) -> None:
-    record_rules(rows.conn, entry, p)
+    if getattr(rows, "stores_rules", True):
+        record_rules(rows.conn, entry, p)
+    else:  # a fold on a read snapshot (engine.store.derived_check.snapshot_problem) writes nothing
+        check_rules_text(entry, p)
 
 
 _Rule = Callable[[Rows, Entry, Any], None]
@@ -814,6 +817,8 @@ class MemoryRows:
     Aggregates stay in memory to the end (a row per day, number and bet). Rounds are written out in
     batches once settled or void (`flush`), so memory stays bounded on a journal of years; an entry
     that later touches a written round (a void, a correction) takes it back from the database."""
+
+    stores_rules = True  # a rules entry's Rules Submission is stored (not by a fold on a read snapshot)
 
     def __init__(self, conn: Connection, table: str) -> None:
         self.conn = conn

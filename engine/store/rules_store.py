@@ -94,13 +94,20 @@ def _name(loaded: RulesLoaded) -> str:
         return ""
 
 
+def check_rules_text(entry: Entry, loaded: RulesLoaded) -> None:
+    """DrrError unless a rules entry's text hashes to its sha256 (what `record_rules` checks before
+    it stores; a fold that stores nothing, engine.store.derived_check's on a read snapshot, checks it
+    alone)."""
+    if sha256_of(loaded.text) != loaded.sha256:
+        what = f"journal entry {entry.seq} ({entry.type}) of table {entry.table}"
+        raise DrrError(f"{what}: the Rules Submission's text does not hash to its sha256 {loaded.sha256}")
+
+
 def record_rules(conn: Connection, entry: Entry, loaded: RulesLoaded) -> None:
     """Keep the Rules Submission of a rules entry (projections; `loaded` is its typed payload,
     engine.journal_types.read); refuses text that is not its sha256."""
+    check_rules_text(entry, loaded)
     text, sha = loaded.text, loaded.sha256
-    what = f"journal entry {entry.seq} ({entry.type}) of table {entry.table}"
-    if sha256_of(text) != sha:
-        raise DrrError(f"{what}: the Rules Submission's text does not hash to its sha256 {sha}")
     t = schema.rules_submissions
     row = {
         "sha256": sha,

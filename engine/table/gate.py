@@ -9,6 +9,11 @@ follower, a screen and a restarted service answer the same) and the checks given
 - the program (`TILT_SOFTWARE`): a table whose running digest (engine.software_id) differs from the
   digest approved in the settings file (`software.approved_digest`, engine.config) is tilted at start
   (`table.tilted`, with both digests; the surveillance alert is critical); `software_tilt` decides it;
+- the derived tables (`TILT_DERIVED`): a start's check found the table's rounds, daily totals or
+  counts disagreeing with its verified journal (history and reports would show forged money): folded
+  before the table deals for a short journal (the start is refused, engine.store.evidence), on a read
+  snapshot while it deals for a long one (engine.table.derived_watch: `table.tilted`); it outlasts a
+  restart until a start's check finds them agreeing again (after `drr db rebuild`);
 - the Rules Submission (`RULES_REFUSED`): `rules_play_check` asks engine.rules_play — `drr rules
   check`'s own verdict — before bets open under the journal's latest Submission (a journal that
   loaded a refused one before the check existed keeps it; it is not played). Every load for play is
@@ -33,7 +38,7 @@ from typing import TYPE_CHECKING, Final
 
 from engine.errors import IllegalTransition
 from engine.rules_play import problems_for_play
-from engine.table_events import TILT_RNG, TILT_SOFTWARE, Tilted
+from engine.table_events import TILT_DERIVED, TILT_RNG, TILT_SOFTWARE, Tilted
 
 if TYPE_CHECKING:
     from engine.table.state import TableState
@@ -54,6 +59,7 @@ RULES_REFUSED: Final = "rules"
 CAUSE_WORDS: Final = {
     TILT_RNG: "RNG fault",
     TILT_SOFTWARE: "software not approved",
+    TILT_DERIVED: "derived tables disagree with the journal",
     RULES_REFUSED: "Rules Submission refused",
 }
 # What ends each cause, in words (the croupier's line under the big button).
@@ -62,6 +68,8 @@ CLEARS: Final = {
     TILT_SOFTWARE: "install the approved program, or a pit boss or admin approves this digest "
     "(drr pitboss approve-software), then restart the table",
     RULES_REFUSED: "a pit boss loads a Rules Submission that drr rules check accepts",
+    TILT_DERIVED: "keep a copy of the store as evidence, then drr db rebuild recomputes the derived "
+    "tables from the journal; restart the table: it deals again once its check finds them agreeing",
 }
 
 

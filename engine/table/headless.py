@@ -34,6 +34,7 @@ from engine.round import Phase
 from engine.store.records import Entry
 from engine.table.service import MISMATCH_HOLD, TIMER_USER, TableService
 from engine.table.wheel import check_wheel_event
+from engine.table_events import TILT_RNG
 from engine.wheel_events import (
     WheelClosed,
     WheelEvent,
@@ -202,9 +203,10 @@ class HeadlessTable:
         svc, st = self.service, self.service.state
         s = st.round
         if st.tilts:  # the gate stops play: nobody unattended may clear it, so the run ends here
+            clear = ": drr pitboss clear-tilt" if TILT_RNG in st.tilts else ""  # the RNG's clear only
             raise DrrError(
                 f"table {svc.table} is tilted: {svc.view.hold}; the unattended run stops "
-                f"({svc.view.tilt_todo}: drr pitboss clear-tilt)"
+                f"({svc.view.tilt_todo}{clear})"
             )
         if st.hold is not None and s is not None and st.in_play:
             why = f"irregularity {st.hold.kind}: {st.hold.reason}"

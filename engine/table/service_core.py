@@ -43,7 +43,7 @@ from engine.store import schema
 from engine.store.canonical import RFC8785
 from engine.store.database import WalLost
 from engine.store.db import Store, check_table_id
-from engine.store.evidence import check_for_start
+from engine.store.evidence import check_for_start, derived_alert, derived_at_start
 from engine.store.evidence import started as evidence_started
 from engine.store.floor_witness import check_against_floor
 from engine.store.journal import Journal
@@ -51,6 +51,7 @@ from engine.store.records import Entry, row_to_entry
 from engine.table import gate_actions, wheel_drive
 from engine.table.bias_watch import BiasWatch
 from engine.table.changes import Changes
+from engine.table.derived_watch import DerivedVerdict, DerivedWatch
 from engine.table.gate import Gate, Play
 from engine.table.holds import WHAT
 from engine.table.read_model import ReadModel
@@ -60,10 +61,13 @@ from engine.table.state import TableState
 from engine.table.thresholds import approval_threshold
 from engine.table.view import TableView
 from engine.table_events import (
+    TILT_DERIVED,
     TILT_RNG,
     RngFault,
     RulesLoaded,
     TableStarted,
+    TiltCleared,
+    Tilted,
     TimerRestarted,
     WheelStartOrdered,
 )
@@ -86,6 +90,9 @@ SYSTEM_USER: Final = "system"
 # How often the service looks for entries another writer appended to its chain (a pit boss's action
 # taken in from the floor by the forwarder, `drr pitboss resolve` against this store): one head read.
 OTHER_WRITERS_EVERY_S: Final = 1.0
+# How long a close waits for the derived check's thread to give up its fold (engine.table.derived_watch):
+# well inside a station's stop budget (gui.stopping: forced exit after 4 s).
+CHECK_STOP_WAIT_S: Final = 1.0
 # Test hook for the crash tests: "N:SECONDS" pauses inside the N-th journal transaction of this process
 # (after the rows are written, before the commit) and says so on stderr, so a test can SIGKILL there.
 # A stray variable on a table PC must not stall the game: the hook is ignored unless TEST_HOOKS_ENV is
@@ -215,6 +222,10 @@ class ServiceCore:
         # unreferenced could be collected mid-step), and awaited by close().
         self._taking_in: asyncio.Task[None] | None = None
         self._bias_warm: asyncio.Task[None] | None = None  # the bias watch's replay of a long history
+        # The start's check of a long journal's derived tables, on a read snapshot while the table
+        # deals (engine.table.derived_watch), and the journaling of its verdict on the loop.
+        self.derived_watch: DerivedWatch | None = None
+        self._derived_follow: asyncio.Task[list[Entry]] | None = None
 
     def _check_head(self, last_seq: int) -> None:
         """The chain's head row must name the journal's last entry: a missing or stale row (the
@@ -253,6 +264,9 @@ class ServiceCore:
             self.state.box_keys_retired = tuple(box_key(bytes.fromhex(m)) for _, m in reversed(key.retired))
             report = self.recovery = recover(self.state, self.journal)
             self._check_head(report.last_seq)
+            # A short journal's derived tables were folded again by check_for_start (a disagreement
+            # refused the start); a long one's are checked on a snapshot once the table deals.
+            derived_checked = derived_at_start(report.last_seq)
             _, refused = approval_threshold(self.state.settings, self._station_threshold, table=self.table)
             if refused is not None:
                 log.warning("%s", refused)
@@ -298,6 +312,8 @@ class ServiceCore:
                 if game.time_left() is not None:
                     deadline = self.clock() + game.timer_seconds
                     events.append(TimerRestarted(player, game.round, deadline))
+            if derived_checked and TILT_DERIVED in self.state.tilts:
+                events.append(_derived_agree(report.last_seq))
             confirm = self.state.drive.confirm
             if confirm is not None and self.state.pending_result is not None and self.state.hold is None:
                 # The croupier gets the whole countdown again to dispute it (like a bonus game's).
@@ -313,7 +329,63 @@ class ServiceCore:
         self._look_later(asyncio.get_running_loop())
         # The bias watch's replay of the history, before a settlement needs it (engine.table.bias_watch).
         self._bias_warm = self.bias_watch.warm_up(self.store, self._bias_caught_up)
+        if not derived_checked:
+            loop = asyncio.get_running_loop()
+            self.derived_watch = DerivedWatch(self.store, self.table, loop, self._derived_verdict)
+            self.derived_watch.start()
         return entries
+
+    async def derived_checked(self) -> DerivedVerdict | None:
+        """Wait until the start's check of a long journal's derived tables has ended and what it found
+        is journaled; its verdict (None: no such check at this start, or it was stopped)."""
+        watch = self.derived_watch
+        if watch is None:
+            return None
+        while watch.running:
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0)  # the thread's hand-over, queued on the loop before it ended
+        follow = self._derived_follow
+        if follow is not None:
+            await follow
+        return watch.verdict
+
+    def _derived_verdict(self, verdict: DerivedVerdict) -> None:
+        """On the loop: the derived check of a long journal ended (engine.table.derived_watch)."""
+        if not self._started:
+            return
+        if verdict.error is not None:  # not checked (the store unreachable): nothing said of the rows
+            note = f"table {self.table}: the derived tables could not be checked: {verdict.error}"
+            log.warning("%s", note)
+            self.warnings.append(note)
+            return
+        log.info("table %s: derived tables checked on a snapshot in %.1f s", self.table, verdict.seconds)
+        loop = asyncio.get_running_loop()
+        self._derived_follow = loop.create_task(self._follow_derived(verdict), name=f"derived-{self.table}")
+
+    async def _follow_derived(self, verdict: DerivedVerdict) -> list[Entry]:
+        """Journal what the check found: a disagreement tilts the table (the gate refuses play, the
+        reason in words) with a critical alert on the store's floor chain; an agreement clears a derived
+        tilt an earlier start journaled. Nothing when the table stopped meanwhile."""
+        async with self._lock:
+            if not self._started or self._failed is not None:
+                return []
+            tilt = self.state.tilts.get(TILT_DERIVED)
+            if verdict.problem is not None:
+                reason = (
+                    f"{verdict.problem}: the derived tables (history, reports) disagree with the verified "
+                    f"journal. Keep a copy of {self.store.where} as evidence, then "
+                    f"`drr db rebuild --db PATH --table {self.table}` recomputes them from the journal"
+                )
+                log.critical("table %s tilted: %s", self.table, reason)
+                derived_alert(self.store, self.table, verdict.problem)
+                if tilt is not None and tilt.reason == reason:
+                    return []  # still tilted for the same difference (an earlier start's)
+                step: Payload = Tilted(TILT_DERIVED, reason)
+            elif tilt is not None:
+                step = _derived_agree(self.state.last_seq)
+            else:
+                return []
+            return await self._run(SYSTEM_USER, [(step, self.state.round_id)])
 
     async def _bias_caught_up(self) -> None:
         """The start's replay of the bias watch ended in its worker thread: what settled meanwhile fed."""
@@ -357,6 +429,19 @@ class ServiceCore:
             self._bias_warm.cancel()
             tasks.append(self._bias_warm)
             self._bias_warm = None
+        watch = self.derived_watch
+        if watch is not None:  # its fold stops at the next round it reads; its verdict is dropped
+            watch.cancel()
+            # Its read connection given back before the station closes the store (a second at most:
+            # a chunk of the journal being read; a daemon thread, so never a stop's hang).
+            until = time.monotonic() + CHECK_STOP_WAIT_S
+            while watch.running and time.monotonic() < until:
+                await asyncio.sleep(0.01)
+        follow, self._derived_follow = self._derived_follow, None
+        if follow is not None and not follow.done():
+            follow.cancel()
+            with contextlib.suppress(asyncio.CancelledError, DrrError):
+                await follow
         taking_in, self._taking_in = self._taking_in, None
         if taking_in is not None:  # what another writer appended is folded before the table is given up
             with contextlib.suppress(asyncio.CancelledError):
@@ -744,6 +829,15 @@ def _seconds(setting: str | None, default: float | None) -> float | None:
     if setting is None:
         return default
     return None if setting == "off" else float(setting)
+
+
+def _derived_agree(seq: int) -> TiltCleared:
+    """The clear of a derived tilt: what the start's check found (a fact, not a person's reason)."""
+    return TiltCleared(
+        TILT_DERIVED,
+        SYSTEM_USER,
+        f"the derived tables were folded again from the journal (to entry {seq}) and agree with it",
+    )
 
 
 def _rules_loaded(rules: RulesSubmission, text: bytes) -> RulesLoaded:

@@ -32,7 +32,9 @@ spellings mapped) and folded by its payload class:
   screens show it) and the table is tilted (`tilts`, read by engine.table.gate) until a pit boss
   clears it (TiltCleared, `table.tilt_cleared`, after the generator passed its test again): a
   restart does not clear it. Tilted (`table.tilted`): the gate's other causes; a "software" tilt is
-  re-decided at every start, so `table.started` drops it.
+  re-decided at every start, so `table.started` drops it; a "derived" one (derived tables that
+  disagree with the journal) stays until the service clears it, after a start's check found them
+  agreeing (engine.table.derived_watch).
 Round facts about another round than the one on the felt (e.g. the pit-boss station voiding or
 correcting a settled round) are left to the store's projections. Logins, alerts, `table.started`
 and types this build does not know are kept in the journal and not folded (NOT_FOLDED; their

@@ -164,3 +164,50 @@ def test_the_parts_share_out_every_round_and_the_aggregates_add_up(store: Store)
         t = schema.metadata.tables[name]
         added = derived_check._added(t, [h.aggregates.get(name, []) for h in halves])
         assert added == derived_check._added(t, [whole.aggregates.get(name, [])])
+
+
+# -- the check a running table makes of a long journal: one read snapshot, nothing written ----------
+
+
+@pytest.mark.parametrize(
+    "forgery",
+    [
+        "UPDATE rounds SET paid = paid + 700 WHERE round_id = 'T1-000004'",
+        "UPDATE rounds SET status = 'settled' WHERE round_id = 'T1-000002'",
+        "DELETE FROM rounds WHERE round_id = 'T1-000008'",
+        "UPDATE number_counts SET spins = spins + 3",
+    ],
+)
+def test_the_snapshot_check_names_what_the_whole_check_names(store: Store, chunk: int, forgery: str) -> None:
+    _sql(store, forgery)
+    expected = derived_problem(store, [TABLE])
+    assert expected is not None
+    assert derived_check.snapshot_problem(store, TABLE) == expected
+    assert derived_check.snapshot_problem(store, "T-none") is None  # a table with no journal agrees
+
+
+def test_the_snapshot_check_takes_no_write_lock_and_sees_no_uncommitted_row(store: Store, chunk: int) -> None:
+    """Checked while a writer holds its transaction open (the table appending: on SQLite the write
+    lock, which the whole check's rolled-back transaction would wait for) with an edit not yet
+    committed: the check answers at once, on the committed rows only."""
+    _sql(store, "UPDATE rounds SET paid = paid + 700 WHERE round_id = :r", r=ROUNDS[3])
+    expected = derived_problem(store, [TABLE])
+    r = schema.rounds
+    with store.engine.connect() as writer:
+        transaction = writer.begin()  # BEGIN IMMEDIATE on SQLite
+        writer.execute(sa.update(r).where(r.c.round_id == ROUNDS[0]).values(paid=r.c.paid + 1))
+        try:
+            assert derived_check.snapshot_problem(store, TABLE) == expected
+        finally:
+            transaction.rollback()
+
+
+def test_the_snapshot_check_writes_nothing_and_stops_when_asked(store: Store, chunk: int) -> None:
+    """The whole check stores a missing Rules Submission again inside its rolled-back transaction; the
+    snapshot's fold only holds the text against its sha256, and a stop ends it (`Cancelled`)."""
+    _sql(store, "DELETE FROM rules_submissions")
+    before = _snapshot(store)
+    assert derived_check.snapshot_problem(store, TABLE) is None
+    assert _snapshot(store) == before and before["rules_submissions"] == []
+    with pytest.raises(derived_check.Cancelled):
+        derived_check.snapshot_problem(store, TABLE, cancelled=lambda: True)
