@@ -13,11 +13,13 @@ os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
 import contextlib  # noqa: E402 - after the byte-code setting
 import signal  # noqa: E402
 import tempfile  # noqa: E402
-from collections.abc import Iterator  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
-from typing import TYPE_CHECKING  # noqa: E402
+from typing import TYPE_CHECKING, TypeVar  # noqa: E402
 
 import pytest  # noqa: E402
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:  # (imported by the fixture: the store modules read the PostgreSQL URL set below)
     from tests.floor.played import PlayedFloors
@@ -54,6 +56,34 @@ _OWN_POSTGRESQL = _own_postgresql()
 # would, with SIGINT at its default: a Python handler here is the default again in every child.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def spread_long_first(items: list[T], workers: int, long: Callable[[T], bool]) -> list[T]:
+    """`items` reordered so that each of `workers` contiguous equal shares starts with its round-robin part
+    of the long items, followed by its part of the rest in their order."""
+    slow = [item for item in items if long(item)]
+    if not slow:
+        return list(items)
+    rest = [item for item in items if not long(item)]
+    shares = [slow[k::workers] for k in range(workers)]
+    size = -(-len(items) // workers)  # a worker's share of the whole, as the scheduler splits it
+    start = 0
+    for share in shares:
+        take = max(0, size - len(share))
+        share.extend(rest[start : start + take])
+        start += take
+    shares[-1].extend(rest[start:])
+    return [item for share in shares for item in share]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The long tests (marked `slow`) start first, spread over the workers: pytest-xdist's worksteal hands
+    each worker a contiguous share of the collection and other workers steal only from a share's tail, so
+    a long test collected late held the run up alone at its end (two 2-minute real-screen shifts in one
+    worker's share ran one after the other). A module's other tests stay together, and every worker
+    computes the same order, as xdist requires."""
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    items[:] = spread_long_first(items, workers, lambda item: item.get_closest_marker("slow") is not None)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
