@@ -48,6 +48,7 @@ from gui.widgets.chip_rack import ChipRack
 from gui.widgets.dealer_bar import DealerBar
 from gui.widgets.felt import LUCKY_HEADINGS, LUCKY_SIZES, FeltWidget
 from gui.widgets.fit_text import FitLabel
+from gui.widgets.list_pair import ListPair
 from gui.widgets.phase_strip import PhaseStrip
 from gui.widgets.side_grid import SideGrid
 from gui.widgets.status import HistoryStrip, SensorHealth, SensorStatus, chip_pixmap
@@ -62,6 +63,7 @@ if TYPE_CHECKING:  # the change notices' module loads with the table, after the 
 PRESS_AFTER_DIALOG = (
     "the result was disputed or entered by hand: check the number, then press the big button (no key)"
 )
+LISTS_WIDE_FROM = 880  # the foot's lists side by side: ~380 px of Lucky payouts, ~500 of paying list
 PAYING_TITLE = "Paying list (player totals include stakes)"
 RETURN_TITLE = "Round voided: return every wager to its player"
 PLAIN_SEAT = re.compile(r"Seat \d+")  # the names seats start with (gui.app.PLAYERS)
@@ -265,7 +267,12 @@ class CroupierWindow(FirstPaintWindow):
         self.lucky_table.setHorizontalHeaderLabels(list(LUCKY_HEADINGS))
         self._table_style(self.lucky_table)
         self.lucky_table.setStyleSheet("font-size: 9pt;")
-        self.lucky_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        # The number's column as wide as its heading: sized to its contents it took the Bonus Number's
+        # note (a row spanning every column) and left the odds 40 px each, cut.
+        self.lucky_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Fixed)
+        self.lucky_table.horizontalHeader().resizeSection(
+            0, self.lucky_table.fontMetrics().horizontalAdvance(LUCKY_HEADINGS[0]) + 24
+        )
         self.lucky_table.horizontalHeader().setMinimumSectionSize(40)
         self.lucky_button = QPushButton(theme.icon("diamond"), "Lucky odds")
         self.lucky_button.setCheckable(True)
@@ -274,7 +281,6 @@ class CroupierWindow(FirstPaintWindow):
         )
         self.lucky_button.toggled.connect(self.felt.set_lucky_detail)
         lucky_box = self._titled("Lucky payouts", self.lucky_table, self.lucky_button)
-        bottom.addWidget(lucky_box, 3)
         self.paying = ListTable(0, 5)
         self.paying.setHorizontalHeaderLabels(["Player", "Wager", "Stake", "Odds", "Pays"])
         self._table_style(self.paying)
@@ -283,7 +289,12 @@ class CroupierWindow(FirstPaintWindow):
         title = paying_box.findChild(QLabel)
         assert title is not None
         self.paying_title = title
-        bottom.addWidget(paying_box, 4)
+        # Side by side from LISTS_WIDE_FROM px (the paying list's five columns whole beside the Lucky
+        # payouts), else two tabs of one place (gui.widgets.list_pair).
+        self.lists = ListPair(
+            lucky_box, paying_box, ("Lucky payouts", "Paying list"), wide_from=LISTS_WIDE_FROM, stretch=(3, 4)
+        )
+        bottom.addWidget(self.lists, 1)
         bottom.addWidget(self._irregular_panel())
         self.body = SideGrid(
             (bar, spin_row, history_box, self.felt, typed_box),
@@ -428,9 +439,10 @@ class CroupierWindow(FirstPaintWindow):
                 self.dispute_button,
             )
         ):
-            # Three abreast, two rows: the bottom row stays low enough for a 720-pixel screen.
-            layout.addWidget(b, i // 3, i % 3)
-        layout.setRowStretch(2, 1)
+            # Two abreast, three rows (as low as the lists beside them): three abreast took 471 px
+            # and left the paying list 125 px at 1280x720, its amounts cut.
+            layout.addWidget(b, i // 2, i % 2)
+        layout.setRowStretch(3, 1)
         box.setMaximumWidth(520)
         return box
 
@@ -768,6 +780,8 @@ class CroupierWindow(FirstPaintWindow):
             self.felt.set_result(None)
             self.lucky_table.setRowCount(0)
             self.paying.setRowCount(0)
+        if phase in (Phase.IDLE, Phase.OPEN, Phase.CLOSED):
+            self.lists.bring_forward(False)  # the Lucky payouts until the result
         if phase is Phase.CLOSED:
             self.felt.set_result(None)
         self._refresh_action()
@@ -846,6 +860,7 @@ class CroupierWindow(FirstPaintWindow):
         if rows:
             rows.append(["Table total", "", "", "", money(grand)])
         self.paying_title.setText(f"{RETURN_TITLE} · <b>table returns {money(grand)}</b>")
+        self.lists.bring_forward(True)
         self.paying.setRowCount(len(rows))
         for r, cells in enumerate(rows):
             for c, text in enumerate(cells):
@@ -883,6 +898,8 @@ class CroupierWindow(FirstPaintWindow):
             f"{PAYING_TITLE} · <b>table pays {money(grand)}</b>" if rows else PAYING_TITLE
         )
         self.paying.setRowCount(len(rows))
+        if rows:
+            self.lists.bring_forward(True)  # a result with winners: what the croupier pays now
         colours = {"lucky": theme.LUCKY, "bonus": theme.BONUS, "approve": theme.WARN}
         for r, (cells, tag) in enumerate(rows):
             for c, text in enumerate(cells):
