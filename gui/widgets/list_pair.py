@@ -31,6 +31,7 @@ class ListPair(QWidget):
         self.wide_from, self.stretch = wide_from, stretch
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
+        self.tabs.setStyleSheet("QTabBar::tab { padding: 3px 12px; }")  # low: a 720-pixel screen's rows count
         self.row = QHBoxLayout(self)
         self.row.setContentsMargins(0, 0, 0, 0)
         self.wide: bool | None = None

@@ -280,6 +280,7 @@ class CroupierWindow(FirstPaintWindow):
             "Show every Lucky Number's split, street, corner and six-line payouts on the felt (L)"
         )
         self.lucky_button.toggled.connect(self.felt.set_lucky_detail)
+        self.lucky_button.setStyleSheet("padding: 3px 10px;")  # in the title row: no taller than the title
         lucky_box = self._titled("Lucky payouts", self.lucky_table, self.lucky_button)
         self.paying = ListTable(0, 5)
         self.paying.setHorizontalHeaderLabels(["Player", "Wager", "Stake", "Odds", "Pays"])
@@ -319,7 +320,8 @@ class CroupierWindow(FirstPaintWindow):
         box = QFrame()
         box.setObjectName("panel")
         layout = QVBoxLayout(box)
-        layout.setContentsMargins(10, 8, 10, 10)
+        layout.setContentsMargins(10, 6, 10, 6)
+        layout.setSpacing(4)
         label = FitLabel(title)  # elided in a narrow box, the whole title on hover
         label.setMinimumWidth(60)
         label.setObjectName("dim")
@@ -405,7 +407,11 @@ class CroupierWindow(FirstPaintWindow):
         box = QFrame()
         box.setObjectName("panel")
         layout = QGridLayout(box)
-        layout.setContentsMargins(10, 8, 10, 10)
+        # Three rows as low as the lists beside them: the croupier window's minimum height plus a
+        # window manager's title bar must stay within a 720-pixel screen (it ran 9 px off the bottom).
+        layout.setContentsMargins(8, 6, 8, 6)
+        layout.setVerticalSpacing(4)
+        box.setStyleSheet("QPushButton { padding: 5px 12px; }")
         self.manual_button = QPushButton(theme.icon("manual"), "Manual result")
         self.manual_button.clicked.connect(self.ask_manual_result)
         self.manual_button.setToolTip("Enter the winning number by hand, twice (M)")
@@ -1017,7 +1023,7 @@ class CroupierWindow(FirstPaintWindow):
 
     def ask_pit_boss(self, *, void: bool = False) -> None:
         """A pit boss's sign-off here: the remedies the hold allows (or a void), reason, name and PIN."""
-        from engine.table.holds import NO_SPIN, PERMISSION
+        from engine.table.holds import ACCEPT_SENSOR, MANUAL_RESULT, NO_SPIN, PERMISSION
         from engine.table.holds import VOID as VOID_REMEDY
         from gui.windows.hold_signoff import carry_out, pit_boss_dialog, signed_remedy
 
@@ -1038,6 +1044,10 @@ class CroupierWindow(FirstPaintWindow):
         if dialog.exec():
             signed = signed_remedy(dialog, choice)
             if signed is not None:
+                if signed.remedy in (MANUAL_RESULT, ACCEPT_SENSOR):
+                    # The result was dealt with in a dialog: the settle needs the big button's own
+                    # press, as after the croupier's manual result (issue 25 point 1).
+                    self._press_needed = True
                 carry_out(self.table, signed)
 
     def ask_clear_tilt(self) -> None:

@@ -408,6 +408,9 @@ def test_the_paying_list_is_wide_enough_to_read(tables: LiveTables, size: tuple[
     window = CroupierWindow(table, table.players)
     try:
         _show(window, tables, (rect.width(), rect.height() - TITLE_BAR))
+        # With a window manager's title bar the window's least height stays on the screen (at 1280x720
+        # it needed 704 px, and its frame ran 9 px past openbox's screen bottom).
+        assert window.minimumSizeHint().height() + TITLE_BAR <= rect.height(), window.minimumSizeHint()
         assert window.paying.rowCount() > 2, "a Lucky win's paying list"
         assert window.paying.viewport().width() >= 300, window.paying.viewport().width()
         assert window.lists.shown(window.paying.parentWidget()), "the paying list in front at the result"
@@ -417,5 +420,28 @@ def test_the_paying_list_is_wide_enough_to_read(tables: LiveTables, size: tuple[
         QApplication.processEvents()
         assert window.lists.shown(window.lucky_table.parentWidget())
         assert window.lucky_table.viewport().width() >= 200 and _cut_cells(window.lucky_table) == []
+    finally:
+        window.close()
+
+
+@pytest.mark.parametrize("size", [(400, 720), (400, 1080)], ids=["400x720", "400x1080"])
+def test_the_bonus_screen_fits_two_games_waiting_to_start(tables: LiveTables, size: tuple[int, int]) -> None:
+    """Issue 25 on a real 1280x720 screen: two games waiting for their players' start in the column
+    beside the croupier window; the preset's question and its two answers side by side needed 520 px
+    and the panels were cut ("Start bonus gam…", the fourth box half shown)."""
+    from dataclasses import replace
+
+    from engine.table.view import BonusStatus
+    from gui.windows.bonus_screen import BonusScreen
+
+    table = tables.demo(demo.bonus_mid_round)
+    window = BonusScreen(table)
+    try:
+        window.resize(*size)
+        for view in table.snapshot().bonus_games:
+            window.on_bonus(replace(view, status=BonusStatus.SETUP, picks=(), previous=()))
+        _show(window, tables, size)
+        assert len(window.panels) == 2 and all(p.start.isVisible() for p in window.panels.values())
+        assert _check(window, size) == []
     finally:
         window.close()
