@@ -108,6 +108,11 @@ class BoxButton(QWidget):
     def box(self) -> BoxView:
         return self._box
 
+    @property
+    def pickable(self) -> bool:
+        """Whether a touch picks this box now (a hidden box while the game is played)."""
+        return self._enabled
+
     def set_box(self, box: BoxView, pickable: bool, animate: bool = True) -> None:
         newly_revealed = animate and self._box.state is BoxState.HIDDEN and box.state is not BoxState.HIDDEN
         self._box = box
