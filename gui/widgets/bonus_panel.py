@@ -108,6 +108,11 @@ class BoxButton(QWidget):
     def box(self) -> BoxView:
         return self._box
 
+    @property
+    def pickable(self) -> bool:
+        """Whether a touch picks this box now (a hidden box while the game is played)."""
+        return self._enabled
+
     def set_box(self, box: BoxView, pickable: bool, animate: bool = True) -> None:
         newly_revealed = animate and self._box.state is BoxState.HIDDEN and box.state is not BoxState.HIDDEN
         self._box = box
@@ -257,6 +262,7 @@ class BonusPanel(QFrame):
 
         self.total = QLabel("")
         self.total.setObjectName("bigValue")
+        self.total.setWordWrap(True)  # "Choose below, then start" in big type took 381 px of a 400-px column
         self.guarantee = QLabel("")
         self.guarantee.setObjectName("dim")
         self.guarantee.setWordWrap(True)
@@ -269,9 +275,13 @@ class BonusPanel(QFrame):
         self.cash_out.clicked.connect(lambda: self.cashOutRequested.emit(self.player))
 
         self.preset_row = QWidget()
-        preset_layout = QHBoxLayout(self.preset_row)
-        preset_layout.setContentsMargins(0, 0, 0, 0)
-        preset_layout.addWidget(QLabel("If time runs out from round 3:"))
+        # The question beside its two answers, or above them in a narrow panel (the column beside
+        # the croupier window): side by side they needed 520 px and were cut at 400 (a real screen).
+        self.preset_layout = QBoxLayout(QBoxLayout.Direction.LeftToRight, self.preset_row)
+        self.preset_layout.setContentsMargins(0, 0, 0, 0)
+        self.preset_layout.addWidget(QLabel("If time runs out from round 3:"))
+        preset_layout = QHBoxLayout()
+        self.preset_layout.addLayout(preset_layout)
         self.preset_cash = QPushButton("Cash out")
         self.preset_random = QPushButton("Pick a random box")
         self._preset_group = QButtonGroup(self)
@@ -347,6 +357,8 @@ class BonusPanel(QFrame):
         )
         if self.money_row.direction() != wanted:
             self.money_row.setDirection(wanted)
+        if self.preset_layout.direction() != wanted:
+            self.preset_layout.setDirection(wanted)
 
     def set_view(self, view: BonusView) -> None:
         """Redraw from the journal's view of the game."""

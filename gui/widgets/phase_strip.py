@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QTimer
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
 from engine.table.spin import BETS, NO_MORE_BETS, RESULT, SPINNING, STEPS, WheelPhase
@@ -22,6 +23,10 @@ from gui.table_model import TableModel
 from gui.widgets.fit_text import FitLabel
 
 TICK_MS = 250
+# The player display's strip is large where it has the room; narrower than this (plain `drr`'s
+# 400-px column beside the croupier window on one monitor) it takes the croupier's size and wraps,
+# so its steps never push the window past the column.
+LARGE_FROM = 640
 TITLES = {BETS: "Place your bets", SPINNING: "Ball spinning", NO_MORE_BETS: "No more bets", RESULT: "Result"}
 _ON = {BETS: theme.WIN, SPINNING: theme.WARN, NO_MORE_BETS: theme.DANGER, RESULT: theme.LUCKY}
 _NUMBER = {"red": theme.NUMBER_RED, "black": theme.NUMBER_BLACK, "green": theme.NUMBER_GREEN}
@@ -41,6 +46,7 @@ class PhaseStrip(QWidget):
         self.setObjectName("phaseStrip")
         self.table = table
         self.spin = WheelPhase("idle")
+        self._large = large
         self._size = 20 if large else 13
         self._players = large  # the player display: the number alone (confirming is the croupier's)
         layout = QHBoxLayout(self)
@@ -49,8 +55,8 @@ class PhaseStrip(QWidget):
         self.steps: dict[str, QLabel] = {}
         for step in STEPS:
             # Elided in a narrow strip ("Place your bets · 1…"), the whole step on hover.
-            label = FitLabel(TITLES[step], tooltip=True)
-            label.setMinimumWidth(120 if large else 100)
+            label = FitLabel(TITLES[step], tooltip=True, max_lines=2 if large else 1)
+            label.setMinimumWidth(80 if large else 100)
             self.steps[step] = label
             layout.addWidget(label, 1)
         self.note = FitLabel("")  # idle or on hold: what the table is waiting for
@@ -90,6 +96,13 @@ class PhaseStrip(QWidget):
                 return f"{name} · confirms in {seconds_text(left)}"
             return f"{name} · to confirm"
         return TITLES[step]
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        size = 13 if self._large and event.size().width() < LARGE_FROM else (20 if self._large else 13)
+        if size != self._size:
+            self._size = size
+            self.redraw()
 
     def redraw(self) -> None:
         spin = self.spin

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QFocusEvent, QKeyEvent
 from PySide6.QtWidgets import QLineEdit, QWidget
 
 from engine.errors import IllegalWager
@@ -70,6 +70,25 @@ class WagerEntry(QLineEdit):
             event.accept()
             return True
         return super().event(event)
+
+    # The ways the croupier asks for the line: a click, W (setFocus), a shortcut.
+    ASKED = (
+        Qt.FocusReason.MouseFocusReason,
+        Qt.FocusReason.OtherFocusReason,
+        Qt.FocusReason.ShortcutFocusReason,
+    )
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        super().focusInEvent(event)
+        # Handed the keyboard by the window, not asked for (the sign-in dialog closing, a focused
+        # button greyed as the table starts): an empty line gives it back, or the croupier's next
+        # Space types a space instead of opening bets (seen on a real screen after the sign-in).
+        if event.reason() not in self.ASKED and not self.text():
+            QTimer.singleShot(0, self._hand_back)
+
+    def _hand_back(self) -> None:
+        if self.hasFocus() and not self.text():
+            self.clearFocus()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Escape:

@@ -48,6 +48,7 @@ from gui.widgets.chip_rack import ChipRack
 from gui.widgets.dealer_bar import DealerBar
 from gui.widgets.felt import LUCKY_HEADINGS, LUCKY_SIZES, FeltWidget
 from gui.widgets.fit_text import FitLabel
+from gui.widgets.list_pair import ListPair
 from gui.widgets.phase_strip import PhaseStrip
 from gui.widgets.side_grid import SideGrid
 from gui.widgets.status import HistoryStrip, SensorHealth, SensorStatus, chip_pixmap
@@ -62,6 +63,7 @@ if TYPE_CHECKING:  # the change notices' module loads with the table, after the 
 PRESS_AFTER_DIALOG = (
     "the result was disputed or entered by hand: check the number, then press the big button (no key)"
 )
+LISTS_WIDE_FROM = 880  # the foot's lists side by side: ~380 px of Lucky payouts, ~500 of paying list
 PAYING_TITLE = "Paying list (player totals include stakes)"
 RETURN_TITLE = "Round voided: return every wager to its player"
 PLAIN_SEAT = re.compile(r"Seat \d+")  # the names seats start with (gui.app.PLAYERS)
@@ -265,7 +267,12 @@ class CroupierWindow(FirstPaintWindow):
         self.lucky_table.setHorizontalHeaderLabels(list(LUCKY_HEADINGS))
         self._table_style(self.lucky_table)
         self.lucky_table.setStyleSheet("font-size: 9pt;")
-        self.lucky_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        # The number's column as wide as its heading: sized to its contents it took the Bonus Number's
+        # note (a row spanning every column) and left the odds 40 px each, cut.
+        self.lucky_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Fixed)
+        self.lucky_table.horizontalHeader().resizeSection(
+            0, self.lucky_table.fontMetrics().horizontalAdvance(LUCKY_HEADINGS[0]) + 24
+        )
         self.lucky_table.horizontalHeader().setMinimumSectionSize(40)
         self.lucky_button = QPushButton(theme.icon("diamond"), "Lucky odds")
         self.lucky_button.setCheckable(True)
@@ -273,8 +280,8 @@ class CroupierWindow(FirstPaintWindow):
             "Show every Lucky Number's split, street, corner and six-line payouts on the felt (L)"
         )
         self.lucky_button.toggled.connect(self.felt.set_lucky_detail)
+        self.lucky_button.setStyleSheet("padding: 3px 10px;")  # in the title row: no taller than the title
         lucky_box = self._titled("Lucky payouts", self.lucky_table, self.lucky_button)
-        bottom.addWidget(lucky_box, 3)
         self.paying = ListTable(0, 5)
         self.paying.setHorizontalHeaderLabels(["Player", "Wager", "Stake", "Odds", "Pays"])
         self._table_style(self.paying)
@@ -283,7 +290,12 @@ class CroupierWindow(FirstPaintWindow):
         title = paying_box.findChild(QLabel)
         assert title is not None
         self.paying_title = title
-        bottom.addWidget(paying_box, 4)
+        # Side by side from LISTS_WIDE_FROM px (the paying list's five columns whole beside the Lucky
+        # payouts), else two tabs of one place (gui.widgets.list_pair).
+        self.lists = ListPair(
+            lucky_box, paying_box, ("Lucky payouts", "Paying list"), wide_from=LISTS_WIDE_FROM, stretch=(3, 4)
+        )
+        bottom.addWidget(self.lists, 1)
         bottom.addWidget(self._irregular_panel())
         self.body = SideGrid(
             (bar, spin_row, history_box, self.felt, typed_box),
@@ -308,7 +320,8 @@ class CroupierWindow(FirstPaintWindow):
         box = QFrame()
         box.setObjectName("panel")
         layout = QVBoxLayout(box)
-        layout.setContentsMargins(10, 8, 10, 10)
+        layout.setContentsMargins(10, 6, 10, 6)
+        layout.setSpacing(4)
         label = FitLabel(title)  # elided in a narrow box, the whole title on hover
         label.setMinimumWidth(60)
         label.setObjectName("dim")
@@ -394,7 +407,11 @@ class CroupierWindow(FirstPaintWindow):
         box = QFrame()
         box.setObjectName("panel")
         layout = QGridLayout(box)
-        layout.setContentsMargins(10, 8, 10, 10)
+        # Three rows as low as the lists beside them: the croupier window's minimum height plus a
+        # window manager's title bar must stay within a 720-pixel screen (it ran 9 px off the bottom).
+        layout.setContentsMargins(8, 6, 8, 6)
+        layout.setVerticalSpacing(4)
+        box.setStyleSheet("QPushButton { padding: 5px 12px; }")
         self.manual_button = QPushButton(theme.icon("manual"), "Manual result")
         self.manual_button.clicked.connect(self.ask_manual_result)
         self.manual_button.setToolTip("Enter the winning number by hand, twice (M)")
@@ -428,9 +445,10 @@ class CroupierWindow(FirstPaintWindow):
                 self.dispute_button,
             )
         ):
-            # Three abreast, two rows: the bottom row stays low enough for a 720-pixel screen.
-            layout.addWidget(b, i // 3, i % 3)
-        layout.setRowStretch(2, 1)
+            # Two abreast, three rows (as low as the lists beside them): three abreast took 471 px
+            # and left the paying list 125 px at 1280x720, its amounts cut.
+            layout.addWidget(b, i // 2, i % 2)
+        layout.setRowStretch(3, 1)
         box.setMaximumWidth(520)
         return box
 
@@ -768,6 +786,8 @@ class CroupierWindow(FirstPaintWindow):
             self.felt.set_result(None)
             self.lucky_table.setRowCount(0)
             self.paying.setRowCount(0)
+        if phase in (Phase.IDLE, Phase.OPEN, Phase.CLOSED):
+            self.lists.bring_forward(False)  # the Lucky payouts until the result
         if phase is Phase.CLOSED:
             self.felt.set_result(None)
         self._refresh_action()
@@ -846,6 +866,7 @@ class CroupierWindow(FirstPaintWindow):
         if rows:
             rows.append(["Table total", "", "", "", money(grand)])
         self.paying_title.setText(f"{RETURN_TITLE} · <b>table returns {money(grand)}</b>")
+        self.lists.bring_forward(True)
         self.paying.setRowCount(len(rows))
         for r, cells in enumerate(rows):
             for c, text in enumerate(cells):
@@ -883,6 +904,8 @@ class CroupierWindow(FirstPaintWindow):
             f"{PAYING_TITLE} · <b>table pays {money(grand)}</b>" if rows else PAYING_TITLE
         )
         self.paying.setRowCount(len(rows))
+        if rows:
+            self.lists.bring_forward(True)  # a result with winners: what the croupier pays now
         colours = {"lucky": theme.LUCKY, "bonus": theme.BONUS, "approve": theme.WARN}
         for r, (cells, tag) in enumerate(rows):
             for c, text in enumerate(cells):
@@ -1000,7 +1023,7 @@ class CroupierWindow(FirstPaintWindow):
 
     def ask_pit_boss(self, *, void: bool = False) -> None:
         """A pit boss's sign-off here: the remedies the hold allows (or a void), reason, name and PIN."""
-        from engine.table.holds import NO_SPIN, PERMISSION
+        from engine.table.holds import ACCEPT_SENSOR, MANUAL_RESULT, NO_SPIN, PERMISSION
         from engine.table.holds import VOID as VOID_REMEDY
         from gui.windows.hold_signoff import carry_out, pit_boss_dialog, signed_remedy
 
@@ -1021,6 +1044,10 @@ class CroupierWindow(FirstPaintWindow):
         if dialog.exec():
             signed = signed_remedy(dialog, choice)
             if signed is not None:
+                if signed.remedy in (MANUAL_RESULT, ACCEPT_SENSOR):
+                    # The result was dealt with in a dialog: the settle needs the big button's own
+                    # press, as after the croupier's manual result (issue 25 point 1).
+                    self._press_needed = True
                 carry_out(self.table, signed)
 
     def ask_clear_tilt(self) -> None:

@@ -163,7 +163,8 @@ def pit_boss_dialog(
         title = "Void round"
         detail = f"{held}Void this round? Every wager is returned to its player.\n{void_amounts(view)}"
     else:
-        title, detail = "Pit boss sign-off", f"On hold: {rem.what}.\n{rem.todo}."
+        # What happened; what may end it is the choice below (the croupier's line says it in full).
+        title, detail = "Pit boss sign-off", f"On hold: {rem.what}."
         if VOID in offer:
             detail += f"\nA void: {void_amounts(view)}"
 
@@ -184,6 +185,11 @@ def pit_boss_dialog(
         check=choice.check,
         authorize=authorize,
     )
+    # Its least height is the wrapped text's at its width: shown at the layout's plain minimum it was
+    # 584 px for 694 of content, the manual result's two fields drawn over each other (1280x720).
+    layout = dialog.layout()
+    assert layout is not None  # (SignOffDialog lays itself out)
+    dialog.setMinimumHeight(layout.totalHeightForWidth(dialog.minimumSizeHint().width()))
     return dialog, choice
 
 

@@ -72,7 +72,10 @@ class Marquee(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMinimumSize(640, 360)
+        # Painted on a 16:9 grid that scales with the widget, so it reads at any size: on one
+        # monitor plain `drr` gives it the 400-px column beside the croupier window (a 640-px
+        # minimum ran past the column and off the screen).
+        self.setMinimumSize(320, 180)
         self.phase = Phase.IDLE
         self.lucky: dict[int, Fraction] = {}
         self.bonus: int | None = None

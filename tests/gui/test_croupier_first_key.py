@@ -44,3 +44,37 @@ def test_the_first_space_on_the_opened_window_opens_bets(qtbot: QtBot, tables: L
     # W still takes the line, and a click does too.
     qtbot.keyClick(QApplication.focusWidget() or window, Qt.Key.Key_W)
     assert QApplication.focusWidget() is window.wager_entry
+
+
+def test_the_typed_line_gives_back_a_keyboard_it_did_not_ask_for(qtbot: QtBot, tables: LiveTables) -> None:
+    """On a real screen, after the sign-in dialog closed, the window handed the keyboard to the typed
+    line and the croupier's first Space went there (tests/gui/test_real_shift.py). Focus given by the
+    window (a window activated, a tab through) is given back by an empty line; a click, W or a line
+    with text keep it."""
+    table = tables.start(seed=5, players=("Anna", "Bob"))
+    window = CroupierWindow(table, ("Anna", "Bob"))
+    qtbot.addWidget(window)
+    window.show()
+    window.activateWindow()
+    qtbot.waitExposed(window)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None, timeout=5000)
+    taken: list[object] = []
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    app.focusChanged.connect(lambda _old, new: taken.append(new))
+    for reason in (Qt.FocusReason.ActiveWindowFocusReason, Qt.FocusReason.TabFocusReason):
+        taken.clear()
+        window.wager_entry.setFocus(reason)
+        qtbot.waitUntil(
+            lambda: window.wager_entry in taken and not window.wager_entry.hasFocus(), timeout=2000
+        )
+    qtbot.keyClick(QApplication.focusWidget() or window, Qt.Key.Key_Space)
+    tables.run()
+    assert table.phase is Phase.OPEN and window.wager_entry.text() == ""
+    window.wager_entry.setFocus()  # W's way
+    QApplication.processEvents()
+    assert window.wager_entry.hasFocus()
+    window.wager_entry.setText("17/5")
+    window.wager_entry.setFocus(Qt.FocusReason.ActiveWindowFocusReason)  # back to a line being typed
+    QApplication.processEvents()
+    assert window.wager_entry.hasFocus()

@@ -151,6 +151,14 @@ def test_a_pit_boss_accepts_the_sensors_number_at_the_croupier_station(
     assert table.phase is Phase.RESULT and table.snapshot().result == 17
     [result] = entries(table, E.ROUND_RESULT)
     assert result.payload["confirmed_by"] == PIT_BOSS and result.payload["reason"] == "ball is in 17"
+    # The result was dealt with in the sign-off dialog: Space (or Enter) does not settle it unseen;
+    # the big button's own press does (on a real screen Space settled it, test_real_shift.py).
+    window.key_next_action()
+    tables.run()
+    assert table.phase is Phase.RESULT and "press the big button" in window.reason.text()
+    window.action.click()
+    tables.run()
+    assert table.phase is Phase.SETTLED
 
 
 def test_the_croupiers_manual_result_is_refused_before_typing_during_a_hold(
@@ -260,3 +268,33 @@ def test_a_manual_result_journals_the_reason_the_croupier_chose(station: Station
         assert entry.payload["reason"] == result.payload["reason"] == "the sensor is disconnected"
         assert entry.payload["number"] == 23
     assert not any("wheel sensor unavailable" in str(e.payload) for e in entries(table))
+
+
+def test_the_pit_boss_sign_off_is_shown_whole_on_a_720_pixel_screen(
+    station: Station, tables: LiveTables
+) -> None:
+    """On a real 1280x720 screen the sign-off opened at its layout's plain minimum (584 px for 694 of
+    wrapped text and fields): the manual result's two number fields were drawn over each other
+    (tests/gui/test_real_shift.py's screenshot: openbox fitted the 694-px dialog and its title bar to
+    the screen). It is shorter now, and its least height is its content's."""
+    from engine.table.holds import NO_SPIN, PERMISSION
+    from gui.windows.hold_signoff import pit_boss_dialog
+
+    table, window = station
+    closed_spin(tables, table)
+    tables.wheel(table, ev.WheelResult(game=10, time=now(), number=17))
+    table.dispute_result("the ball is in another pocket", resume=False)  # as in the shift
+    tables.run()
+    view = table.snapshot()
+    assert view.remedies is not None
+    offer = tuple(r for r in view.remedies.remedies if r in PERMISSION and r != NO_SPIN)
+    dialog, choice = pit_boss_dialog(table, view, offer, None, window)
+    try:
+        dialog.show()
+        QApplication.processEvents()
+        assert choice.number.geometry().bottom() < choice.again.geometry().top(), "the fields overlap"
+        # A window manager fitting it to the screen cannot squeeze it below its content.
+        content = dialog.layout().totalHeightForWidth(dialog.width())
+        assert dialog.minimumHeight() >= content and dialog.height() + 30 <= 720, (dialog.size(), content)
+    finally:
+        dialog.reject()

@@ -1,6 +1,7 @@
 """Issue 12, point 1: two commands on a fresh desktop.
 
-Plain `drr` (what `make run` starts) opens its windows on a real X server — Xvfb, started here —
+Plain `drr` (what `make run` starts) opens its windows on a real X server — Xvfb with openbox
+(tests/gui/conftest.py's `desktop`) —
 with Qt's xcb plugin, not the offscreen one every other GUI test uses; and where a library that
 plugin needs is missing, `make run` stops before starting with the one command that installs it
 (gui/qt_libs.py), and `drr` says so in one line instead of Qt's abort.
@@ -10,12 +11,10 @@ from __future__ import annotations
 
 import os
 import select
-import shutil
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,30 +29,6 @@ DRIVER = Path(__file__).with_name("stop_driver.py")
 START_S = 90.0  # generous on a loaded 2-core machine; what is tested is that it opens at all
 
 
-@pytest.fixture
-def xvfb() -> Iterator[str]:
-    """A real X server on a free display number; its DISPLAY value."""
-    exe = shutil.which("Xvfb")
-    assert exe is not None, "Xvfb is missing: `make test` installs it (or: sudo apt-get install -y xvfb)"
-    read, write = os.pipe()
-    proc = subprocess.Popen(
-        [exe, "-displayfd", str(write), "-screen", "0", "1920x1080x24", "-nolisten", "tcp"],
-        pass_fds=(write,),
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write)
-    try:
-        ready, _, _ = select.select([read], [], [], 30)
-        assert ready, "Xvfb did not start within 30 s"
-        number = os.read(read, 64).decode().strip()
-        assert number.isdigit(), f"Xvfb said {number!r}"
-        yield f":{number}"
-    finally:
-        os.close(read)
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
 def _settings(tmp_path: Path) -> Path:
     path = tmp_path / "settings.toml"
     path.write_text(
@@ -64,9 +39,14 @@ def _settings(tmp_path: Path) -> Path:
     return path
 
 
-def test_plain_drr_opens_its_windows_on_a_real_x_server(tmp_path: Path, xvfb: str) -> None:
+def test_plain_drr_opens_its_windows_on_a_real_x_server(
+    tmp_path: Path, desktop: tuple[str, tuple[int, int]]
+) -> None:
+    xvfb, _size = desktop  # (tests/gui/conftest.py: Xvfb with openbox)
     assert qt_libs.missing_libraries() == [], qt_libs.problem(qt_libs.missing_libraries())
-    env = drr_env(tmp_path, DRR_CONFIG=str(_settings(tmp_path)), DISPLAY=xvfb, QT_QPA_PLATFORM="xcb")
+    # PYTHONPATH: this checkout's code in the subprocess (the venv may hold another checkout's).
+    settings = str(_settings(tmp_path))
+    env = drr_env(tmp_path, DRR_CONFIG=settings, DISPLAY=xvfb, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(ROOT))
     proc = subprocess.Popen(
         [sys.executable, str(DRIVER), "window", "--"],
         stdout=subprocess.PIPE,

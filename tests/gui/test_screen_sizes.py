@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QRect
-from PySide6.QtWidgets import QApplication, QLabel, QScrollArea, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QScrollArea, QTableWidget, QWidget
 
 from engine.auth import User
 from engine.store.db import Store, open_store
@@ -352,5 +352,96 @@ def test_a_window_frame_is_kept_inside_its_planned_place(qapp: QApplication) -> 
         fit_frame(window, rect)
         QApplication.processEvents()
         assert rect.contains(window.frameGeometry()), window.frameGeometry()
+    finally:
+        window.close()
+
+
+ONE_MONITOR = ((1280, 720), (1366, 768), (1920, 1080))
+
+
+@pytest.mark.parametrize("size", ONE_MONITOR, ids=[f"{w}x{h}" for w, h in ONE_MONITOR])
+def test_the_player_display_fits_the_one_monitor_column(tables: LiveTables, size: tuple[int, int]) -> None:
+    """Plain `drr` on one monitor puts the player display in the 400-px column beside the croupier
+    window (behind the bonus screen): its 640-px minimum ran past the column and off the screen."""
+    from gui.windows.player_display import PlayerDisplay
+
+    column = plan(QRect(0, 0, *size), [], 3)[1]
+    table = tables.demo(demo.croupier_after_lucky_win)
+    window = PlayerDisplay(table)
+    try:
+        minimum = window.minimumSizeHint().expandedTo(window.minimumSize())
+        assert minimum.width() <= column.width() and minimum.height() <= column.height(), minimum
+        _show(window, tables, (column.width(), column.height() - TITLE_BAR))
+        assert window.width() <= column.width()
+        assert _check(window, (column.width(), column.height())) == []
+    finally:
+        window.close()
+
+
+def _cut_cells(table: QTableWidget) -> list[str]:
+    """The cells (and headings) of a list whose text is wider than its column shows."""
+    pad = 12  # the cell's own margins in the theme's compact lists
+    found = []
+    for c in range(table.columnCount()):
+        heading = table.horizontalHeaderItem(c)
+        width = table.columnWidth(c)
+        texts = [heading.text()] if heading is not None else []
+        texts += [
+            item.text()
+            for r in range(table.rowCount())
+            if (item := table.item(r, c)) is not None and table.columnSpan(r, c) == 1
+        ]
+        metrics = table.fontMetrics()
+        found += [f"{t!r} needs {metrics.horizontalAdvance(t) + pad} px of {width}" for t in texts
+                  if metrics.horizontalAdvance(t) + pad > width]  # fmt: skip
+    return found
+
+
+@pytest.mark.parametrize("size", ONE_MONITOR, ids=[f"{w}x{h}" for w, h in ONE_MONITOR])
+def test_the_paying_list_is_wide_enough_to_read(tables: LiveTables, size: tuple[int, int]) -> None:
+    """At 1280x720 (the croupier window 880 px beside the bonus column) the paying list was 125 px
+    wide, its four money columns 32 px each: amounts cut to "…". Each cell's whole text shows."""
+    from gui.windows.croupier import CroupierWindow
+
+    table = tables.demo(demo.croupier_after_lucky_win)
+    rect = plan(QRect(0, 0, *size), [], 3)[0]
+    window = CroupierWindow(table, table.players)
+    try:
+        _show(window, tables, (rect.width(), rect.height() - TITLE_BAR))
+        # With a window manager's title bar the window's least height stays on the screen (at 1280x720
+        # it needed 704 px, and its frame ran 9 px past openbox's screen bottom).
+        assert window.minimumSizeHint().height() + TITLE_BAR <= rect.height(), window.minimumSizeHint()
+        assert window.paying.rowCount() > 2, "a Lucky win's paying list"
+        assert window.paying.viewport().width() >= 300, window.paying.viewport().width()
+        assert window.lists.shown(window.paying.parentWidget()), "the paying list in front at the result"
+        assert _cut_cells(window.paying) == []
+        assert _check(window, (rect.width(), rect.height())) == []
+        window.lists.bring_forward(False)  # the croupier looks at the Lucky payouts again
+        QApplication.processEvents()
+        assert window.lists.shown(window.lucky_table.parentWidget())
+        assert window.lucky_table.viewport().width() >= 200 and _cut_cells(window.lucky_table) == []
+    finally:
+        window.close()
+
+
+@pytest.mark.parametrize("size", [(400, 720), (400, 1080)], ids=["400x720", "400x1080"])
+def test_the_bonus_screen_fits_two_games_waiting_to_start(tables: LiveTables, size: tuple[int, int]) -> None:
+    """Issue 25 on a real 1280x720 screen: two games waiting for their players' start in the column
+    beside the croupier window; the preset's question and its two answers side by side needed 520 px
+    and the panels were cut ("Start bonus gam…", the fourth box half shown)."""
+    from dataclasses import replace
+
+    from engine.table.view import BonusStatus
+    from gui.windows.bonus_screen import BonusScreen
+
+    table = tables.demo(demo.bonus_mid_round)
+    window = BonusScreen(table)
+    try:
+        window.resize(*size)
+        for view in table.snapshot().bonus_games:
+            window.on_bonus(replace(view, status=BonusStatus.SETUP, picks=(), previous=()))
+        _show(window, tables, size)
+        assert len(window.panels) == 2 and all(p.start.isVisible() for p in window.panels.values())
+        assert _check(window, size) == []
     finally:
         window.close()
