@@ -31,11 +31,14 @@ run: venv
 # if it is down), unless DRR_TEST_PG_URL / DRR_BENCH_PG_URL name another. A machine with none still runs
 # every test: the test session starts a PostgreSQL of its own (pgserver, tests/pg_embedded.py).
 LOCAL_PG := postgresql+psycopg://postgres@127.0.0.1:5432/test
-# The suite runs on every core (pytest-xdist): one worker per core, each test sent to whichever worker is
-# free (worksteal). Every worker has its own scratch folders and key folder (tmp_path) and every PostgreSQL
-# test its own schema (tests/pg_schema.py). PYTEST_ARGS comes after and wins: `make test PYTEST_ARGS="-n 0"`
-# runs in one process, `make test PYTEST_ARGS=tests/gui` runs one folder (in parallel).
-PYTEST_PARALLEL ?= -n auto --dist worksteal
+# The suite runs on every core (pytest-xdist): two workers per core, since many tests wait (on a station's
+# timers, a subprocess, a real-screen shift's betting time) rather than compute, and each test is sent to
+# whichever worker is free (worksteal); the long ones (marked slow) start first (tests/conftest.py).
+# Every worker has its own scratch folders and key folder (tmp_path) and every PostgreSQL test its own
+# schema (tests/pg_schema.py). PYTEST_ARGS comes after and wins: `make test PYTEST_ARGS="-n 0"` runs in one
+# process, `make test PYTEST_ARGS=tests/gui` runs one folder (in parallel).
+PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
+PYTEST_PARALLEL ?= -n $(PYTEST_WORKERS) --dist worksteal
 
 test: venv
 	$(BIN)/python -m gui.qt_libs --install --xvfb

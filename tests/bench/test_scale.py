@@ -49,6 +49,7 @@ def test_the_chain_group_measures_the_verify_and_the_whole_audit_command(
     assert figures["chain_entries"] >= 3_000
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 @pytest.mark.skipif(PG_URL is None, reason="needs DRR_TEST_PG_URL (a real PostgreSQL)")
 def test_the_floor_groups_run_end_to_end_on_postgresql(capsys: pytest.CaptureFixture[str]) -> None:
     """floor_forward (a table forwarded into PostgreSQL, then the floor's copy verified) and floor_live
@@ -125,6 +126,7 @@ def test_a_fractional_goal_is_printed_as_written(
     assert lines["test_ms"].endswith("goal ≤ 12.75  holds")
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 @pytest.mark.skipif(PG_URL is None, reason="needs DRR_TEST_PG_URL (a real PostgreSQL)")
 def test_the_live_floor_sees_every_commit_on_a_wall_larger_than_the_screen(tmp_path: Path) -> None:
     """More tiles than a 1900x1200 window shows, 20 tables as `python -m bench --only floor` plays: a

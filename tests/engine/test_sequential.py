@@ -72,6 +72,7 @@ def test_the_evidence_counts_the_spins_since_the_statistic_last_stood_at_zero() 
     assert "pocket 17: " in first.words and f"at spin {need}" in first.words
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 def test_the_chain_gives_the_mean_run_length_simulation_finds() -> None:
     test = sq.tests()[0]
     limit = 120

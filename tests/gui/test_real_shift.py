@@ -647,6 +647,7 @@ def _no_start_while_held(shift: Shift) -> list[str]:
     return found
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 @pytest.mark.parametrize("desktop", SIZES, indirect=True, ids=[f"{w}x{h}" for w, h in SIZES])
 def test_a_whole_shift_at_the_croupier_station_on_a_real_screen(
     tmp_path: Path, desktop: tuple[str, tuple[int, int]]

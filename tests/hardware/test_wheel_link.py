@@ -96,6 +96,7 @@ async def command_retrying(
     raise AssertionError(f"no good reply to {text}")
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 @needs_pty
 def test_every_fault_through_a_pty(tmp_path: Path) -> None:
     faults = FaultPlan.parse("miss@2,launch@3,noball@4,silence=1.2@5,fault@6,torn=0.03")

@@ -13,6 +13,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from engine.entry_types import EntryType
 from engine.floor.actions import correct_result
 from engine.floor.alerts import AlertScanner, list_alerts
@@ -198,6 +200,7 @@ def _capture_of_a_session(path: Path, games: int) -> list[LogEntry]:
     return log
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 def test_a_replayed_session_reconciles_at_close_with_the_log_its_capture_holds(tmp_path: Path) -> None:
     capture = tmp_path / "session.capture"
     log = _capture_of_a_session(capture, 4)
