@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -98,6 +100,7 @@ def test_each_engine_module_imports_first_in_a_fresh_interpreter() -> None:
     # libraries the engine uses (what a first child importing them all loaded, never an engine module:
     # each child checks it has none), so the interpreter's start and the libraries' imports are paid
     # once instead of once per module (about a second of CPU each).
+    cache = tempfile.mkdtemp(prefix="drr-layering-pyc-")
     code = textwrap.dedent(
         f"""
         import importlib, os, sys, traceback
@@ -140,6 +143,12 @@ def test_each_engine_module_imports_first_in_a_fresh_interpreter() -> None:
             except Exception:
                 pass  # (only a head start: the child imports what is missing)
         assert not engine_loaded(), engine_loaded()
+        # From here the engine's sources are compiled once, by the first child that imports each,
+        # into a scratch cache that the later children read (the tree's own __pycache__ stays empty:
+        # the product refuses caches there, gui/bytecode_guard.py); without it every child compiled
+        # every engine module it imported again. The libraries loaded above keep their own caches.
+        sys.pycache_prefix = {cache!r}
+        sys.dont_write_bytecode = False
 
         def first(m):
             def work():
@@ -156,6 +165,11 @@ def test_each_engine_module_imports_first_in_a_fresh_interpreter() -> None:
         print("\\n".join(bad))
         """
     )
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600
+        )
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "", done.stdout

@@ -7,7 +7,11 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QImage
 
-from gui import cli
+from gui import cli, demo
+
+# The README's pictures show 60 rounds of history (gui.demo.demo_table's default): this test checks
+# that every view is written and drawn, which a few rounds show as well, at a fraction of the time.
+HISTORY = 6
 
 
 def test_screenshots_are_written(
@@ -15,6 +19,10 @@ def test_screenshots_are_written(
 ) -> None:
     # The floor stations' pictures are tested with those stations (they build a large demo floor).
     monkeypatch.setattr("gui.floor.screens.floor_shots", lambda app, out_dir: [])
+    demo_table = demo.demo_table
+    monkeypatch.setattr(
+        demo, "demo_table", lambda directory, seed=2026, history=60: demo_table(directory, seed, HISTORY)
+    )
     assert cli.main(["screenshots", str(tmp_path / "shots")]) == 0
     written = capsys.readouterr().out.split()
     names = {Path(p).name for p in written}

@@ -20,19 +20,17 @@ from engine.floor import windows as win
 from engine.floor.demo import START, play_rounds
 from engine.store import Store
 from engine.wheel_layout import BLACK, RED, WHEEL_ORDER
+from gui.cli import main
 from gui.windows.surveillance import SPLIT_SIZES, SurveillanceWindow
 from tests.floor.helpers import import_spins, store, store_url  # noqa: F401 - fixtures
 from tests.floor.played import demo_floor  # noqa: F401 - a fixture
 
 
-def drr_stats(url: str, *args: str) -> dict:  # type: ignore[type-arg]
-    out = subprocess.run(
-        [sys.executable, "-m", "gui.cli", "stats", "--db", url, "--json", *args],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(out.stdout)  # type: ignore[no-any-return]
+def drr_stats(capsys: pytest.CaptureFixture[str], url: str, *args: str) -> dict:  # type: ignore[type-arg]
+    """`drr stats --json` on the store, in this process (the command, without an interpreter start)."""
+    capsys.readouterr()
+    assert main(["stats", "--db", url, "--json", *args]) == 0
+    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
 
 
 @pytest.fixture
@@ -45,13 +43,18 @@ def floor(demo_floor: Callable[..., Store], tmp_path: Path) -> Store:  # noqa: F
     return played
 
 
-def test_every_chart_shows_drr_stats(qtbot: QtBot, floor: Store, store_url: str) -> None:  # noqa: F811
+def test_every_chart_shows_drr_stats(
+    qtbot: QtBot,
+    floor: Store,
+    store_url: str,  # noqa: F811 - the fixture
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     window = SurveillanceWindow(floor, live=False)
     qtbot.addWidget(window)
     window.select_table("T1")
     for spec, args in ((win.last_spins(50), ["--last", "50"]), (win.everything(), [])):
         window.set_window(spec)
-        expected = drr_stats(store_url, "--table", "T1", *args)
+        expected = drr_stats(capsys, store_url, "--table", "T1", *args)
         page = window.page
         counts = expected["counts"]
         n = expected["spins"]
@@ -98,12 +101,13 @@ def test_wheel_order_toggle_and_a_table_without_rotor_data(
     qtbot: QtBot,
     floor: Store,
     store_url: str,  # noqa: F811 - the fixture
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     window = SurveillanceWindow(floor, live=False)
     qtbot.addWidget(window)
     window.select_table("T3")
     window.set_window(win.everything())
-    expected = drr_stats(store_url, "--table", "T3")
+    expected = drr_stats(capsys, store_url, "--table", "T3")
     window.order.setChecked(True)
     assert window.page.frequency.numbers == list(WHEEL_ORDER)
     assert window.page.frequency.heights == [expected["counts"][k] for k in WHEEL_ORDER]
@@ -160,7 +164,7 @@ def test_a_headless_table_writing_while_the_station_watches(qtbot: QtBot, tmp_pa
         qtbot.addWidget(window)
         table = subprocess.Popen(
             [sys.executable, "-m", "gui.cli", "table", "run", "--headless", "--db", url, "--table", "T5",
-             "--wheel", "sim", "--speed", "40", "--rounds", "5", "--seed", "4"],
+             "--wheel", "sim", "--speed", "80", "--rounds", "5", "--seed", "4"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )  # fmt: skip

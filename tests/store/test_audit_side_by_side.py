@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from engine.floor.demo import play_rounds
 from engine.store import Store, audit_tables, chain_parallel, open_store
 from engine.store.verify import Audit, audit
+from tests.floor.played import PlayedFloors
 from tests.pg_schema import PG_URL, pg_schema_url
 
 pytestmark = pytest.mark.skipif(PG_URL is None, reason="needs DRR_TEST_PG_URL (a real PostgreSQL)")
@@ -22,12 +23,19 @@ pytestmark = pytest.mark.skipif(PG_URL is None, reason="needs DRR_TEST_PG_URL (a
 TABLES = ["T1", "T2", "T3"]
 
 
+def _play(store: Store) -> None:
+    for i, table in enumerate(TABLES):
+        play_rounds(store, table, 6, seed=f"side-{i}", bonus_every=3)
+
+
 @pytest.fixture
-def floor() -> Iterator[tuple[str, Store]]:
-    with pg_schema_url("drr_audit_tables") as url, open_store(url) as store:
-        for i, table in enumerate(TABLES):
-            play_rounds(store, table, 6, seed=f"side-{i}", bonus_every=3)
-        yield url, store
+def floor(played_floors: PlayedFloors) -> Iterator[tuple[str, Store]]:
+    """The floor (`_play`) played once in this process and copied into each test's own schema
+    (tests/floor/played.py): every test damages its own copy."""
+    with pg_schema_url("drr_audit_tables") as url:
+        played_floors.copy_into(url, ("audit-side-by-side",), _play)
+        with open_store(url) as store:
+            yield url, store
 
 
 def _both(store: Store, monkeypatch: pytest.MonkeyPatch) -> tuple[Audit, Audit]:
