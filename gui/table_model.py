@@ -509,6 +509,14 @@ class TableModel(QObject):
 
 def _starting_view(table_id: str) -> TableView:
     """The empty table the windows paint before a source is attached (engine.table.read_model)."""
-    from engine.table.read_model import starting_view
+    # Built here as engine.table.read_model.starting_view builds it, without importing the read model:
+    # its event types (engine.table.changes, engine.journal_types: ~80 dataclasses) cost 100 ms of the
+    # first frame (issue 28) and load right after it, with the table service.
+    import dataclasses
 
-    return starting_view(table_id, STARTING)
+    from engine.round import Phase
+    from engine.table.next_step import next_step
+    from engine.table.view import TableView
+
+    view = TableView(table_id, 0, Phase.IDLE, hold=STARTING)
+    return dataclasses.replace(view, step=next_step(view))
