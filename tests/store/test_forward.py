@@ -149,7 +149,6 @@ def test_sqlite_watcher_sees_commits_of_another_connection(tmp_path: Path) -> No
         watcher.close()
 
 
-@pytest.mark.slow  # started first (tests/conftest.py)
 @pytest.mark.postgres
 @pytest.mark.skipif(PG_URL is None, reason="LISTEN/NOTIFY needs the PostgreSQL of DRR_TEST_PG_URL")
 def test_listener_reconnects_after_its_connection_is_killed(

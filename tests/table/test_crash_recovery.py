@@ -201,7 +201,6 @@ def test_sigkill_at_many_points_then_restart(
 BONUS_SEED = 12  # with this seed the second round's ball lands on the Bonus Number, covered by dora
 
 
-@pytest.mark.slow  # started first (tests/conftest.py)
 @pytest.mark.timeout(120)
 def test_sigkill_during_a_bonus_game_resumes_it_with_a_fresh_timer(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
