@@ -17,7 +17,8 @@ forwarded copy, as a `floor.action` on the floor's chain: engine.store.forwarded
 demand (`drr wheel reconcile`) or at the table's close (`drr table run --headless` with a wheel that
 answers the log commands, or a replayed capture that holds the log's replies). The alert scanner
 raises one alert per difference from it (engine.floor.alerts), the shift and day reports count it
-(engine.floor.reports).
+(engine.floor.reports), on the floor's chain too; the table's forwarder leaves one made at the floor
+there (engine.floor.inbox: nothing for the table to decide).
 """
 
 from __future__ import annotations

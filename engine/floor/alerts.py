@@ -18,8 +18,8 @@ scanner adds nothing. Acknowledging appends `alert.acknowledged` with who and wh
 with `acknowledge_alert` may, one alert or many at once (`acknowledge_alerts`, one entry each, one
 transaction); an update after it keeps the acknowledgement and is counted as news since then.
 
-`AlertScanner.scan(store)` reads only the table entries appended since its last scan (the first scan
-looks back `LOOKBACK` entries per table) and raises what it finds:
+`AlertScanner.scan(store)` reads only the table entries (and the floor's actions) appended since its
+last scan (the first scan looks back `LOOKBACK` entries per chain) and raises what it finds:
 
 - RNG faults (`rng.fault`: a generator failed its continuous health test; critical);
 - the gate's tilts (`table.tilted`: critical, "software not approved" for a digest other than the
@@ -28,7 +28,9 @@ looks back `LOOKBACK` entries per table) and raises what it finds:
 - sensor faults and miss-spins (wheel link faults, `round.no_spin`), irregularities;
 - manual results, voids, results overridden (`round.result_corrected`);
 - payouts at or above the threshold;
-- the wheel's own log held against the journal (`wheel.reconciled`): one alert per game it
+- the wheel's own log held against the journal (`wheel.reconciled` on the table's chain, or, made at
+  a floor database where the table's chain is the forwarded copy, the `floor.action` of it on the
+  floor's chain, read in the same queries, whichever tables are scanned): one alert per game it
   contradicts (`<table>:<round>:wheel log differs`, critical: a manual or corrected result, or the
   number the table heard, that the wheel's log does not hold) and one per game only the wheel's log
   has (`<table>:wheel only:<game>:<day>`, a warning: a game the table never heard);
@@ -47,6 +49,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -58,11 +61,12 @@ from engine.auth import User, require
 from engine.entry_types import EntryType
 from engine.errors import DrrError
 from engine.floor.wheel_alarms import Alarm, TableWatch, WatchSettings
-from engine.floor_events import AlertAcknowledged, AlertRaised, AlertUpdated
+from engine.floor_events import AlertAcknowledged, AlertRaised, AlertUpdated, FloorAction
 from engine.journal_types import Payload, Unknown, parse, spellings, write
 from engine.round import NoSpin, ResultBeforeClose, ResultCorrected, ResultRecorded, RoundSettled, RoundVoided
 from engine.store import schema
 from engine.store.canonical import parse_time
+from engine.store.forwarded import unwrap
 from engine.store.records import NewEvent
 from engine.store.users import FLOOR
 from engine.table_events import (
@@ -107,6 +111,8 @@ WHEEL_FAULTS: tuple[type[WheelEvent], ...] = (
 )  # fmt: skip
 LINK_UP = ("connected", "up")  # a link state that is no fault
 SETTINGS_CHANGED = spellings(EntryType.TABLE_SETTINGS_CHANGED)
+FLOOR_ACTIONS = spellings(EntryType.FLOOR_ACTION)  # the floor chain's entries a scan reads
+RECONCILED = frozenset({EntryType.WHEEL_RECONCILED})  # the floor actions it raises alerts from
 
 
 @dataclass(frozen=True)
@@ -236,10 +242,15 @@ def _hold_words(p: Irregularity) -> str:
     return f"{what} ({detail})"
 
 
-def _reconciliation_alerts(table: str, seq: int, time: str, p: WheelReconciled) -> list[AlertRaised]:
+def _reconciliation_alerts(
+    table: str, seq: int, time: str, p: WheelReconciled, chain: str | None = None
+) -> list[AlertRaised]:
     """One alert per fact of a reconciliation (the module docstring): each game the wheel's own log
-    contradicts, each game only the wheel's log holds."""
+    contradicts, each game only the wheel's log holds. `chain` is the chain of the entry `seq` when
+    it is not the table's (FLOOR: a reconciliation made at the floor database, a `floor.action`);
+    the alerts' ids are the same wherever it was journaled, the entry each was taken from its own."""
     out: list[AlertRaised] = []
+    chain = chain or table
     where = f" ({p.source})" if p.source else ""
     for i, g in enumerate(p.differ):
         rid = g.round_id
@@ -252,7 +263,7 @@ def _reconciliation_alerts(table: str, seq: int, time: str, p: WheelReconciled) 
             f"round {rid or '?'} (wheel game {g.game:03d}): the journal has {g.journal}, the wheel's own log "
             f"{g.wheel}{where}: check the result against the wheel and the camera"
         )
-        entry = f"{table}:{seq}:d{i}"
+        entry = f"{chain}:{seq}:d{i}"
         out.append(AlertRaised(alert_id, table, "critical", "wheel log differs", words, rid, time, entry))
     for i, g in enumerate(p.wheel_only):
         words = (
@@ -260,7 +271,7 @@ def _reconciliation_alerts(table: str, seq: int, time: str, p: WheelReconciled) 
             "a game was played the table did not hear"
         )
         alert_id = f"{table}:wheel only:{g.game}:{time[:10]}"
-        kind, entry = "wheel game not journaled", f"{table}:{seq}:w{i}"
+        kind, entry = "wheel game not journaled", f"{chain}:{seq}:w{i}"
         out.append(AlertRaised(alert_id, table, "warning", kind, words, None, time, entry))
     return out
 
@@ -331,14 +342,18 @@ class AlertScanner:
         found: list[AlertRaised] = []
         # (where in `found`, table, alert id, minutes, round status): worded once their holds are read
         silences: list[tuple[int, str, str, int, str]] = []
+        tables = [t for t in tables if t != FLOOR]
         with store.read() as conn:
-            heads = _heads_and_times(conn, tables)
+            # The floor's chain in the same reads: a reconciliation made at the floor database is a
+            # `floor.action` there (engine.store.forwarded), of whichever table it names.
+            heads = _heads_and_times(conn, [*tables, FLOOR])
             todo = {}
             for table, (head, _last) in heads.items():
                 start = self.seen.get(table, max(0, head - self.lookback)) + 1
                 if start <= head:
                     todo[table] = (start, head)
-            new = _entries_between(conn, todo)
+            new = _entries_between(conn, todo, only={FLOOR: FLOOR_ACTIONS})
+            floor_head = heads.pop(FLOOR, None)
             quiet = [
                 t
                 for t, (_head, last) in heads.items()
@@ -373,6 +388,9 @@ class AlertScanner:
                     if silence > limit and (self.known is None or alert_id not in self.known):
                         minutes = int(limit.total_seconds() // 60)
                         silences.append((len(found), table, alert_id, minutes, str(open_round)))
+            found.extend(self._floor_reconciliations(new.get(FLOOR, ())))
+            if floor_head is not None:
+                self.seen[FLOOR] = floor_head[0]
             # A hold waits for a pit boss, not for the wheel: the words say which (one read for all).
             holds = _round_holds(
                 conn, {t: (latest[t][1], latest[t][2], heads[t][0]) for _, t, *_ in silences}
@@ -387,6 +405,21 @@ class AlertScanner:
             words = f"no activity at the table for over {minutes} min while a round is {waiting}"
             found.insert(where, AlertRaised(alert_id, table, "warning", "table silent", words, None))
         return self._raise(store, found)
+
+    @staticmethod
+    def _floor_reconciliations(rows: Iterable[tuple[int, str, str, str | None, str]]) -> list[AlertRaised]:
+        """The alerts of the reconciliations journaled on the floor's chain (`floor.action` entries of
+        `wheel.reconciled`, made at a floor database where the table's chain is the forwarded copy):
+        the same facts as the table's own `wheel.reconciled` raises, the table named by the action."""
+        found: list[AlertRaised] = []
+        for seq, time, kind, _round_id, text in rows:
+            action = _read(kind, text, f"floor entry {seq}")
+            if not isinstance(action, FloorAction):
+                continue
+            p = unwrap(action, RECONCILED, where=f"floor entry {seq}")
+            if isinstance(p, WheelReconciled):
+                found.extend(_reconciliation_alerts(action.table, seq, time, p, chain=FLOOR))
+        return found
 
     def _note_settings(self, table: str, seq: int, payload: Payload | Unknown) -> None:
         """A scanned `table.settings_changed` keeps the table's silent limit current without a query."""
@@ -459,24 +492,27 @@ def _heads_and_times(conn: sa.Connection, tables: list[str]) -> dict[str, tuple[
 
 
 def _entries_between(
-    conn: sa.Connection, ranges: dict[str, tuple[int, int]]
+    conn: sa.Connection,
+    ranges: dict[str, tuple[int, int]],
+    only: dict[str, tuple[str, ...]] | None = None,
 ) -> dict[str, list[tuple[int, str, str, str | None, str]]]:
     """(seq, time, type, round_id, payload) of each table's entries in its (first, last) seq range, in
-    seq order: one query for all the tables (each range an index range of the journal's key)."""
+    seq order: one query for all the tables (each range an index range of the journal's key); a
+    table `only` names, only its entries of those stored types (the floor's chain: its actions, not
+    the alerts this scanner writes there)."""
     out: dict[str, list[tuple[int, str, str, str | None, str]]] = {}
     if not ranges:
         return out
     j = schema.journal
+    only = only or {}
+
+    def one(table: str, first: int, last: int) -> sa.ColumnElement[bool]:
+        where = sa.and_(j.c.table_id == table, j.c.seq.between(first, last))
+        return sa.and_(where, j.c.type.in_(only[table])) if table in only else where
+
     query = (
         sa.select(j.c.table_id, j.c.seq, j.c.time, j.c.type, j.c.round_id, j.c.payload)
-        .where(
-            sa.or_(
-                *(
-                    sa.and_(j.c.table_id == table, j.c.seq.between(first, last))
-                    for table, (first, last) in sorted(ranges.items())
-                )
-            )
-        )
+        .where(sa.or_(*(one(table, first, last) for table, (first, last) in sorted(ranges.items()))))
         .order_by(j.c.table_id, j.c.seq)
     )
     for table, seq, time, kind, round_id, payload in conn.execute(query):

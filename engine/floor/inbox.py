@@ -2,9 +2,10 @@
 
 On the floor database a table's chain is the copy its forwarder makes (engine.store.forward), so a
 pit boss's void, correction, approval, settings or Rules Submission there is journaled on the floor's
-own chain as `floor.action` (engine.store.forwarded) and never reaches the table by itself. The
-forwarder, which runs on the table's PC beside the station with the table's own store and key, takes
-them back after each forward (`FloorInbox.take`), in floor order, each once:
+own chain as `floor.action` (engine.store.forwarded) and never reaches the table by itself (a
+reconciliation of the wheel's log made there stays there: `KEPT_AT_FLOOR`). The forwarder, which runs
+on the table's PC beside the station with the table's own store and key, takes them back after each
+forward (`FloorInbox.take`), in floor order, each once:
 
 - the action is **decided again on the table's own journal** by the same function that decided it at
   the floor (engine.floor.actions, engine.store.history.void_round), so it is checked against what the
@@ -33,10 +34,10 @@ from decimal import Decimal
 from typing import Any
 
 from engine.auth import PermissionDenied, User, require
-from engine.entry_types import EntryType
+from engine.entry_types import EntryType, entry_type
 from engine.errors import DrrError
 from engine.floor_events import FloorAction
-from engine.journal_types import parse, read, write
+from engine.journal_types import parse, read, typed, write
 from engine.round import ResultCorrected, RoundVoided
 from engine.store.db import Store
 from engine.store.forwarded import taken_from_floor
@@ -54,6 +55,10 @@ PERMISSION: dict[str, str] = {
     EntryType.TABLE_SETTINGS_CHANGED.value: "change_settings",
     EntryType.TABLE_RULES_LOADED.value: "load_rules",
 }
+# Journaled at the floor for the floor's own readers, not for the table to decide again: a
+# reconciliation of the wheel's log made at the floor database (hardware.wheel_reconcile; the alert
+# scanner and the reports read it on the floor's chain).
+KEPT_AT_FLOOR = frozenset({EntryType.WHEEL_RECONCILED})
 
 
 @dataclass(frozen=True)
@@ -113,9 +118,18 @@ class FloorInbox:
 
     def _floor_actions(self) -> list[tuple[Entry, str | None]]:
         """This table's floor actions after the last one read, each with why it is not to be believed
-        (None: it is in its place in the verified floor chain)."""
+        (None: it is in its place in the verified floor chain). Read typed (a malformed one is passed
+        over: the chain's own check reports it); one that stays at the floor (`KEPT_AT_FLOOR`) is no
+        action for the table to take, and is passed over without an answer."""
         found = self._floor.advance(frozenset({EntryType.FLOOR_ACTION.value}))
-        return [(e, why) for e, why in found if e.payload.get("table") == self.table]
+        out = []
+        for e, why in found:
+            action = typed(e)
+            if not isinstance(action, FloorAction) or action.table != self.table:
+                continue
+            if entry_type(action.action) not in KEPT_AT_FLOOR:
+                out.append((e, why))
+        return out
 
     def _take(self, entry: Entry, untrusted: str | None) -> Taken:
         action = read(entry)

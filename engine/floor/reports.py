@@ -1,6 +1,6 @@
 """Shift and day reports per table: rounds, handle, paid, win, hold, theoretical win, hits, irregularities,
 and the wheel's own log held against the journal in the period (`wheel.reconciled`: how many times,
-how many differences each time, the last one in words).
+how many differences each time, the last one in words; on a floor database, those made there too).
 
 Money stays exact (Decimal from the store's integer units); the hold is a Fraction shown as a percent.
 The CSV export writes the same figures the screen and the PDF show, as numbers a spreadsheet reads (a
@@ -27,6 +27,7 @@ import sqlalchemy as sa
 from engine.entry_types import EntryType
 from engine.store import schema
 from engine.store.canonical import format_time
+from engine.store.forwarded import floor_actions
 from engine.store.latest import entries_of
 from engine.store.projections import from_units
 from engine.wheel_events import WheelReconciled
@@ -299,20 +300,28 @@ def _games_per_hour(
 
 
 def _reconciliations(store: Store, table: str, since: datetime, until: datetime) -> dict[str, Any]:
-    """The period's `wheel.reconciled` entries of `table`: how many, how many differed, the last."""
+    """The period's `wheel.reconciled` entries of `table`: how many, how many differed, the last. On a
+    floor database where the table's chain is the forwarded copy, a reconciliation made there is a
+    `floor.action` on the floor's chain (engine.store.forwarded), read beside the table's own."""
     count = differing = 0
-    last = None
+    last: tuple[str, str] | None = None  # (its time, its words)
+    start, end = format_time(since), format_time(until)
     with store.read() as conn:
-        found = entries_of(
-            conn, table, EntryType.WHEEL_RECONCILED, since=format_time(since), until=format_time(until)
-        )
+        kind = EntryType.WHEEL_RECONCILED
+        found = [(e, p) for e, p in entries_of(conn, table, kind, since=start, until=end)]
+        found += [(e, p) for e, _a, p in floor_actions(conn, kind, table=table, since=start, until=end)]
         for entry, p in found:
             if not isinstance(p, WheelReconciled):
                 continue
             count += 1
             differing += p.differs
-            last = f"{entry.time[:16].replace('T', ' ')} ({p.occasion}): {p.summary()}"
-    return {"reconciliations": count, "reconciliations_differing": differing, "last_reconciliation": last}
+            if last is None or entry.time >= last[0]:
+                last = (entry.time, f"{entry.time[:16].replace('T', ' ')} ({p.occasion}): {p.summary()}")
+    return {
+        "reconciliations": count,
+        "reconciliations_differing": differing,
+        "last_reconciliation": None if last is None else last[1],
+    }
 
 
 def _without(store: Store, tally: Any, round_ids: set[str]) -> Any:

@@ -13,6 +13,10 @@ Every pit-boss action is journaled through `journal_action`. The way back (engin
 store through the same functions, inside `taken_from_floor(marker)`: the `table.floor_action_taken`
 marker and the action's entry are then one batch (one transaction), so a crash never leaves an action
 taken without its marker, or a marker without its action.
+
+An action no table takes back stays on the floor's chain only (a `wheel.reconciled` made at the floor:
+the table has nothing to decide); its readers (the alert scanner, the reports, the reconciliation
+itself) read it there with the table's own entries, through `floor_actions` / `unwrap`, typed.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
@@ -27,8 +32,12 @@ from engine.entry_types import EntryType
 from engine.store import schema
 from engine.store.canonical import canonical_json
 from engine.store.db import Store
-from engine.store.records import NewEvent
+from engine.store.records import Entry, NewEvent
 from engine.store.users_journal import FLOOR
+
+if TYPE_CHECKING:
+    from engine.floor_events import FloorAction
+    from engine.journal_types import Payload
 
 
 def is_forwarded(store: Store, table: str) -> bool:
@@ -53,6 +62,47 @@ def action_event(store: Store, event: NewEvent) -> NewEvent:
 
     action = FloorAction(event.table, event.type, dict(event.payload))
     return write(action, table=FLOOR, round_id=event.round_id, user=event.user, time=event.time)
+
+
+def unwrap(action: FloorAction, kinds: frozenset[EntryType], *, where: str) -> Payload | None:
+    """The typed payload of the action a `floor.action` carries when it is of one of `kinds` (its
+    stored name read as today's type, an old spelling too), else None; None too when that payload is
+    malformed (the chain's own check reports it, the way a malformed entry is passed over)."""
+    from engine.entry_types import entry_type
+    from engine.errors import DrrError
+    from engine.journal_types import Unknown, parse
+
+    if entry_type(action.action) not in kinds:
+        return None
+    try:
+        p = parse(action.action, action.payload, where=where)
+    except DrrError:
+        return None
+    return None if isinstance(p, Unknown) else p
+
+
+def floor_actions(
+    conn: Any,
+    *kinds: EntryType,
+    table: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+) -> Iterator[tuple[Entry, FloorAction, Payload]]:
+    """Each `floor.action` on the floor's chain whose action is of `kinds` (of `table` when named), in
+    chain order: the floor entry, its typed FloorAction and the action's own typed payload (through
+    the registry, engine.journal_types). `since`/`until` bound the floor entries' stored times as
+    engine.store.latest.entries_of does."""
+    from engine.floor_events import FloorAction
+    from engine.store.latest import entries_of
+
+    wanted = frozenset(kinds)
+    found = entries_of(conn, FLOOR, EntryType.FLOOR_ACTION, since=since, until=until, skip_malformed=True)
+    for entry, action in found:
+        if not isinstance(action, FloorAction) or (table is not None and action.table != table):
+            continue
+        p = unwrap(action, wanted, where=f"floor entry {entry.seq}")
+        if p is not None:
+            yield entry, action, p
 
 
 # The marker the floor inbox is taking an action under (None: an action taken here, by a person).

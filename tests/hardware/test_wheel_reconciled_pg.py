@@ -1,7 +1,9 @@
 """Issue 26 item 2 on a PostgreSQL floor database: `drr wheel reconcile --db postgresql+psycopg://…` holds
 the wheel's log against a table's forwarded chain there and reads its corrections as it reads them on
 the table's own SQLite store — a result the croupier entered by hand (on the table's chain) and a pit
-boss's correction at the floor (a `floor.action` on the floor's chain, until the table takes it)."""
+boss's correction at the floor (a `floor.action` on the floor's chain, until the table takes it); the
+reconciliation journaled there (a `floor.action` too) raises its alert, is in the report, and stays at
+the floor (the table has nothing to take)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -19,17 +22,21 @@ import pytest
 
 from engine.auth import User
 from engine.bets import inside_bet
+from engine.entry_types import EntryType
 from engine.floor.actions import correct_result
+from engine.floor.alerts import AlertScanner, list_alerts
 from engine.floor.inbox import FloorInbox
+from engine.floor.reports import table_report
+from engine.floor.surveillance import floor_tables
 from engine.rng import SeededRng
 from engine.store import open_store
 from engine.store.forward import Forwarder
-from engine.store.users import add_user
+from engine.store.users import FLOOR, add_user
 from engine.table.service import TableService
 from hardware.protocol.ss2_log import WheelLog, encode_page
 from hardware.table_bridge import WheelDriver, table_events
 from hardware.wheel_log import read_log_at_close
-from hardware.wheel_reconcile import journal_games
+from hardware.wheel_reconcile import journal_games, reconcile_table
 from hardware.wheel_source import open_wheel
 from tests.pg_schema import PG_URL, pg_schema_url
 from tests.table.helpers import CROUPIER, PITBOSS
@@ -158,3 +165,43 @@ def test_the_floor_databases_reconcile_reads_a_manual_result_and_a_floor_correct
         assert Forwarder(table, floor, ["T1"]).forward_once() > 0
     code, again = _reconcile(floor_url, log, "--user", PITBOSS.name, "--pin", PIN)
     assert again["differ"] == figures["differ"] and again["matched"] == 2
+
+
+def test_a_reconciliation_at_the_floor_database_raises_its_alert_is_reported_and_stays_at_the_floor(
+    tmp_path: Path, floor_url: str
+) -> None:
+    db = tmp_path / "table.sqlite"
+    record, by_hand, wheel_number = _play(db, 3, by_hand=2)
+    with open_store(floor_url) as floor:
+        add_user(floor, PITBOSS.name, "pitboss", PIN, by=User("admin", "admin"))
+    with open_store(str(db), table="T1") as table, open_store(floor_url) as floor:
+        assert Forwarder(table, floor, ["T1"]).forward_once() > 0
+        entry = reconcile_table(floor, "T1", record, source="sim", occasion="on demand", user=PITBOSS)
+        assert [(r.round_id, r.wheel) for r in entry.differ] == [(by_hand, wheel_number)]
+        [action] = [e for e in floor.journal.entries(FLOOR) if e.type == EntryType.FLOOR_ACTION]
+        assert action.payload["action"] == "wheel.reconciled"  # on the floor's chain, not the copy
+
+        # One critical alert, the id a reconciliation on the table's own store raises, raised once
+        # however often it is scanned.
+        scanner = AlertScanner()
+        scanner.scan(floor, floor_tables(floor))
+        scanner.scan(floor, floor_tables(floor))
+        AlertScanner().scan(floor, floor_tables(floor))
+        wheel_alerts = [a for a in list_alerts(floor) if a.kind == "wheel log differs"]
+        assert [(a.alert_id, a.severity, a.table, a.round_id) for a in wheel_alerts] == [
+            (f"T1:{by_hand}:wheel log differs", "critical", "T1", by_hand)
+        ]
+        typed = (wheel_number + 1) % 37
+        assert f"the journal has {typed}, the wheel's own log {wheel_number}" in wheel_alerts[0].message
+
+        now = datetime.now(UTC)
+        figures = dict(
+            table_report(floor, "T1", now - timedelta(hours=1), now + timedelta(minutes=1)).figures()
+        )
+        assert figures["Wheel log reconciliations"] == "1"
+        assert figures["Wheel log reconciliations with differences"] == "1"
+        assert "1 differ" in figures["Last wheel log reconciliation"]
+
+        # The table's forwarder passes it over: not refused, nothing journaled at the table for it.
+        assert FloorInbox(table, floor, "T1").take() == []
+        assert not [e for e in table.journal.entries("T1") if e.type == EntryType.TABLE_FLOOR_ACTION_TAKEN]
