@@ -41,7 +41,7 @@ REASONS = {
 FLOOR_ACTIONS = {
     EntryType.ROUND_VOIDED: "void", EntryType.ROUND_RESULT_CORRECTED: "result correction",
     EntryType.ROUND_PAYOUT_APPROVED: "payout approval", EntryType.TABLE_SETTINGS_CHANGED: "settings change",
-    EntryType.TABLE_RULES_LOADED: "Rules Submission",
+    EntryType.TABLE_RULES_LOADED: "Rules Submission", EntryType.TABLE_WHEEL_SERVICED: "wheel service",
 }  # fmt: skip
 # Who picked a box or cashed out when the countdown ran out (engine.bonus_game.Actor).
 TIMEOUT: Final = "timeout"

@@ -1,11 +1,11 @@
 """The way back from the floor: pit-boss actions journaled at the floor database, taken into the table.
 
 On the floor database a table's chain is the copy its forwarder makes (engine.store.forward), so a
-pit boss's void, correction, approval, settings or Rules Submission there is journaled on the floor's
-own chain as `floor.action` (engine.store.forwarded) and never reaches the table by itself (a
-reconciliation of the wheel's log made there stays there: `KEPT_AT_FLOOR`). The forwarder, which runs
-on the table's PC beside the station with the table's own store and key, takes them back after each
-forward (`FloorInbox.take`), in floor order, each once:
+pit boss's void, correction, approval, settings, Rules Submission or wheel service there is journaled
+on the floor's own chain as `floor.action` (engine.store.forwarded) and never reaches the table by
+itself (a reconciliation of the wheel's log made there stays there: `KEPT_AT_FLOOR`). The forwarder,
+which runs on the table's PC beside the station with the table's own store and key, takes them back
+after each forward (`FloorInbox.take`), in floor order, each once:
 
 - the action is **decided again on the table's own journal** by the same function that decided it at
   the floor (engine.floor.actions, engine.store.history.void_round), so it is checked against what the
@@ -43,7 +43,7 @@ from engine.store.db import Store
 from engine.store.forwarded import taken_from_floor
 from engine.store.latest import entries_of
 from engine.store.records import Entry
-from engine.table_events import FloorActionTaken, PayoutApproved, RulesLoaded, SettingsChanged
+from engine.table_events import FloorActionTaken, PayoutApproved, RulesLoaded, SettingsChanged, WheelServiced
 
 log = logging.getLogger("drr.floor.inbox")
 
@@ -54,6 +54,7 @@ PERMISSION: dict[str, str] = {
     EntryType.ROUND_PAYOUT_APPROVED.value: "approve_payout",
     EntryType.TABLE_SETTINGS_CHANGED.value: "change_settings",
     EntryType.TABLE_RULES_LOADED.value: "load_rules",
+    EntryType.TABLE_WHEEL_SERVICED.value: "change_settings",  # engine.floor.actions.wheel_serviced
 }
 # Journaled at the floor for the floor's own readers, not for the table to decide again: a
 # reconciliation of the wheel's log made at the floor database (hardware.wheel_reconcile; the alert
@@ -243,5 +244,7 @@ def _decide_again(local: Store, table: str, entry: Entry, action: FloorAction, u
     elif isinstance(p, RulesLoaded):
         candidate = actions.rules_candidate(p.text, p.source or f"floor entry {entry.seq}", report=False)
         actions.load_rules(local, table, candidate, p.reason or "", user)
+    elif isinstance(p, WheelServiced):  # the table's bias tests start afresh (engine.table.bias_watch)
+        actions.wheel_serviced(local, table, p.what, p.reason, user)
     else:  # pragma: no cover - PERMISSION names exactly the types above
         raise DrrError(f"the floor action {action.action!r} is not one a table takes")

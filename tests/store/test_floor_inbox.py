@@ -97,6 +97,26 @@ def test_settings_changed_at_the_floor_are_in_force_at_the_table(
     assert current_settings(store, table_id)["max_bet"] == "500"
 
 
+def test_a_wheel_service_at_the_floor_is_taken_and_restarts_the_tables_bias_tests(
+    store: Store, central: Store, table_id: str
+) -> None:
+    from engine.table.bias_watch import BiasWatch
+
+    _floor(store, central, table_id)
+    assert BiasWatch(table_id).spins_to_replay(store) == 2  # the two settled rounds
+    actions.wheel_serviced(central, table_id, "wheel change", "new wheel fitted", PAT)
+
+    (taken,) = FloorInbox(store, central, table_id).take()
+
+    assert (taken.action, taken.outcome) == ("table.wheel_serviced", "taken"), taken
+    marker, serviced = _tail(store, table_id, 2)
+    assert marker.type == "table.floor_action_taken" and serviced.type == "table.wheel_serviced"
+    assert serviced.user == "pat" and serviced.payload["what"] == "wheel change"
+    said = describe(marker.type, marker.payload)  # what recall shows the pit boss
+    assert said == "the pit boss's wheel service at the floor, taken in by the table"
+    assert BiasWatch(table_id).spins_to_replay(store) == 0  # every test starts afresh from the next spin
+
+
 def test_a_correction_is_refused_when_the_table_has_another_result_since(
     store: Store, central: Store, table_id: str
 ) -> None:
