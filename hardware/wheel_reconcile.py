@@ -23,7 +23,6 @@ there (engine.floor.inbox: nothing for the table to decide).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -94,16 +93,16 @@ def journal_games(entries: Iterable[Entry], since: datetime | None = None) -> li
     return games
 
 
-# The stored type names journal_games reads, an old journal's spellings too (the rest is not parsed).
-_READ = frozenset(
-    spellings(
-        EntryType.WHEEL_RESTART,
-        EntryType.WHEEL_RESULT,
-        EntryType.ROUND_RESULT,
-        EntryType.ROUND_RESULT_CORRECTED,
-        EntryType.ROUND_NO_SPIN,
-    )
+# The types journal_games reads; their stored names, an old journal's spellings too (the rest is not
+# parsed).
+_KINDS = (
+    EntryType.WHEEL_RESTART,
+    EntryType.WHEEL_RESULT,
+    EntryType.ROUND_RESULT,
+    EntryType.ROUND_RESULT_CORRECTED,
+    EntryType.ROUND_NO_SPIN,
 )
+_READ = frozenset(spellings(*_KINDS))
 
 
 def _before(time: datetime | None, since: datetime) -> bool:
@@ -120,15 +119,13 @@ def _before(time: datetime | None, since: datetime) -> bool:
 def table_journal(store: Store, table: str) -> list[Entry]:
     """`table`'s journal as the reconciliation reads it: its chain, and, where that chain is the
     forwarded copy (a floor database: engine.store.forwarded), the pit-boss actions journaled on the
-    floor's own chain for it (`floor.action`) that the table has not decided yet, after the chain,
-    unwrapped into the action's own entry. An action the table took is in the copy already, in its
-    place (a later correction at the table overrides it there); one it refused never took effect."""
-    import sqlalchemy as sa
-
+    floor's own chain for it (`floor.action`, read typed: engine.store.forwarded.floor_actions) that the
+    table has not decided yet, after the chain, unwrapped into the action's own entry. An action the
+    table took is in the copy already, in its place (a later correction at the table overrides it
+    there); one it refused never took effect."""
     from engine.journal_types import read
-    from engine.store import schema
     from engine.store.canonical import canonical_json
-    from engine.store.forwarded import is_forwarded
+    from engine.store.forwarded import floor_actions, is_forwarded
     from engine.store.users_journal import FLOOR
     from engine.table_events import FloorActionTaken
 
@@ -140,19 +137,13 @@ def table_journal(store: Store, table: str) -> list[Entry]:
         for e in entries
         if e.type == EntryType.TABLE_FLOOR_ACTION_TAKEN and isinstance(p := read(e), FloorActionTaken)
     }
-    j = schema.journal
     with store.read() as conn:
-        rows = conn.execute(
-            sa.select(j.c.seq, j.c.time, j.c.user_name, j.c.round_id, j.c.payload)
-            .where(j.c.table_id == FLOOR, j.c.type == EntryType.FLOOR_ACTION.value)
-            .order_by(j.c.seq)
-        ).all()
-    for seq, time, user, round_id, text in rows:
-        action = json.loads(text)
-        if action.get("table") != table or int(seq) in decided or action.get("action") not in _READ:
+        found = list(floor_actions(conn, *_KINDS, table=table))
+    for e, action, _p in found:
+        if e.seq in decided:
             continue
-        payload = canonical_json(action.get("payload") or {})
-        entries.append(Entry(FLOOR, int(seq), time, user, round_id, action["action"], payload, "", ""))
+        payload = canonical_json(dict(action.payload))
+        entries.append(Entry(FLOOR, e.seq, e.time, e.user, e.round_id, action.action, payload, "", ""))
     return entries
 
 
