@@ -2,19 +2,26 @@
 
 import os
 import sys
+from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # No byte-code caches in the program's folders, whoever runs pytest (make test sets the variable too):
 # a cache is a file of the program (engine.software_id), and the `drr` subprocesses inherit the setting.
 sys.dont_write_bytecode = True
 os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+# Except while tests are collected (`pytest_make_collect_report` below): then each worker rewrites the
+# asserts of ~330 test modules and compiles them and the program's modules they import, about half of a
+# worker's 13 CPU-seconds of collection, in every worker of every run. Those caches go to a folder of the
+# user's own cache, outside the program's folders, and only the pytest process writes or reads them: the
+# prefix is set on `sys` and only during collection, never in the environment, since a `drr` child's
+# byte-code guard compiles every source that has a cache to compare the two (gui/bytecode_guard.py).
+_COLLECTION_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "drr-test-pycache"
 
 
 import contextlib  # noqa: E402 - after the byte-code setting
 import signal  # noqa: E402
 import tempfile  # noqa: E402
 from collections.abc import Callable, Iterator  # noqa: E402
-from pathlib import Path  # noqa: E402
 from typing import TYPE_CHECKING, TypeVar  # noqa: E402
 
 import pytest  # noqa: E402
@@ -84,6 +91,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     computes the same order, as xdist requires."""
     workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
     items[:] = spread_long_first(items, workers, lambda item: item.get_closest_marker("slow") is not None)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[pytest.CollectReport]:
+    """Byte-code caches for what collecting imports, kept apart from the program (see `_COLLECTION_CACHE`);
+    set again for each collector since importing gui.cli turns writing off for good."""
+    saved = sys.pycache_prefix, sys.dont_write_bytecode
+    sys.pycache_prefix, sys.dont_write_bytecode = str(_COLLECTION_CACHE), False
+    try:
+        return (yield)
+    finally:
+        sys.pycache_prefix, sys.dont_write_bytecode = saved
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from engine.certify import RAW_BYTES_PER_DRAW, bonus_games_for, compliance_matrix_path, write_pack
-from engine.cli.math_cmd import PDF_WRITERS
 from engine.errors import DrrError
 from engine.math.report import par_sheet_text
 from engine.math.wager_math import game_math
@@ -20,6 +19,7 @@ from engine.rng_collect import BONUS_HEADER, DRAWS_HEADER
 from engine.rules import default_rules_path, load_rules
 from engine.software_id import software_identity
 from gui.cli import build_parser, main
+from gui.par_pdf import write_pdf  # (the writer `drr` registers: taken directly, whatever ran before)
 
 N = 10_000  # the battery's minimum
 FILES = {
@@ -119,7 +119,7 @@ def test_each_file_is_what_it_says(pack: tuple[Path, int, str], house_rules: Pat
 
 def test_progress_covers_every_step(tmp_path: Path) -> None:
     seen: list[tuple[str, int, int]] = []
-    write_pack(tmp_path / "p", default_rules_path(), N, PDF_WRITERS[-1], lambda *a: seen.append(a))
+    write_pack(tmp_path / "p", default_rules_path(), N, write_pdf, lambda *a: seen.append(a))
     dones = [d for _, d, _ in seen]
     totals = {t for _, _, t in seen}
     assert dones == sorted(dones) and len(totals) == 1 and dones[-1] == totals.pop()
@@ -153,7 +153,7 @@ def test_a_folder_with_files_is_refused(tmp_path: Path) -> None:
     (tmp_path / "p").mkdir()
     (tmp_path / "p" / "old.txt").write_text("x")
     with pytest.raises(DrrError, match="not an empty folder"):
-        write_pack(tmp_path / "p", default_rules_path(), N, PDF_WRITERS[-1])
+        write_pack(tmp_path / "p", default_rules_path(), N, write_pdf)
     assert [p.name for p in (tmp_path / "p").iterdir()] == ["old.txt"]
 
 
