@@ -21,7 +21,7 @@ _COLLECTION_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cac
 import contextlib  # noqa: E402 - after the byte-code setting
 import signal  # noqa: E402
 import tempfile  # noqa: E402
-from collections.abc import Callable, Iterator  # noqa: E402
+from collections.abc import Callable, Generator, Iterator  # noqa: E402
 from typing import TYPE_CHECKING, TypeVar  # noqa: E402
 
 import pytest  # noqa: E402
@@ -94,7 +94,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[pytest.CollectReport]:
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
     """Byte-code caches for what collecting imports, kept apart from the program (see `_COLLECTION_CACHE`);
     set again for each collector since importing gui.cli turns writing off for good."""
     saved = sys.pycache_prefix, sys.dont_write_bytecode
