@@ -227,6 +227,12 @@ def test_in_process_sim_and_user_start(tmp_path: Path) -> None:
 
         async with SimLink(user) as link:
             tap = Tap(link)
+            # Its start-up states take ~0.2 s at x40, longer on a loaded machine: wait for state 2, then
+            # see that it stays there, waiting for the host.
+            for _ in range(200):
+                if user.state == 2:
+                    break
+                await asyncio.sleep(0.05)
             await asyncio.sleep(0.3)
             assert user.state == 2 and user.results_played == 0  # waits for the host
             reply = await link.command("*u 3")
