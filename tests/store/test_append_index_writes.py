@@ -12,6 +12,7 @@ import pytest
 import sqlalchemy as sa
 
 from engine.bets import Wager, inside_bet
+from engine.errors import DrrError
 from engine.floor import history_page
 from engine.floor.history_page import HistoryQuery, fetch_page
 from engine.journal_types import write
@@ -43,7 +44,7 @@ def _signed_open_round(store: Store) -> Any:
     return raw
 
 
-def test_a_signed_wager_append_runs_seven_statements(store: Store) -> None:
+def test_a_signed_wager_append_runs_six_statements(store: Store) -> None:
     raw = _signed_open_round(store)
     seen: list[str] = []
     raw.set_trace_callback(seen.append)
@@ -52,23 +53,37 @@ def test_a_signed_wager_append_runs_seven_statements(store: Store) -> None:
     finally:
         raw.set_trace_callback(None)
     verbs = [" ".join(s.split()[:2]) for s in seen]
-    # the head read, the entry, the round read and updated, the head advanced and signed: before, a
-    # second UPDATE of chain_heads put the signature on the head
+    # the head read, the entry, the wager added to its round, the head advanced and signed: before,
+    # the round's row was read first, and a second UPDATE of chain_heads put the signature on the head
     assert verbs == [
         "BEGIN IMMEDIATE",
         "SELECT chain_heads.seq,",
         "INSERT INTO",
-        "SELECT rounds.table_id,",
         "UPDATE rounds",
         "UPDATE chain_heads",
         "COMMIT",
     ], seen
-    assert "sig=" in seen[5]
+    assert "wagered=(rounds.wagered + 250000)" in seen[3] and "sig=" in seen[4]
     key = keys.load(store.where, "T1")
     assert key is not None
     with store.read() as conn:
         seq, hash_, sig = conn.execute(sa.select(schema.chain_heads.c["seq", "hash", "sig"])).one()
     assert seq == 7 and keys.check_signature(key.public, "T1", seq, hash_, sig)  # the new head's own
+
+
+def test_a_wager_for_an_unknown_round_is_refused_and_nothing_written(store: Store) -> None:
+    """The wager is added to its round without reading the row first: no row updated is refused."""
+    _signed_open_round(store)
+    head = store.journal.head("T1")
+    stray = write(
+        WagerPlaced(Wager("w9", "p3", inside_bet([17, 20]), Decimal("25.00"))),
+        table="T1",
+        round_id="r-2",
+        user="dana",
+    )
+    with pytest.raises(DrrError, match="unknown round 'r-2' on table T1"):
+        store.journal.append_many([stray])
+    assert store.journal.head("T1") == head
 
 
 def test_a_wager_append_writes_no_wagered_sort_index(store: Store) -> None:
