@@ -227,7 +227,7 @@ Index(
     rounds.c.round_id,
     sqlite_where=NOT_OPEN,
     postgresql_where=NOT_OPEN,
-)  # fmt: skip (as ix_rounds_wagered)
+)  # partial as ix_rounds_wagered: a wager to an open round does not write it
 Index("ix_rounds_result_paid", RESULT_KEY, rounds.c.paid, rounds.c.table_id, rounds.c.round_id)
 Index("ix_rounds_lucky_paid", rounds.c.lucky_hit, rounds.c.paid, rounds.c.table_id, rounds.c.round_id)
 _PAIRED_KEYS = {
