@@ -14,7 +14,10 @@ starts with its key, and one that starts with the table (engine.store.schema, mi
 - sort: otherwise the page walks the sort's index, skipping the rounds the filters refuse (at
   least one in every ~50 matches, since each indexed filter keeps at least PROBE of them).
 
-Every way gives the same rows in the same order (ties broken by table, then round id).
+Every way gives the same rows in the same order (ties broken by table, then round id). The wagered
+sort's indexes hold only the rounds no longer open (an open round's `wagered` changes at every chip,
+and a wager's append would rewrite them: migration 0015): a page walked along them has the open
+rounds that belong on it merged in (`_wagered_walk`).
 """
 
 from __future__ import annotations
@@ -246,6 +249,8 @@ def fetch_page(
         if way == "few":
             assert index is not None
             rows = _page_of_few(conn, query, clauses, index, after, limit)
+        elif query.sort == "wagered":
+            rows = _wagered_walk(conn, query, clauses, index, after, limit)
         else:
             rows = _walk(conn, query, clauses, index, after, limit)
     more = len(rows) > limit
@@ -287,6 +292,37 @@ def _walk(
         return rows
     beyond = select.where(key < after[0] if query.descending else key > after[0])
     return rows + _run(conn, _ordered(beyond, whole, query, limit - len(rows)), index)
+
+
+def _wagered_walk(
+    conn: Any, query: HistoryQuery, clauses: list[Any], index: str | None, after: Cursor | None, limit: int
+) -> list[Any]:
+    """`_walk` for the sort by wagered, whose indexes hold only the rounds no longer open (an open
+    round's `wagered` changes at every chip: engine.store.schema.NOT_OPEN, migration 0015): the page
+    walked along the sort's (or the pair's) index, and the open rounds (a table's one taking bets,
+    found through ix_rounds_open) that belong on it, merged and ordered by the database."""
+    r = schema.rounds
+    whole: tuple[Any, ...] = (r.c.wagered, r.c.table_id, r.c.round_id)
+
+    def part(which: Any) -> Any:
+        select = sa.select(*(r.c[name] for name in _COLUMNS), r.c.wagered.label("sort_key"))
+        select = select.where(*clauses, which)
+        if after is not None:
+            select = select.where(_past(whole, after, query))
+        return _ordered(select, whole, query, limit)
+
+    closed, opened = part(schema.NOT_OPEN), part(schema.OPEN)
+    if conn.dialect.name != "sqlite":
+        both = sa.union_all(closed.subquery().select(), opened.subquery().select()).subquery()
+        merged = _ordered(sa.select(both), (both.c.sort_key, both.c.table_id, both.c.round_id), query, limit)
+        return list(conn.execute(merged).all())
+    way = "DESC" if query.descending else "ASC"
+    sql = (
+        f"SELECT * FROM ({_sqlite_text(conn, closed, index)}) UNION ALL SELECT * FROM "
+        f"({_sqlite_text(conn, opened, 'ix_rounds_open')}) "
+        f"ORDER BY sort_key {way}, table_id {way}, round_id {way} LIMIT {limit + 1}"
+    )
+    return list(conn.exec_driver_sql(sql).all())
 
 
 def _ordered(select: Any, order: tuple[Any, ...], query: HistoryQuery, limit: int) -> Any:
@@ -350,11 +386,17 @@ def _execute(conn: Any, select: Any, index: str) -> list[Any]:
     write for SQLite): its planner, offered an ORDER BY … LIMIT, would walk the sort's index instead."""
     if conn.dialect.name != "sqlite":
         return list(conn.execute(select).all())
+    return list(conn.exec_driver_sql(_sqlite_text(conn, select, index)).all())
+
+
+def _sqlite_text(conn: Any, select: Any, index: str | None) -> str:
+    """`select` as SQLite text reading `rounds` through `index` (None: the planner's choice)."""
     # Values written in (quoted by SQLAlchemy's literal processors): SQLite uses a partial index only
     # when the query's own text implies its predicate, which a bound parameter never does.
     compiled = select.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True})
-    sql = compiled.string.replace("FROM rounds", f"FROM rounds INDEXED BY {index}")  # (every part)
-    return list(conn.exec_driver_sql(sql).all())
+    if index is None:
+        return str(compiled.string)
+    return str(compiled.string).replace("FROM rounds", f"FROM rounds INDEXED BY {index}")  # (every part)
 
 
 def dealers(store: Store, table: str | None = None) -> list[str]:

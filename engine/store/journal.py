@@ -88,16 +88,23 @@ _ADVANCE_HEAD = (
 )
 
 
-def write_head(conn: Connection, table: str, old: tuple[int, str] | None, seq: int, hash_: str) -> None:
+# The head advanced and signed in one statement (a signed table's every append: issue 28).
+_ADVANCE_SIGNED_HEAD = _ADVANCE_HEAD.values(sig=sa.bindparam("sig"))
+
+
+def write_head(
+    conn: Connection, table: str, old: tuple[int, str] | None, seq: int, hash_: str, *, sig: str | None = None
+) -> None:
+    """Advance the chain's head row from `old` to (seq, hash_); with `sig`, the head's signature too
+    (else the row's signature is left as it was, for `sign_head`)."""
     if old is None and conn.dialect.name == "sqlite":
-        conn.execute(sa.insert(schema.chain_heads).values(table_id=table, seq=seq, hash=hash_))
+        conn.execute(sa.insert(schema.chain_heads).values(table_id=table, seq=seq, hash=hash_, sig=sig))
         return
-    done = exec_fast(
-        conn,
-        "advance_head",
-        _ADVANCE_HEAD,
-        {"t": table, "old_seq": old[0] if old else 0, "new_seq": seq, "new_hash": hash_},
-    ).rowcount
+    values = {"t": table, "old_seq": old[0] if old else 0, "new_seq": seq, "new_hash": hash_}
+    if sig is None:
+        done = exec_fast(conn, "advance_head", _ADVANCE_HEAD, values).rowcount
+    else:
+        done = exec_fast(conn, "advance_signed_head", _ADVANCE_SIGNED_HEAD, {**values, "sig": sig}).rowcount
     if done != 1:  # the head moved under us: only possible without the row lock, i.e. a bug
         raise RuntimeError(f"journal head of {table} moved during an append")
 
@@ -456,10 +463,10 @@ class Journal:
                     insert_entries(conn, mine, sign=key.sign if key else None)
         for table, (old, seq, digest) in heads.items():
             if old is None or old[0] != seq:
-                write_head(conn, table, old, seq, digest)
                 key = signers[table]
-                if key is not None:
-                    sign_head(conn, table, seq, digest, key.sign)
+                # a signed head in the same statement that advances it: one UPDATE, not two
+                sig = key.sign(seq, digest) if key is not None else None
+                write_head(conn, table, old, seq, digest, sig=sig)
                 if conn.dialect.name == "postgresql":
                     # Stations LISTENing wake at commit (as after a forward), not at their next poll.
                     notify_head(conn, table, seq)

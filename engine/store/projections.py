@@ -139,6 +139,8 @@ class Rows(Protocol):
 
     def set_round(self, entry: Entry, values: dict[str, Any]) -> None: ...
 
+    def add_to_round(self, entry: Entry, column: str, units: int) -> None: ...
+
     def insert_round(self, values: dict[str, Any]) -> None: ...
 
     def bump(self, table: sa.Table, keys: dict[str, Any], deltas: dict[str, int]) -> None: ...
@@ -187,6 +189,21 @@ class SqlRows:
         params = {f"v_{n}": v for n, v in values.items()}
         params["k_table"], params["k_round"] = entry.table, entry.round_id
         exec_fast(self.conn, ("projections.set_round", names), statement, params)
+
+    def add_to_round(self, entry: Entry, column: str, units: int) -> None:
+        """Add `units` to the round's `column` in one UPDATE (a wager's append: no read of the row
+        first, issue 28); an unknown round is refused as `round` refuses it."""
+        statement = _ADD_TO_ROUND.get(column)
+        if statement is None:
+            r = schema.rounds
+            statement = _ADD_TO_ROUND[column] = (
+                sa.update(r)
+                .where(r.c.table_id == sa.bindparam("k_table"), r.c.round_id == sa.bindparam("k_round"))
+                .values({r.c[column]: r.c[column] + sa.bindparam("d_units", type_=r.c[column].type)})
+            )
+        params = {"k_table": entry.table, "k_round": entry.round_id, "d_units": units}
+        if not exec_fast(self.conn, ("projections.add_to_round", column), statement, params).rowcount:
+            raise _unknown_round(entry)
 
     def insert_round(self, values: dict[str, Any]) -> None:
         self.conn.execute(sa.insert(schema.rounds).values(values))
@@ -247,6 +264,7 @@ _READ_ROUND = sa.select(*schema.rounds.columns).where(
 )
 _SET_ROUND: dict[tuple[str, ...], Any] = {}  # the columns an UPDATE of a round sets -> its statement
 _BUMP: dict[tuple[str, tuple[str, ...], tuple[str, ...]], Any] = {}  # (table, keys, deltas) -> UPDATE
+_ADD_TO_ROUND: dict[str, Any] = {}  # the column an UPDATE adds to -> its statement
 
 
 def _wager_entries_query(*where: Any) -> Any:
@@ -423,8 +441,7 @@ def _handle_by_bet(rows: Rows, entry: Entry, opened: int) -> dict[str, int]:
 
 
 def _wager_placed(rows: Rows, entry: Entry, p: _round.WagerPlaced) -> None:
-    row = rows.round(entry)
-    rows.set_round(entry, {"wagered": row["wagered"] + to_units(p.wager.amount, "wager amount")})
+    rows.add_to_round(entry, "wagered", to_units(p.wager.amount, "wager amount"))
 
 
 def _wager_removed(rows: Rows, entry: Entry, p: _round.WagerRemoved) -> None:
@@ -670,6 +687,9 @@ class BatchRows:
         if key not in self.new:
             self.dirty.add(key)
 
+    def add_to_round(self, entry: Entry, column: str, units: int) -> None:
+        self.set_round(entry, {column: self.round(entry)[column] + units})
+
     def insert_round(self, values: dict[str, Any]) -> None:
         key = (str(values["table_id"]), str(values["round_id"]))
         if key in self.rounds:
@@ -853,6 +873,9 @@ class MemoryRows:
         row = self.rounds.get(rid) if rid is not None else None
         if row is not None:  # an UPDATE of no row changes nothing, as in the database
             row.update(values)
+
+    def add_to_round(self, entry: Entry, column: str, units: int) -> None:
+        self.set_round(entry, {column: self.round(entry)[column] + units})
 
     def insert_round(self, values: dict[str, Any]) -> None:
         rid = values["round_id"]

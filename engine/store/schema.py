@@ -193,8 +193,18 @@ Index("ix_rounds_table_paid", rounds.c.table_id, rounds.c.paid, rounds.c.round_i
 # ... by wagered and by result (migration 0010). RESULT_KEY is the result sort's expression (a round
 # without a result sorts below 0); a query must spell it the same way for an index to serve it.
 RESULT_KEY = func.coalesce(rounds.c.result, literal_column("-1"))
-Index("ix_rounds_wagered", rounds.c.wagered, rounds.c.table_id, rounds.c.round_id)
-Index("ix_rounds_table_wagered", rounds.c.table_id, rounds.c.wagered, rounds.c.round_id)
+# An open round's `wagered` changes at every chip placed or taken back (the projections keep it as
+# placed, migration 0011), and every index holding it is rewritten with it: so the sort's indexes hold
+# only the rounds no longer open (migration 0015), and the history browser's wagered sort adds the few
+# open rounds (found through ix_rounds_open) to the page it walks. A query must spell NOT_OPEN this
+# way (the value a literal, not a bound parameter) for an index to serve it.
+NOT_OPEN = rounds.c.status != literal_column("'open'")
+OPEN = rounds.c.status == literal_column("'open'")
+Index("ix_rounds_wagered", rounds.c.wagered, rounds.c.table_id, rounds.c.round_id,
+      sqlite_where=NOT_OPEN, postgresql_where=NOT_OPEN)  # fmt: skip
+Index("ix_rounds_table_wagered", rounds.c.table_id, rounds.c.wagered, rounds.c.round_id,
+      sqlite_where=NOT_OPEN, postgresql_where=NOT_OPEN)  # fmt: skip
+Index("ix_rounds_open", rounds.c.table_id, rounds.c.round_id, sqlite_where=OPEN, postgresql_where=OPEN)
 Index("ix_rounds_result", RESULT_KEY, rounds.c.table_id, rounds.c.round_id)
 Index("ix_rounds_table_result", rounds.c.table_id, RESULT_KEY, rounds.c.round_id)
 # The "bonus hit: yes" filter finds its few rounds through this partial index.
@@ -209,7 +219,15 @@ Index("ix_rounds_table_bonus_hit", rounds.c.table_id, rounds.c.opened_at, rounds
 # index of its own, the filter's value (or predicate) first, then the sort's key (migration 0013;
 # engine.floor.history_page.PAIRED names them).
 Index("ix_rounds_result_opened", RESULT_KEY, rounds.c.opened_at, rounds.c.table_id, rounds.c.round_id)
-Index("ix_rounds_result_wagered", RESULT_KEY, rounds.c.wagered, rounds.c.table_id, rounds.c.round_id)
+Index(
+    "ix_rounds_result_wagered",
+    RESULT_KEY,
+    rounds.c.wagered,
+    rounds.c.table_id,
+    rounds.c.round_id,
+    sqlite_where=NOT_OPEN,
+    postgresql_where=NOT_OPEN,
+)  # partial as ix_rounds_wagered: a wager to an open round does not write it
 Index("ix_rounds_result_paid", RESULT_KEY, rounds.c.paid, rounds.c.table_id, rounds.c.round_id)
 Index("ix_rounds_lucky_paid", rounds.c.lucky_hit, rounds.c.paid, rounds.c.table_id, rounds.c.round_id)
 _PAIRED_KEYS = {
