@@ -33,7 +33,7 @@ from engine.round import (
     WagerPlaced,
     WagerRemoved,
 )
-from engine.store.history import show_round
+from engine.store.history import RoundRecord, find_round
 from engine.table_events import PlayerBonusEvent, PresetSet, TimerRestarted
 from engine.wheel_events import WheelEvent
 
@@ -53,7 +53,7 @@ class BonusStep:
 
 @dataclass
 class Recall:
-    record: dict[str, Any]
+    record: RoundRecord  # the round's `rounds` row
     entries: list[dict[str, Any]]
     wagers: list[Wager] = field(default_factory=list)
     seats: dict[str, int] = field(default_factory=dict)  # player -> the croupier station's seat (journaled)
@@ -144,8 +144,8 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
     from engine.round import RoundOpened, replay
     from engine.store.rules_store import rules_for
 
-    shown = show_round(store, round_id, table)
-    rec = Recall(shown["round"], shown["entries"])
+    record = find_round(store, round_id, table)
+    rec = Recall(record, [e.as_dict() for e in store.journal.round_entries(round_id, record.table)])
     round_events: list[RoundEvent] = []
     wagers: dict[str, Wager] = {}
     bonus_player = "?"
@@ -264,15 +264,15 @@ def settlement_records(rec: Recall) -> list[dict[str, str]]:
     the rules' places), recomputed under the round's own Rules Submission. A round that paid nothing
     (not settled, void, imported) has none. DrrError when they cannot be recomputed or do not add up
     to what the table paid: the journal and the rules would not agree."""
-    if rec.record["status"] != "settled" or rec.record["source"] != "table":
+    if rec.record.status != "settled" or rec.record.source != "table":
         return []
-    round_id = rec.record["round_id"]
+    round_id = rec.record.round_id
     if rec.settlement is None:
         raise DrrError(f"round {round_id}: {rec.replay_note or 'per-wager payouts not recomputed'}")
     wire = rec.settlement.to_wire()
-    if Decimal(wire["total_paid"]) != Decimal(rec.record["paid"]):
+    if Decimal(wire["total_paid"]) != rec.record.paid:
         raise DrrError(
             f"round {round_id}: the payouts recomputed under Rules Submission {rec.rules_sha256} come "
-            f"to {wire['total_paid']}, the table paid {rec.record['paid']}"
+            f"to {wire['total_paid']}, the table paid {rec.record.paid}"
         )
     return [{k: str(w[k]) for k in SETTLEMENT_KEYS} for w in wire["wagers"]]

@@ -355,7 +355,7 @@ def test_recall_of_a_round_voided_after_settlement_keeps_its_payouts(demo_floor:
     before = recall_round(store, "T1-000002", "T1")
     void_round(store, "T1-000002", "wrong ball in play", users["pitboss"], table="T1")
     rec = recall_round(store, "T1-000002", "T1")
-    assert rec.record["status"] == "void"
+    assert rec.record.status == "void"
     assert "voided by" in rec.replay_note and "after settlement" in rec.replay_note
     assert rec.settlements == before.settlements and rec.settlements
 
