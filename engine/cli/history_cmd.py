@@ -128,7 +128,8 @@ def run_show(args: argparse.Namespace) -> int:
         rec = recall_round(store, args.round_id, args.only_table)
     if args.json:
         record = rec.record.as_json()
-        shown = {"round": record, "entries": rec.entries, "settlements": settlement_records(rec)}
+        entries = [e.as_dict() for e in rec.entries]
+        shown = {"round": record, "entries": entries, "settlements": settlement_records(rec)}
         print(json.dumps(shown, sort_keys=True, indent=2))
         return 0
     for line in show_lines(rec):
@@ -231,7 +232,5 @@ def show_lines(rec: Recall) -> list[str]:
     elif rec.replay_note:
         lines.append(f"  {rec.replay_note}")
     for e in rec.entries:
-        lines.append(
-            f"  #{e['seq']:<7} {e['time'][:19].replace('T', ' ')}  {e['user'] or '-':<10} {rec.text(e)}"
-        )
+        lines.append(f"  #{e.seq:<7} {e.time[:19].replace('T', ' ')}  {e.user or '-':<10} {rec.text(e)}")
     return lines

@@ -142,15 +142,15 @@ class RecallView(QWidget):
             or "no bonus game in this round"
         )
         self.wheel.setPlainText(
-            "\n".join(f"{e['time'][11:23]}  {rec.text(e)}" for e in rec.wheel)
+            "\n".join(f"{e.time[11:23]}  {rec.text(e)}" for e in rec.wheel)
             or "no wheel messages journaled for this round"
         )
         self.audit.clear()
         for e in rec.entries:
             text = rec.text(e)
-            node = QTreeWidgetItem([str(e["seq"]), e["time"][:23], e["type"], e["user"] or "", text])
+            node = QTreeWidgetItem([str(e.seq), e.time[:23], e.type, e.user or "", text])
             # The chain links an auditor checks (drr audit verify), not the payload: that is the text.
-            node.setToolTip(4, f"{text}\nentry hash {e['hash']}\nprevious entry's hash {e['prev_hash']}")
+            node.setToolTip(4, f"{text}\nentry hash {e.hash}\nprevious entry's hash {e.prev_hash}")
             self.audit.addTopLevelItem(node)
         for col in range(4):
             self.audit.resizeColumnToContents(col)
