@@ -66,30 +66,18 @@ class HistoryQuery:
         }[self.sort]
 
     def where(self) -> list[Any]:
+        """Every filter's clause: the indexed ones as `_drivers` writes them (the expressions their
+        indexes are built on: the result sort's key, the partial indexes' predicates), then the rest."""
         r = schema.rounds
-        clauses: list[Any] = []
+        clauses = [clause for _name, clause, _index in _drivers(self)]
         if self.table is not None:
             clauses.append(r.c.table_id == self.table)
-        if self.since is not None:
-            clauses.append(r.c.opened_at >= format_time(self.since))
-        if self.until is not None:
-            clauses.append(r.c.opened_at < format_time(self.until))
         if self.dealer:
             clauses.append(r.c.dealer == self.dealer)
-        if self.result is not None:  # the result sort's expression, so its index finds them too
-            clauses.append(self.result == schema.RESULT_KEY)
         if self.lucky_hit is not None:
             clauses.append(r.c.lucky_hit.is_(self.lucky_hit))
-        if self.bonus_hit:
-            clauses.append(schema.BONUS_HIT)  # the partial index's own expression
-        elif self.bonus_hit is not None:
+        if self.bonus_hit is False:
             clauses.append(r.c.bonus_hit.is_(False))
-        if self.min_paid is not None:
-            clauses.append(r.c.paid >= to_units(self.min_paid, "minimum payout"))
-        if self.irregular:
-            clauses.append(schema.IRREGULAR)  # the partial indexes' own expression
-        if self.round_id:
-            clauses.append(r.c.round_id == self.round_id.strip())
         return clauses
 
 
