@@ -66,7 +66,6 @@ class Recall:
     wheel: list[Entry] = field(default_factory=list)
     bonus_steps: list[BonusStep] = field(default_factory=list)
     bonus_outcomes: dict[str, Fraction] = field(default_factory=dict)
-    settlements: list[Settlement] = field(default_factory=list)
     settlement: RoundSettlement | None = None  # the settlements with their totals (None: unknown)
     rules_sha256: str | None = None  # the Rules Submission the round was opened under
     rules: RulesSubmission | None = None  # ... when the store holds it
@@ -80,6 +79,11 @@ class Recall:
         from its payload typed once; a malformed one told plainly."""
         payload = typed(entry)
         return describe(entry.type, entry.payload) if payload is None else describe_payload(payload)
+
+    @property
+    def settlements(self) -> list[Settlement]:
+        """Each wager's settlement under the round's own rules (none when they are not known)."""
+        return [] if self.settlement is None else list(self.settlement.settlements)
 
     @property
     def stakes_by_player(self) -> dict[str, Decimal]:
@@ -220,14 +224,12 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
     else:
         if state.settlement is not None and rec.original_result is None:
             rec.settlement = state.settlement
-            rec.settlements = list(state.settlement.settlements)
         elif rec.original_result is not None:
             rec.replay_note = (
                 "the result was corrected: the payouts shown by the table were for the first result"
             )
             if state.settlement is not None:
                 rec.settlement = state.settlement
-                rec.settlements = list(state.settlement.settlements)
         elif state.result is not None and state.draw is not None and state.phase.value != "void":
             # Not settled yet (a payout waiting for approval, a bonus game under way): what it will pay.
             from engine.settlement import settle_round
@@ -238,7 +240,6 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
                 rec.replay_note = f"payouts not known yet: {exc.message}"
             else:
                 rec.settlement = pending
-                rec.settlements = list(pending.settlements)
                 rec.replay_note = "not settled yet: the payouts shown are what the round will pay"
     if voided_late is not None:
         by = voided_late.by or "?"
