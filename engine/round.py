@@ -28,7 +28,7 @@ Public API (for the table service, the journal and recall)::
     state = apply(state, ResultRecorded(17))
     state = apply(state, settle(state))               # RoundSettled (or BonusStarted first)
     replay(rules, events) == state                    # the same events, the same state
-    event_from_json(e.to_json()) == e
+    journal_types.parse(e.type, e.to_json()) == e     # the registry reads every event's payload
 
 Illegal transitions raise IllegalTransition (a DrrError) naming the event and the phase.
 """
@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 from engine.bets import Bet, Wager, bet_from_wire, check_amount, inside_bet
 from engine.codec import Coder, Record, fact, maybe_whole
 from engine.entry_types import EntryType
-from engine.errors import DrrError, IllegalTransition, IllegalWager
+from engine.errors import IllegalTransition, IllegalWager
 from engine.exact import format_odds
 from engine.rng import Draw, Rng, draw_lucky_and_bonus
 from engine.settlement import (
@@ -270,35 +270,6 @@ RoundEvent = (
     | RoundSettled
     | RoundVoided
 )
-_EVENT_TYPES: dict[str, Any] = {
-    c.type: c
-    for c in (
-        RoundOpened,
-        WagerPlaced,
-        WagerRemoved,
-        BetsClosed,
-        ResultRecorded,
-        ResultCorrected,
-        NoSpin,
-        ResultBeforeClose,
-        BonusStarted,
-        BonusOutcome,
-        RoundSettled,
-        RoundVoided,
-    )
-}
-
-
-def event_from_json(d: Mapping[str, Any]) -> RoundEvent:
-    """Any round event from its JSON form (ValueError naming what is wrong)."""
-    cls = _EVENT_TYPES.get(str(d.get("type")))
-    if cls is None:
-        raise ValueError(f"unknown round event type {d.get('type')!r}")
-    try:
-        event: RoundEvent = cls.from_json(d)
-    except (KeyError, TypeError, ValueError, ArithmeticError, DrrError) as exc:
-        raise ValueError(f"malformed {cls.type} event: {exc}") from None
-    return event
 
 
 # --- state --------------------------------------------------------------------------------------

@@ -252,10 +252,10 @@ def test_no_gui_module_spells_an_alert_kind() -> None:
 
 def test_recall_reads_the_rounds_facts_through_the_registry() -> None:
     import engine.floor.recall as recall
-    from engine.journal_types import parse
+    from engine.journal_types import typed
 
-    assert recall.parse is parse
-    assert "parse(" in inspect.getsource(recall.recall_round)
+    assert recall.typed is typed
+    assert "typed(" in inspect.getsource(recall.recall_round)
 
 
 def test_the_view_carries_the_folds_round_so_a_new_round_field_needs_no_view_field() -> None:

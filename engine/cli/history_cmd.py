@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from decimal import Decimal
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -128,7 +127,9 @@ def run_show(args: argparse.Namespace) -> int:
         # Each wager's payout recomputed under the round's own Rules Submission (by its sha256).
         rec = recall_round(store, args.round_id, args.only_table)
     if args.json:
-        shown = {"round": rec.record, "entries": rec.entries, "settlements": settlement_records(rec)}
+        record = rec.record.as_json()
+        entries = [e.as_dict() for e in rec.entries]
+        shown = {"round": record, "entries": entries, "settlements": settlement_records(rec)}
         print(json.dumps(shown, sort_keys=True, indent=2))
         return 0
     for line in show_lines(rec):
@@ -193,9 +194,9 @@ def run_void(args: argparse.Namespace) -> int:
 
     pin = args.pin if args.pin is not None else read_pin(f"PIN for {args.user}: ")
     with open_from_args(args) as store:
-        from engine.store.history import show_round
+        from engine.store.history import find_round
 
-        table = show_round(store, args.round_id, args.only_table)["round"]["table"]
+        table = find_round(store, args.round_id, args.only_table).table
         # authorize journals a refused role (action.refused) as the GUI's actions do
         user = authorize(store, args.user, pin, "void_round", table=table, station="cli")
         void_round(store, args.round_id, args.reason, user, table=table)
@@ -214,14 +215,12 @@ def show_lines(rec: Recall) -> list[str]:
     from engine.table.view import odds_text
 
     rnd = rec.record
-    result = number_or_none(rec.result if rec.result is not None else rnd["result"])
-    lines = [f"RECALL round {rnd['round_id']} on table {rnd['table']}: {rnd['status']}, result {result}"]
+    result = number_or_none(rec.result if rec.result is not None else rnd.result)
+    lines = [f"RECALL round {rnd.round_id} on table {rnd.table}: {rnd.status}, result {result}"]
     lucky = ", ".join(f"{n} ({odds_text(x)})" for n, x in rec.lucky.items()) or "none drawn"
-    bonus = number_or_none(rec.bonus_number if rec.bonus_number is not None else rnd["bonus_number"], "none")
-    lines.append(
-        f"  Lucky Numbers {lucky}; Bonus Number {bonus}; wagered {_money(rnd['wagered'])}, "
-        f"paid {_money(rnd['paid'])}"
-    )
+    bonus = number_or_none(rec.bonus_number if rec.bonus_number is not None else rnd.bonus_number, "none")
+    money = f"wagered {rnd.wagered:,.2f}, paid {rnd.paid:,.2f}"
+    lines.append(f"  Lucky Numbers {lucky}; Bonus Number {bonus}; {money}")
     if rec.settlements:
         lines.append(
             f"  payouts under Rules Submission {rec.rules_sha256}"
@@ -233,17 +232,5 @@ def show_lines(rec: Recall) -> list[str]:
     elif rec.replay_note:
         lines.append(f"  {rec.replay_note}")
     for e in rec.entries:
-        lines.append(
-            f"  #{e['seq']:<7} {e['time'][:19].replace('T', ' ')}  {e['user'] or '-':<10} {rec.text(e)}"
-        )
+        lines.append(f"  #{e.seq:<7} {e.time[:19].replace('T', ' ')}  {e.user or '-':<10} {rec.text(e)}")
     return lines
-
-
-def _money(value: object) -> str:
-    """An amount of the round's record (text or number; none before the round is settled)."""
-    if value is None or value == "":
-        return "none yet"
-    try:
-        return f"{Decimal(str(value)):,.2f}"
-    except ArithmeticError:
-        return str(value)

@@ -29,9 +29,6 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
-
-import sqlalchemy as sa
 
 from engine.auth import PermissionDenied, User, require
 from engine.entry_types import EntryType
@@ -42,12 +39,10 @@ from engine.math.rules_gate import refuse_bad_math
 from engine.round import ResultCorrected
 from engine.rules import RulesSubmission, parse_rules
 from engine.rules_text import paytable, summary
-from engine.store import schema
 from engine.store.db import Store
 from engine.store.forwarded import journal_action
-from engine.store.history import void_round
+from engine.store.history import RoundRecord, find_round, void_round
 from engine.store.latest import entries_of, latest_entry
-from engine.store.projections import from_units
 from engine.store.users import FLOOR, authenticate
 from engine.table.limits import PLAYER_LIMIT
 from engine.table.service import DEFAULT_APPROVAL_THRESHOLD
@@ -90,18 +85,8 @@ def _reason(reason: str) -> str:
     return reason.strip()
 
 
-def round_row(store: Store, round_id: str, table: str | None) -> Any:
-    r = schema.rounds
-    query = sa.select(r).where(r.c.round_id == round_id)
-    if table is not None:
-        query = query.where(r.c.table_id == table)
-    with store.read() as conn:
-        rows = conn.execute(query).all()
-    if not rows:
-        raise DrrError(f"no round {round_id}" + (f" on table {table}" if table else ""))
-    if len(rows) > 1:
-        raise DrrError(f"round {round_id} exists on several tables: name the table")
-    return rows[0]
+def round_row(store: Store, round_id: str, table: str | None) -> RoundRecord:
+    return find_round(store, round_id, table, several="name the table")
 
 
 def void(store: Store, round_id: str, reason: str, user: User, *, table: str | None = None) -> None:
@@ -117,14 +102,16 @@ def correct_result(
     if isinstance(new, bool) or not isinstance(new, int) or not 0 <= new <= 36:
         raise DrrError(f"the corrected result must be a number 0..36, not {new!r}")
     row = check_correctable(store, round_id, table)
-    if row.result == new:
+    old = row.result
+    assert old is not None  # check_correctable refuses a round without a result
+    if old == new:
         raise DrrError(f"round {round_id} already has the result {new}")
-    corrected = ResultCorrected(int(row.result), new, why, by=user.name, role=user.role)
-    journal_action(store, write(corrected, table=row.table_id, round_id=round_id, user=user.name))
-    return int(row.result)
+    corrected = ResultCorrected(old, new, why, by=user.name, role=user.role)
+    journal_action(store, write(corrected, table=row.table, round_id=round_id, user=user.name))
+    return old
 
 
-def check_correctable(store: Store, round_id: str, table: str | None = None) -> Any:
+def check_correctable(store: Store, round_id: str, table: str | None = None) -> RoundRecord:
     """The round's row if its result may be corrected; else DrrError saying why and what to do
     instead (asked before the reason and the PIN, and again when the correction is journaled)."""
     row = round_row(store, round_id, table)
@@ -190,7 +177,7 @@ def approve_payout(
     why = _reason(reason)
     row, wager_ids, amount = payout_to_approve(store, round_id, table)
     threshold, _ = approval_threshold(
-        current_settings(store, row.table_id), DEFAULT_APPROVAL_THRESHOLD, table=row.table_id
+        current_settings(store, row.table), DEFAULT_APPROVAL_THRESHOLD, table=row.table
     )
     approval = PayoutApproved(
         wager_ids,
@@ -200,20 +187,20 @@ def approve_payout(
         reason=why,
         role=user.role,
     )
-    journal_action(store, write(approval, table=row.table_id, round_id=round_id, user=user.name))
+    journal_action(store, write(approval, table=row.table, round_id=round_id, user=user.name))
     return amount
 
 
 def payout_to_approve(
     store: Store, round_id: str, table: str | None = None
-) -> tuple[Any, tuple[str, ...], Decimal]:
+) -> tuple[RoundRecord, tuple[str, ...], Decimal]:
     """The round's row, its winning wagers and what the table pays them: what an approval signs off
     (DrrError when there is nothing to approve)."""
     row = round_row(store, round_id, table)
     if row.status == "void":
         raise DrrError(f"round {round_id} is void: nothing to pay")
-    wager_ids, pending = _pending_payout(store, round_id, row.table_id, settled=row.status == "settled")
-    return row, wager_ids, from_units(row.paid) if row.status == "settled" else pending
+    wager_ids, pending = _pending_payout(store, round_id, row.table, settled=row.status == "settled")
+    return row, wager_ids, row.paid if row.status == "settled" else pending
 
 
 def _pending_payout(

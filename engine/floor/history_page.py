@@ -22,7 +22,6 @@ rounds that belong on it merged in (`_wagered_walk`).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -32,7 +31,8 @@ import sqlalchemy as sa
 
 from engine.store import schema
 from engine.store.canonical import format_time
-from engine.store.projections import from_units, to_units
+from engine.store.history import RoundRecord
+from engine.store.projections import to_units
 
 if TYPE_CHECKING:
     from engine.store.db import Store
@@ -69,80 +69,19 @@ class HistoryQuery:
         }[self.sort]
 
     def where(self) -> list[Any]:
+        """Every filter's clause: the indexed ones as `_drivers` writes them (the expressions their
+        indexes are built on: the result sort's key, the partial indexes' predicates), then the rest."""
         r = schema.rounds
-        clauses: list[Any] = []
+        clauses = [clause for _name, clause, _index in _drivers(self)]
         if self.table is not None:
             clauses.append(r.c.table_id == self.table)
-        if self.since is not None:
-            clauses.append(r.c.opened_at >= format_time(self.since))
-        if self.until is not None:
-            clauses.append(r.c.opened_at < format_time(self.until))
         if self.dealer:
             clauses.append(r.c.dealer == self.dealer)
-        if self.result is not None:  # the result sort's expression, so its index finds them too
-            clauses.append(self.result == schema.RESULT_KEY)
         if self.lucky_hit is not None:
             clauses.append(r.c.lucky_hit.is_(self.lucky_hit))
-        if self.bonus_hit:
-            clauses.append(schema.BONUS_HIT)  # the partial index's own expression
-        elif self.bonus_hit is not None:
+        if self.bonus_hit is False:
             clauses.append(r.c.bonus_hit.is_(False))
-        if self.min_paid is not None:
-            clauses.append(r.c.paid >= to_units(self.min_paid, "minimum payout"))
-        if self.irregular:
-            clauses.append(schema.IRREGULAR)  # the partial indexes' own expression
-        if self.round_id:
-            clauses.append(r.c.round_id == self.round_id.strip())
         return clauses
-
-
-@dataclass(frozen=True)
-class HistoryRow:
-    table: str
-    round_id: str
-    time: str
-    status: str
-    result: int | None
-    lucky: tuple[int, ...]
-    bonus_number: int | None
-    lucky_hit: bool
-    bonus_hit: bool
-    wagered: Decimal
-    paid: Decimal
-    dealer: str | None
-    manual: bool
-    irregularities: int
-    source: str
-
-    @property
-    def irregular(self) -> bool:
-        return self.irregularities > 0 or self.manual or self.status == "void"
-
-
-_COLUMNS = (
-    "table_id", "round_id", "opened_at", "status", "result", "lucky", "bonus_number", "lucky_hit",
-    "bonus_hit", "wagered", "paid", "dealer", "manual", "irregularities", "source",
-)  # fmt: skip
-
-
-def _row(row: Any) -> HistoryRow:
-    return HistoryRow(
-        row.table_id,
-        row.round_id,
-        row.opened_at,
-        row.status,
-        row.result,
-        tuple(int(pair[0]) for pair in json.loads(row.lucky)) if row.lucky else (),
-        row.bonus_number,
-        bool(row.lucky_hit),
-        bool(row.bonus_hit),
-        from_units(row.wagered),
-        from_units(row.paid),
-        row.dealer,
-        bool(row.manual),
-        int(row.irregularities),
-        row.source,
-    )
 
 
 PROBE = 15_000  # an indexed filter leaving fewer rounds than this drives the page through its index
@@ -240,7 +179,7 @@ def plan(conn: Any, query: HistoryQuery) -> tuple[str, str | None]:
 
 def fetch_page(
     store: Store, query: HistoryQuery, after: Cursor | None = None, limit: int = 200
-) -> tuple[list[HistoryRow], Cursor | None]:
+) -> tuple[list[RoundRecord], Cursor | None]:
     """Up to `limit` rounds after `after` in the query's order, and the cursor of the next page
     (None when this page is the last)."""
     clauses = query.where()
@@ -259,7 +198,7 @@ def fetch_page(
     if more and rows:
         last = rows[-1]
         cursor = (last.sort_key, last.table_id, last.round_id)
-    return [_row(row) for row in rows], cursor
+    return [RoundRecord.of(row) for row in rows], cursor
 
 
 def _walk(
@@ -270,7 +209,7 @@ def _walk(
     planner picks it by itself), or with None the sort's index (the planner's choice)."""
     r = schema.rounds
     key = query.sort_column()
-    select = sa.select(*(r.c[name] for name in _COLUMNS), key.label("sort_key")).where(*clauses)
+    select = sa.select(r, key.label("sort_key")).where(*clauses)
     whole: tuple[Any, ...] = (key, r.c.table_id, r.c.round_id)
     if query.sort == "table" or (query.sort == "result" and query.result is not None):
         # The key is the table (the primary key orders the rows) or one result for every row: what
@@ -365,9 +304,7 @@ def _page_of_few(
     on PostgreSQL a MATERIALIZED common table expression keeps the planner from walking the sort's
     index instead, and its statistics pick the filter's index."""
     r = schema.rounds
-    found = sa.select(*(r.c[name] for name in _COLUMNS), query.sort_column().label("sort_key")).where(
-        *clauses
-    )
+    found = sa.select(r, query.sort_column().label("sort_key")).where(*clauses)
     # (With the table sort the key is the table: ordered by (table, table, round id), the same order.)
     if conn.dialect.name == "sqlite":
         order: tuple[Any, ...] = (query.sort_column(), r.c.table_id, r.c.round_id)

@@ -14,14 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from engine.bets import Wager
 from engine.bonus_game import BoxesPlaced, BoxesRevealed
 from engine.errors import DrrError
 from engine.floor.describe import box_text, describe, describe_payload
 from engine.floor_events import HistoryImported
-from engine.journal_types import ROUND_EVENTS, parse
+from engine.journal_types import ROUND_EVENTS, typed
 from engine.round import (
     BetsClosed,
     BonusOutcome,
@@ -33,7 +33,8 @@ from engine.round import (
     WagerPlaced,
     WagerRemoved,
 )
-from engine.store.history import show_round
+from engine.store.history import RoundRecord, find_round
+from engine.store.records import Entry
 from engine.table_events import PlayerBonusEvent, PresetSet, TimerRestarted
 from engine.wheel_events import WheelEvent
 
@@ -53,8 +54,8 @@ class BonusStep:
 
 @dataclass
 class Recall:
-    record: dict[str, Any]
-    entries: list[dict[str, Any]]
+    record: RoundRecord  # the round's `rounds` row
+    entries: list[Entry]  # the round's journal entries in chain order (each payload typed once)
     wagers: list[Wager] = field(default_factory=list)
     seats: dict[str, int] = field(default_factory=dict)  # player -> the croupier station's seat (journaled)
     lucky: dict[int, Fraction] = field(default_factory=dict)
@@ -62,10 +63,9 @@ class Recall:
     result: int | None = None
     original_result: int | None = None  # the first result when it was corrected later
     corrections: list[ResultCorrected] = field(default_factory=list)
-    wheel: list[dict[str, Any]] = field(default_factory=list)
+    wheel: list[Entry] = field(default_factory=list)
     bonus_steps: list[BonusStep] = field(default_factory=list)
     bonus_outcomes: dict[str, Fraction] = field(default_factory=dict)
-    settlements: list[Settlement] = field(default_factory=list)
     settlement: RoundSettlement | None = None  # the settlements with their totals (None: unknown)
     rules_sha256: str | None = None  # the Rules Submission the round was opened under
     rules: RulesSubmission | None = None  # ... when the store holds it
@@ -73,13 +73,17 @@ class Recall:
     total_paid: Decimal | None = None
     replay_note: str = ""
     confirmation: str = ""  # how the result was confirmed: by whom, or automatically after N s
-    # Each entry in plain words (engine.floor.describe), by seq: made once, from the payload read once.
-    texts: dict[int, str] = field(default_factory=dict)
 
-    def text(self, entry: dict[str, Any]) -> str:
-        """One of the round's entries (of `entries`) in plain words."""
-        text = self.texts.get(entry["seq"])
-        return describe(entry["type"], entry["payload"]) if text is None else text
+    def text(self, entry: Entry) -> str:
+        """One of the round's entries (of `entries`) in plain words (a picked box without what it held),
+        from its payload typed once; a malformed one told plainly."""
+        payload = typed(entry)
+        return describe(entry.type, entry.payload) if payload is None else describe_payload(payload)
+
+    @property
+    def settlements(self) -> list[Settlement]:
+        """Each wager's settlement under the round's own rules (none when they are not known)."""
+        return [] if self.settlement is None else list(self.settlement.settlements)
 
     @property
     def stakes_by_player(self) -> dict[str, Decimal]:
@@ -111,7 +115,7 @@ def _confirmation(result: ResultRecorded, user: str | None) -> str:
     return f"confirmed by {user or '?'}"
 
 
-def _revealed_boxes(entries: list[dict[str, Any]]) -> dict[tuple[str, int], tuple[list[str], bool]]:
+def _revealed_boxes(entries: list[Entry]) -> dict[tuple[str, int], tuple[list[str], bool]]:
     """Each (player, bonus round) whose committed boxes were revealed: the contents shown, and
     whether they are the ones committed at placement (engine.bonus_game.box_commitment)."""
     from engine.bonus_game import box_commitment
@@ -119,10 +123,7 @@ def _revealed_boxes(entries: list[dict[str, Any]]) -> dict[tuple[str, int], tupl
     committed: dict[tuple[str, int], str] = {}
     out: dict[tuple[str, int], tuple[list[str], bool]] = {}
     for e in entries:
-        try:
-            payload = parse(e["type"], e["payload"], where=f"journal entry {e.get('seq')}")
-        except DrrError:
-            continue
+        payload = typed(e)  # (a malformed one: None, kept in the audit trail, not replayed)
         if not isinstance(payload, PlayerBonusEvent):
             continue
         ev, key = payload.event, (payload.player, getattr(payload.event, "round", 0))
@@ -144,8 +145,8 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
     from engine.round import RoundOpened, replay
     from engine.store.rules_store import rules_for
 
-    shown = show_round(store, round_id, table)
-    rec = Recall(shown["round"], shown["entries"])
+    record = find_round(store, round_id, table)
+    rec = Recall(record, list(store.journal.round_entries(round_id, record.table)))
     round_events: list[RoundEvent] = []
     wagers: dict[str, Wager] = {}
     bonus_player = "?"
@@ -154,11 +155,7 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
     voided_late: RoundVoided | None = None
     revealed = _revealed_boxes(rec.entries)
     for e in rec.entries:
-        kind = e["type"]
-        try:
-            payload = parse(kind, e["payload"], where=f"journal entry {e.get('seq')}")
-        except DrrError:
-            payload = None  # malformed: kept in the audit trail, not replayed
+        kind, payload = e.type, typed(e)
         if isinstance(payload, WagerPlaced):
             wagers[payload.wager.id] = payload.wager
             if payload.seat is not None:
@@ -171,7 +168,7 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
             rec.bonus_number = draw.bonus_number
         elif isinstance(payload, ResultRecorded):
             rec.result = payload.number
-            rec.confirmation = _confirmation(payload, e.get("user"))
+            rec.confirmation = _confirmation(payload, e.user)
         elif isinstance(payload, ResultCorrected):
             rec.corrections.append(payload)
             if rec.original_result is None:
@@ -183,7 +180,7 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
             rec.wheel.append(e)
         elif isinstance(payload, BonusOutcome):
             rec.bonus_outcomes[payload.player] = payload.odds
-            rec.bonus_steps.append(BonusStep(payload.player, e["time"], kind, describe_payload(payload)))
+            rec.bonus_steps.append(BonusStep(payload.player, e.time, kind, describe_payload(payload)))
         elif isinstance(payload, PlayerBonusEvent | PresetSet | TimerRestarted):
             bonus_player = payload.player
             if isinstance(payload, PlayerBonusEvent) and isinstance(payload.event, BoxesPlaced):
@@ -202,11 +199,9 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
                 and not revealed.get((bonus_player, reveal.round), ([], False))[1]
             ):
                 text += " — NOT the contents committed at placement"
-            rec.bonus_steps.append(BonusStep(bonus_player, e["time"], kind, text))
+            rec.bonus_steps.append(BonusStep(bonus_player, e.time, kind, text))
         elif isinstance(payload, RoundSettled):
             rec.total_wagered, rec.total_paid = payload.total_wagered, payload.total_paid
-        if payload is not None:  # the audit trail's words (a picked box without what it held)
-            rec.texts[e["seq"]] = describe_payload(payload)
         if isinstance(payload, RoundVoided) and settled_seen:
             # A floor void after settlement is not a step of the round's own play (the engine refuses
             # it there): replay the play as it was and say what the void did.
@@ -229,14 +224,12 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
     else:
         if state.settlement is not None and rec.original_result is None:
             rec.settlement = state.settlement
-            rec.settlements = list(state.settlement.settlements)
         elif rec.original_result is not None:
             rec.replay_note = (
                 "the result was corrected: the payouts shown by the table were for the first result"
             )
             if state.settlement is not None:
                 rec.settlement = state.settlement
-                rec.settlements = list(state.settlement.settlements)
         elif state.result is not None and state.draw is not None and state.phase.value != "void":
             # Not settled yet (a payout waiting for approval, a bonus game under way): what it will pay.
             from engine.settlement import settle_round
@@ -247,7 +240,6 @@ def recall_round(store: Store, round_id: str, table: str | None = None) -> Recal
                 rec.replay_note = f"payouts not known yet: {exc.message}"
             else:
                 rec.settlement = pending
-                rec.settlements = list(pending.settlements)
                 rec.replay_note = "not settled yet: the payouts shown are what the round will pay"
     if voided_late is not None:
         by = voided_late.by or "?"
@@ -264,15 +256,15 @@ def settlement_records(rec: Recall) -> list[dict[str, str]]:
     the rules' places), recomputed under the round's own Rules Submission. A round that paid nothing
     (not settled, void, imported) has none. DrrError when they cannot be recomputed or do not add up
     to what the table paid: the journal and the rules would not agree."""
-    if rec.record["status"] != "settled" or rec.record["source"] != "table":
+    if rec.record.status != "settled" or rec.record.source != "table":
         return []
-    round_id = rec.record["round_id"]
+    round_id = rec.record.round_id
     if rec.settlement is None:
         raise DrrError(f"round {round_id}: {rec.replay_note or 'per-wager payouts not recomputed'}")
     wire = rec.settlement.to_wire()
-    if Decimal(wire["total_paid"]) != Decimal(rec.record["paid"]):
+    if Decimal(wire["total_paid"]) != rec.record.paid:
         raise DrrError(
             f"round {round_id}: the payouts recomputed under Rules Submission {rec.rules_sha256} come "
-            f"to {wire['total_paid']}, the table paid {rec.record['paid']}"
+            f"to {wire['total_paid']}, the table paid {rec.record.paid}"
         )
     return [{k: str(w[k]) for k in SETTLEMENT_KEYS} for w in wire["wagers"]]

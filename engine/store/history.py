@@ -12,7 +12,7 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -72,30 +72,77 @@ class RoundFilter:
         return query
 
 
-def round_record(row: Any) -> dict[str, Any]:
-    """A `rounds` row as the history's JSON object (money as decimal strings)."""
-    return {
-        "round_id": row.round_id,
-        "table": row.table_id,
-        "time": row.opened_at,
-        "status": row.status,
-        "result": row.result,
-        "lucky": json.loads(row.lucky) if row.lucky else [],
-        "bonus_number": row.bonus_number,
-        "wagered": str(from_units(row.wagered)),
-        "paid": str(from_units(row.paid)),
-        "returned": str(from_units(row.returned)),
-        "manual": bool(row.manual),
-        "irregularities": row.irregularities,
-        "dealer": row.dealer,
-        "direction": row.direction,
-        "source": row.source,
-        "closed_at": row.closed_at,
-        "result_at": row.result_at,
-        "settled_at": row.settled_at,
-        "note": row.note,
-        "rules_sha256": row.rules_sha256,  # the Rules Submission it was played under (None: imported)
-    }
+@dataclass(frozen=True)
+class RoundRecord:
+    """One `rounds` row, typed once (money exact): what the history lists and pages, recall, the
+    floor's actions and the history browser read of a round. `as_json` is the history's JSON object
+    (`drr history list --json`, `show --json`, the export)."""
+
+    round_id: str
+    table: str
+    time: str  # when it opened
+    status: str
+    result: int | None
+    lucky: tuple[tuple[int, str], ...]  # the Lucky Numbers drawn and their odds ("199/2")
+    bonus_number: int | None
+    wagered: Decimal
+    paid: Decimal  # what the wagers won, stakes not included
+    returned: Decimal  # paid plus the winners' stakes (a void: every stake)
+    manual: bool
+    irregularities: int
+    dealer: str | None
+    direction: str | None
+    source: str  # "table" or "import"
+    closed_at: str | None
+    result_at: str | None
+    settled_at: str | None
+    note: str | None
+    rules_sha256: str | None  # the Rules Submission it was played under (None: imported)
+    lucky_hit: bool  # (the history browser's columns; not in the JSON object)
+    bonus_hit: bool
+
+    @classmethod
+    def of(cls, row: Any) -> RoundRecord:
+        """`row`: a `rounds` row (every column)."""
+        return cls(
+            round_id=row.round_id,
+            table=row.table_id,
+            time=row.opened_at,
+            status=row.status,
+            result=row.result,
+            lucky=tuple((int(n), str(odds)) for n, odds in json.loads(row.lucky)) if row.lucky else (),
+            bonus_number=row.bonus_number,
+            wagered=from_units(row.wagered),
+            paid=from_units(row.paid),
+            returned=from_units(row.returned),
+            manual=bool(row.manual),
+            irregularities=int(row.irregularities),
+            dealer=row.dealer,
+            direction=row.direction,
+            source=row.source,
+            closed_at=row.closed_at,
+            result_at=row.result_at,
+            settled_at=row.settled_at,
+            note=row.note,
+            rules_sha256=row.rules_sha256,
+            lucky_hit=bool(row.lucky_hit),
+            bonus_hit=bool(row.bonus_hit),
+        )
+
+    @property
+    def lucky_numbers(self) -> tuple[int, ...]:
+        return tuple(n for n, _ in self.lucky)
+
+    @property
+    def irregular(self) -> bool:
+        return self.irregularities > 0 or self.manual or self.status == "void"
+
+    def as_json(self) -> dict[str, Any]:
+        """The round as the history's JSON object (money as decimal strings)."""
+        shown = (f.name for f in fields(self) if f.name not in ("lucky_hit", "bonus_hit"))
+        record = {name: getattr(self, name) for name in shown}
+        money = {k: str(record[k]) for k in ("wagered", "paid", "returned")}
+        return {**record, **money, "lucky": [list(pair) for pair in self.lucky]}
 
 
 def count_rounds(store: Store, flt: RoundFilter = RoundFilter()) -> int:
@@ -136,14 +183,18 @@ def list_rounds(
             query = query.where(past)
         with store.read() as conn:
             rows = conn.execute(query).all()
-        yield from (round_record(row) for row in rows)
+        yield from (RoundRecord.of(row).as_json() for row in rows)
         done += len(rows)
         if len(rows) < size:
             return
         after = (rows[-1].opened_at, rows[-1].table_id, rows[-1].round_id)
 
 
-def _find_round(store: Store, round_id: str, table: str | None) -> Any:
+def find_round(
+    store: Store, round_id: str, table: str | None = None, *, several: str = "name one with --table"
+) -> RoundRecord:
+    """The round's record (on `table`, when given); DrrError when the store has none, or has it on
+    several tables (`several`: how the caller names one)."""
     r = schema.rounds
     with store.read() as conn:
         rows = conn.execute(RoundFilter(table=table, round_id=round_id).apply(sa.select(r))).all()
@@ -152,15 +203,15 @@ def _find_round(store: Store, round_id: str, table: str | None) -> Any:
         raise DrrError(f"no round {round_id}{where} in {store.where}")
     if len(rows) > 1:
         tables = ", ".join(row.table_id for row in rows)
-        raise DrrError(f"round {round_id} exists on several tables ({tables}): name one with --table")
-    return rows[0]
+        raise DrrError(f"round {round_id} exists on several tables ({tables}): {several}")
+    return RoundRecord.of(rows[0])
 
 
 def show_round(store: Store, round_id: str, table: str | None = None) -> dict[str, Any]:
     """Full recall: the round's projection and every journal entry of it, in order."""
-    row = _find_round(store, round_id, table)
-    entries = store.journal.round_entries(round_id, row.table_id)
-    return {"round": round_record(row), "entries": [e.as_dict() for e in entries]}
+    record = find_round(store, round_id, table)
+    entries = store.journal.round_entries(round_id, record.table)
+    return {"round": record.as_json(), "entries": [e.as_dict() for e in entries]}
 
 
 def export_rounds(store: Store, out: TextIO, fmt: str, flt: RoundFilter = RoundFilter()) -> int:
@@ -498,10 +549,10 @@ def void_round(store: Store, round_id: str, reason: str, user: User, *, table: s
     require(user, "void_round")
     if not reason.strip():
         raise DrrError("a void needs a reason")
-    row = _find_round(store, round_id, table)
-    if row.status == "void":
+    record = find_round(store, round_id, table)
+    if record.status == "void":
         raise DrrError(f"round {round_id} is already void")
-    voided = RoundVoided(reason.strip(), by=user.name, role=user.role, previous_status=row.status)
+    voided = RoundVoided(reason.strip(), by=user.name, role=user.role, previous_status=record.status)
     from engine.store.forwarded import journal_action  # on a forwarded copy: the floor's own chain
 
-    journal_action(store, write(voided, table=row.table_id, round_id=round_id, user=user.name))
+    journal_action(store, write(voided, table=record.table, round_id=round_id, user=user.name))

@@ -14,8 +14,9 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 
 from engine.errors import DrrError
 from engine.exact import money
-from engine.floor.history_page import Cursor, HistoryQuery, HistoryRow, fetch_page
+from engine.floor.history_page import Cursor, HistoryQuery, fetch_page
 from engine.store.db import Store
+from engine.store.history import RoundRecord
 from gui import theme
 
 PAGE = 200
@@ -37,7 +38,7 @@ COLUMNS: tuple[tuple[str, str | None], ...] = (
 Index = QModelIndex | QPersistentModelIndex
 
 
-def _flags(row: HistoryRow) -> str:
+def _flags(row: RoundRecord) -> str:
     out = []
     if row.status == "void":
         out.append("VOID")
@@ -48,7 +49,7 @@ def _flags(row: HistoryRow) -> str:
     return " ".join(out)
 
 
-def _hits(row: HistoryRow) -> str:
+def _hits(row: RoundRecord) -> str:
     return " ".join(name for name, hit in (("Lucky", row.lucky_hit), ("Bonus", row.bonus_hit)) if hit)
 
 
@@ -61,7 +62,7 @@ class HistoryModel(QAbstractTableModel):
         self.store = store
         self.page = page
         self.query = query or HistoryQuery()
-        self.rows: list[HistoryRow] = []
+        self.rows: list[RoundRecord] = []
         self.cursor: Cursor | None = None
         self.exhausted = False
         self.fetches = 0
@@ -118,7 +119,7 @@ class HistoryModel(QAbstractTableModel):
             return COLUMNS[section][0]
         return None
 
-    def row_at(self, index: int) -> HistoryRow:
+    def row_at(self, index: int) -> RoundRecord:
         return self.rows[index]
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -133,7 +134,7 @@ class HistoryModel(QAbstractTableModel):
                 row.round_id,
                 row.status,
                 "" if row.result is None else str(row.result),
-                " ".join(map(str, row.lucky)),
+                " ".join(map(str, row.lucky_numbers)),
                 "" if row.bonus_number is None else str(row.bonus_number),
                 _hits(row),
                 money(row.wagered),

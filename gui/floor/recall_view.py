@@ -5,8 +5,6 @@ RECALL MODE so nobody mistakes it for a live round.
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QHeaderView,
@@ -33,15 +31,12 @@ from gui.widgets.felt import FeltWidget
 def money_line(rec: Recall) -> str:
     """Wagered as placed, and what was paid, or what a void handed back player by player."""
     r = rec.record
-    wagered = f"<b>Wagered</b> {money(Decimal(r['wagered']))}"
-    if r["status"] == "void":
-        return (
-            f"{wagered} · <b>Returned by the void</b> {money(Decimal(r['returned']))} ({rec.stakes_text()})"
-        )
-    if r["status"] != "settled":
+    wagered = f"<b>Wagered</b> {money(r.wagered)}"
+    if r.status == "void":
+        return f"{wagered} · <b>Returned by the void</b> {money(r.returned)} ({rec.stakes_text()})"
+    if r.status != "settled":
         return f"{wagered} ({rec.stakes_text()}) · <b>Paid</b> not settled yet"
-    paid, back = Decimal(r["paid"]), Decimal(r["returned"])
-    return f"{wagered} · <b>Paid</b> {money(paid)} · <b>Handed back</b> {money(back)}"
+    return f"{wagered} · <b>Paid</b> {money(r.paid)} · <b>Handed back</b> {money(r.returned)}"
 
 
 class RecallView(QWidget):
@@ -96,9 +91,7 @@ class RecallView(QWidget):
 
         self.recall = rec
         r = rec.record
-        self.banner.setText(
-            f"RECALL MODE — round {r['round_id']} · table {r['table']} · {r['time'][:19]} UTC"
-        )
+        self.banner.setText(f"RECALL MODE — round {r.round_id} · table {r.table} · {r.time[:19]} UTC")
         styles = theme.seat_styles(rec.players, rec.seats)  # the croupier felt's chips
         self.felt.set_rules(rec.rules or load_default_rules())  # the felt of the round's own rules
         self.felt.set_wagers(rec.wagers, styles)
@@ -111,12 +104,12 @@ class RecallView(QWidget):
         lucky = ", ".join(f"{n} ({x} to 1)" for n, x in sorted(rec.lucky.items())) or "—"
         players = " ".join(f"<span style='color:{styles[p].colour}'>■ {p}</span>" for p in rec.players)
         self.summary.setText(
-            f"<b>Status</b> {r['status']} · <b>Result</b> {result} · <b>Lucky</b> {lucky} · "
+            f"<b>Status</b> {r.status} · <b>Result</b> {result} · <b>Lucky</b> {lucky} · "
             f"<b>Bonus Number</b> {rec.bonus_number if rec.bonus_number is not None else '—'} · "
-            f"<b>Dealer</b> {r['dealer'] or '—'}<br>{money_line(rec)} · "
-            f"<b>Irregularities</b> {r['irregularities']}"
-            f"{' · <b>manual result</b>' if r['manual'] else ''}"
-            f"{' · <b>note</b> ' + r['note'] if r.get('note') else ''}<br>{players}"
+            f"<b>Dealer</b> {r.dealer or '—'}<br>{money_line(rec)} · "
+            f"<b>Irregularities</b> {r.irregularities}"
+            f"{' · <b>manual result</b>' if r.manual else ''}"
+            f"{' · <b>note</b> ' + r.note if r.note else ''}<br>{players}"
             + (
                 f"<br><span style='color:{theme.WARN.name()}'>{rec.replay_note}</span>"
                 if rec.replay_note
@@ -129,10 +122,10 @@ class RecallView(QWidget):
             for s in rec.settlements
         ]  # fmt: skip
         if not rows:  # open, held or void: the wagers as placed, and what becomes of them
-            outcome = "returned (void)" if r["status"] == "void" else "not settled yet"
+            outcome = "returned (void)" if r.status == "void" else "not settled yet"
             rows = [
                 (w.player, w.bet.label, f"{w.amount}", outcome,
-                 money(w.amount) if r["status"] == "void" else "—")
+                 money(w.amount) if r.status == "void" else "—")
                 for w in rec.wagers
             ]  # fmt: skip
         self.payouts.setRowCount(len(rows))
@@ -149,15 +142,15 @@ class RecallView(QWidget):
             or "no bonus game in this round"
         )
         self.wheel.setPlainText(
-            "\n".join(f"{e['time'][11:23]}  {rec.text(e)}" for e in rec.wheel)
+            "\n".join(f"{e.time[11:23]}  {rec.text(e)}" for e in rec.wheel)
             or "no wheel messages journaled for this round"
         )
         self.audit.clear()
         for e in rec.entries:
             text = rec.text(e)
-            node = QTreeWidgetItem([str(e["seq"]), e["time"][:23], e["type"], e["user"] or "", text])
+            node = QTreeWidgetItem([str(e.seq), e.time[:23], e.type, e.user or "", text])
             # The chain links an auditor checks (drr audit verify), not the payload: that is the text.
-            node.setToolTip(4, f"{text}\nentry hash {e['hash']}\nprevious entry's hash {e['prev_hash']}")
+            node.setToolTip(4, f"{text}\nentry hash {e.hash}\nprevious entry's hash {e.prev_hash}")
             self.audit.addTopLevelItem(node)
         for col in range(4):
             self.audit.resizeColumnToContents(col)

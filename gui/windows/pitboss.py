@@ -45,13 +45,14 @@ from engine.errors import DrrError
 from engine.exact import money
 from engine.floor import actions
 from engine.floor.describe import number_or_none
-from engine.floor.history_page import HistoryQuery, HistoryRow, dealers
+from engine.floor.history_page import HistoryQuery, dealers
 from engine.floor.recall import recall_round
 from engine.floor.settings_in_force import settings_in_force
 from engine.floor.started import started_text
 from engine.floor.surveillance import floor_tables
 from engine.floor.windows import shift_bounds
 from engine.store.db import Store
+from engine.store.history import RoundRecord
 from gui import theme
 from gui.floor.history_model import HistoryModel
 from gui.floor.recall_view import RecallView
@@ -371,7 +372,7 @@ class PitBossWindow(FloorWindow):
             column, Qt.SortOrder.DescendingOrder if descending else Qt.SortOrder.AscendingOrder
         )
 
-    def selected_row(self) -> HistoryRow | None:
+    def selected_row(self) -> RoundRecord | None:
         rows = self.view.selectionModel().selectedRows()
         return self.model.row_at(rows[0].row()) if rows else None
 

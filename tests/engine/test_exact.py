@@ -7,9 +7,10 @@ from fractions import Fraction
 import pytest
 
 from engine.bonus_game import event_from_json as bonus_event_from_json
+from engine.errors import DrrError
 from engine.exact import parse_odds, parse_whole
+from engine.journal_types import parse
 from engine.rng import Draw
-from engine.round import event_from_json
 
 
 @pytest.mark.parametrize(
@@ -36,16 +37,14 @@ def test_parse_whole() -> None:
 
 
 def test_journal_records_are_read_strictly() -> None:
-    with pytest.raises(ValueError, match=r"malformed round\.result"):
-        event_from_json({"type": "round.result", "number": 17.9})  # never silently 17
-    with pytest.raises(ValueError, match=r"malformed round\.bonus_outcome"):
-        event_from_json({"type": "round.bonus_outcome", "player": "p", "odds": "1e999999999"})
+    with pytest.raises(DrrError, match=r"\(round\.result\) is malformed"):
+        parse("round.result", {"number": 17.9})  # never silently 17
+    with pytest.raises(DrrError, match=r"\(round\.bonus_outcome\) is malformed"):
+        parse("round.bonus_outcome", {"player": "p", "odds": "1e999999999"})
     with pytest.raises(ValueError, match="Lucky entry"):
         Draw.from_record({"lucky": {"17": "1e999999999"}, "bonus_number": 8})
     with pytest.raises(ValueError, match=r"malformed bonus\.ended"):
         bonus_event_from_json({"type": "bonus.ended", "outcome": "1e999999999", "reason": "x"})
     with pytest.raises(ValueError, match=r"malformed bonus\.box_picked"):
         bonus_event_from_json({"type": "bonus.box_picked", "round": 1.5, "box": 1, "by": "player", "at": 0})
-    assert event_from_json({"type": "round.result", "number": "17"}) == event_from_json(
-        {"type": "round.result", "number": 17}
-    )
+    assert parse("round.result", {"number": "17"}) == parse("round.result", {"number": 17})

@@ -70,7 +70,7 @@ def test_recall_tells_every_entry_of_a_bonus_round_as_describe_does(demo_floor: 
     rec = recall_round(store, bonus["round_id"], "T1")
     for e in rec.entries:
         text = rec.text(e)
-        assert text == describe(e["type"], e["payload"])
+        assert text == describe(e.type, e.payload)
         assert "{" not in text and "None" not in text
     picked = [s.text for s in rec.bonus_steps if s.kind == "bonus.box_picked"]
     assert picked and all("→ ?" not in t for t in picked)  # the box's content named from the placing

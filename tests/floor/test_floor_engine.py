@@ -249,7 +249,7 @@ def test_recall_of_a_bonus_round_shows_every_step(demo_floor: DemoFloor) -> None
     assert picks and all("picked box" in s.text for s in picks)
     assert {w.player for w in rec.wagers} >= {"Anna", "Bob", "Dev", "Carla"}
     # The wheel's messages as the service journals them (the old demo wrote `wheel.rotor_speed`).
-    assert [e["type"] for e in rec.wheel] == [
+    assert [e.type for e in rec.wheel] == [
         EntryType.WHEEL_ROTOR,
         EntryType.WHEEL_LAUNCHED,
         EntryType.WHEEL_NO_MORE_BETS,
@@ -355,7 +355,7 @@ def test_recall_of_a_round_voided_after_settlement_keeps_its_payouts(demo_floor:
     before = recall_round(store, "T1-000002", "T1")
     void_round(store, "T1-000002", "wrong ball in play", users["pitboss"], table="T1")
     rec = recall_round(store, "T1-000002", "T1")
-    assert rec.record["status"] == "void"
+    assert rec.record.status == "void"
     assert "voided by" in rec.replay_note and "after settlement" in rec.replay_note
     assert rec.settlements == before.settlements and rec.settlements
 

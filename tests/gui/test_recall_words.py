@@ -29,5 +29,5 @@ def test_recall_payouts_and_history_show_speak_in_words(qtbot: QtBot, demo_floor
     assert f"result {rec.result}" in lines[0]
     for w in rec.wagers:
         assert w.words in text  # "Anna's 25 on straight 17"
-        placed = [e for e in rec.entries if e["type"] == "round.wager_placed" and e["payload"]["id"] == w.id]
+        placed = [e for e in rec.entries if e.type == "round.wager_placed" and e.payload["id"] == w.id]
         assert rec.text(placed[0]) == f"wager placed: {w.words}"  # the audit tab's sentence too

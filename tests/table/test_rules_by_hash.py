@@ -137,7 +137,7 @@ def test_recall_of_a_house_paytable_round_shows_its_payouts(store: Store) -> Non
         "anna": Decimal("175.00"),
         "bob": Decimal("34.00"),
     }
-    assert sum((s.payout for s in rec.settlements), Decimal(0)) == paid == Decimal(rec.record["paid"])
+    assert sum((s.payout for s in rec.settlements), Decimal(0)) == paid == rec.record.paid
 
 
 def test_history_show_json_gives_each_wagers_settlement(
