@@ -244,7 +244,7 @@ def _wagered_walk(
     whole: tuple[Any, ...] = (r.c.wagered, r.c.table_id, r.c.round_id)
 
     def part(which: Any) -> Any:
-        select = sa.select(*(r.c[name] for name in _COLUMNS), r.c.wagered.label("sort_key"))
+        select = sa.select(r, r.c.wagered.label("sort_key"))
         select = select.where(*clauses, which)
         if after is not None:
             select = select.where(_past(whole, after, query))
