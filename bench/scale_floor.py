@@ -332,7 +332,7 @@ class _Floor:
 def bench_live(ctx: ScaleContext) -> dict[str, float]:
     pg = _pg(ctx)
     tables = [f"F{i:03d}" for i in range(1, ctx.floor_tables + 1)]
-    seconds = ctx.live_seconds or (8.0 if ctx.tiny else LIVE_SECONDS)
+    seconds = ctx.live_seconds or (3.0 if ctx.tiny else LIVE_SECONDS)
     pause = len(tables) / FLOOR_ROUNDS_PER_S
     rounds = max(2, math.ceil(seconds / pause) + 1)
     work = ctx.workdir / f"floor-{uuid.uuid4().hex[:6]}"
