@@ -65,7 +65,7 @@ class ScaleContext:
     rebuild_entries: int = 1_000_000  # the journal `drr db rebuild` is timed on
     pg_url: str | None = None  # a scratch PostgreSQL (SQLAlchemy URL) the groups may fill, or None
     tiny: bool = False  # the end-to-end test's sizes: figures are not meaningful
-    live_seconds: float | None = None  # the live floor's play (None: 8 s tiny, 60 s full)
+    live_seconds: float | None = None  # the live floor's play (None: 3 s tiny, 60 s full)
     progress: Progress = field(default=lambda done, note: None)
     _journals: dict[int, LongJournal] = field(default_factory=dict, repr=False)
 

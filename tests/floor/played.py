@@ -12,6 +12,7 @@ opened, so nothing the store keeps in memory predates it.
 from __future__ import annotations
 
 import sqlite3
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ import sqlalchemy as sa
 
 from engine.floor.demo import fill_demo_floor
 from engine.store import Store, keys, open_store
-from tests.floor.helpers import add_users
+from tests.floor.helpers import add_users, import_spins
 from tests.pg_schema import pg_schema_url
 
 # What a template is played from (a demo floor's tables, round counts, options and users; or a test
@@ -127,6 +128,25 @@ def copy_demo_floor(
         fill_demo_floor(store, tables, **options)
 
     floors.copy_into(url, ("demo", tuple(tables.items()), tuple(sorted(options.items())), users), fill)
+
+
+# The surveillance station's floor (tests/gui/test_surveillance.py, test_surveillance_ack.py): six bonus
+# games (rounds 12, 24, …, 72) and two manual results (26, 76) on T1, and on T3 3,000 imported results,
+# every fifth a 17 (a planted bias). The import is part of the template, so each test copies it instead
+# of importing it again (issue 29.2: a fast suite).
+SURVEILLANCE_T3 = [(n * 11) % 37 if n % 5 else 17 for n in range(3000)]
+
+
+def copy_surveillance_floor(floors: PlayedFloors, url: str) -> None:
+    """The store at `url` as the demo floor {"T1": 80, "T2": 10} (bonus_every=12) and then
+    `import_spins(store, …, "T3", SURVEILLANCE_T3)` leave it, played once in this process and copied."""
+
+    def fill(store: Store) -> None:
+        fill_demo_floor(store, {"T1": 80, "T2": 10}, bonus_every=12)
+        with tempfile.TemporaryDirectory() as scratch:  # the CSV the import reads
+            import_spins(store, Path(scratch), "T3", SURVEILLANCE_T3)
+
+    floors.copy_into(url, ("surveillance",), fill)
 
 
 DemoFloor = Callable[..., Store]

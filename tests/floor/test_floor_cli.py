@@ -17,7 +17,9 @@ from tests.floor.played import DemoFloor
 
 @pytest.fixture
 def floor(demo_floor: DemoFloor) -> Store:
-    return demo_floor({"T1": 30}, users=True)  # a manual result (round 26) among them
+    # A manual result (round 26) among them; the demo floor tests/gui/test_pitboss.py and
+    # tests/floor/test_floor_engine.py play too, one template per test process (issue 29.2).
+    return demo_floor({"T1": 45}, users=True)
 
 
 def _last_type(store: Store, table: str) -> str:
@@ -127,7 +129,7 @@ def test_report_prints_and_writes_csv(
         == 0
     )
     printed = capsys.readouterr().out
-    assert "Rounds                 30" in printed and "Theoretical win" in printed
+    assert "Rounds                 45" in printed and "Theoretical win" in printed
     assert out_csv.read_text(encoding="utf-8").startswith("Table,From (UTC)")
     assert main(["report", "--table", "T1", "--day", "29/11/2026", "--db", store_url]) == 1
     assert "is not a date" in capsys.readouterr().err

@@ -4,8 +4,7 @@ many critical; cancelled, nothing is acknowledged; with a wrong PIN, nothing eit
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Callable, Iterator
 
 import pytest
 from PySide6.QtCore import QTimer
@@ -13,23 +12,23 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from engine.auth import User
-from engine.store import Store
+from engine.store import Store, open_store
 from engine.store.users import add_user
 from gui.floor.signoff import SignOffDialog
 from gui.windows.surveillance import SurveillanceWindow
-from tests.floor.helpers import import_spins, store, store_url  # noqa: F401 - fixtures
-from tests.floor.played import demo_floor  # noqa: F401 - a fixture
+from tests.floor.helpers import store, store_url  # noqa: F401 - fixtures
+from tests.floor.played import PlayedFloors, copy_surveillance_floor
 
 PIN = "4711"
 BOSS_PIN = "471147"  # a pit boss's PIN is at least 6 digits
 
 
 @pytest.fixture
-def floor(demo_floor: Callable[..., Store], tmp_path: Path) -> Store:  # noqa: F811
-    played = demo_floor({"T1": 80, "T2": 10}, bonus_every=12)  # as tests/gui/test_surveillance.py
-    import_spins(played, tmp_path, "T3", [(n * 11) % 37 if n % 5 else 17 for n in range(3000)])
-    add_user(played, "sam", "surveillance", PIN, by=User("admin", "admin"))
-    return played
+def floor(store_url: str, played_floors: PlayedFloors) -> Iterator[Store]:  # noqa: F811
+    copy_surveillance_floor(played_floors, store_url)  # as tests/gui/test_surveillance.py
+    with open_store(store_url, durable=False) as played:
+        add_user(played, "sam", "surveillance", PIN, by=User("admin", "admin"))
+        yield played
 
 
 def signed_in(qtbot: QtBot, floor: Store) -> SurveillanceWindow:

@@ -7,6 +7,7 @@ written them out (a tiny chunk)."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ import sqlalchemy as sa
 from engine.floor.demo import play_rounds
 from engine.store import Store, open_store, projections, schema
 from engine.store.verify import verify
+from tests.floor.played import PlayedFloors
 from tests.payloads import RULES_SHA, append
 from tests.pg_schema import PG_URL, pg_schema_url
 from tests.store.helpers import play_round
@@ -31,14 +33,18 @@ PROJECTED = (
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    """A table store on SQLite, and on the PostgreSQL of DRR_TEST_PG_URL (SQLite again when unset)."""
-    if request.param == "postgresql" and PG_URL is not None:
-        with pg_schema_url("drr_rebuild") as url, open_store(url, table="T1") as s:
-            yield s
-        return
-    with open_store(str(tmp_path / "table.sqlite"), table="T1") as s:
-        yield s
+def any_store(request: pytest.FixtureRequest, tmp_path: Path, played_floors: PlayedFloors) -> Iterator[Store]:
+    """A table store holding `_varied_journal` (the rows its appends left included), on SQLite and on
+    the PostgreSQL of DRR_TEST_PG_URL (SQLite again when unset): played once per backend in this
+    process and copied into each test's own store, exactly as if played there (tests/floor/played.py;
+    its 60 rounds through the table service are most of the tests' time, issue 29.2)."""
+    with contextlib.ExitStack() as stack:
+        if request.param == "postgresql" and PG_URL is not None:
+            url = stack.enter_context(pg_schema_url("drr_rebuild"))
+        else:
+            url = f"sqlite:///{tmp_path / 'table.sqlite'}"
+        played_floors.copy_into(url, ("rebuild-set-based-varied",), _varied_journal)
+        yield stack.enter_context(open_store(url, table="T1"))
 
 
 def _snapshot(store: Store) -> dict[str, list[tuple[Any, ...]]]:
@@ -117,7 +123,6 @@ def _varied_journal(store: Store) -> None:
 
 
 def test_rebuild_leaves_exactly_the_rows_each_append_left(any_store: Store) -> None:
-    _varied_journal(any_store)
     incremental = _snapshot(any_store)
     assert len(incremental["rounds"]) == 60 + 5 + 12 + 2 + 3
     assert any(r for r in incremental["daily_handle"])
@@ -137,7 +142,6 @@ def test_rounds_written_out_early_are_taken_back_when_touched_again(
 ) -> None:
     """With chunks of 7 entries, settled rounds are written out long before their void or
     correction comes: the rebuild takes them back and still ends with the incremental rows."""
-    _varied_journal(any_store)
     incremental = _snapshot(any_store)
     monkeypatch.setattr(projections, "REBUILD_CHUNK", 7)
     with any_store.begin() as conn:
