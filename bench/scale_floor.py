@@ -653,7 +653,8 @@ def station_main(url: str, work: Path, tables: int) -> None:
         return [
             (tile.chart.viewport(), tile.chart._drawn),  # the view's viewport is what paints
             (tile.spins, tile.spins.text()),
-            (tile.words, (tile.words.text(), tile.words.styleSheet())),
+            # what the words label paints: its fixed lines (the whole text, when cut, is the tooltip)
+            (tile.words, (tile.words.shown_text(), tile.words.styleSheet())),
         ]
 
     def whole(widget: QWidget) -> bool:

@@ -47,8 +47,18 @@ def tile_views(
     """The tiles of `tables` for `window` (see the module docstring)."""
     if not tables:
         return {}
-    counts = _counts(store, tables, window)
-    heads = _heads(store, tables)
+    kwargs = window.stats_kwargs()
+    if kwargs.get("last") is None or store.is_sqlite:
+        # Whole-day windows read the aggregates, as `drr stats` does; SQLite has one table or few.
+        counts = {t: list(read_tally(store, t, **kwargs).counts) for t in tables}
+        with store.read() as conn:
+            heads = _heads(conn, tables)
+    else:
+        # Both queries in one read: each read of the floor's PostgreSQL is a pool pre-ping, BEGIN and
+        # an end besides its queries, round trips the station's reader waited on per tile (issue 28).
+        with store.read() as conn:
+            counts = _last_counts(conn, tables, kwargs)
+            heads = _heads(conn, tables)
     views = {}
     for table in tables:
         c = counts.get(table, [0] * POCKETS)
@@ -71,11 +81,8 @@ def tile_views(
     return views
 
 
-def _counts(store: Store, tables: list[str], window: SpinWindow) -> dict[str, list[int]]:
-    kwargs = window.stats_kwargs()
-    if kwargs.get("last") is None or store.is_sqlite:
-        # Whole-day windows read the aggregates, as `drr stats` does; SQLite has one table or few.
-        return {t: list(read_tally(store, t, **kwargs).counts) for t in tables}
+def _last_counts(conn: sa.Connection, tables: list[str], kwargs: dict[str, Any]) -> dict[str, list[int]]:
+    """Each table's counts over its last N spins (PostgreSQL), in one query."""
     from engine.store.canonical import format_time
 
     conds = ["r.table_id = t.table_id", "r.result IS NOT NULL"]
@@ -94,13 +101,12 @@ def _counts(store: Store, tables: list[str], window: SpinWindow) -> dict[str, li
         + " ORDER BY r.opened_at DESC LIMIT :last) AS x GROUP BY t.table_id, x.result"
     )
     out: dict[str, list[int]] = {t: [0] * POCKETS for t in tables}
-    with store.read() as conn:
-        for table, result, n in conn.execute(query, params):
-            out[table][int(result)] = int(n)
+    for table, result, n in conn.execute(query, params):
+        out[table][int(result)] = int(n)
     return out
 
 
-def _heads(store: Store, tables: list[str]) -> dict[str, tuple[int, str | None]]:
+def _heads(conn: sa.Connection, tables: list[str]) -> dict[str, tuple[int, str | None]]:
     """Each table's head seq and the time of its last entry, in one query."""
     h, j = schema.chain_heads, schema.journal
     query = (
@@ -108,5 +114,4 @@ def _heads(store: Store, tables: list[str]) -> dict[str, tuple[int, str | None]]
         .select_from(h.outerjoin(j, sa.and_(j.c.table_id == h.c.table_id, j.c.seq == h.c.seq)))
         .where(h.c.table_id.in_(tables))
     )
-    with store.read() as conn:
-        return {t: (int(seq), time) for t, seq, time in conn.execute(query)}
+    return {t: (int(seq), time) for t, seq, time in conn.execute(query)}

@@ -4,17 +4,19 @@ Each table writes its own SQLite journal first; `Forwarder` copies a table's cha
 in order, in batches. Each batch is one central transaction that locks the chain's head row, reads the
 central position, appends the next local entries (same seq, same hashes, projections recomputed
 centrally), copies the checkpoints they reach and, on PostgreSQL, NOTIFYs `CHANNEL` with
-"schema:table:seq" (delivered at commit; `engine.store.db.notify_head`). Re-sending is harmless: the
-position is read under the lock, so entries already there are skipped; a batch cut off mid-way (lost
-connection) rolls back whole and is sent again. On every batch, whatever the lengths, the central head
-must be an entry of the local chain (same seq, same hash) and the next local entries must continue it:
-otherwise (a forged floor copy of the same length, a local journal reset or cut shorter than the
-floor's) the forwarder journals a critical `alert.raised` (kind chain_divergence) on the floor store and
-stops with ChainDivergence rather than mixing two histories. A table journal rolled back or cut behind
-what the floor received (a restored copy, a cut tail, even one ending on a genuinely signed head) fails
-here. The floor keeps the table's signed heads: a batch that reaches the table's head copies its
-signature onto the floor's head row and keeps it in `signed_heads` (engine.store.signed_heads), which
-`drr audit verify` on the floor store holds the floor's copy against.
+"schema:table:seq" (delivered at commit; `engine.store.db.notify_head`'s payload). On PostgreSQL all
+that follows the entries (head, checkpoints, signature, kept signed head, NOTIFY) is one statement, and
+the locked head read another: a live commit's batch waits on two round trips of its own, not seven
+(issue 28). Re-sending is harmless: the position is read under the lock, so entries already there are
+skipped; a batch cut off mid-way (lost connection) rolls back whole and is sent again. On every batch,
+whatever the lengths, the central head must be an entry of the local chain (same seq, same hash) and the
+next local entries must continue it: otherwise (a forged floor copy of the same length, a local journal
+reset or cut shorter than the floor's) the forwarder journals a critical `alert.raised` (kind
+chain_divergence) on the floor store and stops with ChainDivergence rather than mixing two histories. A
+table journal rolled back or cut behind what the floor received (a restored copy, a cut tail, even one
+ending on a genuinely signed head) fails here. The floor keeps the table's signed heads: a batch that
+reaches the table's head copies its signature onto the floor's head row and keeps it in `signed_heads`
+(engine.store.signed_heads), which `drr audit verify` on the floor store holds the floor's copy against.
 
 `listen(url, callback)` runs a dedicated psycopg 3 connection (3.2+: `notifies(timeout=…)`) in a
 thread that LISTENs and calls back `callback(table, seq)` for each notification of its own schema, on
@@ -25,6 +27,7 @@ anyone committed, then the chain heads say which tables moved.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -41,7 +44,7 @@ from engine.floor_events import AlertRaised
 from engine.journal_types import write
 from engine.store import schema, signed_heads
 from engine.store.canonical import GENESIS_HASH, format_time
-from engine.store.db import CHANNEL, Store, notify_head
+from engine.store.db import CHANNEL, Store, exec_fast
 from engine.store.journal import ENTRY_COLUMNS, insert_entries, read_head, write_head
 from engine.store.records import Entry
 
@@ -57,6 +60,40 @@ class ForwardStatus:
     forwarded: int = 0
     last_error: str | None = None
     central_heads: dict[str, int] = field(default_factory=dict)
+
+
+# PostgreSQL: what a batch does after its entries, in one statement (Forwarder._sign_head). A batch that
+# moved the head: the head row advanced with its signature (or none), the checkpoints its entries reach
+# copied (a JSON list of the local rows; one already there is left as it is), the signed head kept by
+# signed_heads.keep's rule, and the NOTIFY (delivered at commit) with the head reached, returning how
+# many head rows moved (1, else the head moved under the lock: a bug).
+_ADVANCED_PG = sa.text(
+    f"""WITH advanced AS (
+    UPDATE chain_heads SET seq = CAST(:seq AS BIGINT), hash = CAST(:hash AS VARCHAR),
+        sig = CAST(:sig AS VARCHAR)
+    WHERE table_id = CAST(:t AS VARCHAR) AND seq = CAST(:old_seq AS BIGINT)
+    RETURNING 1
+), copied AS (
+    INSERT INTO checkpoints (table_id, seq, hash, time, reason, sig)
+    SELECT table_id, seq, hash, time, reason, sig
+    FROM json_populate_recordset(CAST(NULL AS checkpoints), CAST(:checkpoints AS JSON))
+    ON CONFLICT (table_id, seq) DO NOTHING
+    RETURNING 1
+), {signed_heads.KEEP_CTE_PG}
+SELECT (SELECT count(*) FROM advanced),
+    pg_notify(CAST(:ch AS TEXT), current_schema() || ':' || CAST(:msg AS TEXT))"""
+)
+# A batch with nothing new (the head already there): the signature put on the head row if it differs,
+# and the signed head kept.
+_SIGNED_PG = sa.text(
+    f"""WITH signed AS (
+    UPDATE chain_heads SET sig = CAST(:sig AS VARCHAR)
+    WHERE table_id = CAST(:t AS VARCHAR) AND seq = CAST(:seq AS BIGINT)
+        AND sig IS DISTINCT FROM CAST(:sig AS VARCHAR)
+    RETURNING 1
+), {signed_heads.KEEP_CTE_PG}
+SELECT (SELECT count(*) FROM signed)"""
+)
 
 
 class Forwarder:
@@ -198,7 +235,7 @@ class Forwarder:
                 )
             if not rows:
                 if head is not None:
-                    self._sign_head(conn, table, seq, prev, local_head, checkpoints=[])
+                    self._sign_head(conn, table, seq, prev, local_head, checkpoints=[], advance_from=None)
                 self.status.central_heads[table] = seq
                 return 0
             entries = [Entry(*row) for row in rows]
@@ -212,16 +249,14 @@ class Forwarder:
             insert_entries(conn, entries)
             if table not in self._marked:
                 self._mark_forwarded(conn, table)
-            write_head(conn, table, head, seq, prev)
-            for cp in checkpoints:
+            for cp in checkpoints if conn.dialect.name != "postgresql" else ():  # (PG: _sign_head's)
                 exists = conn.execute(
                     sa.select(cps.c.seq).where(cps.c.table_id == table, cps.c.seq == cp.seq)
                 ).first()
                 if exists is None:
                     conn.execute(sa.insert(cps).values(**cp._mapping))
-            self._sign_head(conn, table, seq, prev, local_head, checkpoints)
-            if conn.dialect.name == "postgresql":
-                notify_head(conn, table, seq, self.channel)
+            old_seq = head[0] if head is not None else 0
+            self._sign_head(conn, table, seq, prev, local_head, checkpoints, advance_from=(head, old_seq))
         self.status.forwarded += len(rows)
         self.status.central_heads[table] = seq
         return len(rows)
@@ -252,22 +287,57 @@ class Forwarder:
         hash_: str,
         local_head: Any,
         checkpoints: Sequence[Any],
+        *,
+        advance_from: tuple[tuple[int, str] | None, int] | None,
     ) -> None:
         """The floor's head row carries the table's signature over it: the local head's when the floor
         has reached it (kept in `signed_heads` too), a signed checkpoint's when the batch ended on one,
-        else none (an unsigned head until the next batch reaches the table's head)."""
+        else none (an unsigned head until the next batch reaches the table's head). `advance_from`:
+        (the head read under the lock, its seq or 0) when this batch's entries move the head to
+        (seq, hash_), which is then written too and, on PostgreSQL, NOTIFYed."""
         sig: str | None = None
-        if (
+        reached = (
             local_head is not None
             and (int(local_head.seq), local_head.hash) == (seq, hash_)
-            and local_head.sig
-        ):
+            and bool(local_head.sig)
+        )
+        if reached:
             sig = str(local_head.sig)
+        else:
+            sig = next((cp.sig for cp in checkpoints if int(cp.seq) == seq and cp.hash == hash_), None)
+        if conn.dialect.name == "postgresql":
+            # The head advanced and signed, the signed head kept and the NOTIFY in one statement: each
+            # was a round trip of the forwarding transaction, six a live commit (issue 28).
+            params = {
+                "t": table,
+                "seq": seq,
+                "hash": hash_,
+                **signed_heads.keep_params(
+                    sig if reached else None,
+                    every_s=self.keep_every_s,
+                    every_entries=self.keep_every_entries,
+                ),
+                "sig": sig,
+            }
+            if advance_from is None:
+                exec_fast(conn, "forward_signed", _SIGNED_PG, params)
+                return
+            params.update(
+                old_seq=advance_from[1],
+                ch=self.channel,
+                msg=f"{table}:{seq}",
+                checkpoints=json.dumps([dict(cp._mapping) for cp in checkpoints]),
+            )
+            row = exec_fast(conn, "forward_advanced", _ADVANCED_PG, params).fetchone()
+            if row is None or int(row[0]) != 1:  # as write_head: only possible without the row lock
+                raise RuntimeError(f"journal head of {table} moved during an append")
+            return
+        if advance_from is not None:
+            write_head(conn, table, advance_from[0], seq, hash_)
+        if reached and sig is not None:
             signed_heads.keep(
                 conn, table, seq, hash_, sig, every_s=self.keep_every_s, every_entries=self.keep_every_entries
             )
-        else:
-            sig = next((cp.sig for cp in checkpoints if int(cp.seq) == seq and cp.hash == hash_), None)
         h = schema.chain_heads
         conn.execute(
             sa.update(h)

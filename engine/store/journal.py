@@ -64,15 +64,22 @@ def read_head(conn: Connection, table: str, *, lock: bool) -> tuple[int, str] | 
     empty chain gets a (0, genesis) row first, so two first writers of a table queue on it too."""
     sqlite = conn.dialect.name == "sqlite"
     if lock and not sqlite:
-        # PostgreSQL's dialect (about 50 ms to import) only where it is used: a SQLite table never loads it
-        from sqlalchemy.dialects.postgresql import insert as pg_insert
-
-        conn.execute(
-            pg_insert(schema.chain_heads)
-            .values(table_id=table, seq=0, hash=GENESIS_HASH)
-            .on_conflict_do_nothing(index_elements=["table_id"])
-        )
+        # The row is locked as it is read; only a chain without one yet (its first writer) inserts it
+        # first: one round trip, not two, for every append and forward after a table's first (issue 28).
         row = exec_fast(conn, "read_head_locked", _READ_HEAD_LOCKED, {"t": table}).fetchone()
+        if row is None:
+            # PostgreSQL's dialect (about 50 ms to import) only where it is used: a SQLite table never
+            # loads it
+            from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+            conn.execute(
+                pg_insert(schema.chain_heads)
+                .values(table_id=table, seq=0, hash=GENESIS_HASH)
+                .on_conflict_do_nothing(index_elements=["table_id"])
+            )
+            # Read again in a new statement: a row another first writer committed meanwhile is seen
+            # (and waited for) here, as the INSERT waited for it.
+            row = exec_fast(conn, "read_head_locked", _READ_HEAD_LOCKED, {"t": table}).fetchone()
     else:
         row = exec_fast(conn, "read_head", _READ_HEAD, {"t": table}).fetchone()
     return (int(row[0]), row[1]) if row and int(row[0]) > 0 else None

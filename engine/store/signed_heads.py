@@ -14,11 +14,13 @@ forged history row, fails and names the entry. See docs/journal-evidence.md.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from engine.store import schema
-from engine.store.canonical import now_text, parse_time
+from engine.store.canonical import format_time, now_text, parse_time
 
 KEEP_EVERY_S = 300.0
 KEEP_EVERY_ENTRIES = 1000
@@ -49,6 +51,50 @@ def keep(
             return False
     conn.execute(sa.insert(t).values(table_id=table, seq=seq, hash=hash_, sig=sig, received_at=now))
     return True
+
+
+# `keep` as a data-modifying CTE for PostgreSQL, so the forwarder folds it into the statement that also
+# advances and signs the head and NOTIFYs (engine.store.forward, issue 28): the same rule, decided by the
+# server in the forwarding transaction, after the head row's lock (so another forwarder's kept row is
+# seen). Its parameters are `keep_params`'s; received_at texts are format_time's (fixed width, UTC),
+# whose byte order is their time order, so "received within every_s" is a text comparison in "C".
+KEEP_CTE_PG = """kept AS (
+    INSERT INTO signed_heads (table_id, seq, hash, sig, received_at)
+    SELECT CAST(:t AS VARCHAR), CAST(:seq AS BIGINT), CAST(:hash AS VARCHAR), CAST(:sig AS VARCHAR),
+        CAST(:received_at AS VARCHAR)
+    WHERE CAST(:keep AS BOOLEAN) AND NOT EXISTS (
+        SELECT 1 FROM (
+            SELECT seq, received_at FROM signed_heads WHERE table_id = CAST(:t AS VARCHAR)
+            ORDER BY seq DESC LIMIT 1
+        ) AS last
+        WHERE last.seq >= CAST(:seq AS BIGINT) OR (
+            last.received_at COLLATE "C" > CAST(:recent AS VARCHAR) COLLATE "C"
+            AND CAST(:seq AS BIGINT) - last.seq < CAST(:every_entries AS BIGINT)
+        )
+    )
+    RETURNING 1
+)"""
+
+
+def keep_params(
+    sig: str | None,
+    *,
+    every_s: float = KEEP_EVERY_S,
+    every_entries: int = KEEP_EVERY_ENTRIES,
+) -> dict[str, object]:
+    """KEEP_CTE_PG's parameters besides :t, :seq and :hash: a head with no signature is not kept."""
+    now = now_text()
+    try:
+        recent = format_time(parse_time(now) - timedelta(seconds=every_s))
+    except OverflowError:  # every_s longer than the calendar: every kept head is recent
+        recent = ""
+    return {
+        "sig": sig,
+        "keep": sig is not None,
+        "received_at": now,
+        "recent": recent,
+        "every_entries": every_entries,
+    }
 
 
 def received(conn: Connection, table: str) -> dict[int, tuple[str, str]]:

@@ -324,6 +324,12 @@ class TablePage(QWidget):
         self.dealers.resizeRowsToContents()
 
 
+# A tile's words (verdict, chi-square words, a bias alarm's, the last entry's time) keep this many lines
+# of height whatever they say: words that took the height of their text resized the tile's chart, and
+# repainted it, at almost every commit (issue 28); longer words are elided, whole on hover.
+WORDS_LINES = 7
+
+
 class WallTile(QFrame):
     """One table on the wall: a compact frequency chart and its verdict."""
 
@@ -339,8 +345,7 @@ class WallTile(QFrame):
         self.title.setObjectName("title")
         self.chart = FrequencyChart("", compact=True)
         self.chart.setMinimumHeight(160)
-        self.words = QLabel()
-        self.words.setWordWrap(True)
+        self.words = FitLabel(max_lines=WORDS_LINES, reserve_lines=WORDS_LINES, tooltip=True)
         self.words.setObjectName("dim")
         layout = QVBoxLayout(self)
         head = QHBoxLayout()

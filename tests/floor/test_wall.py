@@ -46,3 +46,25 @@ def test_tiles_show_the_figures_of_the_full_page(floor: Store, window: win.SpinW
 
 def test_no_tables_no_query(store: Store) -> None:  # noqa: F811
     assert tile_views(store, [], win.last_spins(10)) == {}
+
+
+def test_the_tiles_of_a_last_n_window_are_read_in_one_transaction(floor: Store) -> None:
+    """On PostgreSQL each read is a pool check-out (its pre-ping), BEGIN and an end besides its queries:
+    the counts and the heads share one (they were two, each a few round trips the station's screen
+    reader waited on for every tile it redrew, issue 28)."""
+    if floor.is_sqlite:
+        pytest.skip("the floor's PostgreSQL (DRR_TEST_PG_URL): a SQLite store reads its aggregates")
+    import sqlalchemy as sa
+
+    checkouts: list[object] = []
+
+    def count(*_args: object) -> None:
+        checkouts.append(_args)
+
+    sa.event.listen(floor.engine, "checkout", count)
+    try:
+        tiles = tile_views(floor, ["T1", "T2", "T3"], win.last_spins(25))
+    finally:
+        sa.event.remove(floor.engine, "checkout", count)
+    assert len(checkouts) == 1
+    assert tiles["T1"].stats["spins"] == 25 and tiles["T3"].seq == floor.journal.head("T3")[0]  # type: ignore[index]

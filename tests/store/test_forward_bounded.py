@@ -19,7 +19,6 @@ import sqlalchemy as sa
 
 from bench.synthetic import TABLE, build_long_journal
 from engine.store import Store, open_store
-from engine.store import forward as forward_module
 from engine.store.forward import Forwarder
 from tests.pg_schema import PG_URL, pg_schema_url
 
@@ -50,17 +49,18 @@ def test_a_batch_reads_a_bounded_part_of_the_floor_and_sends_few_statements(
     read: list[dict[str, int]] = []  # rows each batch's transaction read, per table
     sent: list[list[tuple[str, Any]]] = [[]]  # the statements each batch sent to the floor
 
-    def notify_and_count(conn: sa.Connection, table: str, seq: int, channel: str) -> None:
-        # The batch's last statement, in its transaction: what it has read so far, by PostgreSQL's count.
+    def sign_and_count(forwarder: Forwarder, conn: sa.Connection, *args: Any, **kw: Any) -> None:
+        # The batch's last statement (its head advanced, signed and NOTIFYed), in its transaction: what
+        # it has read so far, by PostgreSQL's count.
         read.append({name: int(n) for name, n in conn.execute(_READ)})
-        real_notify(conn, table, seq, channel)
+        real_sign(forwarder, conn, *args, **kw)
         sent.append([])
 
     def count(conn: Any, cursor: Any, statement: str, parameters: Any, *args: Any) -> None:
         sent[-1].append((" ".join(statement.split()).upper(), parameters))
 
-    real_notify = forward_module.notify_head
-    monkeypatch.setattr(forward_module, "notify_head", notify_and_count)
+    real_sign = Forwarder._sign_head
+    monkeypatch.setattr(Forwarder, "_sign_head", sign_and_count)
     sa.event.listen(floor.engine, "before_cursor_execute", count)
     with open_store(journal.url, table=TABLE) as local:
         forwarder = Forwarder(local, floor, [TABLE], batch=BATCH)
