@@ -297,6 +297,12 @@ class WheelLink(ABC):
         return self._connected
 
     @property
+    def wheel_state(self) -> int | None:
+        """The state the wheel's last status line reported (SS2: 6 idle, where the log is given), None
+        before any: whoever listened then (a close asks for the log only after state 6)."""
+        return self.protocol.wheel_state
+
+    @property
     def health(self) -> LinkHealth:
         age = None if self._last_line is None else _time.monotonic() - self._last_line
         return LinkHealth(

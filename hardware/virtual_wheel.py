@@ -42,13 +42,23 @@ import contextlib
 import random
 import secrets
 import time as _time
-from collections.abc import AsyncIterator, Callable
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.errors import DrrError
 from hardware.events import pocket_label
 from hardware.protocol import LineFramer
-from hardware.protocol.ss2_log import PAGE_BYTES, POCKETS, LogEntry, encode_page
+from hardware.protocol.ss2_log import (
+    MISFIRE_BASE,
+    PAGE_BYTES,
+    POCKETS,
+    RESULT_BASE,
+    LogEntry,
+    decode_byte,
+    encode_page,
+)
 
 # stuck: the rotor does not reverse in that game (mode bit 1 set); drift: the rotor runs 8 rpm above
 # its `*T s` range in that game (issue 26's physics watch).
@@ -68,6 +78,15 @@ T_RIM, T_NO_MORE_BETS, T_RESULT, T_SELF_TEST = 4.0, 12.0, 6.0, 3.0
 # Fault phases outlast the guide's grace periods (3 s, 5 s) by a wide margin, so a loaded
 # machine running the wheel 25x faster still shows them as faults, not as noise.
 T_LAUNCH_FLAG, T_NO_BALL, T_FAULT, T_MISS_WAIT = 6.0, 8.0, 2.0, 15.0
+# The wheel's log is finite, as a real wheel's memory is: a ring of LOG_PAGES pages of PAGE_BYTES
+# entries; when the last page is full the oldest page is dropped whole and the pages count from 0
+# again (inferred: the guide gives neither the capacity nor what a full log does). 64 pages hold
+# 16,384 games, about 11 days of a wheel at 60 games an hour, so a shift's close (and a 10,000-round
+# soak's) still finds every game of the session in it.
+LOG_PAGES = 64
+# The last games played, (game counter, number), for tests that hold the link's events against what
+# the wheel played: one counter cycle, so a run until stopped does not grow by one pair a game.
+HISTORY_KEPT = 256
 
 
 @dataclass
@@ -144,9 +163,12 @@ class VirtualWheel:
         mode: int = MODE_FREE,
         start_game: int = 1,
         clock: Callable[[], float] = _time.time,
+        log_pages: int = LOG_PAGES,
     ) -> None:
         if not speed > 0:
             raise DrrError("the virtual wheel's speed must be > 0", 2)
+        if log_pages < 1:
+            raise DrrError("the virtual wheel's log needs at least one page", 2)
         self.speed = speed
         self.clock = clock  # the wheel's own clock (`*d g`), seconds since the epoch
         self.faults = faults or FaultPlan()
@@ -163,15 +185,17 @@ class VirtualWheel:
         self.status_on = True
         self.results_played = 0
         self.games_started = 0
-        self.history: list[tuple[int, int]] = []
-        # The wheel's own record (guide § 6): every result and misfire in order, counted per pocket.
-        self.log: list[LogEntry] = []
+        self.history: deque[tuple[int, int]] = deque(maxlen=HISTORY_KEPT)
+        # The wheel's own record (guide § 6): every result and misfire in order, as the page bytes it
+        # gives (one byte an entry), at most log_pages pages; counted per pocket in wins/misfires.
+        self.log_pages = log_pages
+        self._log = bytearray()
         self.wins = [0] * POCKETS
         self.misfires = [0] * POCKETS
         self._out: asyncio.Queue[str] = asyncio.Queue()  # replies queue up even before output() runs
         self._framer = LineFramer()
         self._play_task: asyncio.Task[None] | None = None
-        self._tasks: list[asyncio.Task[None]] = []
+        self._tasks: set[asyncio.Task[None]] = set()  # each one leaves the set when it ends
         self._start = asyncio.Event()
         self._void_ack = asyncio.Event()
         self._waiting_for_start = False
@@ -184,7 +208,7 @@ class VirtualWheel:
 
     async def output(self) -> AsyncIterator[str]:
         """The bytes the wheel sends, as text chunks with their CR LF (possibly torn)."""
-        self._tasks.append(asyncio.create_task(self._ticker(), name="virtual-wheel-status"))
+        self._spawn(self._ticker(), "virtual-wheel-status")
         self._power_on()
         try:
             while True:
@@ -198,6 +222,23 @@ class VirtualWheel:
         async for chunk in self.output():
             for line in framer.feed(chunk.encode("latin-1")):
                 yield line
+
+    def _spawn(self, coro: Coroutine[Any, Any, None], name: str) -> None:
+        task = asyncio.create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    @property
+    def log(self) -> list[LogEntry]:
+        """The log's entries in order, oldest first (what its pages hold)."""
+        return [
+            entry for entry in map(decode_byte, self._log.decode("latin-1")) if isinstance(entry, LogEntry)
+        ]
+
+    def _record(self, entry: LogEntry) -> None:
+        if len(self._log) >= self.log_pages * PAGE_BYTES:
+            del self._log[:PAGE_BYTES]  # full: the oldest page goes
+        self._log.append((RESULT_BASE if entry.kind == "result" else MISFIRE_BASE) + entry.pocket)
 
     def stop(self) -> None:
         for task in [*self._tasks, self._play_task]:
@@ -278,7 +319,7 @@ class VirtualWheel:
             self._play_task.cancel()
             self._play_task = None
         self._waiting_for_start = False
-        self._tasks.append(asyncio.create_task(self._wind_down(), name="virtual-wheel-power-down"))
+        self._spawn(self._wind_down(), "virtual-wheel-power-down")
 
     async def _wind_down(self) -> None:
         await self._ramp(0, T_SLOW)
@@ -318,7 +359,7 @@ class VirtualWheel:
             await self._sleep(1.0)
             self.flags |= 2
             misfire = self._rng.randrange(POCKETS)  # where the misfired ball came to rest
-            self.log.append(LogEntry("misfire", misfire))
+            self._record(LogEntry("misfire", misfire))
             self.misfires[misfire] += 1
             self._void_pending = True
             self._void_ack.clear()
@@ -352,7 +393,7 @@ class VirtualWheel:
         self.win = number
         self.results_played += 1
         self.history.append((self.game, number))
-        self.log.append(LogEntry("result", number))
+        self._record(LogEntry("result", number))
         if number < POCKETS:
             self.wins[number] += 1
         self._set_state(5)
@@ -422,7 +463,7 @@ class VirtualWheel:
         if key == "F":
             if self.state != 6:
                 return "*F BUSY"
-            self._tasks.append(asyncio.create_task(self._self_test(), name="virtual-wheel-self-test"))
+            self._spawn(self._self_test(), "virtual-wheel-self-test")
             return None
         if key == "T":
             return self._settings_command(args)
@@ -460,17 +501,18 @@ class VirtualWheel:
     def _log_command(self, args: list[str]) -> str:
         """`*s t`, `*s r <page>` (state 6 only) and `*s e`, as guide § 6 gives them. Pages count
         from 0 (inferred: the guide does not say)."""
-        pages = (len(self.log) + PAGE_BYTES - 1) // PAGE_BYTES
+        pages = (len(self._log) + PAGE_BYTES - 1) // PAGE_BYTES
         if args == ["t"]:
             return f"*s t {pages}"
         if args == ["e"]:
-            self.log.clear()
+            self._log.clear()
             return "*s e ERASED WINNING NUMBER LOG"
         if len(args) == 2 and args[0] == "r" and args[1].isdigit():
             page = int(args[1])
             if self.state != 6 or page >= max(pages, 1):
                 return "*s NO"
-            return encode_page(page, self.log[page * PAGE_BYTES : (page + 1) * PAGE_BYTES])
+            data = self._log[page * PAGE_BYTES : (page + 1) * PAGE_BYTES].decode("latin-1")
+            return encode_page(page, [e for e in map(decode_byte, data) if isinstance(e, LogEntry)])
         return "*s NO"
 
     def _power_command(self, args: list[str]) -> str:

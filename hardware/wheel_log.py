@@ -70,8 +70,9 @@ CLOSE_TIMEOUT_S = 30.0  # the rotor winds down before state 6 (the virtual wheel
 
 
 async def read_log_at_close(link: WheelLink, *, timeout: float = CLOSE_TIMEOUT_S) -> WheelLog:
-    """Power the wheel down (`*P 0`), wait (at most `timeout` s) for state 6, and ask its log and tables
-    (`ask_wheel_log`). DrrError when the wheel refuses or does not give its log."""
+    """Power the wheel down (`*P 0`), wait (at most `timeout` s) for state 6 unless the wheel reported
+    it already, and ask its log and tables (`ask_wheel_log`). DrrError when the wheel refuses or does not
+    give its log."""
     closed = asyncio.Event()
 
     def on_event(event: LinkEvent) -> None:
@@ -83,9 +84,12 @@ async def read_log_at_close(link: WheelLink, *, timeout: float = CLOSE_TIMEOUT_S
         reply = await link.command("*P 0", 3.0)
         if isinstance(reply, CommandReply) and reply.status == "no":
             raise DrrError(f"the wheel refused to power down (*P 0: {reply.text})")
-        # Already in state 6 (after a fault) no closing is reported: asked anyway, `*s r` says so if not.
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(closed.wait(), timeout)
+        # A wheel that last reported state 6 (idle, never powered up, or after a fault) reports no
+        # closing: it is asked at once. One that reports none in `timeout` is asked anyway (`*s r` says
+        # so if it is not idle).
+        if link.wheel_state != 6:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(closed.wait(), timeout)
     finally:
         unsubscribe()
     return await ask_wheel_log(link)

@@ -80,6 +80,9 @@ class Protocol(ABC):
         # >1 when the wheel runs faster than real time (the virtual wheel at --speed X): the
         # protocol's timing rules (grace periods) shrink by the same factor.
         self.time_scale = 1.0
+        # The wheel's state as its last status line reported it (SS2: 1-7), None before any (or for
+        # a protocol without states): read through `WheelLink.wheel_state`.
+        self.wheel_state: int | None = None
 
     def feed_line(self, raw: str, time: datetime) -> list[LinkEvent]:
         """Decode one received line (without its terminator). Never raises on any input."""

@@ -435,6 +435,7 @@ class SS2Protocol(Protocol):
             self._result_game_moved_on = True
         prev = self._last
         self._last = s
+        self.wheel_state = s.state
         game_changed = prev is not None and prev.game != s.game
         if prev is not None and game_changed:
             events.extend(self._on_counter(prev, s, time))

@@ -137,7 +137,7 @@ def test_every_fault_through_a_pty(tmp_path: Path) -> None:
     events = asyncio.run(scenario())
     results = [(e.game, e.number) for e in events if isinstance(e, WheelResult)]
     # Exactly one result per game the wheel played, whatever was torn; none for game 6 (fault).
-    assert results == wheel.history
+    assert results == list(wheel.history)
     assert [g for g, _ in results] == [1, 2, 3, 4, 5, 7]
     assert [e.game for e in events if isinstance(e, WheelMissSpin)] == [2]
     assert [e.game for e in events if isinstance(e, WheelLaunchFailed)] == [3]
@@ -467,7 +467,7 @@ def test_virtual_wheel_counter_wraps_and_each_result_comes_once() -> None:
         wheel = VirtualWheel(speed=60, seed=21, start_game=255)
         async with SimLink(wheel, silence_after=None) as link:
             events = await Tap(link).until(lambda e: isinstance(e, WheelResult) and e.game == 2)
-        return events, wheel.history
+        return events, list(wheel.history)
 
     events, history = asyncio.run(scenario())
     assert [(e.game, e.number) for e in events if isinstance(e, WheelResult)] == history

@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from hardware.protocol.ss2_log import (
     LogEntry,
     LogPage,
@@ -170,3 +172,56 @@ def test_the_virtual_wheel_keeps_a_log_and_answers_the_log_commands() -> None:
     assert only.checksum_ok
     assert [e.pocket for e in only.entries if e.kind == "result"] == [n for _, n in wheel.history]
     assert record.wins == wheel.wins and record.misfires == [0] * 37
+
+
+def test_the_close_reads_a_wheel_already_idle_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wheel whose last status line said state 6 (a restart that never powered it up) reports no
+    closing after `*P 0`: the close asks for its log at once, not after CLOSE_TIMEOUT_S. The wire is the
+    test: each command is answered by a virtual wheel that stays in state 6, on the spot, and the loop
+    is stepped a bounded number of times (no time passes on any clock)."""
+    from hardware import wheel_log
+    from hardware.link import WheelLink, utc_now
+    from hardware.virtual_wheel import VirtualWheel
+
+    monkeypatch.setattr(wheel_log, "TABLE_SETTLE_S", 0)  # the `*W`/`*M` lines are all answered already
+    wheel = VirtualWheel(seed=1)  # never powered up: state 6
+    for pocket in (17, 4, 32):
+        wheel._record(LogEntry("result", pocket))
+
+    class IdleWheelLink(WheelLink):
+        def __init__(self) -> None:
+            super().__init__("ss2", source="test", silence_after=None)
+            self.sent: list[str] = []
+
+        async def _open(self) -> None:
+            self._set_connected(True, "test wire")
+
+        async def _close(self) -> None:
+            pass
+
+        async def _write(self, data: bytes) -> None:
+            self.sent.append(data.decode().strip())
+            wheel.receive(data)
+            while not wheel._out.empty():
+                self._line_received(wheel._out.get_nowait().rstrip("\r\n"), utc_now())
+
+    async def go() -> tuple[WheelLog | None, list[str]]:
+        link = IdleWheelLink()
+        async with link:
+            link.subscribe(lambda _e: None)  # the table listens from the start (no backlog left)
+            link._line_received(wheel.status_line(), utc_now())  # the wheel's last report: state 6
+            assert link.wheel_state == 6
+            task = asyncio.create_task(wheel_log.read_log_at_close(link))
+            for _ in range(200):
+                if task.done():
+                    break
+                await asyncio.sleep(0)
+            if not task.done():
+                task.cancel()
+                return None, link.sent
+            return task.result(), link.sent
+
+    record, sent = asyncio.run(go())
+    assert record is not None, f"still waiting for a closing after {sent}"
+    assert sent == ["*P 0", "*s t", "*s r 0", "*W", "*M"]
+    assert [e.pocket for e in record.entries()] == [17, 4, 32] and wheel.state == 6

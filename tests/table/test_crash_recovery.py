@@ -86,21 +86,6 @@ def _run_and_kill(tmp_path: Path, db: Path, point: tuple[str, float], seed: int)
     return how
 
 
-def _close_waits_for_the_virtual_wheel(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The in-process restarts' close waits for the virtual wheel's closing as long as it takes at
-    this speed, not a real wheel's 30 s. A restart that only finishes a recovered round never spins
-    its (new) virtual wheel: it is already powered down, reports no closing, and the close would wait
-    the whole `CLOSE_TIMEOUT_S` for it before reading the log (a product wait: see the NEWS)."""
-    from hardware import wheel_log, wheel_session
-
-    timeout = wheel_log.CLOSE_TIMEOUT_S / 10  # 20x the virtual wheel's wind-down at this speed (3 s / 200)
-
-    async def read_log_at_close(link: Any) -> wheel_log.WheelLog:
-        return await wheel_log.read_log_at_close(link, timeout=timeout)
-
-    monkeypatch.setattr(wheel_session, "read_log_at_close", read_log_at_close)
-
-
 def _journal_facts(db: Path) -> dict[str, Any]:
     with open_store(str(db), table="T1") as store:
         empty = store.journal.head("T1") is None  # killed inside the very first transaction: nothing kept
@@ -150,7 +135,6 @@ def test_sigkill_at_many_points_then_restart(
         if var.startswith("XDG_"):
             monkeypatch.setenv(var, value)
     monkeypatch.delenv("DRR_CONFIG", raising=False)
-    _close_waits_for_the_virtual_wheel(monkeypatch)
     interrupted_rounds = 0
     for i, (point, seed) in enumerate(POINTS):
         db = tmp_path / f"kill{i}.sqlite"
@@ -209,7 +193,6 @@ def test_sigkill_during_a_bonus_game_resumes_it_with_a_fresh_timer(
         if var.startswith("XDG_"):
             monkeypatch.setenv(var, value)
     monkeypatch.delenv("DRR_CONFIG", raising=False)
-    _close_waits_for_the_virtual_wheel(monkeypatch)
     db = tmp_path / "bonus.sqlite"
     # The preset policy leaves the game to its 20 s round timers: time enough to kill it mid-game.
     proc = subprocess.Popen(
