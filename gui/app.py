@@ -139,6 +139,7 @@ def _resolve(future: asyncio.Future[Any], value: Any) -> None:
 def _place_on_screens(app: Any, windows: list[Any]) -> None:
     """The croupier window on the primary screen, the player display and bonus screen on the other
     screen(s), or beside the croupier window on a single one (gui.screen_layout)."""
+    import shiboken6
     from PySide6.QtCore import QTimer
 
     from gui.screen_layout import FRAME_SETTLE_MS, fit_frame, plan
@@ -154,13 +155,14 @@ def _place_on_screens(app: Any, windows: list[Any]) -> None:
         window.show()
         fit_frame(window, geometry)
 
-    # The window manager frames the windows a moment after they are shown: their frames fitted again.
+    # The window manager frames the windows a moment after they are shown: their frames fitted again,
+    # but not a window closed and deleted meanwhile (a station stopped at once, or a display closed).
     def refit() -> None:
         for window, geometry in zip(windows, geometries, strict=True):
-            if window.isVisible():
+            if shiboken6.isValid(window) and window.isVisible():
                 fit_frame(window, geometry)
 
-    QTimer.singleShot(FRAME_SETTLE_MS, refit)
+    QTimer.singleShot(FRAME_SETTLE_MS, windows[0], refit)  # dropped with the croupier window
     for window in windows[1:]:
         if getattr(window, "over_croupier", False):
             window.lower()
