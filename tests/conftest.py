@@ -12,10 +12,12 @@ os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
 # Except while tests are collected (`pytest_make_collect_report` below): then each worker rewrites the
 # asserts of ~330 test modules and compiles them and the program's modules they import, about half of a
 # worker's 13 CPU-seconds of collection, in every worker of every run. Those caches go to a folder of the
-# user's own cache, outside the program's folders, and only the pytest process writes or reads them: the
-# prefix is set on `sys` and only during collection, never in the environment, since a `drr` child's
-# byte-code guard compiles every source that has a cache to compare the two (gui/bytecode_guard.py).
-_COLLECTION_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "drr-test-pycache"
+# checkout outside the program's folders (ignored by git, gone with the clone: a cache keyed by absolute
+# paths in the user's home would grow with every fresh clone), and only the pytest process writes or reads
+# them: the prefix is set on `sys` and only during collection, never in the environment, since a `drr`
+# child's byte-code guard compiles every source that has a cache to compare the two
+# (gui/bytecode_guard.py).
+_COLLECTION_CACHE = Path(__file__).resolve().parents[1] / ".pytest-pycache"
 
 
 import contextlib  # noqa: E402 - after the byte-code setting
