@@ -24,20 +24,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sqlalchemy as sa
 
-from engine.entry_types import EntryType
+from engine.entry_types import EntryType, entry_type
+from engine.errors import DrrError
+from engine.floor_events import FloorAction
+from engine.journal_types import Payload, Unknown, parse, write
 from engine.store import schema
 from engine.store.canonical import canonical_json
 from engine.store.db import Store
+from engine.store.latest import entries_of
 from engine.store.records import Entry, NewEvent
 from engine.store.users_journal import FLOOR
-
-if TYPE_CHECKING:
-    from engine.floor_events import FloorAction
-    from engine.journal_types import Payload
 
 
 def is_forwarded(store: Store, table: str) -> bool:
@@ -57,9 +57,6 @@ def action_event(store: Store, event: NewEvent) -> NewEvent:
     """`event` (a pit-boss action on its table's chain) as it is journaled in this store."""
     if event.table == FLOOR or not is_forwarded(store, event.table):
         return event
-    from engine.floor_events import FloorAction
-    from engine.journal_types import write
-
     action = FloorAction(event.table, event.type, dict(event.payload))
     return write(action, table=FLOOR, round_id=event.round_id, user=event.user, time=event.time)
 
@@ -68,10 +65,6 @@ def unwrap(action: FloorAction, kinds: frozenset[EntryType], *, where: str) -> P
     """The typed payload of the action a `floor.action` carries when it is of one of `kinds` (its
     stored name read as today's type, an old spelling too), else None; None too when that payload is
     malformed (the chain's own check reports it, the way a malformed entry is passed over)."""
-    from engine.entry_types import entry_type
-    from engine.errors import DrrError
-    from engine.journal_types import Unknown, parse
-
     if entry_type(action.action) not in kinds:
         return None
     try:
@@ -92,9 +85,6 @@ def floor_actions(
     chain order: the floor entry, its typed FloorAction and the action's own typed payload (through
     the registry, engine.journal_types). `since`/`until` bound the floor entries' stored times as
     engine.store.latest.entries_of does."""
-    from engine.floor_events import FloorAction
-    from engine.store.latest import entries_of
-
     wanted = frozenset(kinds)
     found = entries_of(conn, FLOOR, EntryType.FLOOR_ACTION, since=since, until=until, skip_malformed=True)
     for entry, action in found:
