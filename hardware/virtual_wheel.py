@@ -50,15 +50,7 @@ from typing import Any
 from engine.errors import DrrError
 from hardware.events import pocket_label
 from hardware.protocol import LineFramer
-from hardware.protocol.ss2_log import (
-    MISFIRE_BASE,
-    PAGE_BYTES,
-    POCKETS,
-    RESULT_BASE,
-    LogEntry,
-    decode_byte,
-    encode_page,
-)
+from hardware.protocol.ss2_log import PAGE_BYTES, POCKETS, LogEntry, decode_byte, encode_byte, encode_page
 
 # stuck: the rotor does not reverse in that game (mode bit 1 set); drift: the rotor runs 8 rpm above
 # its `*T s` range in that game (issue 26's physics watch).
@@ -238,7 +230,7 @@ class VirtualWheel:
     def _record(self, entry: LogEntry) -> None:
         if len(self._log) >= self.log_pages * PAGE_BYTES:
             del self._log[:PAGE_BYTES]  # full: the oldest page goes
-        self._log.append((RESULT_BASE if entry.kind == "result" else MISFIRE_BASE) + entry.pocket)
+        self._log += encode_byte(entry).encode("latin-1")
 
     def stop(self) -> None:
         for task in [*self._tasks, self._play_task]:

@@ -103,13 +103,16 @@ def decode_page(text: str) -> LogPage | str:
     return LogPage(page, True, tuple(entries))
 
 
+def encode_byte(entry: LogEntry) -> str:
+    """The log's character for one entry (`decode_byte`'s inverse)."""
+    return chr((RESULT_BASE if entry.kind == "result" else MISFIRE_BASE) + entry.pocket)
+
+
 def encode_page(page: int, entries: list[LogEntry]) -> str:
     """The `*s r` reply text for a page (the virtual wheel's, and tests'): `*s r <page> <data><cs>`."""
     if len(entries) > PAGE_BYTES:
         raise ValueError(f"a page holds {PAGE_BYTES} entries, not {len(entries)}")
-    data = "".join(
-        chr((RESULT_BASE if e.kind == "result" else MISFIRE_BASE) + e.pocket) for e in entries
-    ).ljust(PAGE_BYTES, UNUSED)
+    data = "".join(map(encode_byte, entries)).ljust(PAGE_BYTES, UNUSED)
     return f"*s r {page} {data}{page_checksum(data):02X}"
 
 
